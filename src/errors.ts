@@ -1,0 +1,86 @@
+import type { Message } from "./provider.js";
+
+const ERROR_BRAND = Symbol.for("toolloop.error");
+
+/** Where a tool call failed; set on {@link ToolExecutionError.code}. */
+export type ToolErrorCode =
+  | "tool_not_found"
+  | "invalid_json"
+  | "invalid_arguments"
+  | "tool_failed"
+  | "no_result"
+  | "timeout"
+  | "aborted";
+
+/** Base class of every error toolloop creates. Check with {@link isToolloopError}. */
+export class ToolloopError extends Error {
+  override name: string = "ToolloopError";
+
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+  }
+
+  /** @internal brand so guards work across duplicate installs. */
+  get [ERROR_BRAND](): string {
+    return this.name;
+  }
+}
+
+/**
+ * Attached as `err` to the error result of a failed tool call: the model sees the result's
+ * text, your code sees the tool, the kind of failure and the original `cause`.
+ */
+export class ToolExecutionError extends ToolloopError {
+  override name = "ToolExecutionError" as const;
+  /** Name of the tool the model asked for. */
+  readonly toolName: string;
+  /** The kind of failure. */
+  readonly code: ToolErrorCode;
+
+  constructor(message: string, options: { toolName: string; code: ToolErrorCode; cause?: unknown }) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.toolName = options.toolName;
+    this.code = options.code;
+  }
+}
+
+/**
+ * `runToolLoop` rejects with this when the loop itself cannot go on: the provider failed, the
+ * signal was aborted, or the provider returned something that is not a response.
+ * `messages` is the transcript so far, in which every tool call has its answer, so the
+ * conversation can be resumed.
+ */
+export class ToolLoopError extends ToolloopError {
+  override name = "ToolLoopError" as const;
+  /** The transcript up to the failure (the caller's messages first). */
+  readonly messages: Message[];
+  /** Provider calls made, including the one that failed. */
+  readonly iterations: number;
+
+  constructor(message: string, options: { messages: Message[]; iterations: number; cause?: unknown }) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.messages = options.messages;
+    this.iterations = options.iterations;
+  }
+}
+
+function hasBrand(value: unknown, name?: string): boolean {
+  if (typeof value !== "object" || value === null) return false;
+  const brand = (value as Record<symbol, unknown>)[ERROR_BRAND];
+  return typeof brand === "string" && (name === undefined || brand === name);
+}
+
+/** `true` for any error created by toolloop (also by another installed copy). */
+export function isToolloopError(value: unknown): value is ToolloopError {
+  return value instanceof ToolloopError || hasBrand(value);
+}
+
+/** `true` for a {@link ToolLoopError} (also from another installed copy). */
+export function isToolLoopError(value: unknown): value is ToolLoopError {
+  return value instanceof ToolLoopError || hasBrand(value, "ToolLoopError");
+}
+
+/** `true` for a {@link ToolExecutionError} (also from another installed copy). */
+export function isToolExecutionError(value: unknown): value is ToolExecutionError {
+  return value instanceof ToolExecutionError || hasBrand(value, "ToolExecutionError");
+}

@@ -1,0 +1,206 @@
+import type { Logger } from "pino";
+import { type ToolErrorCode, ToolExecutionError } from "./errors.js";
+import { raceAbort } from "./internal/abort.js";
+import { describeType, errorMessage, isPlainObject, quoteName, toError } from "./internal/describe.js";
+import type { ToolDefinition } from "./provider.js";
+import {
+  type AsyncCallback,
+  isAsyncTool,
+  isContextualTool,
+  isMetadataAwareTool,
+  type ParseArgumentsResult,
+  type Tool,
+  type ToolContext,
+} from "./tool.js";
+import { errorResult, isToolResult, newToolResult, type ToolResult } from "./tool-result.js";
+
+const EMPTY_METADATA: Readonly<Record<string, string>> = Object.freeze({});
+
+/** How one call is run; built by the registry. @internal */
+export interface CallOptions {
+  channel: string;
+  chatId: string;
+  metadata: Readonly<Record<string, string>> | undefined;
+  signal: AbortSignal | undefined;
+  toolCallId: string | undefined;
+  asyncCallback: AsyncCallback | undefined;
+  timeoutMs: number | undefined;
+  logger: Logger;
+  logPayloads: boolean;
+}
+
+/** A registered tool with what was prepared once at registration. @internal */
+export interface RegisteredTool {
+  tool: Tool;
+  /** Built from the tool once, at registration. */
+  definition: ToolDefinition;
+  validate: (args: Record<string, unknown>) => ParseArgumentsResult;
+}
+
+/** Makes the error result for a failed call: short text for the model, `err` for your code. */
+export function failure(toolName: string, code: ToolErrorCode, message: string, cause?: unknown): ToolResult {
+  const error = new ToolExecutionError(message, { toolName, code, cause });
+  return errorResult(message).withError(error);
+}
+
+// The context is built per call, but the signal and the child logger are only created when the
+// tool actually reads them: most tools never do, and both cost more than the rest of a call.
+class CallContext implements ToolContext {
+  channel: string;
+  chatId: string;
+  toolCallId?: string;
+  metadata: Readonly<Record<string, string>>;
+  #signal: AbortSignal | undefined;
+  #logger: Logger | undefined;
+  readonly #baseLogger: Logger;
+  readonly #toolName: string;
+
+  constructor(toolName: string, options: CallOptions, signal: AbortSignal | undefined) {
+    this.channel = options.channel;
+    this.chatId = options.chatId;
+    if (options.toolCallId !== undefined) this.toolCallId = options.toolCallId;
+    this.metadata = options.metadata ?? EMPTY_METADATA;
+    this.#signal = signal;
+    this.#baseLogger = options.logger;
+    this.#toolName = toolName;
+  }
+
+  get signal(): AbortSignal {
+    this.#signal ??= new AbortController().signal;
+    return this.#signal;
+  }
+
+  get logger(): Logger {
+    this.#logger ??= this.#baseLogger.child({ tool: this.#toolName, toolCallId: this.toolCallId });
+    return this.#logger;
+  }
+}
+
+function normalizeResult(name: string, value: unknown): ToolResult {
+  if (isToolResult(value)) return value;
+  if (typeof value === "string") return newToolResult(value);
+  if (value === undefined || value === null) {
+    return failure(name, "no_result", `tool ${quoteName(name)} returned no result`);
+  }
+  return failure(
+    name,
+    "no_result",
+    `tool ${quoteName(name)} returned an invalid result: expected a ToolResult or a string, got ${typeof value}`,
+  );
+}
+
+function injectMixins(tool: Tool, options: CallOptions): void {
+  if (options.channel !== "" && options.chatId !== "" && isContextualTool(tool)) {
+    tool.setContext(options.channel, options.chatId);
+  }
+  if (options.asyncCallback !== undefined && isAsyncTool(tool)) tool.setCallback(options.asyncCallback);
+  if (isMetadataAwareTool(tool)) tool.setMetadata({ ...(options.metadata ?? EMPTY_METADATA) });
+}
+
+/**
+ * Runs one call of a registered tool: validate, inject the mixins, execute under the signal and
+ * timeout, and turn every failure into an error result. Never rejects.
+ * @internal
+ */
+export async function executeRegisteredTool(
+  entry: RegisteredTool,
+  args: Record<string, unknown>,
+  options: CallOptions,
+): Promise<ToolResult> {
+  const { tool } = entry;
+  const name = tool.name;
+  const { logger } = options;
+  const started = performance.now();
+
+  if (options.signal?.aborted) {
+    return failure(name, "aborted", `tool ${quoteName(name)} was not run: the call was aborted`, options.signal.reason);
+  }
+
+  let parsed: ParseArgumentsResult;
+  try {
+    parsed = isPlainObject(args)
+      ? entry.validate(args)
+      : { success: false, error: `(root): expected an object, got ${describeType(args)}` };
+  } catch (error) {
+    parsed = { success: false, error: errorMessage(error) };
+  }
+  if (!parsed.success) {
+    return failure(name, "invalid_arguments", `invalid arguments for tool ${quoteName(name)}: ${parsed.error}`);
+  }
+
+  if (logger.isLevelEnabled("debug")) {
+    logger.debug(
+      options.logPayloads
+        ? { tool: name, toolCallId: options.toolCallId, args: parsed.data }
+        : { tool: name, toolCallId: options.toolCallId },
+      "tool call started",
+    );
+  }
+
+  let controller: AbortController | undefined;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let timedOut = false;
+  const outer = options.signal;
+  const onOuterAbort = () => controller?.abort(outer?.reason);
+  if (options.timeoutMs !== undefined) {
+    controller = new AbortController();
+    const timeoutMs = options.timeoutMs;
+    timer = setTimeout(() => {
+      timedOut = true;
+      controller?.abort(new DOMException(`tool timed out after ${timeoutMs} ms`, "TimeoutError"));
+    }, timeoutMs);
+    outer?.addEventListener("abort", onOuterAbort, { once: true });
+  }
+  const callSignal = controller?.signal ?? outer;
+
+  let result: ToolResult;
+  try {
+    injectMixins(tool, options);
+    const value = tool.execute(parsed.data, new CallContext(name, options, callSignal));
+    const settled =
+      value instanceof Promise || (typeof value === "object" && value !== null && "then" in value)
+        ? await raceAbort(Promise.resolve(value), callSignal)
+        : value;
+    result = normalizeResult(name, settled);
+  } catch (error) {
+    result = describeFailure(name, error, timedOut, options, outer);
+  } finally {
+    if (timer !== undefined) clearTimeout(timer);
+    outer?.removeEventListener("abort", onOuterAbort);
+  }
+
+  logEnd(logger, name, options, result, performance.now() - started);
+  return result;
+}
+
+function describeFailure(
+  name: string,
+  error: unknown,
+  timedOut: boolean,
+  options: CallOptions,
+  outer: AbortSignal | undefined,
+): ToolResult {
+  if (timedOut) {
+    return failure(name, "timeout", `tool ${quoteName(name)} timed out after ${options.timeoutMs} ms`, error);
+  }
+  if (outer?.aborted && error === outer.reason) {
+    return failure(name, "aborted", `tool ${quoteName(name)} was aborted before it finished`, error);
+  }
+  return failure(name, "tool_failed", `tool ${quoteName(name)} failed: ${errorMessage(error)}`, toError(error));
+}
+
+function logEnd(logger: Logger, name: string, options: CallOptions, result: ToolResult, durationMs: number): void {
+  if (result.isError) {
+    if (!logger.isLevelEnabled("warn")) return;
+    logger.warn(
+      { tool: name, toolCallId: options.toolCallId, durationMs, err: result.err, error: result.contentForLLM() },
+      "tool call failed",
+    );
+    return;
+  }
+  if (!logger.isLevelEnabled("info")) return;
+  const fields: Record<string, unknown> = { tool: name, toolCallId: options.toolCallId, durationMs };
+  if (result.async) fields.async = true;
+  if (options.logPayloads) fields.result = result.forLLM;
+  logger.info(fields, result.async ? "tool call started async work" : "tool call completed");
+}

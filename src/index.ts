@@ -1,0 +1,47 @@
+export type { Logger } from "pino";
+export type { DefinedTool, DefineToolOptions, ToolReturn } from "./define-tool.js";
+export { defineTool } from "./define-tool.js";
+export type { ToolErrorCode } from "./errors.js";
+export {
+  isToolExecutionError,
+  isToolLoopError,
+  isToolloopError,
+  ToolExecutionError,
+  ToolLoopError,
+  ToolloopError,
+} from "./errors.js";
+export type {
+  FinishReason,
+  LLMProvider,
+  LLMResponse,
+  Message,
+  MessageRole,
+  ProviderToolCall,
+  ToolCall,
+  ToolDefinition,
+  UsageInfo,
+} from "./provider.js";
+export type { StopReason, ToolLoopConfig, ToolLoopContext, ToolLoopResult } from "./run-tool-loop.js";
+export { runToolLoop } from "./run-tool-loop.js";
+export type {
+  AsyncCallback,
+  AsyncTool,
+  ContextualTool,
+  MetadataAwareTool,
+  ParseArgumentsResult,
+  Tool,
+  ToolContext,
+} from "./tool.js";
+export { isAsyncTool, isContextualTool, isMetadataAwareTool, toolToSchema } from "./tool.js";
+export type { ExecuteOptions, ToolRegistryOptions } from "./tool-registry.js";
+export { ToolRegistry } from "./tool-registry.js";
+export type { ToolResultInit, ToolResultJSON } from "./tool-result.js";
+export {
+  asyncResult,
+  errorResult,
+  isToolResult,
+  newToolResult,
+  silentResult,
+  ToolResult,
+  userResult,
+} from "./tool-result.js";

@@ -1,0 +1,12 @@
+export type {
+  ScriptedCall,
+  ScriptedProviderOptions,
+  ScriptedResponder,
+  ScriptedToolCall,
+  ScriptStep,
+} from "./scripted-provider.js";
+export {
+  ScriptedProvider,
+  textResponse,
+  toolCallResponse,
+} from "./scripted-provider.js";

@@ -1,0 +1,121 @@
+import type { LLMProvider, LLMResponse, Message, ProviderToolCall, ToolDefinition } from "../provider.js";
+
+/** What the provider received in one `chat` call (the messages are a snapshot). */
+export interface ScriptedCall {
+  messages: Message[];
+  tools: ToolDefinition[] | undefined;
+  model: string;
+  options: Record<string, unknown>;
+  signal: AbortSignal | undefined;
+}
+
+/** A function step: computes the response from the request (and may wait on `call.signal`). */
+export type ScriptedResponder = (call: ScriptedCall) => LLMResponse | Promise<LLMResponse>;
+
+/** One step of the script: a response, an error to reject with, or a function computing the response. */
+export type ScriptStep = LLMResponse | Error | ScriptedResponder;
+
+/** Options of {@link ScriptedProvider}. */
+export interface ScriptedProviderOptions {
+  /** What `getDefaultModel()` returns. @default "scripted-model" */
+  defaultModel?: string;
+}
+
+/**
+ * An `LLMProvider` that plays a script: each `chat` call takes the next step. It records every
+ * call and honours the abort signal, so you can test your tools and loops without a model.
+ *
+ * @example
+ * ```ts
+ * const provider = new ScriptedProvider([
+ *   toolCallResponse({ name: "get_weather", arguments: { city: "Paris" } }),
+ *   textResponse("It is sunny in Paris."),
+ * ]);
+ * const result = await runToolLoop({ provider, tools: registry, maxIterations: 5 }, messages);
+ * provider.assertDone();
+ * ```
+ */
+export class ScriptedProvider implements LLMProvider {
+  /** Every call received, in order. */
+  readonly calls: ScriptedCall[] = [];
+  readonly #steps: ScriptStep[];
+  readonly #defaultModel: string;
+
+  constructor(steps: ScriptStep[], options: ScriptedProviderOptions = {}) {
+    if (!Array.isArray(steps)) throw new TypeError(`ScriptedProvider expects an array of steps, got ${typeof steps}`);
+    this.#steps = [...steps];
+    this.#defaultModel = options.defaultModel ?? "scripted-model";
+  }
+
+  /** Steps not played yet. */
+  get remaining(): number {
+    return this.#steps.length - this.calls.length;
+  }
+
+  getDefaultModel(): string {
+    return this.#defaultModel;
+  }
+
+  async chat(
+    messages: Message[],
+    tools: ToolDefinition[] | undefined,
+    model: string,
+    options: Record<string, unknown>,
+    signal?: AbortSignal,
+  ): Promise<LLMResponse> {
+    const call: ScriptedCall = {
+      messages: structuredClone(messages),
+      tools,
+      model,
+      options,
+      signal,
+    };
+    const index = this.calls.length;
+    this.calls.push(call);
+    signal?.throwIfAborted();
+    const step = this.#steps[index];
+    if (step === undefined) {
+      throw new Error(
+        `ScriptedProvider: the script has ${this.#steps.length} steps but chat() was called ${index + 1} times`,
+      );
+    }
+    if (step instanceof Error) throw step;
+    if (typeof step === "function") return step(call);
+    return structuredClone(step);
+  }
+
+  /** Throws when the script was not used up (fewer `chat` calls than steps). */
+  assertDone(): void {
+    if (this.remaining > 0) {
+      throw new Error(
+        `ScriptedProvider: ${this.remaining} of ${this.#steps.length} scripted steps were not used (chat() was called ${this.calls.length} times)`,
+      );
+    }
+  }
+}
+
+/** A tool call for a script; `id` defaults to `call_<n>` numbered across the process. */
+export interface ScriptedToolCall {
+  name: string;
+  arguments?: Record<string, unknown> | string;
+  id?: string;
+}
+
+let nextCallId = 1;
+
+/** A response asking for one or more tool calls (optionally with text). */
+export function toolCallResponse(calls: ScriptedToolCall | ScriptedToolCall[], content = ""): LLMResponse {
+  const list = Array.isArray(calls) ? calls : [calls];
+  const toolCalls: ProviderToolCall[] = list.map((call) => ({
+    id: call.id ?? `call_${nextCallId++}`,
+    type: "function",
+    name: call.name,
+    arguments: call.arguments ?? {},
+  }));
+  return { content, toolCalls, finishReason: "tool_calls" };
+}
+
+/** A final text answer (no tool calls). */
+export function textResponse(content: string): LLMResponse {
+  return { content, toolCalls: [], finishReason: "stop" };
+}

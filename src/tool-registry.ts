@@ -1,0 +1,228 @@
+import type { Logger } from "pino";
+import { executeRegisteredTool, failure, type RegisteredTool } from "./execute-tool-call.js";
+import { describeType, isPlainObject, quoteName } from "./internal/describe.js";
+import { compileJsonSchemaValidator } from "./internal/json-schema-validator.js";
+import { defaultLogger } from "./internal/logger.js";
+import type { ToolDefinition } from "./provider.js";
+import { type AsyncCallback, type Tool, toolToSchema } from "./tool.js";
+import type { ToolResult } from "./tool-result.js";
+
+const TOOL_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+const MAX_LISTED_NAMES = 20;
+
+/** Options of {@link ToolRegistry}. */
+export interface ToolRegistryOptions {
+  /**
+   * pino logger for start, completion and failure of every call (fields `tool`, `toolCallId`,
+   * `durationMs`); tools receive a child of it as `context.logger`.
+   * @default a silent pino logger
+   */
+  logger?: Logger;
+  /**
+   * Also log tool arguments (debug) and results (info). Off by default because they may hold
+   * personal data.
+   * @default false
+   */
+  logPayloads?: boolean;
+}
+
+/** Per-call options of {@link ToolRegistry.execute}. */
+export interface ExecuteOptions {
+  /** Aborts the call; the tool sees it as `context.signal`. */
+  signal?: AbortSignal;
+  /** The model's call id, passed to the tool as `context.toolCallId`. */
+  toolCallId?: string;
+  /** Fails the call with a timeout error result after this many milliseconds, aborting the tool's signal. */
+  timeoutMs?: number;
+  /** Message metadata for `context.metadata` and `setMetadata`. */
+  metadata?: Readonly<Record<string, string>>;
+}
+
+function validateTool(tool: Tool): void {
+  if (typeof tool !== "object" || tool === null) {
+    throw new TypeError(`register() expects a tool object, got ${describeType(tool)}`);
+  }
+  const { name, parameters } = tool;
+  if (typeof name !== "string" || !TOOL_NAME_PATTERN.test(name)) {
+    throw new TypeError(`tool name must match ${TOOL_NAME_PATTERN}, got ${JSON.stringify(name) ?? String(name)}`);
+  }
+  if (typeof tool.description !== "string") {
+    throw new TypeError(`tool ${quoteName(name)}: description must be a string, got ${describeType(tool.description)}`);
+  }
+  if (typeof tool.execute !== "function") {
+    throw new TypeError(`tool ${quoteName(name)}: execute must be a function, got ${describeType(tool.execute)}`);
+  }
+  if (!isPlainObject(parameters)) {
+    throw new TypeError(
+      `tool ${quoteName(name)}: parameters must be a JSON Schema object, got ${describeType(parameters)}`,
+    );
+  }
+  if ("type" in parameters && parameters.type !== "object") {
+    throw new TypeError(
+      `tool ${quoteName(name)}: parameters.type must be "object", got ${JSON.stringify(parameters.type) ?? "undefined"}`,
+    );
+  }
+}
+
+function prepare(tool: Tool): RegisteredTool {
+  const definition = Object.freeze(toolToSchema(tool));
+  if (typeof tool.parseArguments === "function") {
+    const parseArguments = tool.parseArguments.bind(tool);
+    return { tool, definition, validate: parseArguments };
+  }
+  try {
+    return { tool, definition, validate: compileJsonSchemaValidator(definition.function.parameters) };
+  } catch (error) {
+    throw new TypeError(`tool ${quoteName(tool.name)}: parameters is not a valid JSON Schema: ${String(error)}`, {
+      cause: error,
+    });
+  }
+}
+
+/**
+ * Tools by name (Go's `ToolRegistry`): registration, definitions for the model, and dispatch of
+ * one call, where every failure becomes an error result.
+ *
+ * Schemas are validated and compiled, and definitions built, when a tool is registered: a tool's
+ * `parameters` is read once then.
+ *
+ * @example
+ * ```ts
+ * const registry = new ToolRegistry();
+ * registry.register(weatherTool);
+ * const result = await registry.execute("weather", { city: "Paris" });
+ * ```
+ */
+export class ToolRegistry {
+  // A Map, never a plain object: tool names come from the model ("__proto__", "constructor" …).
+  readonly #tools = new Map<string, RegisteredTool>();
+  readonly #logger: Logger;
+  readonly #logPayloads: boolean;
+  #definitions: ToolDefinition[] | undefined;
+  #names: string[] | undefined;
+
+  constructor(options: ToolRegistryOptions = {}) {
+    if (typeof options !== "object" || options === null) {
+      throw new TypeError(`ToolRegistry options must be an object, got ${describeType(options)}`);
+    }
+    this.#logger = options.logger ?? defaultLogger();
+    this.#logPayloads = options.logPayloads ?? false;
+  }
+
+  /**
+   * Adds a tool, or replaces the tool of the same name (logged as a warning).
+   * @throws TypeError when the name does not match `/^[A-Za-z0-9_-]{1,64}$/`, or `parameters` is
+   * not a plain object, has a `type` other than `"object"`, or is not a valid JSON Schema.
+   */
+  register(tool: Tool): void {
+    validateTool(tool);
+    const entry = prepare(tool);
+    if (this.#tools.has(tool.name)) this.#logger.warn({ tool: tool.name }, "tool replaced by a new registration");
+    this.#tools.set(tool.name, entry);
+    this.#changed();
+  }
+
+  /** Removes a tool; `true` when it was registered. */
+  unregister(name: string): boolean {
+    const removed = this.#tools.delete(name);
+    if (removed) this.#changed();
+    return removed;
+  }
+
+  /** The tool registered under `name`, or `undefined`. */
+  get(name: string): Tool | undefined {
+    return this.#tools.get(name)?.tool;
+  }
+
+  /** `true` when a tool is registered under `name`. */
+  has(name: string): boolean {
+    return this.#tools.has(name);
+  }
+
+  /**
+   * Runs a tool by name without channel or chat context. Never rejects: an unknown tool, invalid
+   * arguments, a throw, a timeout or an abort each resolve to an error result with `err` set.
+   */
+  execute(name: string, args: Record<string, unknown>, options: ExecuteOptions = {}): Promise<ToolResult> {
+    return this.executeWithContext(name, args, "", "", undefined, options);
+  }
+
+  /**
+   * Runs a tool by name with the conversation's context: the call's `ToolContext` carries
+   * `channel`, `chatId` and `metadata`; right before `execute`, `setContext` is called (when both
+   * are non-empty), `setCallback` (when a callback is given) and `setMetadata`.
+   */
+  executeWithContext(
+    name: string,
+    args: Record<string, unknown>,
+    channel: string,
+    chatId: string,
+    asyncCallback?: AsyncCallback,
+    options: ExecuteOptions = {},
+  ): Promise<ToolResult> {
+    const entry = typeof name === "string" ? this.#tools.get(name) : undefined;
+    if (entry === undefined) return Promise.resolve(this.notFound(name));
+    return executeRegisteredTool(entry, args, {
+      channel,
+      chatId,
+      metadata: options.metadata,
+      signal: options.signal,
+      toolCallId: options.toolCallId,
+      asyncCallback,
+      timeoutMs: options.timeoutMs,
+      logger: this.#logger,
+      logPayloads: this.#logPayloads,
+    });
+  }
+
+  /** @internal the error result for a name that is not registered. */
+  notFound(name: unknown): ToolResult {
+    const names = this.list();
+    let available = "No tools are available.";
+    if (names.length > 0) {
+      const listed = names.slice(0, MAX_LISTED_NAMES).join(", ");
+      const more = names.length > MAX_LISTED_NAMES ? ` and ${names.length - MAX_LISTED_NAMES} more` : "";
+      available = `Available tools: ${listed}${more}.`;
+    }
+    const toolName = typeof name === "string" ? name : String(name);
+    this.#logger.warn({ tool: toolName }, "tool not found");
+    return failure(toolName, "tool_not_found", `tool ${quoteName(toolName)} not found. ${available}`);
+  }
+
+  /**
+   * Definitions of every tool, as `toolToSchema` makes them, sorted by name (stable for prompt
+   * caching). The array is cached until the registry changes and is frozen: copy it to modify it.
+   */
+  getDefinitions(): ToolDefinition[] {
+    this.#definitions ??= Object.freeze(
+      this.list().map((name) => (this.#tools.get(name) as RegisteredTool).definition),
+    ) as ToolDefinition[];
+    return this.#definitions;
+  }
+
+  /** The definitions in the provider format `LLMProvider.chat` takes; sorted by name. */
+  toProviderDefs(): ToolDefinition[] {
+    return this.getDefinitions();
+  }
+
+  /** Registered names, sorted. */
+  list(): string[] {
+    this.#names ??= [...this.#tools.keys()].sort();
+    return [...this.#names];
+  }
+
+  /** Number of registered tools. */
+  count(): number {
+    return this.#tools.size;
+  }
+
+  /** One line per tool for humans: ``- `name` - description``, sorted by name. */
+  getSummaries(): string[] {
+    return this.list().map((name) => `- \`${name}\` - ${(this.#tools.get(name) as RegisteredTool).tool.description}`);
+  }
+
+  #changed(): void {
+    this.#definitions = undefined;
+    this.#names = undefined;
+  }
+}

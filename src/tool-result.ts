@@ -1,0 +1,115 @@
+const TOOL_RESULT_BRAND = Symbol.for("toolloop.ToolResult");
+
+/** The JSON form of a {@link ToolResult}, with the keys of Go's JSON tags. */
+export interface ToolResultJSON {
+  for_llm: string;
+  for_user?: string;
+  silent: boolean;
+  is_error: boolean;
+  async: boolean;
+}
+
+/** Fields accepted by the {@link ToolResult} constructor. */
+export interface ToolResultInit {
+  forLLM: string;
+  forUser?: string;
+  silent?: boolean;
+  isError?: boolean;
+  async?: boolean;
+  err?: Error;
+}
+
+/**
+ * The only thing a tool returns: what the model sees (`forLLM`), what the user sees (`forUser`),
+ * and how the outcome is treated (`silent`, `isError`, `async`).
+ *
+ * @example
+ * ```ts
+ * return errorResult("file not found").withError(error);
+ * ```
+ */
+export class ToolResult {
+  /** Content sent to the model as the tool message. */
+  forLLM: string;
+  /** Shown to the user unless `silent` is set. */
+  forUser: string;
+  /** When `true`, nothing is shown to the user (`forUser` is ignored). */
+  silent: boolean;
+  /** Marks the result as a failure; the model sees it and can explain or retry. */
+  isError: boolean;
+  /** The tool started background work and will report through its `AsyncCallback`. */
+  async: boolean;
+  /** Underlying error for logging and inspection; never serialised. */
+  err?: Error;
+
+  constructor(init: ToolResultInit) {
+    this.forLLM = init.forLLM;
+    this.forUser = init.forUser ?? "";
+    this.silent = init.silent ?? false;
+    this.isError = init.isError ?? false;
+    this.async = init.async ?? false;
+    if (init.err !== undefined) this.err = init.err;
+  }
+
+  /** Attaches an underlying error and returns this result, for chaining. */
+  withError(err: Error): this {
+    this.err = err;
+    return this;
+  }
+
+  /** What the model is sent: `forLLM`, or the error's message when `forLLM` is empty. */
+  contentForLLM(): string {
+    if (this.forLLM === "" && this.err !== undefined) return this.err.message;
+    return this.forLLM;
+  }
+
+  /** Go's JSON shape: `for_llm`, `for_user` (omitted when empty), `silent`, `is_error`, `async`; never `err`. */
+  toJSON(): ToolResultJSON {
+    const json: ToolResultJSON = {
+      for_llm: this.forLLM,
+      silent: this.silent,
+      is_error: this.isError,
+      async: this.async,
+    };
+    if (this.forUser !== "") json.for_user = this.forUser;
+    return json;
+  }
+
+  /** @internal brand checked by {@link isToolResult}, so results from another copy of toolloop are recognised. */
+  get [TOOL_RESULT_BRAND](): true {
+    return true;
+  }
+}
+
+/** `true` for a {@link ToolResult}, also one created by another installed copy of toolloop. */
+export function isToolResult(value: unknown): value is ToolResult {
+  return (
+    value instanceof ToolResult ||
+    (typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[TOOL_RESULT_BRAND] === true)
+  );
+}
+
+/** A basic result: the model sees `forLLM`, the user sees nothing extra. */
+export function newToolResult(forLLM: string): ToolResult {
+  return new ToolResult({ forLLM });
+}
+
+/** A result for the model only: no user message is sent. */
+export function silentResult(forLLM: string): ToolResult {
+  return new ToolResult({ forLLM, silent: true });
+}
+
+/** The tool started background work and will call its `AsyncCallback` when done. */
+export function asyncResult(forLLM: string): ToolResult {
+  return new ToolResult({ forLLM, async: true });
+}
+
+/** A failure the model sees (and can explain or retry); chain `.withError(error)` to keep the cause. */
+export function errorResult(message: string): ToolResult {
+  return new ToolResult({ forLLM: message, isError: true });
+}
+
+/** The same content for the model and the user. */
+export function userResult(content: string): ToolResult {
+  return new ToolResult({ forLLM: content, forUser: content });
+}

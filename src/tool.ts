@@ -1,0 +1,99 @@
+import type { Logger } from "pino";
+import type { ToolDefinition } from "./provider.js";
+import type { ToolResult } from "./tool-result.js";
+
+/**
+ * Everything one tool call knows about its caller. A fresh object is made for every call, so
+ * concurrent calls of one tool instance never see each other's context (unlike the
+ * `setContext`/`setMetadata` mixins, which write to the shared instance).
+ */
+export interface ToolContext {
+  /** Aborted when the loop is aborted or the call times out; pass it to your I/O. */
+  signal: AbortSignal;
+  /** Channel of the conversation (e.g. `"telegram"`); `""` when unknown. */
+  channel: string;
+  /** Chat id of the conversation; `""` when unknown. */
+  chatId: string;
+  /** The id of the model's tool call, when the call came from a model. */
+  toolCallId?: string;
+  /** Message metadata (message id, user id, …), as given to `runToolLoop` or `executeWithContext`. */
+  metadata: Readonly<Record<string, string>>;
+  /** The registry's pino logger, bound to `{ tool, toolCallId }`. */
+  logger: Logger;
+}
+
+/** Outcome of {@link Tool.parseArguments}. */
+export type ParseArgumentsResult = { success: true; data: Record<string, unknown> } | { success: false; error: string };
+
+/**
+ * A tool the model can call (Go's `tools.Tool`).
+ *
+ * @example
+ * ```ts
+ * const clock: Tool = {
+ *   name: "clock",
+ *   description: "Current time as ISO 8601",
+ *   parameters: { type: "object", properties: {} },
+ *   execute: () => newToolResult(new Date().toISOString()),
+ * };
+ * ```
+ */
+export interface Tool {
+  /** Unique key in the registry and the name the model uses; must match `/^[A-Za-z0-9_-]{1,64}$/`. */
+  readonly name: string;
+  /** What the model reads to decide when to call the tool. */
+  readonly description: string;
+  /** JSON Schema of the arguments object (`{ type: "object", properties, required }`). */
+  readonly parameters: Record<string, unknown>;
+  /**
+   * Runs the tool. Arguments were validated against `parameters` (or by `parseArguments`) before.
+   * Throwing is allowed: the registry turns it into an error result the model sees.
+   */
+  execute(args: Record<string, unknown>, context: ToolContext): ToolResult | Promise<ToolResult>;
+  /**
+   * Optional: validates (and may transform) arguments instead of the registry's JSON Schema
+   * validation. `defineTool` sets it to the zod schema's `safeParse`.
+   */
+  parseArguments?(args: Record<string, unknown>): ParseArgumentsResult;
+}
+
+/** Optional mixin (Go's `ContextualTool`): receives channel and chat id before each call. */
+export interface ContextualTool extends Tool {
+  setContext(channel: string, chatId: string): void;
+}
+
+/** Called by an async tool when its background work completes. */
+export type AsyncCallback = (result: ToolResult) => void | Promise<void>;
+
+/** Optional mixin (Go's `AsyncTool`): receives the completion callback before each call. */
+export interface AsyncTool extends Tool {
+  setCallback(callback: AsyncCallback): void;
+}
+
+/** Optional mixin (Go's `MetadataAwareTool`): receives message metadata before each call. */
+export interface MetadataAwareTool extends Tool {
+  setMetadata(metadata: Record<string, string>): void;
+}
+
+/** `true` when the tool implements {@link ContextualTool}. */
+export function isContextualTool(tool: Tool): tool is ContextualTool {
+  return typeof (tool as Partial<ContextualTool>).setContext === "function";
+}
+
+/** `true` when the tool implements {@link AsyncTool}. */
+export function isAsyncTool(tool: Tool): tool is AsyncTool {
+  return typeof (tool as Partial<AsyncTool>).setCallback === "function";
+}
+
+/** `true` when the tool implements {@link MetadataAwareTool}. */
+export function isMetadataAwareTool(tool: Tool): tool is MetadataAwareTool {
+  return typeof (tool as Partial<MetadataAwareTool>).setMetadata === "function";
+}
+
+/** The OpenAI-style definition the model receives: `{ type: "function", function: { name, description, parameters } }`. */
+export function toolToSchema(tool: Tool): ToolDefinition {
+  return {
+    type: "function",
+    function: { name: tool.name, description: tool.description, parameters: tool.parameters },
+  };
+}
