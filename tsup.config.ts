@@ -1,9 +1,12 @@
 import { defineConfig } from "tsup";
 
+const adapters = ["openai", "anthropic", "ollama", "gemini", "ai-sdk"];
+
 export default defineConfig({
   entry: {
     index: "src/index.ts",
     "testing/index": "src/testing/index.ts",
+    ...Object.fromEntries(adapters.map((name) => [`${name}/index`, `src/adapters/${name}/index.ts`])),
   },
   format: ["esm"],
   target: "node20",

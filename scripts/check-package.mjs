@@ -61,7 +61,11 @@ try {
     `${requires}\nconst toolloop = e0; const testing = e${entries.indexOf("toolloop/testing")};\n${smoke}`,
   );
   for (const file of ["smoke.mjs", "smoke.cjs"]) {
-    const output = execFileSync(process.execPath, [file], { cwd: app, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+    const output = execFileSync(process.execPath, [file], {
+      cwd: app,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     if (output !== "ok") throw new Error(`${file}: unexpected output ${JSON.stringify(output)}`);
     step(`${file === "smoke.mjs" ? "import" : "require"} of ${entries.join(", ")} from the installed tarball: ok`);
   }

@@ -1,0 +1,120 @@
+import { readFileSync } from "node:fs";
+import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { fileURLToPath } from "node:url";
+
+/** The folder of genuine provider payloads, `../shared/wire-samples/` beside the repository. */
+export const WIRE_SAMPLES_DIR = fileURLToPath(new URL("../../../shared/wire-samples/", import.meta.url));
+
+/** Reads a wire sample as text. */
+export function readSampleText(file: string): string {
+  return readFileSync(`${WIRE_SAMPLES_DIR}${file}`, "utf8");
+}
+
+/** Reads and parses a JSON wire sample. */
+export function readSample<T = Record<string, unknown>>(file: string): T {
+  return JSON.parse(readSampleText(file)) as T;
+}
+
+/** A request the local server received. */
+export interface RecordedRequest {
+  method: string;
+  /** Path and query, e.g. `/v1/chat/completions`. */
+  url: string;
+  headers: IncomingHttpHeaders;
+  /** Parsed JSON body, or the raw text when it is not JSON. */
+  body: unknown;
+}
+
+/** One scripted answer of the local server. */
+export interface ReplayResponse {
+  /** @default 200 */
+  status?: number;
+  /** Sent as JSON (ignored when `raw` is set). */
+  body?: unknown;
+  /** Sent verbatim, e.g. an SSE or NDJSON stream; give `contentType`. */
+  raw?: string;
+  /** @default "application/json" */
+  contentType?: string;
+  headers?: Record<string, string>;
+  /** Never answer (until the client disconnects): for abort tests. */
+  hang?: boolean;
+}
+
+export interface ReplayServer {
+  /** `http://127.0.0.1:<port>` */
+  url: string;
+  /** Every request received, in order. */
+  requests: RecordedRequest[];
+  /** Resolves when the server has seen `count` requests. */
+  waitForRequests(count: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts an HTTP server on 127.0.0.1 (random port) that answers each request with the next
+ * scripted response (or what `respond` returns) and records what the client sent.
+ * Nothing leaves this machine.
+ */
+export async function startReplayServer(
+  script: ReplayResponse[] | ((request: RecordedRequest, index: number) => ReplayResponse),
+): Promise<ReplayServer> {
+  const requests: RecordedRequest[] = [];
+  const waiters: Array<{ count: number; resolve: () => void }> = [];
+  const open = new Set<ServerResponse>();
+
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => {
+      const text = Buffer.concat(chunks).toString("utf8");
+      let body: unknown = text;
+      try {
+        body = text === "" ? undefined : JSON.parse(text);
+      } catch {
+        // not JSON: keep the text
+      }
+      const request: RecordedRequest = { method: req.method ?? "", url: req.url ?? "", headers: req.headers, body };
+      const index = requests.length;
+      requests.push(request);
+      for (const waiter of [...waiters]) {
+        if (requests.length >= waiter.count) {
+          waiters.splice(waiters.indexOf(waiter), 1);
+          waiter.resolve();
+        }
+      }
+      const reply = typeof script === "function" ? script(request, index) : script[index];
+      if (reply === undefined) {
+        res.writeHead(500, { "content-type": "application/json" });
+        res.end(JSON.stringify({ error: { message: `replay server: no scripted response for request ${index + 1}` } }));
+        return;
+      }
+      if (reply.hang) {
+        open.add(res);
+        res.on("close", () => open.delete(res));
+        return;
+      }
+      res.writeHead(reply.status ?? 200, {
+        "content-type": reply.contentType ?? "application/json",
+        ...reply.headers,
+      });
+      res.end(reply.raw ?? JSON.stringify(reply.body ?? {}));
+    });
+  });
+
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    waitForRequests(count) {
+      if (requests.length >= count) return Promise.resolve();
+      return new Promise((resolve) => waiters.push({ count, resolve }));
+    },
+    close() {
+      for (const res of open) res.destroy();
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}
