@@ -1,0 +1,53 @@
+import { execFile } from "node:child_process";
+import { existsSync, readdirSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const tsx = `${root}node_modules/.bin/tsx`;
+
+function runExample(file: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  // No API keys reach the examples: the ones for real APIs must explain what to set and exit 0.
+  const env = { ...process.env };
+  for (const key of ["OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY"]) delete env[key];
+  return new Promise((resolve) => {
+    execFile(tsx, [`examples/${file}`], { cwd: root, env, timeout: 60_000 }, (error, stdout, stderr) => {
+      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
+    });
+  });
+}
+
+const expectations: Record<string, RegExp[]> = {
+  "quickstart.ts": [
+    /assistant Let me check\. → calls get_weather\(\{"city":"Paris"\}\), add/,
+    /tool +It is 21 degrees celsius and sunny in Paris\./,
+    /invalid arguments for tool "add": b: .*expected number/,
+    /completed after 2 iterations: It is sunny in Paris/,
+  ],
+  "custom-tool-class.ts": [
+    /\{"title":"shopping","maxChars":4\} → eggs/,
+    /\{"title":42\} → error: invalid arguments for tool "read_note": title: must be string/,
+    /\{\} → error: invalid arguments for tool "read_note": title: required property is missing/,
+  ],
+  "contextual-tool.ts": [/\[telegram:chat-42 reply to #1001\] On my way!/],
+  "async-tool.ts": [/immediately: backup of \/home started.*\(async: true\)/, /later: backup of \/home finished: 12 files/],
+  "openai.ts": [/OPENAI_API_KEY/],
+  "anthropic.ts": [/ANTHROPIC_API_KEY/],
+};
+
+describe("examples", () => {
+  it("every example in examples/ is covered here", () => {
+    const files = readdirSync(`${root}examples`).filter((file) => file.endsWith(".ts"));
+    expect(files.sort()).toEqual(Object.keys(expectations).filter((file) => existsSync(`${root}examples/${file}`)).sort());
+  });
+
+  it.each(Object.entries(expectations).filter(([file]) => existsSync(`${root}examples/${file}`)))(
+    "%s runs and prints what it promises",
+    async (file, patterns) => {
+      const { code, stdout, stderr } = await runExample(file);
+      expect(stderr.replace(/npm warn.*\n?/g, "")).toBe("");
+      expect(code).toBe(0);
+      for (const pattern of patterns) expect(stdout).toMatch(pattern);
+    },
+  );
+});
