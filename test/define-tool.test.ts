@@ -1,0 +1,180 @@
+import { describe, expect, it, vi } from "vitest";
+import * as z from "zod";
+import {
+  defineTool,
+  errorResult,
+  isToolExecutionError,
+  newToolResult,
+  type Tool,
+  ToolRegistry,
+  userResult,
+} from "../src/index.js";
+
+function weatherTool(execute = vi.fn((args: { city: string; units: "c" | "f" }) => `${args.city}:${args.units}`)) {
+  const tool = defineTool({
+    name: "get_weather",
+    description: "Current weather for a city",
+    parameters: z.object({
+      city: z.string().min(1).describe("City name"),
+      units: z.enum(["c", "f"]).default("c"),
+    }),
+    execute,
+  });
+  return { tool, execute };
+}
+
+describe("defineTool", () => {
+  it("makes a Tool whose parameters are the schema's JSON Schema (input side, without $schema)", () => {
+    const { tool } = weatherTool();
+    expect(tool.name).toBe("get_weather");
+    expect(tool.description).toBe("Current weather for a city");
+    expect(tool.parameters).toMatchInlineSnapshot(`
+      {
+        "properties": {
+          "city": {
+            "description": "City name",
+            "minLength": 1,
+            "type": "string",
+          },
+          "units": {
+            "default": "c",
+            "enum": [
+              "c",
+              "f",
+            ],
+            "type": "string",
+          },
+        },
+        "required": [
+          "city",
+        ],
+        "type": "object",
+      }
+    `);
+  });
+
+  it("keeps the zod schema on the tool", () => {
+    const schema = z.object({ q: z.string() });
+    const tool = defineTool({ name: "search", description: "d", parameters: schema, execute: () => "" });
+    expect(tool.schema).toBe(schema);
+  });
+
+  it("parses arguments with zod before execute: defaults and transforms applied, unknown keys stripped", async () => {
+    const execute = vi.fn((args: { text: string; count: number; limit: number }) => JSON.stringify(args));
+    const tool = defineTool({
+      name: "count",
+      description: "d",
+      parameters: z.object({
+        text: z.string().transform((value) => value.toUpperCase()),
+        count: z.string().transform((value) => value.length),
+        limit: z.number().default(10),
+      }),
+      execute,
+    });
+    const registry = new ToolRegistry();
+    registry.register(tool);
+    const result = await registry.execute("count", { text: "abc", count: "hello", extra: true });
+    expect(result.isError).toBe(false);
+    expect(execute).toHaveBeenCalledTimes(1);
+    expect(execute.mock.calls[0]?.[0]).toEqual({ text: "ABC", count: 5, limit: 10 });
+  });
+
+  it.each([
+    ["a missing property", {}, "city: Invalid input: expected string, received undefined"],
+    ["a wrong type", { city: 42 }, "city: Invalid input: expected string, received number"],
+    ["an enum violation", { city: "Paris", units: "k" }, 'units: Invalid option: expected one of "c"|"f"'],
+    ["a failed refinement", { city: "" }, "city: Too small: expected string to have >=1 characters"],
+  ])("rejects %s naming the property and the problem; the tool does not run", async (_case, args, problem) => {
+    const { tool, execute } = weatherTool();
+    const registry = new ToolRegistry();
+    registry.register(tool);
+    const result = await registry.execute("get_weather", args);
+    expect(execute).not.toHaveBeenCalled();
+    expect(result.isError).toBe(true);
+    expect(result.forLLM).toBe(`invalid arguments for tool "get_weather": ${problem}`);
+    expect(isToolExecutionError(result.err)).toBe(true);
+    expect(result.err).toMatchObject({ toolName: "get_weather", code: "invalid_arguments" });
+  });
+
+  it("reports nested properties by their path", async () => {
+    const tool = defineTool({
+      name: "nested",
+      description: "d",
+      parameters: z.object({ filter: z.object({ tags: z.array(z.string()) }) }),
+      execute: () => "ok",
+    });
+    expect(tool.parseArguments({ filter: { tags: ["a", 1] } })).toMatchInlineSnapshot(`
+      {
+        "error": "filter.tags.1: Invalid input: expected string, received number",
+        "success": false,
+      }
+    `);
+  });
+
+  it.each([
+    ["a string", () => "sunny", newToolResult("sunny")],
+    ["a promise of a string", async () => "sunny", newToolResult("sunny")],
+    ["a ToolResult", () => userResult("sunny"), userResult("sunny")],
+    ["a promise of a ToolResult", async () => errorResult("no data"), errorResult("no data")],
+  ])("execute may return %s", async (_case, execute, expected) => {
+    const tool = defineTool({ name: "t", description: "d", parameters: z.object({}), execute });
+    const registry = new ToolRegistry();
+    registry.register(tool);
+    const result = await registry.execute("t", {});
+    expect({ ...result }).toEqual({ ...expected });
+  });
+
+  it("receives the call's context", async () => {
+    const execute = vi.fn(
+      (_args: Record<string, never>, context: Parameters<Tool["execute"]>[1]) =>
+        `${context.channel}/${context.chatId}/${context.toolCallId}`,
+    );
+    const registry = new ToolRegistry();
+    registry.register(defineTool({ name: "who", description: "d", parameters: z.object({}), execute }));
+    const result = await registry.executeWithContext("who", {}, "telegram", "42", undefined, { toolCallId: "c1" });
+    expect(result.forLLM).toBe("telegram/42/c1");
+  });
+
+  it("a throw inside execute becomes an error result through the registry", async () => {
+    const tool = defineTool({
+      name: "fails",
+      description: "d",
+      parameters: z.object({}),
+      execute: () => {
+        throw new Error("kaput");
+      },
+    });
+    const registry = new ToolRegistry();
+    registry.register(tool);
+    const result = await registry.execute("fails", {});
+    expect(result.forLLM).toBe('tool "fails" failed: kaput');
+    expect(result.err?.cause).toEqual(new Error("kaput"));
+  });
+
+  it.each([
+    ["null options", null, /defineTool\(\) expects an options object, got null/],
+    [
+      "a plain JSON Schema as parameters",
+      { name: "x", description: "d", parameters: { type: "object" }, execute: (): string => "" },
+      /defineTool\("x"\): parameters must be a zod v4 object schema \(z\.object\(\{\.\.\.\}\)\), got object/,
+    ],
+    [
+      "a zod string as parameters",
+      { name: "x", description: "d", parameters: z.string(), execute: (): string => "" },
+      /parameters must be a zod v4 object schema/,
+    ],
+    [
+      "a missing execute",
+      { name: "x", description: "d", parameters: z.object({}) },
+      /defineTool\("x"\): execute must be a function, got undefined/,
+    ],
+    [
+      "a schema that has no JSON Schema form",
+      { name: "x", description: "d", parameters: z.object({ when: z.date() }), execute: (): string => "" },
+      /defineTool\("x"\): the schema cannot be converted to JSON Schema/,
+    ],
+  ])("throws a TypeError for %s", (_case, options, message) => {
+    expect(() => defineTool(options as never)).toThrow(TypeError);
+    expect(() => defineTool(options as never)).toThrow(message);
+  });
+});

@@ -1,0 +1,117 @@
+import { describe, expect, it } from "vitest";
+import type { LLMResponse, Message } from "../src/index.js";
+import { ScriptedProvider, textResponse, toolCallResponse } from "../src/testing/index.js";
+
+const user: Message[] = [{ role: "user", content: "hi" }];
+
+describe("ScriptedProvider", () => {
+  it("plays the steps in order and records every call", async () => {
+    const provider = new ScriptedProvider([textResponse("one"), textResponse("two")]);
+    const tools = [{ type: "function" as const, function: { name: "t", description: "d", parameters: {} } }];
+    const signal = new AbortController().signal;
+
+    expect(await provider.chat(user, tools, "m1", { temperature: 0 }, signal)).toEqual(textResponse("one"));
+    expect(await provider.chat(user, undefined, "m2", {})).toEqual(textResponse("two"));
+
+    expect(provider.calls).toEqual([
+      { messages: user, tools, model: "m1", options: { temperature: 0 }, signal },
+      { messages: user, tools: undefined, model: "m2", options: {}, signal: undefined },
+    ]);
+    expect(provider.remaining).toBe(0);
+    expect(() => provider.assertDone()).not.toThrow();
+  });
+
+  it("records a snapshot of the messages, not the caller's array", async () => {
+    const provider = new ScriptedProvider([textResponse("ok")]);
+    const messages: Message[] = [{ role: "user", content: "before" }];
+    await provider.chat(messages, undefined, "m", {});
+    messages.push({ role: "assistant", content: "later" });
+    (messages[0] as Message).content = "changed";
+    expect(provider.calls[0]?.messages).toEqual([{ role: "user", content: "before" }]);
+  });
+
+  it("hands out copies of scripted responses, so the loop cannot change the script", async () => {
+    const step = toolCallResponse({ id: "a", name: "t", arguments: { x: 1 } });
+    const provider = new ScriptedProvider([step, step]);
+    const first = await provider.chat(user, undefined, "m", {});
+    (first.toolCalls?.[0]?.arguments as Record<string, unknown>).x = 2;
+    const second = await provider.chat(user, undefined, "m", {});
+    expect(second.toolCalls?.[0]?.arguments).toEqual({ x: 1 });
+  });
+
+  it("rejects with an Error step", async () => {
+    const error = new Error("rate limited");
+    const provider = new ScriptedProvider([error]);
+    await expect(provider.chat(user, undefined, "m", {})).rejects.toBe(error);
+  });
+
+  it("calls a function step with the recorded call", async () => {
+    const provider = new ScriptedProvider([
+      (call) => textResponse(`model=${call.model} messages=${call.messages.length}`),
+      async (call) => textResponse(`options=${JSON.stringify(call.options)}`),
+    ]);
+    expect((await provider.chat(user, undefined, "m", {})).content).toBe("model=m messages=1");
+    expect((await provider.chat(user, undefined, "m", { a: 1 })).content).toBe('options={"a":1}');
+  });
+
+  it("rejects when chat() is called more often than the script has steps", async () => {
+    const provider = new ScriptedProvider([textResponse("only")]);
+    await provider.chat(user, undefined, "m", {});
+    await expect(provider.chat(user, undefined, "m", {})).rejects.toThrowErrorMatchingInlineSnapshot(
+      `[Error: ScriptedProvider: the script has 1 steps but chat() was called 2 times]`,
+    );
+  });
+
+  it("assertDone() says when the script was not used up", async () => {
+    const provider = new ScriptedProvider([textResponse("a"), textResponse("b"), textResponse("c")]);
+    await provider.chat(user, undefined, "m", {});
+    expect(provider.remaining).toBe(2);
+    expect(() => provider.assertDone()).toThrowErrorMatchingInlineSnapshot(
+      `[Error: ScriptedProvider: 2 of 3 scripted steps were not used (chat() was called 1 times)]`,
+    );
+  });
+
+  it("rejects with the signal's reason when the signal is already aborted", async () => {
+    const provider = new ScriptedProvider([textResponse("never")]);
+    const controller = new AbortController();
+    const reason = new Error("stop");
+    controller.abort(reason);
+    await expect(provider.chat(user, undefined, "m", {}, controller.signal)).rejects.toBe(reason);
+  });
+
+  it("has a default model, which can be set", () => {
+    expect(new ScriptedProvider([]).getDefaultModel()).toBe("scripted-model");
+    expect(new ScriptedProvider([], { defaultModel: "gpt-test" }).getDefaultModel()).toBe("gpt-test");
+  });
+
+  it.each([
+    ["undefined", undefined],
+    ["a response", textResponse("x")],
+    ["a string", "x"],
+  ])("throws a TypeError for %s instead of an array", (_case, steps) => {
+    expect(() => new ScriptedProvider(steps as unknown as LLMResponse[])).toThrow(TypeError);
+  });
+});
+
+describe("response builders", () => {
+  it("textResponse is a final answer", () => {
+    expect(textResponse("done")).toEqual({ content: "done", toolCalls: [], finishReason: "stop" });
+  });
+
+  it("toolCallResponse makes one or more calls, numbering missing ids uniquely", () => {
+    const single = toolCallResponse({ name: "a", arguments: { x: 1 } }, "let me check");
+    expect(single).toMatchObject({
+      content: "let me check",
+      finishReason: "tool_calls",
+      toolCalls: [{ type: "function", name: "a", arguments: { x: 1 } }],
+    });
+    const many = toolCallResponse([{ name: "a" }, { name: "b", id: "mine", arguments: '{"y":2}' }]);
+    expect(many.toolCalls).toMatchObject([
+      { type: "function", name: "a", arguments: {} },
+      { id: "mine", type: "function", name: "b", arguments: '{"y":2}' },
+    ]);
+    const ids = [single, many].flatMap((response) => response.toolCalls?.map((call) => call.id) ?? []);
+    expect(new Set(ids).size).toBe(3);
+    expect(ids.every((id) => typeof id === "string" && id !== "")).toBe(true);
+  });
+});
