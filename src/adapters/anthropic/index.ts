@@ -1,1 +1,31 @@
-export {};
+/**
+ * `toolloop/anthropic`: an `LLMProvider` for Anthropic's Messages API through your own
+ * `@anthropic-ai/sdk` client (an optional peer dependency, never imported here).
+ * @module
+ */
+
+export type { AnthropicInputSchema, AnthropicToolDefinition } from "../../internal/formats/anthropic.js";
+export { toAnthropicTools } from "../../internal/formats/anthropic.js";
+export type {
+  AnthropicContentBlockParam,
+  AnthropicMessageParam,
+  AnthropicTextBlockParam,
+  AnthropicThinkingBlockParam,
+  AnthropicToolCallMetadata,
+  AnthropicToolResultBlockParam,
+  AnthropicToolUseBlockParam,
+} from "./convert-messages.js";
+export { toAnthropicMessages } from "./convert-messages.js";
+export type { AnthropicContentBlockLike, AnthropicMessageLike, AnthropicUsageLike } from "./convert-response.js";
+export { fromAnthropicMessage } from "./convert-response.js";
+export type {
+  AnthropicClientLike,
+  AnthropicMessagesRequest,
+  AnthropicProviderOptions,
+  AnthropicRequestOptions,
+} from "./create-anthropic-provider.js";
+export {
+  createAnthropicProvider,
+  DEFAULT_ANTHROPIC_MAX_TOKENS,
+  DEFAULT_ANTHROPIC_MODEL,
+} from "./create-anthropic-provider.js";

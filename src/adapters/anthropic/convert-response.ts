@@ -1,0 +1,106 @@
+import { isPlainObject } from "../../internal/describe.js";
+import type { FinishReason, LLMResponse, ProviderToolCall, UsageInfo } from "../../provider.js";
+import type { AnthropicThinkingBlockParam, AnthropicToolCallMetadata } from "./convert-messages.js";
+
+/** A content block of a response, as far as this adapter reads it. */
+export interface AnthropicContentBlockLike {
+  type: string;
+}
+
+/** Token counts of a response (`Usage` in the SDK). */
+export interface AnthropicUsageLike {
+  input_tokens?: number | null;
+  output_tokens?: number | null;
+  cache_creation_input_tokens?: number | null;
+  cache_read_input_tokens?: number | null;
+}
+
+/** The part of a Messages API response (`Message` in the SDK) this adapter reads. */
+export interface AnthropicMessageLike {
+  content: readonly AnthropicContentBlockLike[];
+  stop_reason?: string | null;
+  usage?: AnthropicUsageLike | null;
+}
+
+const STOP_REASONS: ReadonlyMap<string, FinishReason> = new Map([
+  ["tool_use", "tool_calls"],
+  ["end_turn", "stop"],
+  ["stop_sequence", "stop"],
+  ["max_tokens", "length"],
+  ["model_context_window_exceeded", "length"],
+  ["refusal", "content_filter"],
+]);
+
+/** Maps Anthropic's `stop_reason` to OpenAI's words; any call makes it `"tool_calls"`; others pass through. */
+export function toFinishReason(stopReason: string | null | undefined, hasCalls: boolean): FinishReason | undefined {
+  if (hasCalls) return "tool_calls";
+  if (typeof stopReason !== "string") return undefined;
+  return STOP_REASONS.get(stopReason) ?? stopReason;
+}
+
+function count(value: unknown): number {
+  return typeof value === "number" && Number.isFinite(value) ? value : 0;
+}
+
+/**
+ * Maps usage: prompt tokens are all input tokens (uncached plus cache writes and reads, as
+ * OpenAI counts cached tokens in `prompt_tokens`), completion tokens are `output_tokens`, and the
+ * total is their sum (the API reports none).
+ */
+export function toUsage(usage: AnthropicUsageLike | null | undefined): UsageInfo | undefined {
+  if (!isPlainObject(usage)) return undefined;
+  const promptTokens =
+    count(usage.input_tokens) + count(usage.cache_creation_input_tokens) + count(usage.cache_read_input_tokens);
+  const completionTokens = count(usage.output_tokens);
+  return { promptTokens, completionTokens, totalTokens: promptTokens + completionTokens };
+}
+
+function toArguments(input: unknown): Record<string, unknown> | string {
+  if (input === undefined || input === null) return {};
+  if (isPlainObject(input)) return input;
+  // Not an object: hand the loop the JSON text so the model is told what was wrong.
+  return typeof input === "string" ? input : (JSON.stringify(input) ?? "");
+}
+
+/**
+ * Converts a Messages API response: `text` blocks are joined into `content`, `tool_use` blocks
+ * become calls with `arguments` = `input` (absent → `{}`), and `thinking` blocks are kept on the
+ * first call's `providerMetadata.anthropic` so they can be replayed. Other blocks are ignored.
+ */
+export function fromAnthropicMessage(message: AnthropicMessageLike): LLMResponse {
+  const texts: string[] = [];
+  const thinking: AnthropicThinkingBlockParam[] = [];
+  const toolCalls: ProviderToolCall[] = [];
+  for (const raw of Array.isArray(message.content) ? message.content : []) {
+    if (!isPlainObject(raw)) continue;
+    const block = raw as Record<string, unknown>;
+    if (block.type === "text" && typeof block.text === "string") {
+      texts.push(block.text);
+    } else if (block.type === "thinking" || block.type === "redacted_thinking") {
+      thinking.push({ ...block } as AnthropicThinkingBlockParam);
+    } else if (block.type === "tool_use") {
+      const call: ProviderToolCall = {
+        type: "function",
+        name: typeof block.name === "string" ? block.name : "",
+        arguments: toArguments(block.input),
+      };
+      if (typeof block.id === "string") call.id = block.id;
+      if (block.caller !== undefined && block.caller !== null) {
+        call.providerMetadata = { anthropic: { caller: block.caller } satisfies AnthropicToolCallMetadata };
+      }
+      toolCalls.push(call);
+    }
+  }
+  const [first] = toolCalls;
+  if (first !== undefined && thinking.length > 0) {
+    const metadata = (first.providerMetadata?.anthropic ?? {}) as AnthropicToolCallMetadata;
+    first.providerMetadata = { anthropic: { ...metadata, thinking } };
+  }
+  const response: LLMResponse = { content: texts.join("") };
+  if (toolCalls.length > 0) response.toolCalls = toolCalls;
+  const finishReason = toFinishReason(message.stop_reason, toolCalls.length > 0);
+  if (finishReason !== undefined) response.finishReason = finishReason;
+  const usage = toUsage(message.usage);
+  if (usage !== undefined) response.usage = usage;
+  return response;
+}

@@ -1,0 +1,540 @@
+import Anthropic from "@anthropic-ai/sdk";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import * as z from "zod";
+import {
+  type AnthropicClientLike,
+  type AnthropicMessageLike,
+  createAnthropicProvider,
+  DEFAULT_ANTHROPIC_MAX_TOKENS,
+  DEFAULT_ANTHROPIC_MODEL,
+  fromAnthropicMessage,
+  toAnthropicMessages,
+} from "../../src/adapters/anthropic/index.js";
+import {
+  defineTool,
+  errorResult,
+  isToolLoopError,
+  type Message,
+  newToolResult,
+  runToolLoop,
+  type Tool,
+  ToolLoopError,
+  ToolRegistry,
+} from "../../src/index.js";
+import { type ReplayResponse, type ReplayServer, readSample, startReplayServer } from "../helpers/replay-server.js";
+
+type Json = Record<string, unknown>;
+type WireMessage = { role: string; content: string | Json[] };
+type WireRequest = Json & { messages: WireMessage[]; tools?: Json[]; model: string; max_tokens: number };
+
+const servers: ReplayServer[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((server) => server.close()));
+});
+
+async function replay(script: ReplayResponse[]): Promise<{ server: ReplayServer; client: Anthropic }> {
+  const server = await startReplayServer(script);
+  servers.push(server);
+  return { server, client: new Anthropic({ apiKey: "test", baseURL: server.url, maxRetries: 0 }) };
+}
+
+const ok = (file: string): ReplayResponse => ({ body: readSample(file) });
+const body = (server: ReplayServer, index: number) => server.requests[index]?.body as WireRequest;
+
+/** The sample request as our client sends it: the TS SDK's recording also carried `stream: false` and `type: "custom"`. */
+function withoutSdkExtras(request: WireRequest): WireRequest {
+  const { stream: _stream, ...rest } = request;
+  return { ...rest, tools: rest.tools?.map(({ type: _type, ...tool }) => tool) } as WireRequest;
+}
+
+/** A plain JSON-Schema tool built from a sample request's tool definition. */
+function toolFromSample(definition: Json, execute: Tool["execute"]): Tool {
+  return {
+    name: definition.name as string,
+    description: definition.description as string,
+    parameters: definition.input_schema as Json,
+    execute,
+  };
+}
+
+function registryOf(...tools: Tool[]): ToolRegistry {
+  const registry = new ToolRegistry();
+  for (const tool of tools) registry.register(tool);
+  return registry;
+}
+
+const weatherRequest = readSample<WireRequest>("anthropic-request-tools.json");
+const weatherDefinition = weatherRequest.tools?.[0] as Json;
+const sunnyJson = '{"location": "San Francisco, CA", "temperature": "68\\u00b0F", "condition": "Sunny"}';
+
+describe("createAnthropicProvider with the real @anthropic-ai/sdk client", () => {
+  it("runs a full cycle with a zod tool: tool_use → tool → tool_result follow-up → final answer", async () => {
+    const { server, client } = await replay([
+      ok("anthropic-response-tool-use.json"),
+      ok("anthropic-followup-response.json"),
+    ]);
+    const execute = vi.fn(async () => sunnyJson);
+    const weather = defineTool({
+      name: "get_weather",
+      description: weatherDefinition.description as string,
+      parameters: z.object({
+        location: z.string().describe("The city and state, e.g. San Francisco, CA"),
+        units: z.enum(["c", "f"]).describe("Unit for the output, either 'c' for celsius or 'f' for fahrenheit"),
+      }),
+      execute,
+    });
+    const provider = createAnthropicProvider({ client, model: "claude-haiku-4-5", maxTokens: 1024 });
+
+    const result = await runToolLoop({ provider, tools: registryOf(weather), maxIterations: 5 }, [
+      { role: "user", content: "What is the weather in SF?" },
+    ]);
+
+    expect(execute).toHaveBeenCalledWith({ location: "San Francisco, CA", units: "f" }, expect.anything());
+    expect(result.content).toBe(
+      "The weather in San Francisco, CA is currently **Sunny** with a temperature of **68°F**.",
+    );
+    expect(result.iterations).toBe(2);
+    expect(result.usage).toEqual({
+      promptTokens: 656 + 770,
+      completionTokens: 74 + 25,
+      totalTokens: 656 + 74 + 770 + 25,
+    });
+    expect(server.requests.map(({ method, url }) => `${method} ${url}`)).toEqual([
+      "POST /v1/messages",
+      "POST /v1/messages",
+    ]);
+
+    const first = body(server, 0);
+    expect(first.messages).toEqual(weatherRequest.messages);
+    expect(first.model).toBe(weatherRequest.model);
+    expect(first.max_tokens).toBe(weatherRequest.max_tokens);
+    expect(first.tools).toEqual([
+      {
+        name: "get_weather",
+        description: weatherDefinition.description,
+        input_schema: expect.objectContaining({ type: "object", required: ["location", "units"] }),
+      },
+    ]);
+    const followup = readSample<WireRequest>("anthropic-followup-request-tool-result.json");
+    expect(body(server, 1).messages).toEqual(followup.messages);
+  });
+
+  it("sends the follow-up exactly as the recorded one for parallel calls: one user message, results first, in call order", async () => {
+    const { server, client } = await replay([
+      ok("anthropic-response-parallel-tool-use.json"),
+      ok("anthropic-followup-response-parallel.json"),
+    ]);
+    const sampleRequest = readSample<WireRequest>("anthropic-request-tools-parallel.json");
+    // The second call answers first: results must still follow call order.
+    const delays = new Map([
+      [1, 20],
+      [2, 0],
+    ]);
+    const tool = toolFromSample(sampleRequest.tools?.[0] as Json, async (args) => {
+      await new Promise((resolve) => setTimeout(resolve, delays.get(args.count as number)));
+      return newToolResult(`Called with ${String(args.count)}`);
+    });
+    const provider = createAnthropicProvider({ client, model: "claude-sonnet-4-0", maxTokens: 1000 });
+
+    const result = await runToolLoop({ provider, tools: registryOf(tool), maxIterations: 5 }, [
+      { role: "user", content: "Use the test_tool with count 1, then use it again with count 2" },
+    ]);
+
+    expect(body(server, 0)).toEqual(withoutSdkExtras(sampleRequest));
+    expect(body(server, 1)).toEqual(
+      withoutSdkExtras(readSample<WireRequest>("anthropic-followup-request-parallel-tool-results.json")),
+    );
+    expect(result.content).toContain("I've successfully used the test_tool twice");
+  });
+
+  it("replays text and tool_use together in the assistant history (recorded follow-up, byte for byte as JSON)", async () => {
+    const { server, client } = await replay([
+      ok("anthropic-response-text-and-tool-use.json"),
+      ok("anthropic-followup-response.json"),
+    ]);
+    const expected = readSample<WireRequest>("anthropic-followup-request-text-and-tool-use-history.json");
+    const tool = toolFromSample(expected.tools?.[0] as Json, () => newToolResult(sunnyJson));
+    const provider = createAnthropicProvider({ client, model: "claude-haiku-4-5", maxTokens: 1024 });
+
+    const result = await runToolLoop({ provider, tools: registryOf(tool), maxIterations: 2 }, [
+      expected.messages[0] as Message,
+    ]);
+
+    expect(body(server, 1)).toEqual(expected);
+    const assistant = result.messages[1];
+    expect(assistant?.content).toBe(
+      "I'll get the weather for each of those cities. Let me start by checking San Francisco.",
+    );
+    expect(assistant?.toolCalls?.[0]?.providerMetadata).toEqual({ anthropic: { caller: { type: "direct" } } });
+  });
+
+  it.each([
+    ["an error result", () => errorResult("RuntimeError('Unexpected error, try again')")],
+    [
+      "a throw",
+      () => {
+        throw new Error("RuntimeError('Unexpected error, try again')");
+      },
+    ],
+  ])("sets is_error on the tool_result when the tool returns %s", async (_label, execute) => {
+    const expected = readSample<WireRequest>("anthropic-followup-request-tool-result-is-error.json");
+    // The recorded first response is the assistant turn echoed in the recorded follow-up.
+    const firstResponse = { ...readSample("anthropic-response-tool-use.json"), content: expected.messages[1]?.content };
+    const { server, client } = await replay([
+      { body: firstResponse },
+      ok("anthropic-followup-response-after-is-error.json"),
+    ]);
+    const tool = toolFromSample(expected.tools?.[0] as Json, execute);
+    const provider = createAnthropicProvider({ client, model: "claude-haiku-4-5", maxTokens: 1024 });
+
+    const result = await runToolLoop({ provider, tools: registryOf(tool), maxIterations: 2 }, [
+      { role: "user", content: "What is the weather in SF?" },
+    ]);
+
+    const sent = body(server, 1);
+    const results = sent.messages[2]?.content as Json[];
+    expect(results).toHaveLength(1);
+    expect(results[0]).toMatchObject({
+      type: "tool_result",
+      tool_use_id: "toolu_01A9HHF5Ezy3oBrKmSgfASm9",
+      is_error: true,
+    });
+    if (_label === "an error result") expect(sent).toEqual(expected);
+    expect(result.messages[2]).toMatchObject({ role: "tool", isError: true });
+  });
+
+  it("runs a call with no arguments (input {}) and echoes it with its text", async () => {
+    const { server, client } = await replay([
+      ok("anthropic-response-tool-use-no-args.vercel-ai.json"),
+      ok("anthropic-followup-response.json"),
+    ]);
+    const execute = vi.fn(() => "updated");
+    const tool = defineTool({
+      name: "updateIssueList",
+      description: "Update the issue list",
+      parameters: z.object({}),
+      execute,
+    });
+    const provider = createAnthropicProvider({ client, model: "claude-haiku-4-5" });
+
+    await runToolLoop({ provider, tools: registryOf(tool), maxIterations: 2 }, [
+      { role: "user", content: "Update it" },
+    ]);
+
+    expect(execute).toHaveBeenCalledWith({}, expect.anything());
+    const sample = readSample<{ content: Json[] }>("anthropic-response-tool-use-no-args.vercel-ai.json");
+    expect(body(server, 1).messages).toEqual([
+      { role: "user", content: "Update it" },
+      { role: "assistant", content: sample.content },
+      {
+        role: "user",
+        content: [{ type: "tool_result", tool_use_id: "toolu_01LRmxn9vGM1d2DZSDBowdZ1", content: "updated" }],
+      },
+    ]);
+  });
+
+  it("rejects with ToolLoopError whose cause is the SDK's error on an API 400", async () => {
+    const sample = readSample<{ status_code: number; body: Json }>(
+      "anthropic-error-response-400-tool-result-without-tool-use.json",
+    );
+    const { client } = await replay([{ status: sample.status_code, body: sample.body }]);
+    const provider = createAnthropicProvider({ client, model: "claude-haiku-4-5" });
+
+    const error = await runToolLoop({ provider, maxIterations: 3 }, [{ role: "user", content: "hi" }]).catch(
+      (caught: unknown) => caught,
+    );
+
+    expect(error).toBeInstanceOf(ToolLoopError);
+    expect(isToolLoopError(error)).toBe(true);
+    const cause = (error as ToolLoopError).cause;
+    expect(cause).toBeInstanceOf(Anthropic.BadRequestError);
+    expect((cause as InstanceType<typeof Anthropic.BadRequestError>).status).toBe(400);
+    expect((cause as InstanceType<typeof Anthropic.BadRequestError>).error).toEqual(sample.body);
+    expect((error as ToolLoopError).message).toContain("unexpected `tool_use_id` found in `tool_result` blocks");
+  });
+
+  it("aborts the HTTP request mid-flight when the loop's signal aborts", async () => {
+    const { server, client } = await replay([{ hang: true }]);
+    const provider = createAnthropicProvider({ client });
+    const controller = new AbortController();
+
+    const loop = runToolLoop({ provider, maxIterations: 3 }, [{ role: "user", content: "hi" }], {
+      signal: controller.signal,
+    });
+    await server.waitForRequests(1);
+    controller.abort(new Error("user cancelled"));
+
+    await expect(loop).rejects.toSatisfy((error) => isToolLoopError(error) && error.message.includes("user cancelled"));
+  });
+
+  it("hands the signal to the client: chat() alone rejects with the SDK's abort error", async () => {
+    const { server, client } = await replay([{ hang: true }]);
+    const provider = createAnthropicProvider({ client });
+    const controller = new AbortController();
+
+    const chat = provider.chat([{ role: "user", content: "hi" }], undefined, "", {}, controller.signal);
+    await server.waitForRequests(1);
+    controller.abort();
+
+    await expect(chat).rejects.toBeInstanceOf(Anthropic.APIUserAbortError);
+  });
+
+  it("passes llmOptions through; max_tokens overrides maxTokens; stream is ignored", async () => {
+    const { server, client } = await replay([ok("anthropic-followup-response.json")]);
+    const provider = createAnthropicProvider({ client, model: "claude-haiku-4-5", maxTokens: 1024 });
+
+    await runToolLoop(
+      {
+        provider,
+        tools: registryOf(toolFromSample(weatherDefinition, () => newToolResult(""))),
+        maxIterations: 1,
+        llmOptions: {
+          temperature: 0.2,
+          max_tokens: 300,
+          tool_choice: { type: "any" },
+          metadata: { user_id: "u-1" },
+          stream: true,
+        },
+      },
+      [{ role: "user", content: "hi" }],
+    );
+
+    const sent = body(server, 0);
+    expect(sent).toMatchObject({
+      temperature: 0.2,
+      max_tokens: 300,
+      tool_choice: { type: "any" },
+      metadata: { user_id: "u-1" },
+    });
+    expect(sent).not.toHaveProperty("stream");
+  });
+
+  it("sends the loop's model, else the factory's; getDefaultModel() returns the factory's", async () => {
+    const { server, client } = await replay([
+      ok("anthropic-followup-response.json"),
+      ok("anthropic-followup-response.json"),
+    ]);
+    const provider = createAnthropicProvider({ client, model: "claude-haiku-4-5" });
+    const messages: Message[] = [{ role: "user", content: "hi" }];
+
+    await runToolLoop({ provider, model: "claude-opus-4-5", maxIterations: 1 }, messages);
+    await runToolLoop({ provider, maxIterations: 1 }, messages);
+
+    expect(provider.getDefaultModel()).toBe("claude-haiku-4-5");
+    expect(server.requests.map((request) => (request.body as WireRequest).model)).toEqual([
+      "claude-opus-4-5",
+      "claude-haiku-4-5",
+    ]);
+    expect(body(server, 1).max_tokens).toBe(DEFAULT_ANTHROPIC_MAX_TOKENS);
+  });
+
+  it("defaults the model and puts system messages in the top-level system", async () => {
+    const { server, client } = await replay([ok("anthropic-followup-response.json")]);
+    const provider = createAnthropicProvider({ client });
+
+    await runToolLoop({ provider, maxIterations: 1 }, [
+      { role: "system", content: "You are terse." },
+      { role: "system", content: "Answer in English." },
+      { role: "user", content: "hi" },
+    ]);
+
+    expect(provider.getDefaultModel()).toBe(DEFAULT_ANTHROPIC_MODEL);
+    expect(body(server, 0)).toEqual({
+      model: DEFAULT_ANTHROPIC_MODEL,
+      max_tokens: DEFAULT_ANTHROPIC_MAX_TOKENS,
+      system: "You are terse.\n\nAnswer in English.",
+      messages: [{ role: "user", content: "hi" }],
+    });
+  });
+
+  it("replays thinking blocks before the turn's tool_use blocks (extended thinking)", async () => {
+    const thinking = { type: "thinking", thinking: "I should call the tool.", signature: "sig-123" };
+    const redacted = { type: "redacted_thinking", data: "opaque" };
+    const toolUse = {
+      type: "tool_use",
+      id: "toolu_think",
+      name: "get_weather",
+      input: { location: "Paris", units: "c" },
+    };
+    const first = { ...readSample("anthropic-response-tool-use.json"), content: [thinking, redacted, toolUse] };
+    const { server, client } = await replay([{ body: first }, ok("anthropic-followup-response.json")]);
+    const provider = createAnthropicProvider({ client, model: "claude-haiku-4-5" });
+
+    await runToolLoop(
+      { provider, tools: registryOf(toolFromSample(weatherDefinition, () => newToolResult("12°C"))), maxIterations: 2 },
+      [{ role: "user", content: "Weather in Paris?" }],
+    );
+
+    expect(body(server, 1).messages[1]).toEqual({ role: "assistant", content: [thinking, redacted, toolUse] });
+  });
+
+  it("accepts the real client structurally (no SDK import in src)", () => {
+    const client: AnthropicClientLike = new Anthropic({ apiKey: "test", baseURL: "http://127.0.0.1:1" });
+    expect(createAnthropicProvider({ client }).getDefaultModel()).toBe(DEFAULT_ANTHROPIC_MODEL);
+  });
+});
+
+describe("createAnthropicProvider options", () => {
+  const client = { messages: { create: async () => ({ content: [] }) } } satisfies AnthropicClientLike;
+
+  it.each([
+    ["no options", undefined, /options must be an object/],
+    ["no client", {}, /client must be an Anthropic client/],
+    ["a client without messages.create", { client: { messages: {} } }, /client must be an Anthropic client/],
+    ["an empty model", { client, model: "" }, /model must be a non-empty string, got ""/],
+    ["maxTokens 0", { client, maxTokens: 0 }, /maxTokens must be an integer ≥ 1, got 0/],
+    ["maxTokens 1.5", { client, maxTokens: 1.5 }, /maxTokens must be an integer ≥ 1, got 1.5/],
+  ])("throws a TypeError for %s", (_label, options, message) => {
+    expect(() => createAnthropicProvider(options as never)).toThrow(TypeError);
+    expect(() => createAnthropicProvider(options as never)).toThrow(message);
+  });
+
+  it("propagates any client error unchanged", async () => {
+    const failure = new Error("boom");
+    const provider = createAnthropicProvider({ client: { messages: { create: () => Promise.reject(failure) } } });
+    await expect(provider.chat([{ role: "user", content: "hi" }], undefined, "", {})).rejects.toBe(failure);
+  });
+});
+
+describe("toAnthropicMessages", () => {
+  const call = (id: string, args: Json = {}) => ({ id, name: "t", arguments: args });
+
+  it.each<[string, Message[], unknown]>([
+    [
+      "merges consecutive user messages, tool_result blocks first even when text came before them",
+      [
+        { role: "user", content: "go" },
+        { role: "assistant", content: "", toolCalls: [call("a"), call("b")] },
+        { role: "tool", content: "A", toolCallId: "a" },
+        { role: "user", content: "and hurry" },
+        { role: "tool", content: "B", toolCallId: "b", isError: true },
+      ],
+      [
+        { role: "user", content: "go" },
+        {
+          role: "assistant",
+          content: [
+            { type: "tool_use", id: "a", name: "t", input: {} },
+            { type: "tool_use", id: "b", name: "t", input: {} },
+          ],
+        },
+        {
+          role: "user",
+          content: [
+            { type: "tool_result", tool_use_id: "a", content: "A" },
+            { type: "tool_result", tool_use_id: "b", content: "B", is_error: true },
+            { type: "text", text: "and hurry" },
+          ],
+        },
+      ],
+    ],
+    [
+      "merges consecutive assistant messages and plain user texts",
+      [
+        { role: "user", content: "a" },
+        { role: "user", content: "b" },
+        { role: "assistant", content: "x" },
+        { role: "assistant", content: "y", toolCalls: [call("c", { q: 1 })] },
+      ],
+      [
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "a" },
+            { type: "text", text: "b" },
+          ],
+        },
+        {
+          role: "assistant",
+          content: [
+            { type: "text", text: "x" },
+            { type: "text", text: "y" },
+            { type: "tool_use", id: "c", name: "t", input: { q: 1 } },
+          ],
+        },
+      ],
+    ],
+    [
+      "drops empty texts and leaves out empty tool content and a false is_error",
+      [
+        { role: "user", content: "" },
+        { role: "user", content: "q" },
+        { role: "assistant", content: "" },
+        { role: "assistant", content: "", toolCalls: [call("d")] },
+        { role: "tool", content: "", toolCallId: "d", isError: false },
+      ],
+      [
+        { role: "user", content: "q" },
+        { role: "assistant", content: [{ type: "tool_use", id: "d", name: "t", input: {} }] },
+        { role: "user", content: [{ type: "tool_result", tool_use_id: "d" }] },
+      ],
+    ],
+  ])("%s", (_label, messages, expected) => {
+    expect(toAnthropicMessages(messages)).toEqual({ messages: expected });
+  });
+
+  it("hoists system messages from anywhere, joined by a blank line", () => {
+    expect(
+      toAnthropicMessages([
+        { role: "system", content: "one" },
+        { role: "user", content: "hi" },
+        { role: "system", content: "two" },
+      ]),
+    ).toEqual({ system: "one\n\ntwo", messages: [{ role: "user", content: "hi" }] });
+  });
+});
+
+describe("fromAnthropicMessage", () => {
+  const response = (stop_reason: string | null, content: Json[] = []): AnthropicMessageLike => ({
+    content: content as unknown as AnthropicMessageLike["content"],
+    stop_reason,
+    usage: { input_tokens: 10, output_tokens: 5 },
+  });
+  const toolUse = { type: "tool_use", id: "toolu_1", name: "t", input: { a: 1 } };
+
+  it.each([
+    ["tool_use", [toolUse], "tool_calls"],
+    ["tool_use", [], "tool_calls"],
+    ["end_turn", [toolUse], "tool_calls"],
+    ["end_turn", [], "stop"],
+    ["stop_sequence", [], "stop"],
+    ["max_tokens", [], "length"],
+    ["model_context_window_exceeded", [], "length"],
+    ["refusal", [], "content_filter"],
+    ["pause_turn", [], "pause_turn"],
+  ])("maps stop_reason %s (calls: %j) to %s", (stopReason, content, expected) => {
+    expect(fromAnthropicMessage(response(stopReason, content)).finishReason).toBe(expected);
+  });
+
+  it("leaves finishReason and usage out when the response has none", () => {
+    expect(fromAnthropicMessage({ content: [], stop_reason: null })).toEqual({ content: "" });
+  });
+
+  it.each<[string, unknown, unknown]>([
+    ["an object", { a: 1 }, { a: 1 }],
+    ["absent", undefined, {}],
+    ["null", null, {}],
+    ["a string (passed on for the loop to report)", "{bad", "{bad"],
+    ["an array (as JSON text, for the loop to report)", [1], "[1]"],
+  ])("turns input that is %s into arguments", (_label, input, expected) => {
+    const { toolCalls } = fromAnthropicMessage(response("tool_use", [{ type: "tool_use", id: "x", name: "t", input }]));
+    expect(toolCalls).toEqual([{ id: "x", type: "function", name: "t", arguments: expected }]);
+  });
+
+  it("joins text blocks, ignores other blocks, and counts cache tokens as prompt tokens", () => {
+    const converted = fromAnthropicMessage({
+      content: [
+        { type: "text", text: "a" },
+        { type: "server_tool_use" },
+        { type: "text", text: "b" },
+      ] as AnthropicMessageLike["content"],
+      stop_reason: "end_turn",
+      usage: { input_tokens: 10, cache_creation_input_tokens: 3, cache_read_input_tokens: 2, output_tokens: 7 },
+    });
+    expect(converted).toEqual({
+      content: "ab",
+      finishReason: "stop",
+      usage: { promptTokens: 15, completionTokens: 7, totalTokens: 22 },
+    });
+  });
+});
