@@ -113,7 +113,13 @@ export async function executeRegisteredTool(
   const started = performance.now();
 
   if (options.signal?.aborted) {
-    return failure(name, "aborted", `tool ${quoteName(name)} was not run: the call was aborted`, options.signal.reason);
+    const result = failure(
+      name,
+      "aborted",
+      `tool ${quoteName(name)} was not run: the call was aborted`,
+      options.signal.reason,
+    );
+    return logEnd(logger, name, options, result, performance.now() - started);
   }
 
   let parsed: ParseArgumentsResult;
@@ -125,7 +131,8 @@ export async function executeRegisteredTool(
     parsed = { success: false, error: errorMessage(error) };
   }
   if (!parsed.success) {
-    return failure(name, "invalid_arguments", `invalid arguments for tool ${quoteName(name)}: ${parsed.error}`);
+    const result = failure(name, "invalid_arguments", `invalid arguments for tool ${quoteName(name)}: ${parsed.error}`);
+    return logEnd(logger, name, options, result, performance.now() - started);
   }
 
   if (logger.isLevelEnabled("debug")) {
@@ -169,8 +176,7 @@ export async function executeRegisteredTool(
     outer?.removeEventListener("abort", onOuterAbort);
   }
 
-  logEnd(logger, name, options, result, performance.now() - started);
-  return result;
+  return logEnd(logger, name, options, result, performance.now() - started);
 }
 
 function describeFailure(
@@ -189,18 +195,26 @@ function describeFailure(
   return failure(name, "tool_failed", `tool ${quoteName(name)} failed: ${errorMessage(error)}`, toError(error));
 }
 
-function logEnd(logger: Logger, name: string, options: CallOptions, result: ToolResult, durationMs: number): void {
+/** Logs the end of a call (failures too, also those rejected before the tool ran) and returns its result. */
+function logEnd(
+  logger: Logger,
+  name: string,
+  options: CallOptions,
+  result: ToolResult,
+  durationMs: number,
+): ToolResult {
   if (result.isError) {
-    if (!logger.isLevelEnabled("warn")) return;
+    if (!logger.isLevelEnabled("warn")) return result;
     logger.warn(
       { tool: name, toolCallId: options.toolCallId, durationMs, err: result.err, error: result.contentForLLM() },
       "tool call failed",
     );
-    return;
+    return result;
   }
-  if (!logger.isLevelEnabled("info")) return;
+  if (!logger.isLevelEnabled("info")) return result;
   const fields: Record<string, unknown> = { tool: name, toolCallId: options.toolCallId, durationMs };
   if (result.async) fields.async = true;
   if (options.logPayloads) fields.result = result.forLLM;
   logger.info(fields, result.async ? "tool call started async work" : "tool call completed");
+  return result;
 }

@@ -1,0 +1,435 @@
+import { pino } from "pino";
+import { describe, expect, it, vi } from "vitest";
+import {
+  errorResult,
+  isToolExecutionError,
+  newToolResult,
+  type Tool,
+  type ToolContext,
+  ToolRegistry,
+} from "../src/index.js";
+
+type LogLine = Record<string, unknown> & { level: number; msg: string };
+
+/** A pino logger writing JSON lines into an array (never the console). */
+function captureLogger(level = "debug") {
+  const lines: LogLine[] = [];
+  const logger = pino({ level }, { write: (chunk: string) => void lines.push(JSON.parse(chunk) as LogLine) });
+  return { logger, lines };
+}
+
+function makeTool(name: string, overrides: Partial<Tool> = {}): Tool & { execute: ReturnType<typeof vi.fn> } {
+  return {
+    name,
+    description: `the ${name} tool`,
+    parameters: { type: "object", properties: {} },
+    execute: vi.fn((args: Record<string, unknown>) => newToolResult(`${name}:${JSON.stringify(args)}`)),
+    ...overrides,
+  } as Tool & { execute: ReturnType<typeof vi.fn> };
+}
+
+describe("registration and introspection", () => {
+  it("registers, looks up, lists sorted, counts, summarises and unregisters", () => {
+    const registry = new ToolRegistry();
+    const zeta = makeTool("zeta");
+    const alpha = makeTool("alpha");
+    registry.register(zeta);
+    registry.register(alpha);
+
+    expect(registry.get("alpha")).toBe(alpha);
+    expect(registry.get("missing")).toBeUndefined();
+    expect(registry.has("zeta")).toBe(true);
+    expect(registry.has("missing")).toBe(false);
+    expect(registry.list()).toEqual(["alpha", "zeta"]);
+    expect(registry.count()).toBe(2);
+    expect(registry.getSummaries()).toMatchInlineSnapshot(`
+      [
+        "- \`alpha\` - the alpha tool",
+        "- \`zeta\` - the zeta tool",
+      ]
+    `);
+
+    expect(registry.unregister("zeta")).toBe(true);
+    expect(registry.unregister("zeta")).toBe(false);
+    expect(registry.list()).toEqual(["alpha"]);
+    expect(registry.count()).toBe(1);
+    expect(registry.has("zeta")).toBe(false);
+  });
+
+  it("list() returns a copy", () => {
+    const registry = new ToolRegistry();
+    registry.register(makeTool("a"));
+    registry.list().push("b");
+    expect(registry.list()).toEqual(["a"]);
+  });
+
+  it("offers definitions sorted by name, updated when tools change", () => {
+    const registry = new ToolRegistry();
+    registry.register(makeTool("b"));
+    registry.register(makeTool("a"));
+    const names = () => registry.toProviderDefs().map((definition) => definition.function.name);
+    expect(names()).toEqual(["a", "b"]);
+    expect(registry.toProviderDefs()[0]).toEqual({
+      type: "function",
+      function: { name: "a", description: "the a tool", parameters: { type: "object", properties: {} } },
+    });
+    registry.register(makeTool("c"));
+    registry.unregister("a");
+    expect(names()).toEqual(["b", "c"]);
+  });
+
+  it("replacing a tool of the same name warns through the injected logger", () => {
+    const { logger, lines } = captureLogger("info");
+    const registry = new ToolRegistry({ logger });
+    const first = makeTool("dup");
+    const second = makeTool("dup");
+    registry.register(first);
+    expect(lines).toEqual([]);
+    registry.register(second);
+    expect(registry.get("dup")).toBe(second);
+    expect(registry.count()).toBe(1);
+    expect(lines).toEqual([
+      expect.objectContaining({ level: 40, tool: "dup", msg: "tool replaced by a new registration" }),
+    ]);
+  });
+
+  it.each([
+    ["an empty name", { name: "" }, 'tool name must match /^[A-Za-z0-9_-]{1,64}$/, got ""'],
+    ["a name with a space", { name: "read file" }, 'got "read file"'],
+    ["a name with a dot", { name: "fs.read" }, 'got "fs.read"'],
+    ["a non-ASCII name", { name: "météo" }, 'got "météo"'],
+    ["a 65-character name", { name: "a".repeat(65) }, `got "${"a".repeat(65)}"`],
+    ["a numeric name", { name: 42 }, "got 42"],
+    ["a missing name", { name: undefined }, "got undefined"],
+    ["null parameters", { parameters: null }, 'tool "t": parameters must be a JSON Schema object, got null'],
+    ["array parameters", { parameters: [] }, "parameters must be a JSON Schema object, got array"],
+    ["string parameters", { parameters: "{}" }, "parameters must be a JSON Schema object, got string"],
+    ["missing parameters", { parameters: undefined }, "parameters must be a JSON Schema object, got undefined"],
+    ['type "array"', { parameters: { type: "array" } }, 'tool "t": parameters.type must be "object", got "array"'],
+    ['type "string"', { parameters: { type: "string" } }, 'parameters.type must be "object", got "string"'],
+    [
+      "a type list",
+      { parameters: { type: ["object", "null"] } },
+      'parameters.type must be "object", got ["object","null"]',
+    ],
+    ["type null", { parameters: { type: null } }, 'parameters.type must be "object", got null'],
+    [
+      "an invalid JSON Schema",
+      { parameters: { type: "object", properties: { a: { type: "text" } } } },
+      'tool "t": parameters is not a valid JSON Schema',
+    ],
+    ["a non-string description", { description: 1 }, 'tool "t": description must be a string, got number'],
+    ["a missing execute", { execute: undefined }, 'tool "t": execute must be a function, got undefined'],
+  ])("register() throws a TypeError for %s, echoing the value", (_case, overrides, message) => {
+    const registry = new ToolRegistry();
+    const tool = makeTool("t", overrides as Partial<Tool>);
+    expect(() => registry.register(tool)).toThrow(TypeError);
+    expect(() => registry.register(tool)).toThrow(message);
+    expect(registry.count()).toBe(0);
+  });
+
+  it.each([null, undefined, "tool"])("register(%s) throws a TypeError", (value) => {
+    expect(() => new ToolRegistry().register(value as unknown as Tool)).toThrow(TypeError);
+  });
+
+  it.each(["a", "A-b_9", "x".repeat(64), "__proto__", "constructor"])("accepts the name %j", (name) => {
+    const registry = new ToolRegistry();
+    registry.register(makeTool(name));
+    expect(registry.has(name)).toBe(true);
+  });
+
+  it("rejects options that are not an object", () => {
+    expect(() => new ToolRegistry(null as never)).toThrow("ToolRegistry options must be an object, got null");
+  });
+});
+
+describe("dispatch", () => {
+  it("runs the tool with its arguments", async () => {
+    const registry = new ToolRegistry();
+    const tool = makeTool("echo");
+    registry.register(tool);
+    const result = await registry.execute("echo", { text: "hi" });
+    expect(result.forLLM).toBe('echo:{"text":"hi"}');
+    expect(tool.execute).toHaveBeenCalledTimes(1);
+  });
+
+  it("an unknown tool is an error result listing the available tools, with err set", async () => {
+    const registry = new ToolRegistry();
+    registry.register(makeTool("read_file"));
+    registry.register(makeTool("list_dir"));
+    const result = await registry.execute("x", {});
+    expect(result.isError).toBe(true);
+    expect(result.forLLM).toMatchInlineSnapshot(`"tool "x" not found. Available tools: list_dir, read_file."`);
+    expect(isToolExecutionError(result.err)).toBe(true);
+    expect(result.err).toMatchObject({ toolName: "x", code: "tool_not_found", message: result.forLLM });
+  });
+
+  it("says so when no tool is registered, and cuts a long list", async () => {
+    expect((await new ToolRegistry().execute("x", {})).forLLM).toMatchInlineSnapshot(
+      `"tool "x" not found. No tools are available."`,
+    );
+    const registry = new ToolRegistry();
+    for (let index = 0; index < 25; index++) registry.register(makeTool(`t${String(index).padStart(2, "0")}`));
+    expect((await registry.execute("x", {})).forLLM).toMatchInlineSnapshot(
+      `"tool "x" not found. Available tools: t00, t01, t02, t03, t04, t05, t06, t07, t08, t09, t10, t11, t12, t13, t14, t15, t16, t17, t18, t19 and 5 more."`,
+    );
+  });
+
+  it.each(["__proto__", "constructor", "toString", "hasOwnProperty", "valueOf", "prototype"])(
+    "%j is never a tool unless registered",
+    async (name) => {
+      const registry = new ToolRegistry();
+      registry.register(makeTool("real"));
+      expect(registry.has(name)).toBe(false);
+      expect(registry.get(name)).toBeUndefined();
+      const result = await registry.execute(name, {});
+      expect(result.isError).toBe(true);
+      expect(result.forLLM).toBe(`tool ${JSON.stringify(name)} not found. Available tools: real.`);
+      expect(result.err).toMatchObject({ code: "tool_not_found" });
+      expect(registry.unregister(name)).toBe(false);
+      expect(registry.list()).toEqual(["real"]);
+    },
+  );
+
+  it("a tool named like an Object.prototype member works like any other", async () => {
+    const registry = new ToolRegistry();
+    const tool = makeTool("toString");
+    registry.register(tool);
+    expect((await registry.execute("toString", {})).forLLM).toBe("toString:{}");
+    expect((await registry.execute("constructor", {})).isError).toBe(true);
+  });
+
+  it.each([
+    ["a number", 42],
+    ["undefined", undefined],
+    ["an object", { name: "real" }],
+  ])("a name that is %s is not found, without throwing", async (_case, name) => {
+    const registry = new ToolRegistry();
+    registry.register(makeTool("real"));
+    const result = await registry.execute(name as unknown as string, {});
+    expect(result.err).toMatchObject({ code: "tool_not_found" });
+  });
+});
+
+describe("argument validation of plain JSON-Schema tools (Ajv)", () => {
+  const parameters = {
+    type: "object",
+    properties: {
+      path: { type: "string", description: "Path to the file to read" },
+      limit: { type: "integer", minimum: 1 },
+      mode: { type: "string", enum: ["text", "binary"] },
+      options: {
+        type: "object",
+        properties: { encoding: { type: "string" }, tags: { type: "array", items: { type: "string" } } },
+        additionalProperties: false,
+      },
+    },
+    required: ["path"],
+  };
+
+  it.each([
+    ["a missing required property", {}, "path: required property is missing"],
+    ["a wrong type", { path: 42 }, "path: must be string"],
+    ["an integer that is a float", { path: "a", limit: 1.5 }, "limit: must be integer"],
+    ["a minimum violation", { path: "a", limit: 0 }, "limit: must be >= 1"],
+    ["an enum violation", { path: "a", mode: "hex" }, 'mode: must be one of "text", "binary"'],
+    [
+      "an unknown nested property",
+      { path: "a", options: { colour: "red" } },
+      "options.colour: unknown property is not allowed",
+    ],
+    ["a wrong array item", { path: "a", options: { tags: ["x", 3] } }, "options.tags[1]: must be string"],
+    [
+      "several problems",
+      { limit: "ten", mode: 1 },
+      'path: required property is missing; limit: must be integer; mode: must be string; mode: must be one of "text", "binary"',
+    ],
+  ])("rejects %s naming the property and the problem; the tool does not run", async (_case, args, problem) => {
+    const registry = new ToolRegistry();
+    const tool = makeTool("read_file", { parameters });
+    registry.register(tool);
+    const result = await registry.execute("read_file", args);
+    expect(tool.execute).not.toHaveBeenCalled();
+    expect(result.isError).toBe(true);
+    expect(result.err).toMatchObject({ toolName: "read_file", code: "invalid_arguments", message: result.forLLM });
+    expect(result.forLLM).toBe(`invalid arguments for tool "read_file": ${problem}`);
+  });
+
+  it("accepts valid arguments and passes them unchanged", async () => {
+    const registry = new ToolRegistry();
+    const tool = makeTool("read_file", { parameters });
+    registry.register(tool);
+    const args = { path: "/tmp/a", limit: 3, mode: "text", options: { tags: ["x"] }, extra: true };
+    const result = await registry.execute("read_file", args);
+    expect(result.isError).toBe(false);
+    expect(tool.execute.mock.calls[0]?.[0]).toEqual(args);
+  });
+
+  it("follows the schema's draft: 2020-12 prefixItems are checked", async () => {
+    const registry = new ToolRegistry();
+    const tool = makeTool("point", {
+      parameters: {
+        $schema: "https://json-schema.org/draft/2020-12/schema",
+        type: "object",
+        properties: { at: { type: "array", prefixItems: [{ type: "number" }, { type: "number" }] } },
+      },
+    });
+    registry.register(tool);
+    expect((await registry.execute("point", { at: [1, "2"] })).forLLM).toMatchInlineSnapshot(
+      `"invalid arguments for tool "point": at[1]: must be number"`,
+    );
+    expect((await registry.execute("point", { at: [1, 2] })).isError).toBe(false);
+  });
+
+  it("treats format as an annotation (standard JSON Schema since 2019-09)", async () => {
+    const registry = new ToolRegistry();
+    registry.register(
+      makeTool("mail", { parameters: { type: "object", properties: { to: { type: "string", format: "email" } } } }),
+    );
+    expect((await registry.execute("mail", { to: "not an address" })).isError).toBe(false);
+  });
+
+  it.each([
+    ["an empty schema", {}],
+    ['{ type: "object" }', { type: "object" }],
+    ["no properties", { type: "object", properties: {} }],
+    ["only a description", { type: "object", description: "anything" }],
+  ])("%s accepts any arguments", async (_case, schema) => {
+    const registry = new ToolRegistry();
+    const tool = makeTool("any", { parameters: schema });
+    registry.register(tool);
+    const args = { a: 1, nested: { b: [true, null] } };
+    const result = await registry.execute("any", args);
+    expect(result.isError).toBe(false);
+    expect(tool.execute.mock.calls[0]?.[0]).toEqual(args);
+  });
+
+  it.each([
+    ["an array", [1, 2]],
+    ["null", null],
+    ["a string", "{}"],
+  ])("arguments that are %s are rejected before the tool runs", async (_case, args) => {
+    const registry = new ToolRegistry();
+    const tool = makeTool("any", { parameters: {} });
+    registry.register(tool);
+    const result = await registry.execute("any", args as unknown as Record<string, unknown>);
+    expect(tool.execute).not.toHaveBeenCalled();
+    expect(result.forLLM).toMatch(/^invalid arguments for tool "any": \(root\): expected an object, got /);
+  });
+
+  it("a parseArguments hook replaces JSON Schema validation and may transform", async () => {
+    const registry = new ToolRegistry();
+    const tool = makeTool("custom", {
+      parameters: { type: "object", properties: { n: { type: "string" } }, required: ["n"] },
+      parseArguments: (args) =>
+        typeof args.n === "number"
+          ? { success: true, data: { n: args.n * 2 } }
+          : { success: false, error: "n: want a number" },
+    });
+    registry.register(tool);
+    expect((await registry.execute("custom", { n: 21 })).forLLM).toBe('custom:{"n":42}');
+    expect((await registry.execute("custom", { n: "x" })).forLLM).toBe(
+      'invalid arguments for tool "custom": n: want a number',
+    );
+  });
+
+  it("a parseArguments hook that throws is an invalid-arguments result", async () => {
+    const registry = new ToolRegistry();
+    const tool = makeTool("custom", {
+      parseArguments: () => {
+        throw new Error("parser crashed");
+      },
+    });
+    registry.register(tool);
+    const result = await registry.execute("custom", {});
+    expect(result.forLLM).toBe('invalid arguments for tool "custom": parser crashed');
+    expect(tool.execute).not.toHaveBeenCalled();
+  });
+});
+
+describe("logging", () => {
+  it("logs start (debug), completion (info) and failure (warn) with tool, toolCallId and durationMs", async () => {
+    const { logger, lines } = captureLogger("debug");
+    const registry = new ToolRegistry({ logger });
+    registry.register(makeTool("ok"));
+    registry.register(
+      makeTool("bad", {
+        execute: () => {
+          throw new Error("kaput");
+        },
+      }),
+    );
+    await registry.execute("ok", { secret: "s3cret" }, { toolCallId: "c1" });
+    await registry.execute("bad", {}, { toolCallId: "c2" });
+
+    const calls = lines.map(({ level, msg, tool, toolCallId }) => ({ level, msg, tool, toolCallId }));
+    expect(calls).toEqual([
+      { level: 20, msg: "tool call started", tool: "ok", toolCallId: "c1" },
+      { level: 30, msg: "tool call completed", tool: "ok", toolCallId: "c1" },
+      { level: 20, msg: "tool call started", tool: "bad", toolCallId: "c2" },
+      { level: 40, msg: "tool call failed", tool: "bad", toolCallId: "c2" },
+    ]);
+    for (const line of [lines[1], lines[3]]) expect(line?.durationMs).toEqual(expect.any(Number));
+    expect(lines[3]).toMatchObject({ error: 'tool "bad" failed: kaput', err: { type: "ToolExecutionError" } });
+    // Arguments and results may hold personal data: not logged unless asked for.
+    expect(JSON.stringify(lines)).not.toContain("s3cret");
+    expect(lines[1]).not.toHaveProperty("result");
+  });
+
+  it("logs a call rejected by validation as a failure", async () => {
+    const { logger, lines } = captureLogger("info");
+    const registry = new ToolRegistry({ logger });
+    registry.register(makeTool("strict", { parameters: { type: "object", required: ["a"] } }));
+    await registry.execute("strict", {});
+    expect(lines).toEqual([
+      expect.objectContaining({ level: 40, msg: "tool call failed", tool: "strict", durationMs: expect.any(Number) }),
+    ]);
+  });
+
+  it("logs an unknown tool as a warning", async () => {
+    const { logger, lines } = captureLogger("info");
+    await new ToolRegistry({ logger }).execute("ghost", {});
+    expect(lines).toEqual([expect.objectContaining({ level: 40, tool: "ghost", msg: "tool not found" })]);
+  });
+
+  it("logs arguments and results only with logPayloads", async () => {
+    const { logger, lines } = captureLogger("debug");
+    const registry = new ToolRegistry({ logger, logPayloads: true });
+    registry.register(makeTool("ok"));
+    await registry.execute("ok", { q: "s3cret" });
+    expect(lines[0]).toMatchObject({ msg: "tool call started", args: { q: "s3cret" } });
+    expect(lines[1]).toMatchObject({ msg: "tool call completed", result: 'ok:{"q":"s3cret"}' });
+  });
+
+  it("marks async results in the completion log", async () => {
+    const { logger, lines } = captureLogger("info");
+    const registry = new ToolRegistry({ logger });
+    registry.register(makeTool("bg2", { execute: () => Object.assign(newToolResult("started"), { async: true }) }));
+    await registry.execute("bg2", {});
+    expect(lines[0]).toMatchObject({ msg: "tool call started async work", tool: "bg2", async: true });
+  });
+
+  it("gives tools a child logger bound to the tool and the call id", async () => {
+    const { logger, lines } = captureLogger("info");
+    const registry = new ToolRegistry({ logger });
+    registry.register(
+      makeTool("chatty", {
+        execute: (_args: Record<string, unknown>, context: ToolContext) => {
+          context.logger.info({ step: 1 }, "working");
+          return newToolResult("done");
+        },
+      }),
+    );
+    await registry.execute("chatty", {}, { toolCallId: "c9" });
+    expect(lines[0]).toMatchObject({ msg: "working", step: 1, tool: "chatty", toolCallId: "c9" });
+  });
+
+  it("is silent by default", async () => {
+    const registry = new ToolRegistry();
+    registry.register(makeTool("bad", { execute: () => errorResult("no") }));
+    registry.register(makeTool("bad", { execute: () => errorResult("no") }));
+    await registry.execute("bad", {});
+    await registry.execute("ghost", {});
+    // test/setup.ts fails the test on any console output.
+  });
+});
