@@ -1,6 +1,7 @@
 export type { Logger } from "pino";
 export type { DefinedTool, DefineToolOptions, ToolReturn } from "./define-tool.js";
 export { defineTool } from "./define-tool.js";
+export type { DefinitionFormat, DefinitionFormats } from "./definition-format.js";
 export type { ToolErrorCode } from "./errors.js";
 export {
   isToolExecutionError,

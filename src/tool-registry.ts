@@ -1,4 +1,5 @@
 import type { Logger } from "pino";
+import { convertDefinitions, type DefinitionFormat, type DefinitionFormats } from "./definition-format.js";
 import { executeRegisteredTool, failure, type RegisteredTool } from "./execute-tool-call.js";
 import { describeType, isPlainObject, quoteName } from "./internal/describe.js";
 import { compileJsonSchemaValidator } from "./internal/json-schema-validator.js";
@@ -99,6 +100,7 @@ export class ToolRegistry {
   readonly #logger: Logger;
   readonly #logPayloads: boolean;
   #definitions: ToolDefinition[] | undefined;
+  readonly #converted = new Map<DefinitionFormat, unknown[]>();
   #names: string[] | undefined;
 
   constructor(options: ToolRegistryOptions = {}) {
@@ -190,14 +192,26 @@ export class ToolRegistry {
   }
 
   /**
-   * Definitions of every tool, as `toolToSchema` makes them, sorted by name (stable for prompt
-   * caching). The array is cached until the registry changes and is frozen: copy it to modify it.
+   * Definitions of every tool, sorted by name (stable for prompt caching). Without a format (or
+   * with `"openai"`) they are what `toolToSchema` makes; other formats are the shape that API's
+   * `tools` takes (seed 003's `GetDefinitions(format)`). Each array is cached until the registry
+   * changes and is frozen: copy it to modify it.
    */
-  getDefinitions(): ToolDefinition[] {
-    this.#definitions ??= Object.freeze(
-      this.list().map((name) => (this.#tools.get(name) as RegisteredTool).definition),
-    ) as ToolDefinition[];
-    return this.#definitions;
+  getDefinitions(): ToolDefinition[];
+  getDefinitions<F extends DefinitionFormat>(format: F): DefinitionFormats[F][];
+  getDefinitions(format: DefinitionFormat = "openai"): unknown[] {
+    if (format === "openai") {
+      this.#definitions ??= Object.freeze(
+        this.list().map((name) => (this.#tools.get(name) as RegisteredTool).definition),
+      ) as ToolDefinition[];
+      return this.#definitions;
+    }
+    let converted = this.#converted.get(format);
+    if (converted === undefined) {
+      converted = Object.freeze(convertDefinitions(this.getDefinitions(), format)) as unknown[];
+      this.#converted.set(format, converted);
+    }
+    return converted;
   }
 
   /** The definitions in the provider format `LLMProvider.chat` takes; sorted by name. */
@@ -223,6 +237,7 @@ export class ToolRegistry {
 
   #changed(): void {
     this.#definitions = undefined;
+    this.#converted.clear();
     this.#names = undefined;
   }
 }

@@ -1,0 +1,45 @@
+import { type AnthropicToolDefinition, toAnthropicTools } from "./internal/formats/anthropic.js";
+import { type GeminiFunctionDeclaration, toGeminiTools } from "./internal/formats/gemini.js";
+import { type OllamaTool, toOllamaTools } from "./internal/formats/ollama.js";
+import { type OpenAIResponsesFunctionTool, toOpenAIResponsesTools } from "./internal/formats/openai.js";
+import type { ToolDefinition } from "./provider.js";
+
+/** The tool-definition shape of each API, as returned by `registry.getDefinitions(format)`. */
+export interface DefinitionFormats {
+  /** Chat Completions (and every OpenAI-compatible server): `{ type: "function", function: {…} }`. */
+  openai: ToolDefinition;
+  /** Responses API: flat `{ type: "function", name, description, parameters, strict: false }`. */
+  "openai-responses": OpenAIResponsesFunctionTool;
+  /** Messages API: `{ name, description, input_schema }`. */
+  anthropic: AnthropicToolDefinition;
+  /** `/api/chat`: the Chat Completions shape. */
+  ollama: OllamaTool;
+  /** `functionDeclarations`: `{ name, description, parameters }` in Gemini's schema subset. */
+  gemini: GeminiFunctionDeclaration;
+}
+
+/** A format name accepted by `registry.getDefinitions(format)`. */
+export type DefinitionFormat = keyof DefinitionFormats;
+
+const converters: { [F in DefinitionFormat]: (definitions: readonly ToolDefinition[]) => DefinitionFormats[F][] } = {
+  openai: (definitions) => [...definitions],
+  "openai-responses": (definitions) => toOpenAIResponsesTools(definitions),
+  anthropic: toAnthropicTools,
+  ollama: toOllamaTools,
+  gemini: toGeminiTools,
+};
+
+/** @internal converts OpenAI-shaped definitions to `format`, keeping their order. */
+export function convertDefinitions<F extends DefinitionFormat>(
+  definitions: readonly ToolDefinition[],
+  format: F,
+): DefinitionFormats[F][] {
+  if (!Object.hasOwn(converters, format)) {
+    throw new TypeError(
+      `getDefinitions: format must be one of ${Object.keys(converters)
+        .map((name) => JSON.stringify(name))
+        .join(", ")}, got ${JSON.stringify(format) ?? String(format)}`,
+    );
+  }
+  return converters[format](definitions);
+}
