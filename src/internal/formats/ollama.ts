@@ -1,0 +1,40 @@
+/**
+ * Tool definitions in Ollama's format (`POST /api/chat` `tools`), without the client library.
+ * @module
+ */
+import type { ToolDefinition } from "../../provider.js";
+import { isPlainObject } from "../describe.js";
+
+/** One entry of Ollama's `tools`: the OpenAI Chat shape. */
+export interface OllamaTool {
+  type: "function";
+  function: {
+    name: string;
+    description: string;
+    parameters: Record<string, unknown>;
+  };
+}
+
+/**
+ * Ollama's `tools` for these definitions, in the same order: the OpenAI Chat shape, with the
+ * JSON Schema passed as is (`$schema` dropped; the server ignores keywords it does not know).
+ * Returns new objects, so the result may be modified.
+ *
+ * @example
+ * ```ts
+ * await ollama.chat({ model: "llama3.2", messages, tools: toOllamaTools(registry.getDefinitions()) });
+ * ```
+ */
+export function toOllamaTools(defs: readonly ToolDefinition[]): OllamaTool[] {
+  return defs.map(({ function: fn }) => {
+    const { $schema: _dialect, ...parameters } = isPlainObject(fn.parameters) ? fn.parameters : {};
+    return {
+      type: "function",
+      function: {
+        name: fn.name,
+        description: fn.description,
+        parameters: { type: "object", properties: {}, ...parameters },
+      },
+    };
+  });
+}

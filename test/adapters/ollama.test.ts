@@ -1,0 +1,578 @@
+import { createServer, type IncomingMessage } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Ollama } from "ollama";
+import { afterEach, describe, expect, it } from "vitest";
+import * as z from "zod";
+import {
+  createOllamaProvider,
+  type OllamaChatChunk,
+  type OllamaClientLike,
+  toOllamaTools,
+} from "../../src/adapters/ollama/index.js";
+import {
+  defineTool,
+  isToolLoopError,
+  type Message,
+  runToolLoop,
+  type ToolDefinition,
+  ToolRegistry,
+} from "../../src/index.js";
+import { type ReplayResponse, type ReplayServer, readSample, startReplayServer } from "../helpers/replay-server.js";
+
+// The structural client type accepts the real client.
+const _typeCheck: OllamaClientLike = new Ollama();
+void _typeCheck;
+
+type Json = Record<string, unknown>;
+
+interface OllamaRequestBody {
+  model: string;
+  messages: Json[];
+  stream: boolean;
+  tools?: Json[];
+  options?: Json;
+  [key: string]: unknown;
+}
+
+const servers: ReplayServer[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((server) => server.close()));
+});
+
+async function replay(script: ReplayResponse[]) {
+  const server = await startReplayServer(script);
+  servers.push(server);
+  const client = new Ollama({ host: server.url });
+  return { server, client };
+}
+
+/** A streamed `/api/chat` answer: one JSON object per line, as Ollama sends it. */
+function ndjson(...chunks: unknown[]): ReplayResponse {
+  return { raw: `${chunks.map((chunk) => JSON.stringify(chunk)).join("\n")}\n`, contentType: "application/x-ndjson" };
+}
+
+const streamChunk = readSample<OllamaChatChunk & Json>("ollama-chat-stream-chunk-tool-calls.json");
+const finalChunk = readSample<OllamaChatChunk & Json>("ollama-chat-stream-final-chunk.json");
+const followupResponse = readSample<Json>("ollama-chat-followup-response.json");
+
+/** The genuine tool-call chunk, carrying the given assistant message instead. */
+function toolCallChunk(message: Json): Json {
+  return { ...streamChunk, message };
+}
+
+function textChunk(content: string, done = false): Json {
+  return { ...streamChunk, message: { role: "assistant", content }, done };
+}
+
+function bodyOf(server: ReplayServer, index: number): OllamaRequestBody {
+  return server.requests[index]?.body as OllamaRequestBody;
+}
+
+const weather = defineTool({
+  name: "get_weather",
+  description: "Get the weather in a given city",
+  parameters: z.object({ city: z.string().describe("The city to get the weather for") }),
+  execute: ({ city }) => (city === "Toronto" ? "11 degrees celsius" : "unknown"),
+});
+
+function registryOf(...tools: Parameters<ToolRegistry["register"]>[0][]): ToolRegistry {
+  const registry = new ToolRegistry();
+  for (const tool of tools) registry.register(tool);
+  return registry;
+}
+
+describe("createOllamaProvider with the real ollama client", () => {
+  it("runs a full cycle; the follow-up request is the documented one", async () => {
+    const sample = readSample<OllamaRequestBody>("ollama-chat-followup-request.json");
+    const modelTurn = sample.messages[1] as Json;
+    const { server, client } = await replay([ndjson(toolCallChunk(modelTurn), finalChunk), ndjson(followupResponse)]);
+    const provider = createOllamaProvider({ client, model: "llama3.2" });
+
+    const result = await runToolLoop({ provider, tools: registryOf(weather), maxIterations: 5 }, [
+      sample.messages[0] as unknown as Message,
+    ]);
+
+    expect(result.content).toBe("The current temperature in Toronto is 11°C.");
+    expect(result.stopReason).toBe("completed");
+    expect(result.iterations).toBe(2);
+    // Usage of both calls: 169 + 15 (stream) and 94 + 11 (follow-up).
+    expect(result.usage).toEqual({
+      promptTokens: 169 + 94,
+      completionTokens: 15 + 11,
+      totalTokens: 169 + 15 + 94 + 11,
+    });
+    expect(server.requests.map((request) => [request.method, request.url])).toEqual([
+      ["POST", "/api/chat"],
+      ["POST", "/api/chat"],
+    ]);
+
+    const first = bodyOf(server, 0);
+    expect(first.stream).toBe(true);
+    expect(first.messages).toEqual([sample.messages[0]]);
+
+    // The documented follow-up, with our (documented) differences: the request is streamed, and
+    // each call carries `type` and `function.index` (as in the with-index sample).
+    const [user, assistant, tool] = sample.messages as [Json, Json, Json];
+    const call = (assistant.tool_calls as Json[])[0] as { function: Json };
+    expect(bodyOf(server, 1)).toEqual({
+      ...sample,
+      stream: true,
+      messages: [
+        user,
+        { ...assistant, tool_calls: [{ type: "function", function: { index: 0, ...call.function } }] },
+        tool,
+      ],
+    });
+    const withIndex = readSample<OllamaRequestBody>("ollama-chat-followup-request-with-index.json");
+    const indexed = (withIndex.messages[1] as { tool_calls: Json[] }).tool_calls[0] as Json;
+    const sent = (bodyOf(server, 1).messages[1] as { tool_calls: Json[] }).tool_calls[0] as Json;
+    expect(Object.keys(sent).sort()).toEqual(Object.keys(indexed).sort());
+  });
+
+  it("answers four parallel calls in call order, each with tool_name (the parallel sample)", async () => {
+    const sample = readSample<OllamaRequestBody>("ollama-chat-parallel-followup-request.json");
+    const request = readSample<OllamaRequestBody>("ollama-chat-parallel-request-tools.json");
+    const answers: Record<string, string> = {
+      "get_temperature New York": "22°C",
+      "get_conditions New York": "Partly cloudy",
+      "get_temperature London": "15°C",
+      "get_conditions London": "Rainy",
+    };
+    const cityTool = (name: string, description: string) =>
+      defineTool({
+        name,
+        description,
+        parameters: z.object({ city: z.string().describe("The name of the city") }),
+        // Later calls finish first: the answers must still follow call order.
+        execute: async ({ city }) => {
+          await new Promise((resolve) => setTimeout(resolve, city === "New York" ? 20 : 0));
+          return answers[`${name} ${city}`] ?? "?";
+        },
+      });
+    const { server, client } = await replay([
+      ndjson(toolCallChunk({ role: "assistant", content: "", ...(sample.messages[1] as Json) }), finalChunk),
+      ndjson(followupResponse),
+    ]);
+    const provider = createOllamaProvider({ client, model: "qwen3" });
+    const registry = registryOf(
+      cityTool("get_temperature", "Get the current temperature for a city"),
+      cityTool("get_conditions", "Get the current weather conditions for a city"),
+    );
+
+    const result = await runToolLoop({ provider, tools: registry, maxIterations: 5 }, [
+      sample.messages[0] as unknown as Message,
+    ]);
+
+    expect(result.stopReason).toBe("completed");
+    const ids = result.messages[1]?.toolCalls?.map((call) => call.id) ?? [];
+    expect(new Set(ids).size).toBe(4);
+    expect(result.messages.slice(2, 6).map((message) => message.toolCallId)).toEqual(ids);
+
+    const followup = bodyOf(server, 1);
+    expect(followup.messages).toEqual(
+      sample.messages.map((message) => (message.role === "assistant" ? { content: "", ...message } : message)),
+    );
+    // Definitions as the request sample lists them, sorted by name (the registry's order).
+    const byName = (a: Json, b: Json) =>
+      String((a.function as Json).name).localeCompare(String((b.function as Json).name));
+    expect(followup.tools).toMatchObject([...(request.tools ?? [])].sort(byName));
+  });
+
+  it("keeps text that comes with tool calls, accumulated over the chunks", async () => {
+    const { server, client } = await replay([
+      ndjson(
+        textChunk("Let me "),
+        textChunk("check."),
+        toolCallChunk({
+          role: "assistant",
+          content: "",
+          tool_calls: [{ function: { name: "get_weather", arguments: { city: "Toronto" } } }],
+        }),
+        finalChunk,
+      ),
+      ndjson(followupResponse),
+    ]);
+    const provider = createOllamaProvider({ client });
+
+    const result = await runToolLoop({ provider, tools: registryOf(weather), maxIterations: 5 }, [
+      { role: "user", content: "what is the weather in Toronto?" },
+    ]);
+
+    expect(result.messages[1]).toMatchObject({ role: "assistant", content: "Let me check." });
+    expect(bodyOf(server, 1).messages[1]).toMatchObject({ role: "assistant", content: "Let me check." });
+    expect(bodyOf(server, 1).messages[2]).toEqual({
+      role: "tool",
+      content: "11 degrees celsius",
+      tool_name: "get_weather",
+    });
+  });
+
+  it("passes `{}` to a tool whose call has no arguments, and sends `{}` back", async () => {
+    let received: unknown;
+    const clock = defineTool({
+      name: "clock",
+      description: "Current time",
+      parameters: z.object({}),
+      execute: (args) => {
+        received = args;
+        return "12:00";
+      },
+    });
+    const { server, client } = await replay([
+      ndjson(
+        toolCallChunk({ role: "assistant", content: "", tool_calls: [{ function: { name: "clock" } }] }),
+        finalChunk,
+      ),
+      ndjson(followupResponse),
+    ]);
+
+    await runToolLoop({ provider: createOllamaProvider({ client }), tools: registryOf(clock), maxIterations: 5 }, [
+      { role: "user", content: "time?" },
+    ]);
+
+    expect(received).toEqual({});
+    const assistant = bodyOf(server, 1).messages[1] as { tool_calls: Json[] };
+    expect(assistant.tool_calls).toEqual([{ type: "function", function: { index: 0, name: "clock", arguments: {} } }]);
+    expect(bodyOf(server, 0).tools).toEqual([
+      { type: "function", function: { name: "clock", description: "Current time", parameters: expect.any(Object) } },
+    ]);
+  });
+
+  it("sends a tool failure as the tool message the model reads", async () => {
+    const broken = defineTool({
+      name: "get_weather",
+      description: "Get the weather in a given city",
+      parameters: z.object({ city: z.string() }),
+      execute: () => {
+        throw new Error("weather service unreachable");
+      },
+    });
+    const { server, client } = await replay([
+      ndjson(
+        toolCallChunk({
+          role: "assistant",
+          content: "",
+          tool_calls: [{ function: { name: "get_weather", arguments: { city: "Toronto" } } }],
+        }),
+        finalChunk,
+      ),
+      ndjson(followupResponse),
+    ]);
+
+    const result = await runToolLoop(
+      { provider: createOllamaProvider({ client }), tools: registryOf(broken), maxIterations: 5 },
+      [{ role: "user", content: "what is the weather in Toronto?" }],
+    );
+
+    expect(result.messages[2]).toMatchObject({ role: "tool", isError: true });
+    const tool = bodyOf(server, 1).messages[2] as Json;
+    expect(tool).toEqual({ role: "tool", tool_name: "get_weather", content: expect.any(String) });
+    expect(tool.content).toContain("weather service unreachable");
+  });
+
+  it("rejects with ToolLoopError whose cause is the client's error on an API 400", async () => {
+    const { client } = await replay([{ status: 400, body: { error: "model 'nope' not found" } }]);
+
+    const error = await runToolLoop(
+      { provider: createOllamaProvider({ client, model: "nope" }), tools: registryOf(weather), maxIterations: 3 },
+      [{ role: "user", content: "hi" }],
+    ).catch((caught: unknown) => caught);
+
+    expect(isToolLoopError(error)).toBe(true);
+    const cause = (error as Error).cause as Error & { status_code?: number };
+    expect(cause.name).toBe("ResponseError");
+    expect(cause.status_code).toBe(400);
+    expect(cause.message).toBe("model 'nope' not found");
+  });
+
+  it("rejects with the error Ollama reports inside the stream", async () => {
+    const { client } = await replay([ndjson(textChunk("Hel"), { error: "model runner has unexpectedly stopped" })]);
+
+    const error = await runToolLoop({ provider: createOllamaProvider({ client }), maxIterations: 3 }, [
+      { role: "user", content: "hi" },
+    ]).catch((caught: unknown) => caught);
+
+    expect(isToolLoopError(error)).toBe(true);
+    expect(((error as Error).cause as Error).message).toBe("model runner has unexpectedly stopped");
+  });
+
+  it("aborts while the server has not answered yet", async () => {
+    const { server, client } = await replay([{ hang: true }]);
+    const controller = new AbortController();
+
+    const run = runToolLoop(
+      { provider: createOllamaProvider({ client }), maxIterations: 3 },
+      [{ role: "user", content: "hi" }],
+      { signal: controller.signal },
+    );
+    await server.waitForRequests(1);
+    controller.abort(new Error("user cancelled"));
+
+    const error = await run.catch((caught: unknown) => caught);
+    expect(isToolLoopError(error)).toBe(true);
+    expect(((error as Error).cause as Error).message).toBe("user cancelled");
+  });
+
+  it("aborts a stream that never ends: the client's request is closed", async () => {
+    let closed: () => void = () => {};
+    const connectionClosed = new Promise<void>((resolve) => {
+      closed = resolve;
+    });
+    let received: () => void = () => {};
+    const requestReceived = new Promise<void>((resolve) => {
+      received = resolve;
+    });
+    const server = createServer((request: IncomingMessage, response) => {
+      request.resume();
+      response.writeHead(200, { "content-type": "application/x-ndjson" });
+      response.write(`${JSON.stringify(textChunk("The weather"))}\n`);
+      response.on("close", () => closed());
+      received();
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const client = new Ollama({ host: `http://127.0.0.1:${port}` });
+      const controller = new AbortController();
+
+      const run = runToolLoop(
+        { provider: createOllamaProvider({ client }), maxIterations: 3 },
+        [{ role: "user", content: "hi" }],
+        { signal: controller.signal },
+      );
+      await requestReceived;
+      controller.abort(new Error("stop"));
+
+      const error = await run.catch((caught: unknown) => caught);
+      expect(isToolLoopError(error)).toBe(true);
+      // The stream's abort() closed the HTTP request: the server sees the connection go.
+      await connectionClosed;
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it("does not call the server when the signal is already aborted", async () => {
+    const { server, client } = await replay([ndjson(followupResponse)]);
+    const provider = createOllamaProvider({ client });
+    await expect(
+      provider.chat([{ role: "user", content: "hi" }], undefined, "m", {}, AbortSignal.abort(new Error("early"))),
+    ).rejects.toThrow("early");
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it("puts llmOptions where the API wants them", async () => {
+    const { server, client } = await replay([ndjson(followupResponse)]);
+
+    await runToolLoop(
+      {
+        provider: createOllamaProvider({ client }),
+        maxIterations: 1,
+        llmOptions: {
+          temperature: 0.2,
+          max_tokens: 128,
+          seed: 7,
+          options: { num_ctx: 8192 },
+          keep_alive: "5m",
+          think: false,
+          format: "json",
+        },
+      },
+      [{ role: "user", content: "hi" }],
+    );
+
+    expect(bodyOf(server, 0)).toEqual({
+      model: "llama3.2",
+      messages: [{ role: "user", content: "hi" }],
+      stream: true,
+      keep_alive: "5m",
+      think: false,
+      format: "json",
+      options: { temperature: 0.2, num_predict: 128, seed: 7, num_ctx: 8192 },
+    });
+  });
+
+  it.each([
+    ["the factory's model", "qwen3", undefined, "qwen3"],
+    ["the loop's model over the factory's", "qwen3", "llama3.1", "llama3.1"],
+    ["the default model", undefined, undefined, "llama3.2"],
+  ])("sends %s", async (_case, factoryModel, loopModel, expected) => {
+    const { server, client } = await replay([ndjson(followupResponse)]);
+    const provider = createOllamaProvider({ client, ...(factoryModel === undefined ? {} : { model: factoryModel }) });
+
+    await runToolLoop({ provider, maxIterations: 1, ...(loopModel === undefined ? {} : { model: loopModel }) }, [
+      { role: "user", content: "hi" },
+    ]);
+
+    expect(provider.getDefaultModel()).toBe(factoryModel ?? "llama3.2");
+    expect(bodyOf(server, 0).model).toBe(expected);
+  });
+
+  it("makes stable ids for id-less calls and maps the answers back by position and name", async () => {
+    const calls = {
+      role: "assistant",
+      content: "",
+      tool_calls: [
+        { function: { name: "get_weather", arguments: { city: "Toronto" } } },
+        { function: { name: "get_weather", arguments: { city: "Paris" } } },
+      ],
+    };
+    const { server, client } = await replay([
+      ndjson(toolCallChunk(calls), finalChunk),
+      ndjson(toolCallChunk(calls), finalChunk),
+      ndjson(followupResponse),
+    ]);
+    const provider = createOllamaProvider({ client });
+    const ask = () => provider.chat([{ role: "user", content: "weather?" }], undefined, "llama3.2", {});
+
+    const first = await ask();
+    const second = await ask();
+    const ids = first.toolCalls?.map((call) => call.id) ?? [];
+    expect(ids).toHaveLength(2);
+    expect(ids[0]).toMatch(/^ollama_[a-z0-9]+_0$/);
+    expect(ids[0]).not.toBe(ids[1]);
+    // The same response (same created_at) gives the same ids.
+    expect(second.toolCalls?.map((call) => call.id)).toEqual(ids);
+    expect(first.toolCalls?.every((call) => call.providerMetadata === undefined)).toBe(true);
+
+    // Answers given in a different order than the calls still go out under each call's name,
+    // and no id is invented on the wire.
+    const transcript: Message[] = [
+      { role: "user", content: "weather?" },
+      {
+        role: "assistant",
+        content: "",
+        toolCalls: [
+          { id: "a", name: "get_weather", arguments: { city: "Toronto" } },
+          { id: "b", name: "clock", arguments: {} },
+        ],
+      },
+      { role: "tool", content: "11 degrees celsius", toolCallId: "a" },
+      { role: "tool", content: "12:00", toolCallId: "b" },
+    ];
+    await provider.chat(transcript, undefined, "llama3.2", {});
+    expect(bodyOf(server, 2).messages.slice(2)).toEqual([
+      { role: "tool", content: "11 degrees celsius", tool_name: "get_weather" },
+      { role: "tool", content: "12:00", tool_name: "clock" },
+    ]);
+  });
+
+  it("uses and echoes the ids newer servers give (tool_calls[].id, tool_call_id)", async () => {
+    const { server, client } = await replay([
+      ndjson(
+        toolCallChunk({
+          role: "assistant",
+          content: "",
+          tool_calls: [
+            { id: "call_x1y2z3w4", function: { index: 0, name: "get_weather", arguments: { city: "Toronto" } } },
+          ],
+        }),
+        finalChunk,
+      ),
+      ndjson(followupResponse),
+    ]);
+
+    const result = await runToolLoop(
+      { provider: createOllamaProvider({ client }), tools: registryOf(weather), maxIterations: 5 },
+      [{ role: "user", content: "what is the weather in Toronto?" }],
+    );
+
+    expect(result.messages[1]?.toolCalls?.[0]).toMatchObject({
+      id: "call_x1y2z3w4",
+      providerMetadata: { ollama: { id: "call_x1y2z3w4" } },
+    });
+    expect(bodyOf(server, 1).messages.slice(1)).toEqual([
+      {
+        role: "assistant",
+        content: "",
+        tool_calls: [
+          {
+            id: "call_x1y2z3w4",
+            type: "function",
+            function: { index: 0, name: "get_weather", arguments: { city: "Toronto" } },
+          },
+        ],
+      },
+      { role: "tool", content: "11 degrees celsius", tool_name: "get_weather", tool_call_id: "call_x1y2z3w4" },
+    ]);
+  });
+
+  it.each([
+    ["calls with done_reason stop", true, "stop", "tool_calls"],
+    ["a final answer", false, "stop", "stop"],
+    ["the output cap", false, "length", "length"],
+    ["calls cut at the output cap", true, "length", "tool_calls"],
+    ["an unknown reason", false, "unload", "stop"],
+  ])("maps finishReason for %s", async (_case, withCalls, doneReason, expected) => {
+    const message = withCalls
+      ? { role: "assistant", content: "", tool_calls: [{ function: { name: "clock", arguments: {} } }] }
+      : { role: "assistant", content: "Hi" };
+    const { client } = await replay([ndjson(toolCallChunk(message), { ...finalChunk, done_reason: doneReason })]);
+
+    const response = await createOllamaProvider({ client }).chat([{ role: "user", content: "hi" }], undefined, "m", {});
+
+    expect(response.finishReason).toBe(expected);
+    expect(response.usage).toEqual({ promptTokens: 169, completionTokens: 15, totalTokens: 184 });
+  });
+
+  it("sends system and user messages as they are", async () => {
+    const { server, client } = await replay([ndjson(followupResponse)]);
+    await createOllamaProvider({ client }).chat(
+      [
+        { role: "system", content: "Be brief." },
+        { role: "user", content: "hi" },
+      ],
+      undefined,
+      "m",
+      {},
+    );
+    expect(bodyOf(server, 0).messages).toEqual([
+      { role: "system", content: "Be brief." },
+      { role: "user", content: "hi" },
+    ]);
+    expect(bodyOf(server, 0)).not.toHaveProperty("tools");
+  });
+
+  it.each([
+    ["no options", undefined, /options object/],
+    ["no client", {}, /client must be an Ollama client/],
+    ["a client without chat", { client: {} }, /client must be an Ollama client/],
+    ["a non-string model", { client: new Ollama(), model: 3 }, /model must be a string/],
+  ])("throws a TypeError for %s", (_case, options, message) => {
+    expect(() => createOllamaProvider(options as never)).toThrow(message);
+    expect(() => createOllamaProvider(options as never)).toThrow(TypeError);
+  });
+});
+
+describe("toOllamaTools", () => {
+  const definition = (parameters: Json): ToolDefinition => ({
+    type: "function",
+    function: { name: "t", description: "d", parameters },
+  });
+
+  it.each([
+    [
+      "a schema as is",
+      { type: "object", properties: { a: { type: "string" } } },
+      { type: "object", properties: { a: { type: "string" } } },
+    ],
+    [
+      "without $schema",
+      { $schema: "https://json-schema.org/draft/2020-12/schema", type: "object", properties: {} },
+      { type: "object", properties: {} },
+    ],
+    ["an empty schema completed", {}, { type: "object", properties: {} }],
+  ])("converts %s", (_case, parameters, expected) => {
+    expect(toOllamaTools([definition(parameters)])).toEqual([
+      { type: "function", function: { name: "t", description: "d", parameters: expected } },
+    ]);
+  });
+
+  it("returns copies: changing the result leaves the definitions alone", () => {
+    const definitions = [Object.freeze(definition({ type: "object", properties: {} }))];
+    const [tool] = toOllamaTools(definitions);
+    (tool as { function: { parameters: Json } }).function.parameters.extra = true;
+    expect(definitions[0]?.function.parameters).toEqual({ type: "object", properties: {} });
+  });
+});
