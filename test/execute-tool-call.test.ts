@@ -1,0 +1,410 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import {
+  type AsyncCallback,
+  isToolExecutionError,
+  newToolResult,
+  type Tool,
+  type ToolContext,
+  ToolRegistry,
+  type ToolResult,
+} from "../src/index.js";
+
+function deferred<T = void>() {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((settle) => {
+    resolve = settle;
+  });
+  return { promise, resolve };
+}
+
+function registryWith(...tools: Tool[]): ToolRegistry {
+  const registry = new ToolRegistry();
+  for (const tool of tools) registry.register(tool);
+  return registry;
+}
+
+function tool(name: string, execute: Tool["execute"], extra: Record<string, unknown> = {}): Tool {
+  return { name, description: name, parameters: { type: "object" }, execute, ...extra };
+}
+
+/** A tool that never settles and records the context it was given. */
+function hungTool(name = "hang") {
+  const contexts: ToolContext[] = [];
+  const hung = tool(name, (_args, context) => {
+    contexts.push(context);
+    return new Promise<ToolResult>(() => {});
+  });
+  return { tool: hung, contexts };
+}
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe("failures become error results naming the tool, with err set", () => {
+  it.each([
+    [
+      "throws an Error",
+      () => {
+        throw new Error("disk full");
+      },
+      'tool "t" failed: disk full',
+    ],
+    [
+      "rejects with an Error",
+      async () => Promise.reject(new RangeError("out of range")),
+      'tool "t" failed: out of range',
+    ],
+    [
+      "throws a string",
+      () => {
+        throw "plain text";
+      },
+      'tool "t" failed: plain text',
+    ],
+    [
+      "throws a number",
+      () => {
+        throw 42;
+      },
+      'tool "t" failed: 42',
+    ],
+    ["rejects with an object", () => Promise.reject({ code: "E_BUSY" }), 'tool "t" failed: {"code":"E_BUSY"}'],
+    [
+      "throws undefined",
+      () => {
+        throw undefined;
+      },
+      'tool "t" failed: undefined',
+    ],
+    [
+      "throws null",
+      () => {
+        throw null;
+      },
+      'tool "t" failed: null',
+    ],
+  ])("a tool that %s", async (_case, execute, message) => {
+    const result = await registryWith(tool("t", execute as Tool["execute"])).execute("t", {});
+    expect(result.isError).toBe(true);
+    expect(result.forLLM).toBe(message);
+    expect(result.contentForLLM()).toBe(message);
+    expect(isToolExecutionError(result.err)).toBe(true);
+    expect(result.err).toMatchObject({ toolName: "t", code: "tool_failed", message });
+    expect(result.err?.cause).toBeInstanceOf(Error);
+  });
+
+  it("keeps the original Error as the cause", async () => {
+    const original = new Error("disk full");
+    const result = await registryWith(
+      tool("t", () => {
+        throw original;
+      }),
+    ).execute("t", {});
+    expect(result.err?.cause).toBe(original);
+  });
+
+  it("keeps a thrown non-Error value reachable through the cause chain", async () => {
+    const thrown = { code: "E_BUSY" };
+    const result = await registryWith(tool("t", () => Promise.reject(thrown))).execute("t", {});
+    expect((result.err?.cause as Error | undefined)?.cause).toBe(thrown);
+  });
+
+  it.each([
+    ["undefined", () => undefined],
+    ["null", () => null],
+    ["a promise of undefined", async () => undefined],
+  ])("a tool that returns %s gets an error result naming it", async (_case, execute) => {
+    const result = await registryWith(tool("quiet", execute as unknown as Tool["execute"])).execute("quiet", {});
+    expect(result.isError).toBe(true);
+    expect(result.forLLM).toMatchInlineSnapshot(`"tool "quiet" returned no result"`);
+    expect(result.err).toMatchObject({ toolName: "quiet", code: "no_result" });
+  });
+
+  it.each([
+    ["a number", () => 42, "number"],
+    ["a plain object", () => ({ forLLM: "looks like a result" }), "object"],
+  ])("a tool that returns %s gets an error result", async (_case, execute, type) => {
+    const result = await registryWith(tool("odd", execute as unknown as Tool["execute"])).execute("odd", {});
+    expect(result.forLLM).toBe(`tool "odd" returned an invalid result: expected a ToolResult or a string, got ${type}`);
+    expect(result.err).toMatchObject({ code: "no_result" });
+  });
+
+  it("accepts a string and a ToolResult from another copy of toolloop", async () => {
+    const foreign = Object.assign(Object.create({ [Symbol.for("toolloop.ToolResult")]: true }), {
+      forLLM: "from elsewhere",
+    }) as ToolResult;
+    const registry = registryWith(
+      tool("text", () => "plain" as unknown as ToolResult),
+      tool("foreign", () => foreign),
+    );
+    expect((await registry.execute("text", {})).forLLM).toBe("plain");
+    expect(await registry.execute("foreign", {})).toBe(foreign);
+  });
+
+  it("other calls running at the same time are unaffected", async () => {
+    const registry = registryWith(
+      tool("ok", async () => newToolResult("fine")),
+      tool("bad", async () => {
+        throw new Error("boom");
+      }),
+      tool("none", () => undefined as unknown as ToolResult),
+    );
+    const [bad, ok, none, ok2] = await Promise.all([
+      registry.execute("bad", {}),
+      registry.execute("ok", {}),
+      registry.execute("none", {}),
+      registry.execute("ok", {}),
+    ]);
+    expect([bad?.isError, ok?.isError, none?.isError, ok2?.isError]).toEqual([true, false, true, false]);
+    expect(ok?.forLLM).toBe("fine");
+    expect(ok2?.forLLM).toBe("fine");
+  });
+});
+
+describe("timeouts", () => {
+  it("turns a hung tool into an error result naming it, and aborts its signal", async () => {
+    const { tool: hung, contexts } = hungTool();
+    const result = await registryWith(hung).execute("hang", {}, { timeoutMs: 5 });
+    expect(result.isError).toBe(true);
+    expect(result.forLLM).toMatchInlineSnapshot(`"tool "hang" timed out after 5 ms"`);
+    expect(result.err).toMatchObject({ toolName: "hang", code: "timeout" });
+    expect(contexts[0]?.signal.aborted).toBe(true);
+    expect(contexts[0]?.signal.reason).toMatchObject({ name: "TimeoutError" });
+  });
+
+  it("fires on the timer (fake timers), not before", async () => {
+    vi.useFakeTimers();
+    const { tool: hung, contexts } = hungTool();
+    let settled: ToolResult | undefined;
+    const pending = registryWith(hung)
+      .execute("hang", {}, { timeoutMs: 1000 })
+      .then((result) => {
+        settled = result;
+      });
+    await vi.advanceTimersByTimeAsync(999);
+    expect(settled).toBeUndefined();
+    expect(contexts[0]?.signal.aborted).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    await pending;
+    expect(settled?.err).toMatchObject({ code: "timeout" });
+  });
+
+  it("does not touch a tool that finishes in time and clears its timer", async () => {
+    vi.useFakeTimers();
+    const result = await registryWith(tool("fast", async () => newToolResult("done"))).execute(
+      "fast",
+      {},
+      { timeoutMs: 1000 },
+    );
+    expect(result.forLLM).toBe("done");
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it("a tool that honours its signal ends with the timeout result too", async () => {
+    const polite = tool(
+      "polite",
+      (_args, context) =>
+        new Promise<ToolResult>((_resolve, reject) => {
+          context.signal.addEventListener("abort", () => reject(context.signal.reason));
+        }),
+    );
+    const result = await registryWith(polite).execute("polite", {}, { timeoutMs: 5 });
+    expect(result.forLLM).toBe('tool "polite" timed out after 5 ms');
+  });
+});
+
+describe("aborts", () => {
+  it("a call whose signal is already aborted does not run the tool", async () => {
+    const execute = vi.fn(() => newToolResult("ran"));
+    const controller = new AbortController();
+    controller.abort(new Error("user cancelled"));
+    const result = await registryWith(tool("t", execute)).execute("t", {}, { signal: controller.signal });
+    expect(execute).not.toHaveBeenCalled();
+    expect(result.forLLM).toMatchInlineSnapshot(`"tool "t" was not run: the call was aborted"`);
+    expect(result.err).toMatchObject({ code: "aborted", cause: controller.signal.reason });
+  });
+
+  it.each([
+    ["without a timeout", undefined],
+    ["with a timeout", 60_000],
+  ])("an abort while running ends the call at once and aborts the tool's signal (%s)", async (_case, timeoutMs) => {
+    const { tool: hung, contexts } = hungTool();
+    const controller = new AbortController();
+    const pending = registryWith(hung).execute(
+      "hang",
+      {},
+      {
+        signal: controller.signal,
+        ...(timeoutMs === undefined ? {} : { timeoutMs }),
+      },
+    );
+    await vi.waitFor(() => expect(contexts).toHaveLength(1));
+    expect(contexts[0]?.signal.aborted).toBe(false);
+    const reason = new Error("stop");
+    controller.abort(reason);
+    const result = await pending;
+    expect(result.forLLM).toMatchInlineSnapshot(`"tool "hang" was aborted before it finished"`);
+    expect(result.err).toMatchObject({ toolName: "hang", code: "aborted", cause: reason });
+    expect(contexts[0]?.signal.aborted).toBe(true);
+    expect(contexts[0]?.signal.reason).toBe(reason);
+  });
+
+  it("removes its abort listeners from the caller's signal when the call ends", async () => {
+    const controller = new AbortController();
+    const add = vi.spyOn(controller.signal, "addEventListener");
+    const remove = vi.spyOn(controller.signal, "removeEventListener");
+    const registry = registryWith(tool("t", async () => newToolResult("ok")));
+    await registry.execute("t", {}, { signal: controller.signal, timeoutMs: 1000 });
+    await registry.execute("t", {}, { signal: controller.signal });
+    expect(add.mock.calls.length).toBeGreaterThan(0);
+    const listeners = (calls: unknown[][]) => calls.map((call) => call[1]);
+    expect(listeners(remove.mock.calls)).toEqual(expect.arrayContaining(listeners(add.mock.calls)));
+  });
+
+  it("gives every call a signal even when the caller has none", async () => {
+    const seen: AbortSignal[] = [];
+    await registryWith(
+      tool("t", (_args, context) => {
+        seen.push(context.signal);
+        return newToolResult("ok");
+      }),
+    ).execute("t", {});
+    expect(seen[0]).toBeInstanceOf(AbortSignal);
+    expect(seen[0]?.aborted).toBe(false);
+  });
+});
+
+describe("context and mixins", () => {
+  it("executeWithContext passes channel, chatId, metadata and toolCallId in the call's context", async () => {
+    const contexts: ToolContext[] = [];
+    const registry = registryWith(
+      tool("t", (_args, context) => {
+        contexts.push(context);
+        return newToolResult("ok");
+      }),
+    );
+    const metadata = { message_id: "m1", user_id: "u1" };
+    await registry.executeWithContext("t", {}, "telegram", "chat-42", undefined, { metadata, toolCallId: "call_1" });
+    expect(contexts[0]).toMatchObject({ channel: "telegram", chatId: "chat-42", metadata, toolCallId: "call_1" });
+    await registry.execute("t", {});
+    expect(contexts[1]).toMatchObject({ channel: "", chatId: "", metadata: {} });
+    expect(contexts[1]?.toolCallId).toBeUndefined();
+  });
+
+  it.each([
+    ["telegram", "42", true],
+    ["telegram", "", false],
+    ["", "42", false],
+    ["", "", false],
+  ])("setContext(%j, %j) is called: %s", async (channel, chatId, called) => {
+    const setContext = vi.fn();
+    await registryWith(tool("t", () => newToolResult("ok"), { setContext })).executeWithContext(
+      "t",
+      {},
+      channel,
+      chatId,
+    );
+    expect(setContext.mock.calls).toEqual(called ? [[channel, chatId]] : []);
+  });
+
+  it("setCallback is called only when a callback is given, with that callback", async () => {
+    const setCallback = vi.fn();
+    const registry = registryWith(tool("t", () => newToolResult("ok"), { setCallback }));
+    await registry.executeWithContext("t", {}, "c", "1");
+    expect(setCallback).not.toHaveBeenCalled();
+    const callback: AsyncCallback = () => {};
+    await registry.executeWithContext("t", {}, "c", "1", callback);
+    expect(setCallback.mock.calls).toEqual([[callback]]);
+  });
+
+  it("setMetadata receives a copy of the metadata (empty when none)", async () => {
+    const setMetadata = vi.fn();
+    const registry = registryWith(tool("t", () => newToolResult("ok"), { setMetadata }));
+    const metadata = { message_id: "m1" };
+    await registry.executeWithContext("t", {}, "c", "1", undefined, { metadata });
+    await registry.execute("t", {});
+    expect(setMetadata.mock.calls).toEqual([[{ message_id: "m1" }], [{}]]);
+    expect(setMetadata.mock.calls[0]?.[0]).not.toBe(metadata);
+  });
+
+  it("the mixins are called synchronously right before execute, never for a call that does not run", async () => {
+    const events: string[] = [];
+    const mixinTool = tool(
+      "t",
+      (args) => {
+        events.push(`execute ${args.n}`);
+        return newToolResult("ok");
+      },
+      {
+        parameters: { type: "object", properties: { n: { type: "number" } } },
+        setContext: (channel: string) => events.push(`setContext ${channel}`),
+        setCallback: () => events.push("setCallback"),
+        setMetadata: (metadata: Record<string, string>) => events.push(`setMetadata ${metadata.id}`),
+      },
+    );
+    const registry = registryWith(mixinTool);
+    const callback = () => {};
+    // Both calls are started before either is awaited: nothing may interleave between a call's
+    // mixins and its execute.
+    const first = registry.executeWithContext("t", { n: 1 }, "a", "1", callback, { metadata: { id: "1" } });
+    const second = registry.executeWithContext("t", { n: 2 }, "b", "2", callback, { metadata: { id: "2" } });
+    const invalid = registry.executeWithContext("t", { n: "x" }, "c", "3", callback, { metadata: { id: "3" } });
+    await Promise.all([first, second, invalid]);
+    expect(events).toEqual([
+      "setContext a",
+      "setCallback",
+      "setMetadata 1",
+      "execute 1",
+      "setContext b",
+      "setCallback",
+      "setMetadata 2",
+      "execute 2",
+    ]);
+  });
+
+  it("two concurrent calls of one tool instance each see their own context", async () => {
+    const gate = deferred();
+    class Messenger implements Tool {
+      readonly name = "message";
+      readonly description = "Send a message to the current chat";
+      readonly parameters = { type: "object" };
+      lastChannel = "";
+      setContext(channel: string): void {
+        this.lastChannel = channel;
+      }
+      async execute(_args: Record<string, unknown>, context: ToolContext): Promise<ToolResult> {
+        await gate.promise;
+        return newToolResult(`${context.channel}/${context.chatId}/${context.metadata.user_id}/${context.toolCallId}`);
+      }
+    }
+    const messenger = new Messenger();
+    const registry = registryWith(messenger);
+    const first = registry.executeWithContext("message", {}, "telegram", "1", undefined, {
+      metadata: { user_id: "alice" },
+      toolCallId: "a",
+    });
+    const second = registry.executeWithContext("message", {}, "discord", "2", undefined, {
+      metadata: { user_id: "bob" },
+      toolCallId: "b",
+    });
+    gate.resolve();
+    expect((await first).forLLM).toBe("telegram/1/alice/a");
+    expect((await second).forLLM).toBe("discord/2/bob/b");
+    // The shared instance only remembers the last call: the race the per-call context avoids.
+    expect(messenger.lastChannel).toBe("discord");
+  });
+
+  it("a throwing mixin becomes an error result and the tool does not run", async () => {
+    const execute = vi.fn(() => newToolResult("ran"));
+    const result = await registryWith(
+      tool("t", execute, {
+        setMetadata: () => {
+          throw new Error("bad metadata");
+        },
+      }),
+    ).execute("t", {});
+    expect(execute).not.toHaveBeenCalled();
+    expect(result.forLLM).toBe('tool "t" failed: bad metadata');
+  });
+});
