@@ -73,7 +73,8 @@ interface ResolvedConfig {
 function invalid(option: string, expected: string, value: unknown): TypeError {
   let shown: string;
   try {
-    shown = JSON.stringify(value) ?? String(value);
+    // JSON.stringify shows NaN and Infinity as "null": numbers are echoed as they are.
+    shown = typeof value === "number" ? String(value) : (JSON.stringify(value) ?? String(value));
   } catch {
     shown = String(value);
   }
@@ -158,6 +159,14 @@ export async function runToolLoop(
   const transcript: Message[] = [...messages];
   let iterations = 0;
   let usage: UsageInfo | undefined;
+  // Call ids must be unique in the whole transcript (Anthropic rejects duplicates), also against
+  // the caller's history: a provider may repeat ids across turns or send none.
+  const usedIds = new Set<string>();
+  for (const message of messages) {
+    for (const call of Array.isArray(message?.toolCalls) ? message.toolCalls : []) {
+      if (typeof call?.id === "string") usedIds.add(call.id);
+    }
+  }
 
   const fail = (message: string, cause: unknown) =>
     new ToolLoopError(message, { messages: transcript, iterations, cause });
@@ -195,7 +204,6 @@ export async function runToolLoop(
       return withUsage({ content, iterations, messages: transcript, stopReason: "completed" }, usage);
     }
 
-    const usedIds = new Set<string>();
     const calls = rawCalls.map((raw, index) => normalizeToolCall(raw, `call_${iterations}_${index}`, usedIds));
     transcript.push({ role: "assistant", content, toolCalls: calls.map(({ call }) => call) });
     if (logger.isLevelEnabled("debug")) {

@@ -60,6 +60,10 @@ export function normalizeToolCall(raw: unknown, fallbackId: string, usedIds: Set
     argumentsError = parsed.error;
     argumentsText = text.trim() === "" ? "{}" : text;
   }
+  if (source.arguments != null && typeof source.arguments !== "string" && !isPlainObject(source.arguments)) {
+    // An array or a scalar is not "no arguments": tell the model instead of running with `{}`.
+    argumentsError = `arguments for tool ${quoteName(name)} must be a JSON object, got ${describeType(source.arguments)}`;
+  }
   if (!isPlainObject(raw)) {
     argumentsError = `malformed tool call: expected an object, got ${describeType(raw)}`;
   }

@@ -1,0 +1,949 @@
+import { pino } from "pino";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import * as z from "zod";
+import {
+  defineTool,
+  isToolLoopError,
+  type LLMProvider,
+  type LLMResponse,
+  type Message,
+  newToolResult,
+  runToolLoop,
+  type Tool,
+  type ToolContext,
+  type ToolLoopConfig,
+  ToolLoopError,
+  ToolRegistry,
+  ToolResult,
+} from "../src/index.js";
+import { ScriptedProvider, textResponse, toolCallResponse } from "../src/testing/index.js";
+
+type LogLine = Record<string, unknown> & { level: number; msg: string };
+
+function captureLogger(level = "debug") {
+  const lines: LogLine[] = [];
+  const logger = pino({ level }, { write: (chunk: string) => void lines.push(JSON.parse(chunk) as LogLine) });
+  return { logger, lines };
+}
+
+function deferred<T = void>() {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((settle) => {
+    resolve = settle;
+  });
+  return { promise, resolve };
+}
+
+function tool(name: string, execute: Tool["execute"], extra: Record<string, unknown> = {}): Tool {
+  return { name, description: `the ${name} tool`, parameters: { type: "object" }, execute, ...extra };
+}
+
+function registryWith(...tools: Tool[]): ToolRegistry {
+  const registry = new ToolRegistry();
+  for (const each of tools) registry.register(each);
+  return registry;
+}
+
+const echo = tool("echo", (args) => newToolResult(`echo:${JSON.stringify(args)}`));
+const user: Message[] = [{ role: "user", content: "hi" }];
+/** vi.waitFor polls; a short interval keeps the tests quick (no duration is asserted). */
+const POLL = { interval: 1, timeout: 5000 };
+
+/** Every assistant tool call is followed by exactly one tool message with its id, in call order. */
+function expectEveryCallAnswered(messages: Message[]): void {
+  for (let index = 0; index < messages.length; index++) {
+    const message = messages[index] as Message;
+    if (message.role === "tool") {
+      const owner = messages
+        .slice(0, index)
+        .findLast((candidate) => candidate.role === "assistant" && candidate.toolCalls !== undefined);
+      expect(owner?.toolCalls?.some((call) => call.id === message.toolCallId)).toBe(true);
+    }
+    if (message.role !== "assistant" || message.toolCalls === undefined) continue;
+    const answers = messages.slice(index + 1, index + 1 + message.toolCalls.length);
+    expect(answers.map((answer) => [answer.role, answer.toolCallId])).toEqual(
+      message.toolCalls.map((call) => ["tool", call.id]),
+    );
+  }
+}
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe("the loop (Go's algorithm)", () => {
+  it("finishes with the content when the model makes no tool call", async () => {
+    const provider = new ScriptedProvider([textResponse("Hello!")]);
+    const result = await runToolLoop({ provider, tools: registryWith(echo), maxIterations: 5 }, user);
+    expect(result).toEqual({
+      content: "Hello!",
+      iterations: 1,
+      stopReason: "completed",
+      messages: [...user, { role: "assistant", content: "Hello!" }],
+    });
+    expect(provider.calls[0]).toMatchObject({ model: "scripted-model", options: {}, messages: user });
+    provider.assertDone();
+  });
+
+  it("runs the calls, appends assistant and tool messages, and asks again", async () => {
+    const provider = new ScriptedProvider([
+      toolCallResponse(
+        [
+          { id: "call_a", name: "echo", arguments: { text: "one" } },
+          { id: "call_b", name: "echo", arguments: { text: "two" } },
+        ],
+        "Let me echo that.",
+      ),
+      textResponse("Done."),
+    ]);
+    const result = await runToolLoop(
+      { provider, tools: registryWith(echo), maxIterations: 5, model: "gpt-test", llmOptions: { temperature: 0 } },
+      user,
+    );
+    expect(result.content).toBe("Done.");
+    expect(result.iterations).toBe(2);
+    expect(result.stopReason).toBe("completed");
+    expect(result.messages).toMatchInlineSnapshot(`
+      [
+        {
+          "content": "hi",
+          "role": "user",
+        },
+        {
+          "content": "Let me echo that.",
+          "role": "assistant",
+          "toolCalls": [
+            {
+              "arguments": {
+                "text": "one",
+              },
+              "function": {
+                "arguments": "{"text":"one"}",
+                "name": "echo",
+              },
+              "id": "call_a",
+              "name": "echo",
+              "type": "function",
+            },
+            {
+              "arguments": {
+                "text": "two",
+              },
+              "function": {
+                "arguments": "{"text":"two"}",
+                "name": "echo",
+              },
+              "id": "call_b",
+              "name": "echo",
+              "type": "function",
+            },
+          ],
+        },
+        {
+          "content": "echo:{"text":"one"}",
+          "isError": false,
+          "role": "tool",
+          "toolCallId": "call_a",
+          "toolName": "echo",
+        },
+        {
+          "content": "echo:{"text":"two"}",
+          "isError": false,
+          "role": "tool",
+          "toolCallId": "call_b",
+          "toolName": "echo",
+        },
+        {
+          "content": "Done.",
+          "role": "assistant",
+        },
+      ]
+    `);
+    expect(provider.calls.map((call) => [call.model, call.options])).toEqual([
+      ["gpt-test", { temperature: 0 }],
+      ["gpt-test", { temperature: 0 }],
+    ]);
+    expect(provider.calls[1]?.messages).toEqual(result.messages.slice(0, 4));
+  });
+
+  it("asks the registry for definitions on every iteration", async () => {
+    const registry = registryWith(
+      tool("install", () => {
+        registry.register(tool("late", () => newToolResult("late ran")));
+        return newToolResult("installed");
+      }),
+    );
+    const provider = new ScriptedProvider([
+      toolCallResponse({ name: "install" }),
+      toolCallResponse({ name: "late" }),
+      textResponse("ok"),
+    ]);
+    const result = await runToolLoop({ provider, tools: registry, maxIterations: 5 }, user);
+    const offered = provider.calls.map((call) => call.tools?.map((definition) => definition.function.name));
+    expect(offered).toEqual([["install"], ["install", "late"], ["install", "late"]]);
+    expect(result.messages.filter((message) => message.role === "tool").map((message) => message.content)).toEqual([
+      "installed",
+      "late ran",
+    ]);
+  });
+
+  it("offers no definitions (undefined) when the registry is empty or absent", async () => {
+    for (const tools of [new ToolRegistry(), null, undefined]) {
+      const provider = new ScriptedProvider([textResponse("ok")]);
+      const config: ToolLoopConfig = { provider, maxIterations: 1 };
+      if (tools !== undefined) config.tools = tools;
+      await runToolLoop(config, user);
+      expect(provider.calls[0]?.tools).toBeUndefined();
+    }
+  });
+
+  it("does not mutate the caller's messages", async () => {
+    const messages: Message[] = [
+      { role: "system", content: "be brief" },
+      { role: "user", content: "hi" },
+    ];
+    const before = structuredClone(messages);
+    const provider = new ScriptedProvider([toolCallResponse({ name: "echo" }), textResponse("ok")]);
+    const result = await runToolLoop({ provider, tools: registryWith(echo), maxIterations: 3 }, messages);
+    expect(messages).toEqual(before);
+    expect(result.messages).not.toBe(messages);
+    expect(result.messages.slice(0, 2)).toEqual(before);
+    expect(result.messages).toHaveLength(5);
+  });
+
+  it("uses contentForLLM: the error text when forLLM is empty, and marks errors", async () => {
+    const registry = registryWith(
+      tool("broken", () => new ToolResult({ forLLM: "", isError: true, err: new Error("disk full") })),
+      echo,
+    );
+    const provider = new ScriptedProvider([
+      toolCallResponse([
+        { id: "1", name: "broken" },
+        { id: "2", name: "echo" },
+      ]),
+      textResponse("sorry"),
+    ]);
+    const { messages } = await runToolLoop({ provider, tools: registry, maxIterations: 2 }, user);
+    expect(messages.slice(2, 4)).toEqual([
+      { role: "tool", content: "disk full", toolCallId: "1", toolName: "broken", isError: true },
+      { role: "tool", content: "echo:{}", toolCallId: "2", toolName: "echo", isError: false },
+    ]);
+  });
+
+  it("failing tools do not affect the other calls of the turn", async () => {
+    const registry = registryWith(
+      echo,
+      tool("throws", () => {
+        throw new Error("kaput");
+      }),
+      tool("rejects", () => Promise.reject("nope")),
+      tool("empty", () => undefined as unknown as ToolResult),
+    );
+    const provider = new ScriptedProvider([
+      toolCallResponse([
+        { id: "1", name: "throws" },
+        { id: "2", name: "echo", arguments: { a: 1 } },
+        { id: "3", name: "rejects" },
+        { id: "4", name: "missing" },
+        { id: "5", name: "empty" },
+        { id: "6", name: "echo", arguments: { a: 2 } },
+      ]),
+      textResponse("ok"),
+    ]);
+    const { messages } = await runToolLoop({ provider, tools: registry, maxIterations: 2 }, user);
+    expect(
+      messages.filter((message) => message.role === "tool").map((message) => message.content),
+    ).toMatchInlineSnapshot(`
+      [
+        "tool "throws" failed: kaput",
+        "echo:{"a":1}",
+        "tool "rejects" failed: nope",
+        "tool "missing" not found. Available tools: echo, empty, rejects, throws.",
+        "tool "empty" returned no result",
+        "echo:{"a":2}",
+      ]
+    `);
+    expectEveryCallAnswered(messages);
+  });
+
+  it("stops at the cap with empty content and stopReason max_iterations, every call answered", async () => {
+    const provider = new ScriptedProvider([toolCallResponse({ name: "echo" }), toolCallResponse({ name: "echo" })]);
+    const result = await runToolLoop({ provider, tools: registryWith(echo), maxIterations: 2 }, user);
+    expect(result.content).toBe("");
+    expect(result.stopReason).toBe("max_iterations");
+    expect(result.iterations).toBe(2);
+    expect(result.messages.at(-1)?.role).toBe("tool");
+    expectEveryCallAnswered(result.messages);
+    provider.assertDone();
+  });
+
+  it("makes no provider call with maxIterations 0", async () => {
+    const provider = new ScriptedProvider([textResponse("never")]);
+    const result = await runToolLoop({ provider, tools: registryWith(echo), maxIterations: 0 }, user);
+    expect(provider.calls).toHaveLength(0);
+    expect(result).toEqual({ content: "", iterations: 0, stopReason: "max_iterations", messages: user });
+  });
+
+  it.each([
+    ["null", null],
+    ["absent", undefined],
+  ])("answers every call 'No tools available' when tools is %s", async (_case, tools) => {
+    const provider = new ScriptedProvider([
+      toolCallResponse([
+        { id: "1", name: "echo" },
+        { id: "2", name: "other" },
+      ]),
+      textResponse("ok"),
+    ]);
+    const config: ToolLoopConfig = { provider, maxIterations: 2 };
+    if (tools !== undefined) config.tools = tools;
+    const { messages } = await runToolLoop(config, user);
+    expect(messages.slice(2, 4).map((message) => message.content)).toMatchInlineSnapshot(`
+      [
+        "No tools available: tool "echo" cannot be called.",
+        "No tools available: tool "other" cannot be called.",
+      ]
+    `);
+    expect(messages.slice(2, 4).every((message) => message.isError)).toBe(true);
+  });
+
+  it("sums the usage of the calls that report it", async () => {
+    const provider = new ScriptedProvider([
+      { ...toolCallResponse({ name: "echo" }), usage: { promptTokens: 10, completionTokens: 5, totalTokens: 15 } },
+      toolCallResponse({ name: "echo" }),
+      { ...textResponse("ok"), usage: { promptTokens: 20, completionTokens: 7, totalTokens: 27 } },
+    ]);
+    const result = await runToolLoop({ provider, tools: registryWith(echo), maxIterations: 3 }, user);
+    expect(result.usage).toEqual({ promptTokens: 30, completionTokens: 12, totalTokens: 42 });
+
+    const silent = await runToolLoop({ provider: new ScriptedProvider([textResponse("ok")]), maxIterations: 1 }, user);
+    expect(silent).not.toHaveProperty("usage");
+  });
+
+  it("copies providerMetadata onto the transcript's call unchanged", async () => {
+    const providerMetadata = { thoughtSignature: "abc" };
+    const provider = new ScriptedProvider([
+      { content: "", toolCalls: [{ id: "g1", name: "echo", arguments: {}, providerMetadata }] },
+      textResponse("ok"),
+    ]);
+    const { messages } = await runToolLoop({ provider, tools: registryWith(echo), maxIterations: 2 }, user);
+    expect(messages[1]?.toolCalls?.[0]?.providerMetadata).toEqual(providerMetadata);
+  });
+
+  it("passes a 5 MB result to the transcript intact", async () => {
+    const big = `${"x".repeat(5 * 1024 * 1024 - 1)}!`;
+    const provider = new ScriptedProvider([toolCallResponse({ name: "big" }), textResponse("ok")]);
+    const { messages } = await runToolLoop(
+      { provider, tools: registryWith(tool("big", () => newToolResult(big))), maxIterations: 2 },
+      user,
+    );
+    const content = messages[2]?.content ?? "";
+    expect(content.length).toBe(big.length);
+    expect(content === big).toBe(true);
+  });
+});
+
+describe("tool calls as providers return them", () => {
+  const recorder = () => {
+    const seen: Record<string, unknown>[] = [];
+    return {
+      seen,
+      tool: tool("rec", (args) => {
+        seen.push(args);
+        return newToolResult("ok");
+      }),
+    };
+  };
+
+  it("parses calls that carry only function: { name, arguments: '<json>' }", async () => {
+    const { seen, tool: rec } = recorder();
+    const provider = new ScriptedProvider([
+      {
+        content: "",
+        toolCalls: [{ id: "c1", type: "function", function: { name: "rec", arguments: '{"city":"Paris","n":2}' } }],
+      },
+      textResponse("ok"),
+    ]);
+    const { messages } = await runToolLoop({ provider, tools: registryWith(rec), maxIterations: 2 }, user);
+    expect(seen).toEqual([{ city: "Paris", n: 2 }]);
+    expect(messages[1]?.toolCalls).toEqual([
+      {
+        id: "c1",
+        type: "function",
+        name: "rec",
+        arguments: { city: "Paris", n: 2 },
+        function: { name: "rec", arguments: '{"city":"Paris","n":2}' },
+      },
+    ]);
+  });
+
+  it.each([
+    ["a JSON string in arguments", { name: "rec", arguments: '{"a":1}' }, { a: 1 }, '{"a":1}'],
+    ["an object in arguments", { name: "rec", arguments: { a: 1 } }, { a: 1 }, '{"a":1}'],
+    ["empty argument text", { name: "rec", arguments: "" }, {}, "{}"],
+    ["whitespace argument text", { name: "rec", function: { name: "rec", arguments: "  " } }, {}, "{}"],
+    ["no arguments at all", { name: "rec" }, {}, "{}"],
+    ["null arguments", { name: "rec", arguments: null }, {}, "{}"],
+  ])("accepts %s", async (_case, call, args, text) => {
+    const { seen, tool: rec } = recorder();
+    const provider = new ScriptedProvider([
+      { content: "", toolCalls: [{ id: "c1", ...call } as never] },
+      textResponse("ok"),
+    ]);
+    const { messages } = await runToolLoop({ provider, tools: registryWith(rec), maxIterations: 2 }, user);
+    expect(seen).toEqual([args]);
+    expect(messages[1]?.toolCalls?.[0]).toMatchObject({ arguments: args, function: { name: "rec", arguments: text } });
+  });
+
+  it.each([
+    ["invalid JSON", '{"city": "Par'],
+    ["a JSON array", "[1,2]"],
+    ["a JSON string", '"Paris"'],
+    ["JSON null", "null"],
+  ])("answers %s with an error tool message and does not run the tool", async (_case, text) => {
+    const { seen, tool: rec } = recorder();
+    const provider = new ScriptedProvider([
+      { content: "", toolCalls: [{ id: "c1", function: { name: "rec", arguments: text } }] },
+      textResponse("ok"),
+    ]);
+    const { messages } = await runToolLoop({ provider, tools: registryWith(rec), maxIterations: 2 }, user);
+    expect(seen).toEqual([]);
+    expect(messages[2]).toMatchObject({ role: "tool", toolCallId: "c1", isError: true });
+    expect(messages[2]?.content).toMatch(
+      /^(invalid JSON in arguments for tool "rec": |arguments for tool "rec" must be a JSON object, got )/,
+    );
+    expect(messages[1]?.toolCalls?.[0]).toMatchObject({ arguments: {}, function: { arguments: text } });
+  });
+
+  it("tells the model how to fix invalid JSON", async () => {
+    const provider = new ScriptedProvider([
+      { content: "", toolCalls: [{ id: "c1", name: "echo", arguments: "{oops" }] },
+      textResponse("ok"),
+    ]);
+    const { messages } = await runToolLoop({ provider, tools: registryWith(echo), maxIterations: 2 }, user);
+    // The middle is V8's JSON.parse message, which varies across Node versions.
+    expect(messages[2]?.content).toMatch(
+      /^invalid JSON in arguments for tool "echo": .*position 1.*\. Send the arguments as one JSON object\.$/,
+    );
+  });
+
+  it.each([
+    ["an array", [1, 2]],
+    ["a number", 7],
+    ["a boolean", true],
+  ])("answers arguments that are %s with an error and does not run the tool", async (_case, value) => {
+    const { seen, tool: rec } = recorder();
+    const provider = new ScriptedProvider([
+      { content: "", toolCalls: [{ id: "c1", name: "rec", arguments: value as never }] },
+      textResponse("ok"),
+    ]);
+    const { messages } = await runToolLoop({ provider, tools: registryWith(rec), maxIterations: 2 }, user);
+    expect(seen).toEqual([]);
+    expect(messages[2]).toMatchObject({ role: "tool", toolCallId: "c1", isError: true });
+    expect(messages[2]?.content).toMatch(/^arguments for tool "rec" must be a JSON object, got /);
+  });
+
+  it("gives missing, empty and duplicate ids unique ids, and answers each", async () => {
+    const provider = new ScriptedProvider([
+      {
+        content: "",
+        toolCalls: [
+          { name: "echo" },
+          { id: "", name: "echo" },
+          { id: "dup", name: "echo" },
+          { id: "dup", name: "echo" },
+        ],
+      },
+      textResponse("ok"),
+    ]);
+    const { messages } = await runToolLoop({ provider, tools: registryWith(echo), maxIterations: 2 }, user);
+    const ids = messages[1]?.toolCalls?.map((call) => call.id) ?? [];
+    expect(ids).toHaveLength(4);
+    expect(new Set(ids).size).toBe(4);
+    expect(ids.every((id) => id !== "")).toBe(true);
+    expect(ids[2]).toBe("dup");
+    expectEveryCallAnswered(messages);
+  });
+
+  it("keeps ids unique across turns and against the caller's history", async () => {
+    const history: Message[] = [
+      { role: "user", content: "earlier" },
+      { role: "assistant", content: "", toolCalls: [{ id: "same", name: "echo", arguments: {} }] },
+      { role: "tool", content: "echo:{}", toolCallId: "same" },
+      { role: "assistant", content: "done" },
+      { role: "user", content: "again" },
+    ];
+    const provider = new ScriptedProvider([
+      { content: "", toolCalls: [{ id: "same", name: "echo", arguments: {} }] },
+      { content: "", toolCalls: [{ id: "same", name: "echo", arguments: {} }] },
+      textResponse("ok"),
+    ]);
+    const { messages } = await runToolLoop({ provider, tools: registryWith(echo), maxIterations: 3 }, history);
+    const ids = messages.flatMap((message) => message.toolCalls?.map((call) => call.id) ?? []);
+    expect(ids).toHaveLength(3);
+    expect(new Set(ids).size).toBe(3);
+    expectEveryCallAnswered(messages);
+  });
+
+  it.each([["__proto__"], ["constructor"], ["toString"], ["hasOwnProperty"], [""]])(
+    "answers a call of %j as an unknown tool",
+    async (name) => {
+      const provider = new ScriptedProvider([{ content: "", toolCalls: [{ id: "c1", name }] }, textResponse("ok")]);
+      const { messages } = await runToolLoop({ provider, tools: registryWith(echo), maxIterations: 2 }, user);
+      expect(messages[2]?.content).toBe(`tool ${JSON.stringify(name)} not found. Available tools: echo.`);
+    },
+  );
+
+  it("answers a call that is not an object", async () => {
+    const provider = new ScriptedProvider([
+      { content: "", toolCalls: [42, null, "echo"] as never },
+      textResponse("ok"),
+    ]);
+    const { messages } = await runToolLoop({ provider, tools: registryWith(echo), maxIterations: 2 }, user);
+    expect(messages.slice(2, 5).map((message) => message.content)).toEqual([
+      "malformed tool call: expected an object, got number",
+      "malformed tool call: expected an object, got null",
+      "malformed tool call: expected an object, got string",
+    ]);
+    expectEveryCallAnswered(messages);
+  });
+
+  it("validates arguments of zod tools before running them", async () => {
+    const execute = vi.fn(() => "sunny");
+    const weather = defineTool({
+      name: "weather",
+      description: "d",
+      parameters: z.object({ city: z.string() }),
+      execute,
+    });
+    const provider = new ScriptedProvider([
+      toolCallResponse({ id: "c1", name: "weather", arguments: { city: 5 } }),
+      textResponse("ok"),
+    ]);
+    const { messages } = await runToolLoop({ provider, tools: registryWith(weather), maxIterations: 2 }, user);
+    expect(execute).not.toHaveBeenCalled();
+    expect(messages[2]?.content).toMatchInlineSnapshot(
+      `"invalid arguments for tool "weather": city: Invalid input: expected string, received number"`,
+    );
+  });
+});
+
+describe("concurrency and order", () => {
+  function gatedTool() {
+    const gates = new Map<string, () => void>();
+    let inFlight = 0;
+    let maxInFlight = 0;
+    const started: string[] = [];
+    const gated = tool("gated", async (args) => {
+      const id = String(args.id);
+      started.push(id);
+      inFlight++;
+      maxInFlight = Math.max(maxInFlight, inFlight);
+      await new Promise<void>((resolve) => gates.set(id, resolve));
+      inFlight--;
+      return newToolResult(`result ${id}`);
+    });
+    return {
+      tool: gated,
+      gates,
+      started,
+      stats: () => ({ inFlight, maxInFlight }),
+    };
+  }
+
+  const fiveCalls = () =>
+    toolCallResponse(["1", "2", "3", "4", "5"].map((id) => ({ id: `call_${id}`, name: "gated", arguments: { id } })));
+
+  it("runs a turn's calls concurrently and writes results back in call order", async () => {
+    const gated = gatedTool();
+    const provider = new ScriptedProvider([fiveCalls(), textResponse("ok")]);
+    const run = runToolLoop({ provider, tools: registryWith(gated.tool), maxIterations: 2 }, user);
+    // All five start before any finishes: they run at the same time.
+    await vi.waitFor(() => expect(gated.started).toHaveLength(5), POLL);
+    expect(gated.stats().inFlight).toBe(5);
+    // Finish them in reverse order.
+    for (const id of ["5", "4", "3", "2", "1"]) {
+      gated.gates.get(id)?.();
+      await vi.waitFor(() => expect(gated.stats().inFlight).toBe(Number(id) - 1), POLL);
+    }
+    const { messages } = await run;
+    expect(messages.slice(2, 7).map((message) => [message.toolCallId, message.content])).toEqual([
+      ["call_1", "result 1"],
+      ["call_2", "result 2"],
+      ["call_3", "result 3"],
+      ["call_4", "result 4"],
+      ["call_5", "result 5"],
+    ]);
+  });
+
+  it.each([1, 2, 3])("runs at most maxConcurrency = %i calls at once", async (maxConcurrency) => {
+    const gated = gatedTool();
+    const provider = new ScriptedProvider([fiveCalls(), textResponse("ok")]);
+    const run = runToolLoop({ provider, tools: registryWith(gated.tool), maxIterations: 2, maxConcurrency }, user);
+    const released = new Set<string>();
+    while (released.size < 5) {
+      await vi.waitFor(() => expect(gated.started.length).toBe(Math.min(5, released.size + maxConcurrency)), POLL);
+      expect(gated.stats().inFlight).toBeLessThanOrEqual(maxConcurrency);
+      // Release the most recently started call first, so completion order differs from call order.
+      const next = [...gated.started].reverse().find((id) => !released.has(id)) as string;
+      released.add(next);
+      gated.gates.get(next)?.();
+    }
+    const { messages } = await run;
+    expect(gated.stats().maxInFlight).toBe(maxConcurrency);
+    expect(messages.slice(2, 7).map((message) => message.toolCallId)).toEqual([
+      "call_1",
+      "call_2",
+      "call_3",
+      "call_4",
+      "call_5",
+    ]);
+  });
+});
+
+describe("failures of the loop itself", () => {
+  it("a provider error rejects with ToolLoopError carrying cause, iterations and a complete transcript", async () => {
+    const cause = new Error("503 Service Unavailable");
+    const provider = new ScriptedProvider([toolCallResponse({ id: "c1", name: "echo" }), cause]);
+    const error = await runToolLoop({ provider, tools: registryWith(echo), maxIterations: 5 }, user).catch(
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(ToolLoopError);
+    expect(isToolLoopError(error)).toBe(true);
+    const loopError = error as ToolLoopError;
+    expect(loopError.message).toMatchInlineSnapshot(`"LLM call failed: 503 Service Unavailable"`);
+    expect(loopError.cause).toBe(cause);
+    expect(loopError.iterations).toBe(2);
+    expect(loopError.messages.map((message) => [message.role, message.toolCallId])).toEqual([
+      ["user", undefined],
+      ["assistant", undefined],
+      ["tool", "c1"],
+    ]);
+    expectEveryCallAnswered(loopError.messages);
+  });
+
+  it("a provider that throws synchronously is a provider error too", async () => {
+    const provider: LLMProvider = {
+      getDefaultModel: () => "m",
+      chat: () => {
+        throw new TypeError("bad request");
+      },
+    };
+    await expect(runToolLoop({ provider, maxIterations: 1 }, user)).rejects.toMatchObject({
+      name: "ToolLoopError",
+      message: "LLM call failed: bad request",
+      iterations: 1,
+    });
+  });
+
+  it.each([
+    ["null", null, "LLM call failed: the provider returned an invalid response (got null)"],
+    ["a string", "hello", "LLM call failed: the provider returned an invalid response (got string)"],
+    [
+      "toolCalls that is not an array",
+      { content: "", toolCalls: { id: "x" } },
+      "LLM call failed: the provider returned an invalid response (toolCalls is not an array)",
+    ],
+  ])("an invalid response (%s) rejects with ToolLoopError", async (_case, response, message) => {
+    const provider = new ScriptedProvider([() => response as unknown as LLMResponse]);
+    await expect(runToolLoop({ provider, maxIterations: 1 }, user)).rejects.toMatchObject({
+      name: "ToolLoopError",
+      message,
+    });
+  });
+});
+
+describe("abort", () => {
+  it("before the start: rejects without calling the provider", async () => {
+    const controller = new AbortController();
+    controller.abort(new Error("user left"));
+    const provider = new ScriptedProvider([textResponse("never")]);
+    const error = (await runToolLoop({ provider, maxIterations: 3 }, user, { signal: controller.signal }).catch(
+      (caught: unknown) => caught,
+    )) as ToolLoopError;
+    expect(error).toBeInstanceOf(ToolLoopError);
+    expect(error.message).toMatchInlineSnapshot(`"tool loop aborted: user left"`);
+    expect(error.cause).toBe(controller.signal.reason);
+    expect(error.iterations).toBe(0);
+    expect(error.messages).toEqual(user);
+    expect(provider.calls).toHaveLength(0);
+  });
+
+  it("during the provider call: the signal reaches the provider, the loop rejects even if the provider ignores it", async () => {
+    const controller = new AbortController();
+    const received: (AbortSignal | undefined)[] = [];
+    const provider = new ScriptedProvider([
+      toolCallResponse({ id: "c1", name: "echo" }),
+      (call) => {
+        received.push(call.signal);
+        return new Promise<LLMResponse>(() => {});
+      },
+      textResponse("never"),
+    ]);
+    const execute = vi.spyOn(echo, "execute");
+    const run = runToolLoop({ provider, tools: registryWith(echo), maxIterations: 5 }, user, {
+      signal: controller.signal,
+    });
+    await vi.waitFor(() => expect(received).toHaveLength(1), POLL);
+    expect(received[0]?.aborted).toBe(false);
+    controller.abort(new Error("stop"));
+    const error = (await run.catch((caught: unknown) => caught)) as ToolLoopError;
+    expect(isToolLoopError(error)).toBe(true);
+    expect(error.message).toBe("tool loop aborted: stop");
+    expect(received[0]?.aborted).toBe(true);
+    expect(error.iterations).toBe(2);
+    expect(provider.calls).toHaveLength(2);
+    expect(execute).toHaveBeenCalledTimes(1);
+    expectEveryCallAnswered(error.messages);
+    expect(error.messages.at(-1)).toMatchObject({ role: "tool", toolCallId: "c1" });
+  });
+
+  it("during the tools: running tools see the abort, queued tools never run, every call is answered, no further provider call", async () => {
+    const controller = new AbortController();
+    const started = deferred();
+    const signals: AbortSignal[] = [];
+    const slow = tool("slow", (_args, context) => {
+      signals.push(context.signal);
+      started.resolve();
+      return new Promise<ToolResult>(() => {});
+    });
+    const never = vi.fn(() => newToolResult("ran"));
+    const provider = new ScriptedProvider([
+      toolCallResponse([
+        { id: "c1", name: "slow" },
+        { id: "c2", name: "queued" },
+        { id: "c3", name: "queued" },
+      ]),
+      textResponse("never"),
+    ]);
+    const run = runToolLoop(
+      { provider, tools: registryWith(slow, tool("queued", never)), maxIterations: 5, maxConcurrency: 1 },
+      user,
+      { signal: controller.signal },
+    );
+    await started.promise;
+    controller.abort(new Error("stop"));
+    const error = (await run.catch((caught: unknown) => caught)) as ToolLoopError;
+    expect(error).toBeInstanceOf(ToolLoopError);
+    expect(error.cause).toBe(controller.signal.reason);
+    expect(signals[0]?.aborted).toBe(true);
+    expect(never).not.toHaveBeenCalled();
+    expect(provider.calls).toHaveLength(1);
+    expectEveryCallAnswered(error.messages);
+    expect(error.messages.slice(2).map((message) => message.content)).toMatchInlineSnapshot(`
+      [
+        "tool "slow" was aborted before it finished",
+        "tool "queued" was not run: the call was aborted",
+        "tool "queued" was not run: the call was aborted",
+      ]
+    `);
+  });
+
+  it("at the last iteration, an abort during the tools still rejects", async () => {
+    const controller = new AbortController();
+    const provider = new ScriptedProvider([toolCallResponse({ id: "c1", name: "stop" })]);
+    const stopper = tool("stop", () => {
+      controller.abort(new Error("stop"));
+      return newToolResult("stopped");
+    });
+    const error = await runToolLoop({ provider, tools: registryWith(stopper), maxIterations: 1 }, user, {
+      signal: controller.signal,
+    }).catch((caught: unknown) => caught);
+    expect(isToolLoopError(error)).toBe(true);
+    expectEveryCallAnswered((error as ToolLoopError).messages);
+  });
+});
+
+describe("timeouts", () => {
+  it("toolTimeoutMs turns a hung tool into an error result, aborts its signal, and the loop goes on", async () => {
+    const signals: AbortSignal[] = [];
+    const hung = tool("hang", (_args, context) => {
+      signals.push(context.signal);
+      return new Promise<ToolResult>(() => {});
+    });
+    const provider = new ScriptedProvider([
+      toolCallResponse([
+        { id: "c1", name: "hang" },
+        { id: "c2", name: "echo" },
+      ]),
+      textResponse("moved on"),
+    ]);
+    const result = await runToolLoop(
+      { provider, tools: registryWith(hung, echo), maxIterations: 3, toolTimeoutMs: 5 },
+      user,
+    );
+    expect(result.content).toBe("moved on");
+    expect(result.messages.slice(2, 4).map((message) => message.content)).toEqual([
+      'tool "hang" timed out after 5 ms',
+      "echo:{}",
+    ]);
+    expect(signals[0]?.aborted).toBe(true);
+  });
+
+  it("the timeout fires on the clock (fake timers)", async () => {
+    vi.useFakeTimers();
+    const hung = tool("hang", () => new Promise<ToolResult>(() => {}));
+    const provider = new ScriptedProvider([toolCallResponse({ id: "c1", name: "hang" }), textResponse("ok")]);
+    let done = false;
+    const run = runToolLoop(
+      { provider, tools: registryWith(hung), maxIterations: 2, toolTimeoutMs: 30_000 },
+      user,
+    ).then((result) => {
+      done = true;
+      return result;
+    });
+    await vi.advanceTimersByTimeAsync(29_999);
+    expect(done).toBe(false);
+    expect(provider.calls).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1);
+    const result = await run;
+    expect(result.messages[2]?.content).toBe('tool "hang" timed out after 30000 ms');
+  });
+});
+
+describe("context reaching the tools", () => {
+  it("channel, chatId, metadata, signal and the call id reach every call's context and the mixins", async () => {
+    const controller = new AbortController();
+    const contexts: ToolContext[] = [];
+    const setContext = vi.fn();
+    const setMetadata = vi.fn();
+    const contextual = tool(
+      "ctx",
+      (_args, context) => {
+        contexts.push(context);
+        return newToolResult("ok");
+      },
+      { setContext, setMetadata },
+    );
+    const provider = new ScriptedProvider([
+      toolCallResponse([
+        { id: "c1", name: "ctx" },
+        { id: "c2", name: "ctx" },
+      ]),
+      textResponse("ok"),
+    ]);
+    const metadata = { message_id: "m1", user_id: "u1" };
+    await runToolLoop({ provider, tools: registryWith(contextual), maxIterations: 2 }, user, {
+      channel: "telegram",
+      chatId: "42",
+      metadata,
+      signal: controller.signal,
+    });
+    expect(contexts.map((context) => context.toolCallId)).toEqual(["c1", "c2"]);
+    for (const context of contexts) {
+      expect(context).toMatchObject({ channel: "telegram", chatId: "42", metadata });
+    }
+    expect(setContext.mock.calls).toEqual([
+      ["telegram", "42"],
+      ["telegram", "42"],
+    ]);
+    expect(setMetadata.mock.calls).toEqual([[metadata], [metadata]]);
+    expect(provider.calls[0]?.signal?.aborted).toBe(false);
+    controller.abort();
+    expect(contexts[0]?.signal.aborted).toBe(true);
+    expect(provider.calls[0]?.signal?.aborted).toBe(true);
+  });
+
+  it("without context, tools get empty channel, chatId and metadata, and setContext is not called", async () => {
+    const contexts: ToolContext[] = [];
+    const setContext = vi.fn();
+    const plain = tool(
+      "ctx",
+      (_args, context) => {
+        contexts.push(context);
+        return newToolResult("ok");
+      },
+      { setContext },
+    );
+    const provider = new ScriptedProvider([toolCallResponse({ name: "ctx" }), textResponse("ok")]);
+    await runToolLoop({ provider, tools: registryWith(plain), maxIterations: 2 }, user);
+    expect(contexts[0]).toMatchObject({ channel: "", chatId: "", metadata: {} });
+    expect(setContext).not.toHaveBeenCalled();
+  });
+});
+
+describe("logging", () => {
+  it("the loop logs each iteration through its logger; the registry logs each call", async () => {
+    const loopLog = captureLogger("debug");
+    const registryLog = captureLogger("info");
+    const registry = new ToolRegistry({ logger: registryLog.logger });
+    registry.register(echo);
+    const provider = new ScriptedProvider([toolCallResponse({ id: "c1", name: "echo" }), textResponse("ok")]);
+    await runToolLoop({ provider, tools: registry, maxIterations: 3, logger: loopLog.logger }, user);
+    const iterations = loopLog.lines.filter((line) => line.msg === "llm call").map((line) => line.iteration);
+    expect(iterations).toEqual([1, 2]);
+    expect(loopLog.lines.find((line) => line.msg === "running tool calls")).toMatchObject({
+      iteration: 1,
+      toolCalls: ["echo"],
+    });
+    expect(loopLog.lines.at(-1)).toMatchObject({ msg: "tool loop completed", iteration: 2 });
+    expect(registryLog.lines).toEqual([
+      expect.objectContaining({
+        msg: "tool call completed",
+        tool: "echo",
+        toolCallId: "c1",
+        durationMs: expect.any(Number),
+      }),
+    ]);
+  });
+
+  it("logs the stop at the cap", async () => {
+    const { logger, lines } = captureLogger("debug");
+    const provider = new ScriptedProvider([toolCallResponse({ name: "echo" })]);
+    await runToolLoop({ provider, tools: registryWith(echo), maxIterations: 1, logger }, user);
+    expect(lines.at(-1)).toMatchObject({ msg: "tool loop stopped at maxIterations", iterations: 1 });
+  });
+});
+
+describe("configuration", () => {
+  const provider = () => new ScriptedProvider([textResponse("ok")]);
+
+  it.each([
+    ["maxIterations -1", { maxIterations: -1 }, "runToolLoop: maxIterations must be an integer ≥ 0, got -1"],
+    ["maxIterations 1.5", { maxIterations: 1.5 }, "got 1.5"],
+    ["maxIterations NaN", { maxIterations: Number.NaN }, "got NaN"],
+    ["maxIterations Infinity", { maxIterations: Number.POSITIVE_INFINITY }, "got Infinity"],
+    ['maxIterations "3"', { maxIterations: "3" }, 'got "3"'],
+    ["maxIterations missing", { maxIterations: undefined }, "got undefined"],
+    [
+      "maxConcurrency 0",
+      { maxConcurrency: 0 },
+      "runToolLoop: maxConcurrency must be an integer ≥ 1 or Infinity, got 0",
+    ],
+    ["maxConcurrency 2.5", { maxConcurrency: 2.5 }, "got 2.5"],
+    [
+      "toolTimeoutMs 0",
+      { toolTimeoutMs: 0 },
+      "runToolLoop: toolTimeoutMs must be a positive number of milliseconds, got 0",
+    ],
+    ["toolTimeoutMs -5", { toolTimeoutMs: -5 }, "got -5"],
+    ["toolTimeoutMs Infinity", { toolTimeoutMs: Number.POSITIVE_INFINITY }, "got Infinity"],
+    ["toolTimeoutMs NaN", { toolTimeoutMs: Number.NaN }, "got NaN"],
+    ["llmOptions as an array", { llmOptions: [1] }, "runToolLoop: llmOptions must be an object, got [1]"],
+    ["a numeric model", { model: 4 }, "runToolLoop: model must be a string, got 4"],
+    ["no provider", { provider: undefined }, "runToolLoop: provider must be an LLMProvider"],
+    [
+      "a provider without chat",
+      { provider: { getDefaultModel: () => "m" } },
+      "runToolLoop: provider must be an LLMProvider",
+    ],
+  ])("%s is a TypeError echoing the value", async (_case, overrides, message) => {
+    const config = { provider: provider(), maxIterations: 1, ...overrides } as unknown as ToolLoopConfig;
+    await expect(runToolLoop(config, user)).rejects.toThrow(TypeError);
+    await expect(runToolLoop(config, user)).rejects.toThrow(message);
+  });
+
+  it.each([
+    ["config", null, user],
+    ["messages", { maxIterations: 1 }, "hi"],
+  ])("a %s that is not the right shape is a TypeError", async (_case, config, messages) => {
+    const full = config === null ? null : { provider: provider(), ...config };
+    await expect(runToolLoop(full as never, messages as never)).rejects.toThrow(TypeError);
+  });
+
+  it("maxConcurrency Infinity is accepted", async () => {
+    await expect(
+      runToolLoop({ provider: provider(), maxIterations: 1, maxConcurrency: Number.POSITIVE_INFINITY }, user),
+    ).resolves.toMatchObject({ content: "ok" });
+  });
+});
