@@ -1,0 +1,135 @@
+import { isPlainObject } from "../../internal/describe.js";
+import type { Message, ToolCall, ToolDefinition } from "../../provider.js";
+
+/** Provider-specific options of a prompt part, keyed by provider (`{ openai: { … } }`). */
+export type AISDKPartProviderOptions = Record<string, Record<string, unknown>>;
+
+/** A `text` part. */
+export interface AISDKTextPart {
+  type: "text";
+  text: string;
+}
+
+/** A `reasoning` part, replayed before a turn's tool calls when the model returned one. */
+export interface AISDKReasoningPart {
+  type: "reasoning";
+  text: string;
+  providerOptions?: AISDKPartProviderOptions;
+}
+
+/** A `tool-call` part of an assistant message; `input` is the arguments object. */
+export interface AISDKToolCallPart {
+  type: "tool-call";
+  toolCallId: string;
+  toolName: string;
+  input: Record<string, unknown>;
+  providerOptions?: AISDKPartProviderOptions;
+}
+
+/** A `tool-result` part of a tool message. */
+export interface AISDKToolResultPart {
+  type: "tool-result";
+  toolCallId: string;
+  toolName: string;
+  output: { type: "text" | "error-text"; value: string };
+}
+
+/** One message of a LanguageModel prompt (spec v2 and v3) as this adapter builds it. */
+export type AISDKPromptMessage =
+  | { role: "system"; content: string }
+  | { role: "user"; content: AISDKTextPart[] }
+  | { role: "assistant"; content: Array<AISDKTextPart | AISDKReasoningPart | AISDKToolCallPart> }
+  | { role: "tool"; content: AISDKToolResultPart[] };
+
+/** A function tool of the LanguageModel call options. */
+export interface AISDKFunctionTool {
+  type: "function";
+  name: string;
+  description?: string;
+  inputSchema: Record<string, unknown>;
+}
+
+/** What this adapter keeps on a `ToolCall`'s `providerMetadata.aiSdk` so it round-trips. */
+export interface AISDKToolCallMetadata {
+  /** The call's `providerMetadata` from the model, sent back as the part's `providerOptions`. */
+  providerOptions?: AISDKPartProviderOptions;
+  /** The turn's reasoning parts (first call only), replayed before the tool calls. */
+  reasoning?: AISDKReasoningPart[];
+}
+
+function metadataOf(call: ToolCall): AISDKToolCallMetadata | undefined {
+  const metadata = call.providerMetadata?.aiSdk;
+  return isPlainObject(metadata) ? (metadata as AISDKToolCallMetadata) : undefined;
+}
+
+function assistantMessage(message: Message): AISDKPromptMessage | undefined {
+  const calls = message.toolCalls ?? [];
+  const content: Array<AISDKTextPart | AISDKReasoningPart | AISDKToolCallPart> = [];
+  for (const call of calls) {
+    const reasoning = metadataOf(call)?.reasoning;
+    if (Array.isArray(reasoning)) content.push(...reasoning.filter(isPlainObject).map((part) => ({ ...part })));
+  }
+  if (message.content !== "") content.push({ type: "text", text: message.content });
+  for (const call of calls) {
+    const part: AISDKToolCallPart = {
+      type: "tool-call",
+      toolCallId: call.id,
+      toolName: call.name,
+      input: isPlainObject(call.arguments) ? call.arguments : {},
+    };
+    const providerOptions = metadataOf(call)?.providerOptions;
+    if (isPlainObject(providerOptions)) part.providerOptions = providerOptions;
+    content.push(part);
+  }
+  return content.length > 0 ? { role: "assistant", content } : undefined;
+}
+
+/**
+ * Converts a transcript to a LanguageModel prompt: system messages stay where they are, user
+ * text becomes a text part, assistant messages become text then `tool-call` parts, and
+ * consecutive tool messages become one `tool` message of `tool-result` parts (`error-text` when
+ * the result is an error). An assistant message with neither text nor calls is left out.
+ */
+export function toAISDKPrompt(messages: readonly Message[]): AISDKPromptMessage[] {
+  const prompt: AISDKPromptMessage[] = [];
+  const toolNames = new Map<string, string>();
+  for (const message of messages) {
+    switch (message.role) {
+      case "system":
+        prompt.push({ role: "system", content: message.content });
+        break;
+      case "assistant": {
+        for (const call of message.toolCalls ?? []) toolNames.set(call.id, call.name);
+        const converted = assistantMessage(message);
+        if (converted !== undefined) prompt.push(converted);
+        break;
+      }
+      case "tool": {
+        const toolCallId = message.toolCallId ?? "";
+        const part: AISDKToolResultPart = {
+          type: "tool-result",
+          toolCallId,
+          toolName: message.toolName ?? toolNames.get(toolCallId) ?? "",
+          output: { type: message.isError === true ? "error-text" : "text", value: message.content },
+        };
+        const last = prompt.at(-1);
+        if (last?.role === "tool") last.content.push(part);
+        else prompt.push({ role: "tool", content: [part] });
+        break;
+      }
+      default:
+        prompt.push({ role: "user", content: [{ type: "text", text: message.content }] });
+    }
+  }
+  return prompt;
+}
+
+/** Converts definitions in OpenAI's function shape to LanguageModel function tools, in the same order. */
+export function toAISDKTools(definitions: readonly ToolDefinition[]): AISDKFunctionTool[] {
+  return definitions.map(({ function: { name, description, parameters } }) => {
+    const inputSchema = { ...parameters, type: "object" };
+    return typeof description === "string" && description !== ""
+      ? { type: "function", name, description, inputSchema }
+      : { type: "function", name, inputSchema };
+  });
+}

@@ -1,0 +1,115 @@
+import { isPlainObject } from "../../internal/describe.js";
+import type { FinishReason, LLMResponse, ProviderToolCall, UsageInfo } from "../../provider.js";
+import type { AISDKPartProviderOptions, AISDKReasoningPart, AISDKToolCallMetadata } from "./convert-prompt.js";
+
+/** A content part of a `doGenerate` result, as far as this adapter reads it. */
+export interface AISDKContentLike {
+  type: string;
+}
+
+/** A token count: a number (spec v2) or `{ total }` (spec v3). */
+export type AISDKTokenCountLike = number | { total?: number | undefined } | undefined;
+
+/** Usage of a `doGenerate` result: flat in spec v2, nested in spec v3. */
+export interface AISDKUsageLike {
+  inputTokens?: AISDKTokenCountLike;
+  outputTokens?: AISDKTokenCountLike;
+  totalTokens?: number | undefined;
+}
+
+/** The finish reason: a string in spec v2, `{ unified, raw }` in spec v3. */
+export type AISDKFinishReasonLike = string | { unified?: string; raw?: string | undefined };
+
+/** The part of a `doGenerate` result (spec v2 or v3) this adapter reads. */
+export interface AISDKGenerateResultLike {
+  content: readonly AISDKContentLike[];
+  finishReason?: AISDKFinishReasonLike;
+  usage?: AISDKUsageLike;
+}
+
+const FINISH_REASONS: ReadonlyMap<string, FinishReason> = new Map([
+  ["tool-calls", "tool_calls"],
+  ["stop", "stop"],
+  ["length", "length"],
+  ["content-filter", "content_filter"],
+]);
+
+/** Maps an AI SDK finish reason (v2 string or v3 object) to OpenAI's words; any call makes it `"tool_calls"`. */
+export function toFinishReason(reason: unknown, hasCalls: boolean): FinishReason | undefined {
+  if (hasCalls) return "tool_calls";
+  const unified = isPlainObject(reason) ? reason.unified : reason;
+  if (typeof unified !== "string") return undefined;
+  return FINISH_REASONS.get(unified) ?? unified;
+}
+
+function tokens(count: unknown): number | undefined {
+  const value = isPlainObject(count) ? count.total : count;
+  return typeof value === "number" && Number.isFinite(value) ? value : undefined;
+}
+
+/** Maps usage: input → prompt, output → completion, total = the reported total (v2) or their sum. */
+export function toUsage(usage: unknown): UsageInfo | undefined {
+  if (!isPlainObject(usage)) return undefined;
+  const input = tokens(usage.inputTokens);
+  const output = tokens(usage.outputTokens);
+  if (input === undefined && output === undefined) return undefined;
+  const promptTokens = input ?? 0;
+  const completionTokens = output ?? 0;
+  const total = tokens(usage.totalTokens);
+  return { promptTokens, completionTokens, totalTokens: total ?? promptTokens + completionTokens };
+}
+
+function toArguments(input: unknown): Record<string, unknown> | string {
+  if (typeof input === "string") return input;
+  if (input === undefined || input === null) return {};
+  if (isPlainObject(input)) return input;
+  return JSON.stringify(input) ?? "";
+}
+
+/**
+ * Converts a `doGenerate` result: text parts are joined into `content`; `tool-call` parts the
+ * caller must run become calls whose `arguments` is the `input` JSON text (parsed by the loop,
+ * which tells the model when it is not valid JSON). Calls the provider executed itself, and other
+ * parts, are ignored; reasoning parts are kept on the first call to be replayed.
+ */
+export function fromAISDKResult(result: AISDKGenerateResultLike): LLMResponse {
+  const texts: string[] = [];
+  const reasoning: AISDKReasoningPart[] = [];
+  const toolCalls: ProviderToolCall[] = [];
+  for (const raw of Array.isArray(result.content) ? result.content : []) {
+    if (!isPlainObject(raw)) continue;
+    const part = raw as Record<string, unknown>;
+    if (part.type === "text" && typeof part.text === "string") {
+      texts.push(part.text);
+    } else if (part.type === "reasoning" && typeof part.text === "string") {
+      const replay: AISDKReasoningPart = { type: "reasoning", text: part.text };
+      if (isPlainObject(part.providerMetadata))
+        replay.providerOptions = part.providerMetadata as AISDKPartProviderOptions;
+      reasoning.push(replay);
+    } else if (part.type === "tool-call" && part.providerExecuted !== true) {
+      const call: ProviderToolCall = {
+        type: "function",
+        name: typeof part.toolName === "string" ? part.toolName : "",
+        arguments: toArguments(part.input),
+      };
+      if (typeof part.toolCallId === "string") call.id = part.toolCallId;
+      if (isPlainObject(part.providerMetadata)) {
+        const metadata: AISDKToolCallMetadata = { providerOptions: part.providerMetadata as AISDKPartProviderOptions };
+        call.providerMetadata = { aiSdk: metadata };
+      }
+      toolCalls.push(call);
+    }
+  }
+  const [first] = toolCalls;
+  if (first !== undefined && reasoning.length > 0) {
+    const metadata = (first.providerMetadata?.aiSdk ?? {}) as AISDKToolCallMetadata;
+    first.providerMetadata = { aiSdk: { ...metadata, reasoning } };
+  }
+  const response: LLMResponse = { content: texts.join("") };
+  if (toolCalls.length > 0) response.toolCalls = toolCalls;
+  const finishReason = toFinishReason(result.finishReason, toolCalls.length > 0);
+  if (finishReason !== undefined) response.finishReason = finishReason;
+  const usage = toUsage(result.usage);
+  if (usage !== undefined) response.usage = usage;
+  return response;
+}

@@ -1,0 +1,575 @@
+import { createOpenAI } from "@ai-sdk/openai";
+import { APICallError, type LanguageModel } from "ai";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import * as z from "zod";
+import {
+  type AISDKLanguageModelLike,
+  createAISDKProvider,
+  fromAISDKResult,
+  toAISDKPrompt,
+  toCallOptions,
+} from "../../src/adapters/ai-sdk/index.js";
+import {
+  defineTool,
+  errorResult,
+  isToolLoopError,
+  type Message,
+  runToolLoop,
+  type Tool,
+  ToolLoopError,
+  ToolRegistry,
+} from "../../src/index.js";
+import { type ReplayResponse, type ReplayServer, readSample, startReplayServer } from "../helpers/replay-server.js";
+
+type Json = Record<string, unknown>;
+type ChatRequest = Json & { messages: Json[]; tools?: Json[]; model: string };
+type ModelV2 = Extract<LanguageModel, { specificationVersion: "v2" }>;
+type ModelV3 = Extract<LanguageModel, { specificationVersion: "v3" }>;
+type V2Result = Awaited<ReturnType<ModelV2["doGenerate"]>>;
+type V3Result = Awaited<ReturnType<ModelV3["doGenerate"]>>;
+
+const servers: ReplayServer[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((server) => server.close()));
+});
+
+/** `ai@6` with `@ai-sdk/openai@3`: `.chat()` is the Chat Completions model, pointed at the local replay server. */
+async function replay(script: ReplayResponse[]): Promise<{ server: ReplayServer; model: ModelV3 }> {
+  const server = await startReplayServer(script);
+  servers.push(server);
+  return { server, model: createOpenAI({ apiKey: "test", baseURL: `${server.url}/v1` }).chat("gpt-4o") };
+}
+
+const ok = (file: string): ReplayResponse => ({ body: readSample(file) });
+const body = (server: ReplayServer, index: number) => server.requests[index]?.body as ChatRequest;
+
+function registryOf(...tools: Tool[]): ToolRegistry {
+  const registry = new ToolRegistry();
+  for (const tool of tools) registry.register(tool);
+  return registry;
+}
+
+/**
+ * The recorded follow-up leaves `content` out of assistant messages that only carry tool calls;
+ * the AI SDK sends `content: null` there (both accepted by the API: "Required unless tool_calls").
+ */
+function withoutNullContent(messages: Json[]): Json[] {
+  return messages.map(({ content, ...rest }) => (content === null ? rest : { content, ...rest }));
+}
+
+describe("createAISDKProvider with ai@6 and @ai-sdk/openai@3 (Chat Completions)", () => {
+  it("runs a full cycle and sends the recorded follow-up (tool_calls, then a tool message per call)", async () => {
+    const { server, model } = await replay([
+      ok("openai-chat-response-tool-calls.pydantic-ai.json"),
+      ok("openai-chat-followup-response.pydantic-ai.json"),
+    ]);
+    const expected = readSample<ChatRequest>("openai-chat-followup-request.pydantic-ai.json");
+    const definition = (expected.tools as Array<{ function: Json }>)[0]?.function ?? {};
+    const execute = vi.fn(async ({ country }: { country: string }) => (country === "England" ? "London" : "?"));
+    const capital = defineTool({
+      name: "get_capital",
+      description: definition.description as string,
+      parameters: z.object({ country: z.string() }),
+      execute,
+    });
+    // The first round of the recorded conversation, as a transcript handed to the loop.
+    const history: Message[] = [
+      { role: "user", content: "What is the capital of France?" },
+      {
+        role: "assistant",
+        content: "",
+        toolCalls: [
+          { id: "pyd_ai_504f8147f83f44f3a5f14d87bfd01bda", name: "get_capital", arguments: { country: "France" } },
+        ],
+      },
+      {
+        role: "tool",
+        content: "Paris",
+        toolCallId: "pyd_ai_504f8147f83f44f3a5f14d87bfd01bda",
+        toolName: "get_capital",
+      },
+      { role: "assistant", content: "The capital of France is Paris.\n" },
+      { role: "user", content: "What is the capital of England?" },
+    ];
+    const provider = createAISDKProvider({ model });
+
+    const result = await runToolLoop(
+      { provider, tools: registryOf(capital), maxIterations: 3, llmOptions: { tool_choice: "auto" } },
+      history,
+    );
+
+    expect(execute).toHaveBeenCalledWith({ country: "England" }, expect.anything());
+    expect(result.content).toBe("The capital of England is London.");
+    expect(result.usage).toEqual({ promptTokens: 104 + 129, completionTokens: 16 + 9, totalTokens: 120 + 138 });
+    expect(server.requests.map(({ method, url }) => `${method} ${url}`)).toEqual([
+      "POST /v1/chat/completions",
+      "POST /v1/chat/completions",
+    ]);
+    const followup = body(server, 1);
+    expect(withoutNullContent(followup.messages)).toEqual(expected.messages);
+    expect(followup).toMatchObject({ model: "gpt-4o", tool_choice: "auto" });
+    expect(followup.tools).toEqual([
+      {
+        type: "function",
+        function: {
+          name: "get_capital",
+          description: definition.description,
+          parameters: expect.objectContaining({ type: "object" }),
+        },
+      },
+    ]);
+  });
+
+  it("answers parallel calls in call order, one tool message each", async () => {
+    const { server, model } = await replay([
+      ok("openai-chat-response-parallel-tool-calls.recorded.json"),
+      ok("openai-chat-followup-response.pydantic-ai.json"),
+    ]);
+    const weather = defineTool({
+      name: "GetWeatherArgs",
+      description: "Weather",
+      parameters: z.object({ city: z.string(), country: z.string(), units: z.enum(["c", "f"]) }),
+      // Answers last: results must still follow call order.
+      execute: async ({ city }) => {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        return `Cloudy in ${city}`;
+      },
+    });
+    const stock = defineTool({
+      name: "get_stock_price",
+      description: "Stock price",
+      parameters: z.object({ ticker: z.string(), exchange: z.string() }),
+      execute: ({ ticker }) => `${ticker}: 100`,
+    });
+    const provider = createAISDKProvider({ model });
+
+    await runToolLoop({ provider, tools: registryOf(weather, stock), maxIterations: 2 }, [
+      { role: "user", content: "Weather in Edinburgh and the AAPL price?" },
+    ]);
+
+    const sent = body(server, 1).messages;
+    expect(sent.slice(1)).toEqual([
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [
+          {
+            id: "call_fdNz3vOBKYgOIpMdWotB9MjY",
+            type: "function",
+            function: {
+              name: "GetWeatherArgs",
+              arguments: JSON.stringify({ city: "Edinburgh", country: "GB", units: "c" }),
+            },
+          },
+          {
+            id: "call_h1DWI1POMJLb0KwIyQHWXD4p",
+            type: "function",
+            function: { name: "get_stock_price", arguments: JSON.stringify({ ticker: "AAPL", exchange: "NASDAQ" }) },
+          },
+        ],
+      },
+      { role: "tool", tool_call_id: "call_fdNz3vOBKYgOIpMdWotB9MjY", content: "Cloudy in Edinburgh" },
+      { role: "tool", tool_call_id: "call_h1DWI1POMJLb0KwIyQHWXD4p", content: "AAPL: 100" },
+    ]);
+  });
+
+  it("rejects with ToolLoopError whose cause is the AI SDK's APICallError on an API 400", async () => {
+    const errorBody = {
+      error: {
+        message:
+          "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'.",
+        type: "invalid_request_error",
+        param: "messages",
+        code: null,
+      },
+    };
+    const { model } = await replay([{ status: 400, body: errorBody }]);
+    const provider = createAISDKProvider({ model });
+
+    const error = await runToolLoop({ provider, maxIterations: 2 }, [{ role: "user", content: "hi" }]).catch(
+      (caught: unknown) => caught,
+    );
+
+    expect(error).toBeInstanceOf(ToolLoopError);
+    const cause = (error as ToolLoopError).cause;
+    expect(APICallError.isInstance(cause)).toBe(true);
+    expect((cause as APICallError).statusCode).toBe(400);
+    expect((error as ToolLoopError).message).toContain("must be followed by tool messages");
+  });
+
+  it("aborts the request mid-flight when the loop's signal aborts", async () => {
+    const { server, model } = await replay([{ hang: true }]);
+    const controller = new AbortController();
+    const loop = runToolLoop(
+      { provider: createAISDKProvider({ model }), maxIterations: 2 },
+      [{ role: "user", content: "hi" }],
+      {
+        signal: controller.signal,
+      },
+    );
+    await server.waitForRequests(1);
+    controller.abort(new Error("user cancelled"));
+
+    await expect(loop).rejects.toSatisfy((error) => isToolLoopError(error) && error.message.includes("user cancelled"));
+  });
+
+  it("hands the signal to doGenerate: chat() alone rejects once aborted", async () => {
+    const { server, model } = await replay([{ hang: true }]);
+    const controller = new AbortController();
+    const chat = createAISDKProvider({ model }).chat(
+      [{ role: "user", content: "hi" }],
+      undefined,
+      "",
+      {},
+      controller.signal,
+    );
+    await server.waitForRequests(1);
+    controller.abort();
+
+    await expect(chat).rejects.toMatchObject({ name: "AbortError" });
+  });
+
+  it("maps llmOptions to call options on the wire", async () => {
+    const { server, model } = await replay([ok("openai-chat-followup-response.pydantic-ai.json")]);
+    const provider = createAISDKProvider({ model });
+
+    await runToolLoop(
+      {
+        provider,
+        tools: registryOf(defineTool({ name: "t", description: "d", parameters: z.object({}), execute: () => "" })),
+        maxIterations: 1,
+        llmOptions: {
+          max_tokens: 50,
+          temperature: 0.3,
+          top_p: 0.9,
+          stop: "END",
+          seed: 7,
+          tool_choice: { type: "function", function: { name: "t" } },
+        },
+      },
+      [{ role: "user", content: "hi" }],
+    );
+
+    expect(body(server, 0)).toMatchObject({
+      max_tokens: 50,
+      temperature: 0.3,
+      top_p: 0.9,
+      stop: ["END"],
+      seed: 7,
+      tool_choice: { type: "function", function: { name: "t" } },
+    });
+  });
+
+  it("returns the model's id from getDefaultModel()", async () => {
+    const { model } = await replay([]);
+    expect(createAISDKProvider({ model }).getDefaultModel()).toBe("gpt-4o");
+  });
+});
+
+describe("createAISDKProvider with hand-made spec v2 and v3 models", () => {
+  function scriptedModel<M extends ModelV2 | ModelV3>(
+    specificationVersion: M["specificationVersion"],
+    results: Array<Awaited<ReturnType<M["doGenerate"]>>>,
+  ) {
+    const calls: Json[] = [];
+    const model = {
+      specificationVersion,
+      provider: "fake",
+      modelId: `fake-${specificationVersion}`,
+      supportedUrls: {},
+      doGenerate: async (options: Json) => {
+        calls.push(options);
+        const result = results[calls.length - 1];
+        if (result === undefined) throw new Error("no scripted result");
+        return result;
+      },
+      doStream: async () => {
+        throw new Error("not used");
+      },
+    } as unknown as M;
+    return { model, calls };
+  }
+
+  const weather = () =>
+    registryOf(
+      defineTool({
+        name: "weather",
+        description: "Weather for a city",
+        parameters: z.object({ city: z.string() }),
+        execute: ({ city }) => (city === "Paris" ? "Sunny" : errorResult("unknown city")),
+      }),
+    );
+
+  it("works with a v2 model: string finish reasons, flat usage, tool-result parts", async () => {
+    const v2: V2Result[] = [
+      {
+        content: [
+          { type: "text", text: "Let me check." },
+          { type: "tool-call", toolCallId: "c1", toolName: "weather", input: '{"city":"Paris"}' },
+        ],
+        finishReason: "tool-calls",
+        usage: { inputTokens: 10, outputTokens: 5, totalTokens: 16 },
+        warnings: [],
+      },
+      {
+        content: [{ type: "text", text: "Sunny." }],
+        finishReason: "stop",
+        usage: { inputTokens: 20, outputTokens: 2, totalTokens: 22 },
+        warnings: [],
+      },
+    ];
+    const { model, calls } = scriptedModel<ModelV2>("v2", v2);
+    const typed: AISDKLanguageModelLike = model;
+
+    const result = await runToolLoop(
+      { provider: createAISDKProvider({ model: typed }), tools: weather(), maxIterations: 3 },
+      [
+        { role: "system", content: "Be brief." },
+        { role: "user", content: "Weather in Paris?" },
+      ],
+    );
+
+    expect(result.content).toBe("Sunny.");
+    expect(result.usage).toEqual({ promptTokens: 30, completionTokens: 7, totalTokens: 38 });
+    expect(calls[0]).toMatchObject({
+      tools: [
+        {
+          type: "function",
+          name: "weather",
+          description: "Weather for a city",
+          inputSchema: expect.objectContaining({ type: "object" }),
+        },
+      ],
+    });
+    expect(calls[1]?.prompt).toEqual([
+      { role: "system", content: "Be brief." },
+      { role: "user", content: [{ type: "text", text: "Weather in Paris?" }] },
+      {
+        role: "assistant",
+        content: [
+          { type: "text", text: "Let me check." },
+          { type: "tool-call", toolCallId: "c1", toolName: "weather", input: { city: "Paris" } },
+        ],
+      },
+      {
+        role: "tool",
+        content: [
+          { type: "tool-result", toolCallId: "c1", toolName: "weather", output: { type: "text", value: "Sunny" } },
+        ],
+      },
+    ]);
+  });
+
+  it("works with a v3 model: object finish reasons, nested usage, error-text results, provider metadata round trip", async () => {
+    const v3: V3Result[] = [
+      {
+        content: [
+          { type: "reasoning", text: "Two cities.", providerMetadata: { fake: { signature: "sig" } } },
+          {
+            type: "tool-call",
+            toolCallId: "c1",
+            toolName: "weather",
+            input: '{"city":"Paris"}',
+            providerMetadata: { fake: { itemId: "i1" } },
+          },
+          { type: "tool-call", toolCallId: "c2", toolName: "weather", input: '{"city":"Atlantis"}' },
+          { type: "tool-call", toolCallId: "s1", toolName: "web_search", input: "{}", providerExecuted: true },
+        ],
+        finishReason: { unified: "tool-calls", raw: "tool_use" },
+        usage: {
+          inputTokens: { total: 12, noCache: 12, cacheRead: undefined, cacheWrite: undefined },
+          outputTokens: { total: 8, text: 8, reasoning: undefined },
+        },
+        warnings: [],
+      },
+      {
+        content: [{ type: "text", text: "Paris is sunny; Atlantis is unknown." }],
+        finishReason: { unified: "stop", raw: "end_turn" },
+        usage: {
+          inputTokens: { total: 30, noCache: 30, cacheRead: undefined, cacheWrite: undefined },
+          outputTokens: { total: 9, text: 9, reasoning: undefined },
+        },
+        warnings: [],
+      },
+    ];
+    const { model, calls } = scriptedModel<ModelV3>("v3", v3);
+    const provider = createAISDKProvider({ model });
+
+    const result = await runToolLoop({ provider, tools: weather(), maxIterations: 3 }, [
+      { role: "user", content: "Paris and Atlantis?" },
+    ]);
+
+    expect(provider.getDefaultModel()).toBe("fake-v3");
+    expect(result.usage).toEqual({ promptTokens: 42, completionTokens: 17, totalTokens: 59 });
+    expect(result.messages[1]?.toolCalls?.map((call) => call.id)).toEqual(["c1", "c2"]);
+    expect((calls[1]?.prompt as Json[] | undefined)?.slice(1)).toEqual([
+      {
+        role: "assistant",
+        content: [
+          { type: "reasoning", text: "Two cities.", providerOptions: { fake: { signature: "sig" } } },
+          {
+            type: "tool-call",
+            toolCallId: "c1",
+            toolName: "weather",
+            input: { city: "Paris" },
+            providerOptions: { fake: { itemId: "i1" } },
+          },
+          { type: "tool-call", toolCallId: "c2", toolName: "weather", input: { city: "Atlantis" } },
+        ],
+      },
+      {
+        role: "tool",
+        content: [
+          { type: "tool-result", toolCallId: "c1", toolName: "weather", output: { type: "text", value: "Sunny" } },
+          {
+            type: "tool-result",
+            toolCallId: "c2",
+            toolName: "weather",
+            output: { type: "error-text", value: "unknown city" },
+          },
+        ],
+      },
+    ]);
+  });
+
+  it("propagates the model's error unchanged", async () => {
+    const failure = new Error("rate limited");
+    const provider = createAISDKProvider({ model: { modelId: "m", doGenerate: () => Promise.reject(failure) } });
+    await expect(provider.chat([{ role: "user", content: "hi" }], undefined, "m", {})).rejects.toBe(failure);
+  });
+
+  it.each([
+    ["no options", undefined, /options must be an object/],
+    ["a model id string", { model: "openai/gpt-4o" }, /model must be an AI SDK LanguageModel object/],
+    ["a model without doGenerate", { model: { modelId: "m" } }, /model must be an AI SDK LanguageModel object/],
+    ["a v1 model", { model: { specificationVersion: "v1", modelId: "m", doGenerate: () => {} } }, /"v2" or newer/],
+  ])("throws a TypeError for %s", (_label, options, message) => {
+    expect(() => createAISDKProvider(options as never)).toThrow(TypeError);
+    expect(() => createAISDKProvider(options as never)).toThrow(message);
+  });
+});
+
+describe("fromAISDKResult", () => {
+  const call = { type: "tool-call", toolCallId: "c", toolName: "t", input: "{}" };
+
+  it.each<[unknown, Json[], string | undefined]>([
+    ["tool-calls", [], "tool_calls"],
+    [{ unified: "tool-calls", raw: "tool_use" }, [], "tool_calls"],
+    ["stop", [call], "tool_calls"],
+    ["stop", [], "stop"],
+    [{ unified: "stop", raw: "end_turn" }, [], "stop"],
+    ["length", [], "length"],
+    [{ unified: "length", raw: "max_tokens" }, [], "length"],
+    ["content-filter", [], "content_filter"],
+    [{ unified: "content-filter", raw: "refusal" }, [], "content_filter"],
+    ["error", [], "error"],
+    [{ unified: "other", raw: "pause_turn" }, [], "other"],
+    ["unknown", [], "unknown"],
+    [undefined, [], undefined],
+  ])("maps finish reason %j (content %j) to %s", (finishReason, content, expected) => {
+    expect(fromAISDKResult({ content: content as never, finishReason: finishReason as never }).finishReason).toBe(
+      expected,
+    );
+  });
+
+  it.each<[string, unknown, unknown]>([
+    [
+      "v2 flat, with total",
+      { inputTokens: 3, outputTokens: 4, totalTokens: 9 },
+      { promptTokens: 3, completionTokens: 4, totalTokens: 9 },
+    ],
+    [
+      "v2 flat, no total",
+      { inputTokens: 3, outputTokens: 4, totalTokens: undefined },
+      { promptTokens: 3, completionTokens: 4, totalTokens: 7 },
+    ],
+    [
+      "v3 nested",
+      { inputTokens: { total: 5 }, outputTokens: { total: 6 } },
+      { promptTokens: 5, completionTokens: 6, totalTokens: 11 },
+    ],
+    [
+      "v3 with unknown output",
+      { inputTokens: { total: 5 }, outputTokens: { total: undefined } },
+      { promptTokens: 5, completionTokens: 0, totalTokens: 5 },
+    ],
+    ["all unknown", { inputTokens: { total: undefined }, outputTokens: { total: undefined } }, undefined],
+  ])("maps usage: %s", (_label, usage, expected) => {
+    expect(fromAISDKResult({ content: [], usage: usage as never }).usage).toEqual(expected);
+  });
+
+  it.each<[string, unknown, unknown]>([
+    ["JSON text (v2/v3)", '{"a":1}', '{"a":1}'],
+    ["invalid JSON text, for the loop to report", "{oops", "{oops"],
+    ["an empty string", "", ""],
+    ["an object", { a: 1 }, { a: 1 }],
+    ["absent", undefined, {}],
+  ])("passes tool-call input that is %s on as arguments", (_label, input, expected) => {
+    const { toolCalls } = fromAISDKResult({
+      content: [{ type: "tool-call", toolCallId: "c", toolName: "t", input }] as never,
+    });
+    expect(toolCalls).toEqual([{ id: "c", type: "function", name: "t", arguments: expected }]);
+  });
+
+  it("joins text parts and ignores sources, files and provider-executed calls", () => {
+    const result = fromAISDKResult({
+      content: [
+        { type: "text", text: "a" },
+        { type: "source", sourceType: "url", id: "s", url: "https://example.com" },
+        { type: "tool-call", toolCallId: "x", toolName: "search", input: "{}", providerExecuted: true },
+        { type: "text", text: "b" },
+      ] as never,
+      finishReason: "stop",
+    });
+    expect(result).toEqual({ content: "ab", finishReason: "stop" });
+  });
+});
+
+describe("toAISDKPrompt and toCallOptions", () => {
+  it("finds a tool message's tool name from its call when the message has none, and leaves out empty assistant turns", () => {
+    expect(
+      toAISDKPrompt([
+        { role: "assistant", content: "" },
+        { role: "assistant", content: "", toolCalls: [{ id: "a", name: "lookup", arguments: {} }] },
+        { role: "tool", content: "r", toolCallId: "a" },
+      ]),
+    ).toEqual([
+      { role: "assistant", content: [{ type: "tool-call", toolCallId: "a", toolName: "lookup", input: {} }] },
+      {
+        role: "tool",
+        content: [{ type: "tool-result", toolCallId: "a", toolName: "lookup", output: { type: "text", value: "r" } }],
+      },
+    ]);
+  });
+
+  it.each<[string, Json, Json]>([
+    [
+      "OpenAI names are renamed",
+      { max_tokens: 5, top_p: 1, frequency_penalty: 0.1, presence_penalty: 0.2 },
+      { maxOutputTokens: 5, topP: 1, frequencyPenalty: 0.1, presencePenalty: 0.2 },
+    ],
+    ["the AI SDK's name wins", { max_tokens: 5, maxOutputTokens: 9 }, { maxOutputTokens: 9 }],
+    ["stop as a string", { stop: "x" }, { stopSequences: ["x"] }],
+    ["Anthropic's stop_sequences and top_k", { stop_sequences: ["a"], top_k: 3 }, { stopSequences: ["a"], topK: 3 }],
+    ["tool_choice string", { tool_choice: "required" }, { toolChoice: { type: "required" } }],
+    ["Anthropic's any", { tool_choice: { type: "any" } }, { toolChoice: { type: "required" } }],
+    [
+      "Anthropic's named tool",
+      { tool_choice: { type: "tool", name: "t" } },
+      { toolChoice: { type: "tool", toolName: "t" } },
+    ],
+    ["AI SDK toolChoice shorthand", { toolChoice: "none" }, { toolChoice: { type: "none" } }],
+    [
+      "AI SDK toolChoice object",
+      { toolChoice: { type: "tool", toolName: "t" } },
+      { toolChoice: { type: "tool", toolName: "t" } },
+    ],
+    [
+      "other keys pass through",
+      { providerOptions: { openai: { user: "u" } }, headers: { a: "b" } },
+      { providerOptions: { openai: { user: "u" } }, headers: { a: "b" } },
+    ],
+  ])("toCallOptions: %s", (_label, input, expected) => {
+    expect(toCallOptions(input)).toEqual(expected);
+  });
+});
