@@ -1,0 +1,624 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import OpenAI from "openai";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import * as z from "zod";
+import {
+  createOpenAIChatProvider,
+  DEFAULT_OPENAI_MODEL,
+  fromOpenAIChatCompletion,
+  toOpenAIChatMessages,
+  toOpenAIStrictSchema,
+} from "../../src/adapters/openai/index.js";
+import {
+  defineTool,
+  errorResult,
+  isToolLoopError,
+  type Message,
+  runToolLoop,
+  type Tool,
+  ToolLoopError,
+  ToolRegistry,
+  type ToolReturn,
+} from "../../src/index.js";
+import { type ReplayResponse, type ReplayServer, readSample, startReplayServer } from "../helpers/replay-server.js";
+
+type Json = Record<string, unknown>;
+type WireToolCall = { id: string; type: "function"; function: { name: string; arguments: string } };
+type WireMessage = { role: string; content?: string | null; tool_calls?: WireToolCall[]; tool_call_id?: string };
+type WireRequest = Json & { model: string; messages: WireMessage[]; tools?: Json[] };
+type Completion = Json & { choices: Array<Json & { message: Json & { tool_calls?: WireToolCall[] } }> };
+
+const servers: ReplayServer[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((server) => server.close()));
+});
+
+async function replay(script: ReplayResponse[]): Promise<{ server: ReplayServer; client: OpenAI }> {
+  const server = await startReplayServer(script);
+  servers.push(server);
+  return { server, client: new OpenAI({ apiKey: "test", baseURL: `${server.url}/v1`, maxRetries: 0 }) };
+}
+
+const ok = (file: string): ReplayResponse => ({ body: readSample(file) });
+const body = (server: ReplayServer, index: number) => server.requests[index]?.body as WireRequest;
+
+/** A sample completion whose first choice's message is changed by `edit`. */
+function completionFrom(file: string, edit: (message: Completion["choices"][number]["message"]) => void): Completion {
+  const completion = readSample<Completion>(file);
+  edit((completion.choices[0] as Completion["choices"][number]).message);
+  return completion;
+}
+
+function registryOf(...tools: Tool[]): ToolRegistry {
+  const registry = new ToolRegistry();
+  for (const tool of tools) registry.register(tool);
+  return registry;
+}
+
+const capitals: Record<string, string> = { France: "Paris", England: "London" };
+type CapitalExecute = (args: { country: string }) => ToolReturn;
+const getCapital = (execute = vi.fn<CapitalExecute>(({ country }) => capitals[country] ?? "unknown")) => ({
+  execute,
+  tool: defineTool({
+    name: "get_capital",
+    description: "Get the capital of a country.",
+    parameters: z.strictObject({ country: z.string().describe("The country name.") }),
+    execute,
+  }),
+});
+
+/** The first round of the pydantic-ai conversation, as a toolloop transcript. */
+const franceHistory: Message[] = [
+  { role: "user", content: "What is the capital of France?" },
+  {
+    role: "assistant",
+    content: "",
+    toolCalls: [
+      {
+        id: "pyd_ai_504f8147f83f44f3a5f14d87bfd01bda",
+        type: "function",
+        name: "get_capital",
+        arguments: { country: "France" },
+        function: { name: "get_capital", arguments: '{"country":"France"}' },
+      },
+    ],
+  },
+  { role: "tool", content: "Paris", toolCallId: "pyd_ai_504f8147f83f44f3a5f14d87bfd01bda", toolName: "get_capital" },
+  { role: "assistant", content: "The capital of France is Paris.\n" },
+  { role: "user", content: "What is the capital of England?" },
+];
+
+describe("createOpenAIChatProvider with the real openai client", () => {
+  it("runs a full cycle with a zod tool and sends the follow-up exactly as the recorded one", async () => {
+    const { server, client } = await replay([
+      ok("openai-chat-response-tool-calls.pydantic-ai.json"),
+      ok("openai-chat-followup-response.pydantic-ai.json"),
+    ]);
+    const { tool, execute } = getCapital();
+
+    const result = await runToolLoop(
+      {
+        provider: createOpenAIChatProvider({ client }),
+        model: "gpt-4o-mini",
+        tools: registryOf(tool),
+        maxIterations: 5,
+        llmOptions: { n: 1, tool_choice: "auto" },
+      },
+      franceHistory,
+    );
+
+    expect(execute).toHaveBeenCalledTimes(1);
+    expect(execute.mock.calls[0]?.[0]).toEqual({ country: "England" });
+    expect(result).toMatchObject({
+      content: "The capital of England is London.",
+      iterations: 2,
+      stopReason: "completed",
+    });
+    expect(result.usage).toEqual({ promptTokens: 104 + 129, completionTokens: 16 + 9, totalTokens: 120 + 138 });
+    expect(server.requests.map(({ method, url }) => `${method} ${url}`)).toEqual([
+      "POST /v1/chat/completions",
+      "POST /v1/chat/completions",
+    ]);
+
+    // The recorded follow-up (pydantic-ai, gpt-4o-mini) sent `stream: false` and left `content` out of
+    // assistant messages with tool_calls; we send no `stream` and `content: null` (as openai-node's runner).
+    const { stream: _stream, ...recorded } = readSample<WireRequest>("openai-chat-followup-request.pydantic-ai.json");
+    const expected = {
+      ...recorded,
+      messages: recorded.messages.map((message) => (message.tool_calls ? { ...message, content: null } : message)),
+    };
+    expect(body(server, 1)).toEqual(expected);
+    expect(body(server, 0)).toEqual({ ...expected, messages: expected.messages.slice(0, 5) });
+  });
+
+  it("answers parallel calls with one tool message each, in call order, even when they finish out of order", async () => {
+    const { server, client } = await replay([
+      ok("openai-chat-response-parallel-tool-calls.recorded.json"),
+      ok("openai-chat-followup-response.pydantic-ai.json"),
+    ]);
+    let releaseWeather: () => void = () => {};
+    const weatherDone = new Promise<void>((resolve) => {
+      releaseWeather = resolve;
+    });
+    const weather = defineTool({
+      name: "GetWeatherArgs",
+      description: "Weather",
+      parameters: z.object({ city: z.string(), country: z.string(), units: z.enum(["c", "f"]) }),
+      execute: async ({ city, units }) => {
+        await weatherDone;
+        return `12°${units} in ${city}`;
+      },
+    });
+    const stock = defineTool({
+      name: "get_stock_price",
+      description: "Stock price",
+      parameters: z.object({ ticker: z.string(), exchange: z.string() }),
+      execute: ({ ticker }) => {
+        releaseWeather();
+        return `${ticker}: 230.1`;
+      },
+    });
+
+    await runToolLoop(
+      { provider: createOpenAIChatProvider({ client }), tools: registryOf(weather, stock), maxIterations: 3 },
+      [{ role: "user", content: "Weather in Edinburgh and AAPL's price?" }],
+    );
+
+    const sampleCalls = readSample<Completion>("openai-chat-response-parallel-tool-calls.recorded.json").choices[0]
+      ?.message.tool_calls;
+    expect(body(server, 1).messages).toEqual([
+      { role: "user", content: "Weather in Edinburgh and AAPL's price?" },
+      { role: "assistant", content: null, tool_calls: sampleCalls },
+      { role: "tool", tool_call_id: "call_fdNz3vOBKYgOIpMdWotB9MjY", content: "12°c in Edinburgh" },
+      { role: "tool", tool_call_id: "call_h1DWI1POMJLb0KwIyQHWXD4p", content: "AAPL: 230.1" },
+    ]);
+  });
+
+  it("keeps assistant text that comes with tool calls, and the system message first", async () => {
+    const withText = completionFrom("openai-chat-response-tool-calls.pydantic-ai.json", (message) => {
+      message.content = "Let me look that up.";
+    });
+    const { server, client } = await replay([{ body: withText }, ok("openai-chat-followup-response.pydantic-ai.json")]);
+
+    const result = await runToolLoop(
+      { provider: createOpenAIChatProvider({ client }), tools: registryOf(getCapital().tool), maxIterations: 3 },
+      [
+        { role: "system", content: "Answer briefly." },
+        { role: "user", content: "What is the capital of England?" },
+      ],
+    );
+
+    expect(result.messages[2]).toMatchObject({ role: "assistant", content: "Let me look that up." });
+    expect(body(server, 1).messages.slice(0, 3)).toEqual([
+      { role: "system", content: "Answer briefly." },
+      { role: "user", content: "What is the capital of England?" },
+      {
+        role: "assistant",
+        content: "Let me look that up.",
+        tool_calls: [
+          {
+            id: "call_SkEQ3ZGSJC8m6AvaIGNuuKdm",
+            type: "function",
+            function: { name: "get_capital", arguments: '{"country":"England"}' },
+          },
+        ],
+      },
+    ]);
+  });
+
+  it.each<[string, string, Json | undefined, string]>([
+    ["an empty arguments string runs the tool with {}", "", {}, "{}"],
+    ["whitespace-only arguments run the tool with {}", "  ", {}, "{}"],
+    [
+      "invalid JSON reaches the loop unchanged and the model is told",
+      '{"country": "Eng',
+      undefined,
+      '{"country": "Eng',
+    ],
+  ])("%s", async (_name, rawArguments, expectedArgs, replayed) => {
+    const response = completionFrom("openai-chat-response-tool-calls.pydantic-ai.json", (message) => {
+      (message.tool_calls?.[0] as WireToolCall).function = { name: "get_time", arguments: rawArguments };
+    });
+    const { server, client } = await replay([{ body: response }, ok("openai-chat-followup-response.pydantic-ai.json")]);
+    const execute = vi.fn((_args: Json) => "12:00");
+    const getTime = defineTool({ name: "get_time", description: "Time", parameters: z.object({}), execute });
+
+    const result = await runToolLoop(
+      { provider: createOpenAIChatProvider({ client }), tools: registryOf(getTime), maxIterations: 3 },
+      [{ role: "user", content: "Time?" }],
+    );
+
+    const [assistant, answer] = body(server, 1).messages.slice(1);
+    expect(assistant?.tool_calls?.[0]?.function).toEqual({ name: "get_time", arguments: replayed });
+    if (expectedArgs === undefined) {
+      expect(execute).not.toHaveBeenCalled();
+      expect(answer?.content).toMatch(/^invalid JSON in arguments for tool "get_time"/);
+      expect(result.messages[2]?.isError).toBe(true);
+    } else {
+      expect(execute.mock.calls[0]?.[0]).toEqual(expectedArgs);
+      expect(answer).toEqual({ role: "tool", tool_call_id: "call_SkEQ3ZGSJC8m6AvaIGNuuKdm", content: "12:00" });
+    }
+  });
+
+  it("sends an error tool result as the tool message's content", async () => {
+    const { server, client } = await replay([
+      ok("openai-chat-response-tool-calls.pydantic-ai.json"),
+      ok("openai-chat-followup-response.pydantic-ai.json"),
+    ]);
+    const { tool } = getCapital(vi.fn<CapitalExecute>(() => errorResult("No capital known for England; try the UK.")));
+
+    const result = await runToolLoop(
+      { provider: createOpenAIChatProvider({ client }), tools: registryOf(tool), maxIterations: 3 },
+      [{ role: "user", content: "What is the capital of England?" }],
+    );
+
+    expect(result.messages[2]).toMatchObject({ role: "tool", isError: true });
+    expect(body(server, 1).messages[2]).toEqual({
+      role: "tool",
+      tool_call_id: "call_SkEQ3ZGSJC8m6AvaIGNuuKdm",
+      content: "No capital known for England; try the UK.",
+    });
+  });
+
+  it.each<[number, string, abstract new (...args: never[]) => InstanceType<typeof OpenAI.APIError>]>([
+    [400, "invalid_request_error", OpenAI.BadRequestError],
+    [401, "invalid_api_key", OpenAI.AuthenticationError],
+    [429, "rate_limit_exceeded", OpenAI.RateLimitError],
+    [500, "server_error", OpenAI.InternalServerError],
+  ])(
+    "an API %i rejects the loop with ToolLoopError whose cause is the client's error",
+    async (status, code, ErrorClass) => {
+      const message =
+        "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.";
+      const { client } = await replay([
+        { status, body: { error: { message, type: code, param: "messages.[1].role", code } } },
+      ]);
+      const history: Message[] = [{ role: "user", content: "hi" }];
+
+      const error = await runToolLoop(
+        { provider: createOpenAIChatProvider({ client }), maxIterations: 3 },
+        history,
+      ).then(
+        () => undefined,
+        (reason: unknown) => reason,
+      );
+
+      expect(error).toBeInstanceOf(ToolLoopError);
+      const { cause } = error as ToolLoopError;
+      expect(cause).toBeInstanceOf(ErrorClass);
+      expect(cause).toMatchObject({ status, code });
+      expect((error as ToolLoopError).message).toContain(message);
+      expect((error as ToolLoopError).messages).toEqual(history);
+    },
+  );
+
+  it("aborts the HTTP request mid-flight: the loop rejects and the server sees the client disconnect", async () => {
+    const server = await startHangingServer();
+    const client = new OpenAI({ apiKey: "test", baseURL: `${server.url}/v1`, maxRetries: 0 });
+    const controller = new AbortController();
+
+    const loop = runToolLoop(
+      { provider: createOpenAIChatProvider({ client }), maxIterations: 3 },
+      [{ role: "user", content: "hi" }],
+      {
+        signal: controller.signal,
+      },
+    );
+    await server.requested;
+    controller.abort(new Error("user cancelled"));
+
+    await expect(loop).rejects.toSatisfy((error) => isToolLoopError(error) && error.message.includes("user cancelled"));
+    await server.disconnected;
+    await server.close();
+  });
+
+  it("hands the signal to the client: chat() alone rejects with the SDK's abort error", async () => {
+    const { server, client } = await replay([{ hang: true }]);
+    const controller = new AbortController();
+
+    const chat = createOpenAIChatProvider({ client }).chat(
+      [{ role: "user", content: "hi" }],
+      undefined,
+      "m",
+      {},
+      controller.signal,
+    );
+    await server.waitForRequests(1);
+    controller.abort();
+
+    await expect(chat).rejects.toBeInstanceOf(OpenAI.APIUserAbortError);
+  });
+
+  it("makes the request strict like the official strict sample and strips the nulls the model sends", async () => {
+    const sample = readSample<WireRequest>("openai-chat-request-tools-strict.json");
+    const sampleTool = sample.tools?.[0] as { function: { name: string; parameters: Json } };
+    const response = completionFrom("openai-chat-response-tool-calls-strict.recorded.json", (message) => {
+      const [call] = message.tool_calls as WireToolCall[];
+      (call as WireToolCall).function.arguments =
+        '{"city":"San Francisco","state":"CA","unit":null,"days":null,"when":{"date":"today","hour":null}}';
+    });
+    const { server, client } = await replay([{ body: response }, ok("openai-chat-followup-response.pydantic-ai.json")]);
+    const execute = vi.fn((_args: Json) => "sunny");
+    const weather = defineTool({
+      name: "get_weather",
+      description: "Weather for a city",
+      parameters: z.object({
+        city: z.string(),
+        state: z.string(),
+        unit: z.enum(["c", "f"]).optional(),
+        days: z.number().int().optional(),
+        when: z.object({ date: z.string(), hour: z.number().optional() }).optional(),
+      }),
+      execute,
+    });
+    const strictOnly = defineTool({
+      name: sampleTool.function.name,
+      description: "",
+      parameters: z.object({ city: z.string(), state: z.string() }),
+      execute: () => "",
+    });
+
+    await runToolLoop(
+      { provider: createOpenAIChatProvider({ client, strict: true }), tools: registryOf(weather), maxIterations: 3 },
+      [{ role: "user", content: "What's the weather like in SF?" }],
+    );
+    const { server: second, client: secondClient } = await replay([
+      ok("openai-chat-followup-response.pydantic-ai.json"),
+    ]);
+    await runToolLoop(
+      {
+        provider: createOpenAIChatProvider({ client: secondClient, strict: true }),
+        model: sample.model,
+        tools: registryOf(strictOnly),
+        maxIterations: 1,
+      },
+      sample.messages as Message[],
+    );
+
+    // With only required fields, the request is the official strict request (plus our description).
+    expect(body(second, 0)).toEqual({
+      ...sample,
+      tools: [{ type: "function", function: { ...sampleTool.function, description: "", strict: true } }],
+    });
+    const [tool] = body(server, 0).tools as Array<{ function: Json }>;
+    expect(tool?.function).toEqual({
+      name: "get_weather",
+      description: "Weather for a city",
+      parameters: toOpenAIStrictSchema(weather.parameters),
+      strict: true,
+    });
+    expect(execute.mock.calls[0]?.[0]).toEqual({ city: "San Francisco", state: "CA", when: { date: "today" } });
+    // The model's own text is replayed, nulls included.
+    expect(body(server, 1).messages[1]?.tool_calls?.[0]?.function.arguments).toContain('"unit":null');
+  });
+
+  it("passes llmOptions into the body and sends the loop's model, not the factory's", async () => {
+    const { server, client } = await replay([ok("openai-chat-followup-response.pydantic-ai.json")]);
+    const provider = createOpenAIChatProvider({ client, model: "factory-model" });
+    const llmOptions = {
+      temperature: 0.2,
+      max_tokens: 300,
+      tool_choice: { type: "function", function: { name: "get_capital" } },
+      parallel_tool_calls: false,
+      user: "u-1",
+      model: "ignored",
+    };
+
+    await runToolLoop(
+      { provider, model: "gpt-4o-2024-08-06", tools: registryOf(getCapital().tool), maxIterations: 1, llmOptions },
+      [{ role: "user", content: "hi" }],
+    );
+
+    expect(provider.getDefaultModel()).toBe("factory-model");
+    expect(body(server, 0)).toMatchObject({ ...llmOptions, model: "gpt-4o-2024-08-06" });
+    expect(llmOptions.model).toBe("ignored");
+  });
+
+  it("uses the factory's model when the loop has none, and sends no tools key without tools", async () => {
+    const { server, client } = await replay([ok("openai-chat-followup-response.pydantic-ai.json")]);
+    await runToolLoop({ provider: createOpenAIChatProvider({ client, model: "my-model" }), maxIterations: 1 }, [
+      { role: "user", content: "hi" },
+    ]);
+    expect(body(server, 0)).toEqual({ model: "my-model", messages: [{ role: "user", content: "hi" }] });
+    expect(createOpenAIChatProvider({ client }).getDefaultModel()).toBe(DEFAULT_OPENAI_MODEL);
+  });
+
+  it("refuses llmOptions.stream (the adapter reads whole responses)", async () => {
+    const { server, client } = await replay([]);
+    const loop = runToolLoop(
+      { provider: createOpenAIChatProvider({ client }), maxIterations: 1, llmOptions: { stream: true } },
+      [{ role: "user", content: "hi" }],
+    );
+    await expect(loop).rejects.toSatisfy(
+      (error) => isToolLoopError(error) && error.cause instanceof TypeError && /stream/.test(error.message),
+    );
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it.each<[string, unknown, RegExp]>([
+    ["no options", undefined, /options must be an object/],
+    ["no client", {}, /client must be an OpenAI client/],
+    [
+      "a client without chat.completions",
+      { client: { responses: { create() {} } } },
+      /client\.chat\.completions\.create/,
+    ],
+    ["an empty model", { client: new OpenAI({ apiKey: "x" }), model: "" }, /model must be a non-empty string/],
+    [
+      "a non-boolean strict",
+      { client: new OpenAI({ apiKey: "x" }), strict: "yes" },
+      /strict must be a boolean, got string/,
+    ],
+  ])("rejects %s at creation", (_name, options, message) => {
+    expect(() => createOpenAIChatProvider(options as never)).toThrow(message);
+  });
+});
+
+describe("fromOpenAIChatCompletion", () => {
+  const completion = (message: Json, finish_reason: unknown, usage?: unknown) => ({
+    choices: [{ index: 0, message: { role: "assistant", ...message }, finish_reason }],
+    ...(usage === undefined ? {} : { usage }),
+  });
+  const call = { id: "call_1", type: "function", function: { name: "t", arguments: "{}" } };
+
+  it.each<[string, unknown, string]>([
+    ["a final answer", completion({ content: "Hi" }, "stop"), "stop"],
+    ["a truncated answer", completion({ content: "Hi" }, "length"), "length"],
+    ["a filtered answer", completion({ content: "" }, "content_filter"), "content_filter"],
+    ["calls", completion({ content: null, tool_calls: [call] }, "tool_calls"), "tool_calls"],
+    [
+      "calls a compatible server reports as stop",
+      completion({ content: null, tool_calls: [call] }, "stop"),
+      "tool_calls",
+    ],
+    ["no finish_reason", completion({ content: "Hi" }, null), "stop"],
+  ])("finishReason for %s", (_name, response, expected) => {
+    expect(fromOpenAIChatCompletion(response).finishReason).toBe(expected);
+  });
+
+  it.each<[string, unknown, unknown]>([
+    [
+      "the API's counts",
+      { prompt_tokens: 82, completion_tokens: 17, total_tokens: 99 },
+      { promptTokens: 82, completionTokens: 17, totalTokens: 99 },
+    ],
+    [
+      "the sum when total is missing",
+      { prompt_tokens: 5, completion_tokens: 7 },
+      { promptTokens: 5, completionTokens: 7, totalTokens: 12 },
+    ],
+    ["nothing when usage is absent", undefined, undefined],
+    ["nothing when usage is null", null, undefined],
+  ])("usage: %s", (_name, usage, expected) => {
+    expect(fromOpenAIChatCompletion(completion({ content: "x" }, "stop", usage)).usage).toEqual(expected);
+  });
+
+  it("reads the official docs example: newline-formatted arguments stay raw text", () => {
+    expect(fromOpenAIChatCompletion(readSample("openai-chat-response-tool-calls.json"))).toEqual({
+      content: "",
+      finishReason: "tool_calls",
+      toolCalls: [
+        {
+          id: "call_abc123",
+          type: "function",
+          name: "get_current_weather",
+          arguments: '{\n"location": "Boston, MA"\n}',
+        },
+      ],
+      usage: { promptTokens: 82, completionTokens: 17, totalTokens: 99 },
+    });
+  });
+
+  it("shows a refusal as the content, and reads text given as content parts", () => {
+    expect(
+      fromOpenAIChatCompletion(completion({ content: null, refusal: "I can't help with that." }, "stop")).content,
+    ).toBe("I can't help with that.");
+    expect(
+      fromOpenAIChatCompletion(
+        completion(
+          {
+            content: [
+              { type: "text", text: "a" },
+              { type: "text", text: "b" },
+            ],
+          },
+          "stop",
+        ),
+      ).content,
+    ).toBe("ab");
+  });
+
+  it("passes arguments a compatible server sends as an object", () => {
+    const response = completion(
+      { tool_calls: [{ id: "c", type: "function", function: { name: "t", arguments: { a: 1 } } }] },
+      "tool_calls",
+    );
+    expect(fromOpenAIChatCompletion(response).toolCalls).toEqual([
+      { id: "c", type: "function", name: "t", arguments: { a: 1 } },
+    ]);
+  });
+
+  it.each([
+    ["no choices", { choices: [] }],
+    ["not an object", "oops"],
+    ["a choice without message", { choices: [{}] }],
+  ])("throws a ToolloopError for %s", (_name, response) => {
+    expect(() => fromOpenAIChatCompletion(response)).toThrow(/no choice with a message/);
+  });
+});
+
+describe("toOpenAIChatMessages", () => {
+  it("converts every role, keeping call order and filling arguments for calls without their JSON text", () => {
+    expect(
+      toOpenAIChatMessages([
+        { role: "system", content: "S" },
+        { role: "user", content: "U" },
+        { role: "assistant", content: "", toolCalls: [] },
+        {
+          role: "assistant",
+          content: "A",
+          toolCalls: [
+            { id: "1", name: "a", arguments: { x: 1 } },
+            { id: "2", name: "b", arguments: {}, function: { name: "b", arguments: "{}" } },
+          ],
+        },
+        { role: "tool", content: "r1", toolCallId: "1", toolName: "a" },
+        { role: "tool", content: "r2", toolCallId: "2", toolName: "b", isError: true },
+      ]),
+    ).toEqual([
+      { role: "system", content: "S" },
+      { role: "user", content: "U" },
+      { role: "assistant", content: "" },
+      {
+        role: "assistant",
+        content: "A",
+        tool_calls: [
+          { id: "1", type: "function", function: { name: "a", arguments: '{"x":1}' } },
+          { id: "2", type: "function", function: { name: "b", arguments: "{}" } },
+        ],
+      },
+      { role: "tool", tool_call_id: "1", content: "r1" },
+      { role: "tool", tool_call_id: "2", content: "r2" },
+    ]);
+  });
+
+  it("rejects an unknown role", () => {
+    expect(() => toOpenAIChatMessages([{ role: "developer", content: "x" } as never])).toThrow(
+      /unsupported message role "developer"/,
+    );
+  });
+});
+
+/** A server that never answers and reports when the client goes away (abort must close the connection). */
+async function startHangingServer(): Promise<{
+  url: string;
+  requested: Promise<void>;
+  disconnected: Promise<void>;
+  close(): Promise<void>;
+}> {
+  let onRequest: () => void = () => {};
+  let onDisconnect: () => void = () => {};
+  const requested = new Promise<void>((resolve) => {
+    onRequest = resolve;
+  });
+  const disconnected = new Promise<void>((resolve) => {
+    onDisconnect = resolve;
+  });
+  const server = createServer((request, response) => {
+    request.resume();
+    onRequest();
+    response.on("close", onDisconnect);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requested,
+    disconnected,
+    close() {
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}
