@@ -1,0 +1,447 @@
+import OpenAI from "openai";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import * as z from "zod";
+import {
+  createOpenAIResponsesProvider,
+  DEFAULT_OPENAI_MODEL,
+  fromOpenAIResponse,
+  toOpenAIResponsesInput,
+  toOpenAIStrictSchema,
+} from "../../src/adapters/openai/index.js";
+import {
+  defineTool,
+  errorResult,
+  isToolLoopError,
+  type Message,
+  newToolResult,
+  runToolLoop,
+  type Tool,
+  ToolLoopError,
+  ToolRegistry,
+} from "../../src/index.js";
+import { type ReplayResponse, type ReplayServer, readSample, startReplayServer } from "../helpers/replay-server.js";
+
+type Json = Record<string, unknown>;
+type WireRequest = Json & { model: string; input: Json[]; tools?: Json[] };
+type WireResponse = Json & { output: Json[] };
+
+const servers: ReplayServer[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((server) => server.close()));
+});
+
+async function replay(script: ReplayResponse[]): Promise<{ server: ReplayServer; client: OpenAI }> {
+  const server = await startReplayServer(script);
+  servers.push(server);
+  return { server, client: new OpenAI({ apiKey: "test", baseURL: `${server.url}/v1`, maxRetries: 0 }) };
+}
+
+const ok = (file: string): ReplayResponse => ({ body: readSample(file) });
+const body = (server: ReplayServer, index: number) => server.requests[index]?.body as WireRequest;
+const finalAnswer = () => ok("openai-responses-followup-response.pydantic-ai.json");
+
+function registryOf(...tools: Tool[]): ToolRegistry {
+  const registry = new ToolRegistry();
+  for (const tool of tools) registry.register(tool);
+  return registry;
+}
+
+/** A function_call response from the documented sample, with the call's fields replaced. */
+function functionCallResponse(...calls: Json[]): WireResponse {
+  const response = readSample<WireResponse>("openai-responses-response-function-call.pydantic-ai.json");
+  const [template] = response.output;
+  response.output = calls.map((call, index) => ({ ...template, id: `fc_${index}`, ...call }));
+  return response;
+}
+
+describe("createOpenAIResponsesProvider with the real openai client", () => {
+  it("runs a full cycle statelessly and sends the follow-up as the recorded one (strict mode)", async () => {
+    const { server, client } = await replay([
+      ok("openai-responses-response-function-call.pydantic-ai.json"),
+      finalAnswer(),
+    ]);
+    const execute = vi.fn((_args: { country: string }) => "Potato City");
+    const getCapital = defineTool({
+      name: "get_capital",
+      description: "Get the capital of a country.",
+      parameters: z.object({ country: z.string() }),
+      execute,
+    });
+
+    const result = await runToolLoop(
+      {
+        provider: createOpenAIResponsesProvider({ client, strict: true }),
+        model: "gpt-4o",
+        tools: registryOf(getCapital),
+        maxIterations: 5,
+        llmOptions: { tool_choice: "auto" },
+      },
+      [{ role: "user", content: "What is the capital of PotatoLand?" }],
+    );
+
+    expect(execute.mock.calls[0]?.[0]).toEqual({ country: "PotatoLand" });
+    expect(result).toMatchObject({ content: "The capital of PotatoLand is Potato City.", iterations: 2 });
+    expect(result.usage).toEqual({ promptTokens: 40 + 67, completionTokens: 18 + 11, totalTokens: 58 + 78 });
+    expect(server.requests.map(({ method, url }) => `${method} ${url}`)).toEqual([
+      "POST /v1/responses",
+      "POST /v1/responses",
+    ]);
+
+    // The recorded requests (pydantic-ai) also sent `stream: false`, `description: null` and
+    // `status: null` on the replayed function_call; nothing else differs.
+    const normalise = ({ stream: _stream, ...request }: WireRequest) => ({
+      ...request,
+      input: request.input.map(({ status: _status, ...item }) => item),
+      tools: request.tools?.map((tool) => ({ ...tool, description: "Get the capital of a country." })),
+    });
+    expect(body(server, 0)).toEqual(
+      normalise(readSample<WireRequest>("openai-responses-request-tools.pydantic-ai.json")),
+    );
+    expect(body(server, 1)).toEqual(
+      normalise(readSample<WireRequest>("openai-responses-followup-request.pydantic-ai.json")),
+    );
+    expect(body(server, 1)).not.toHaveProperty("previous_response_id");
+  });
+
+  it("replays parallel calls then their outputs in call order, an error result included", async () => {
+    const { server, client } = await replay([
+      ok("openai-responses-response-parallel-function-calls.pydantic-ai.json"),
+      finalAnswer(),
+    ]);
+    const wrong = 'Wrong location, I only know about "London".\n\nFix the errors and try again.';
+    const getLocation = defineTool({
+      name: "get_location",
+      description: "",
+      parameters: z.object({ loc_name: z.string() }),
+      execute: async ({ loc_name }) => {
+        // the first call finishes last
+        if (loc_name === "Londos") await new Promise((resolve) => setTimeout(resolve, 20));
+        return loc_name === "London" ? '{"lat": 51, "lng": 0}' : errorResult(wrong);
+      },
+    });
+
+    const result = await runToolLoop(
+      {
+        provider: createOpenAIResponsesProvider({ client, strict: true }),
+        tools: registryOf(getLocation),
+        maxIterations: 3,
+      },
+      [{ role: "user", content: "What is the location of Londos and London?" }],
+    );
+
+    expect(result.messages.filter((message) => message.role === "tool").map((message) => message.isError)).toEqual([
+      true,
+      false,
+    ]);
+    // The recorded follow-up also carried an empty assistant message before the calls; we leave it out.
+    const recorded = readSample<WireRequest>("openai-responses-followup-request-parallel.pydantic-ai.json");
+    expect(body(server, 1).input).toEqual(
+      recorded.input.filter((item) => !(item.role === "assistant" && item.content === "")),
+    );
+  });
+
+  it("puts assistant text before its function_call items, and keeps system messages in order", async () => {
+    const response = functionCallResponse({
+      call_id: "call_A",
+      name: "get_capital",
+      arguments: '{"country":"France"}',
+    });
+    response.output.unshift({
+      type: "message",
+      id: "msg_1",
+      role: "assistant",
+      status: "completed",
+      content: [{ type: "output_text", text: "Let me check.", annotations: [] }],
+    });
+    const { server, client } = await replay([{ body: response }, finalAnswer()]);
+    const getCapital = defineTool({
+      name: "get_capital",
+      description: "",
+      parameters: z.object({ country: z.string() }),
+      execute: () => "Paris",
+    });
+
+    const result = await runToolLoop(
+      { provider: createOpenAIResponsesProvider({ client }), tools: registryOf(getCapital), maxIterations: 3 },
+      [
+        { role: "system", content: "Be brief." },
+        { role: "user", content: "Capital of France?" },
+      ],
+    );
+
+    expect(result.messages[2]).toMatchObject({ role: "assistant", content: "Let me check." });
+    expect(body(server, 1).input).toEqual([
+      { role: "system", content: "Be brief." },
+      { role: "user", content: "Capital of France?" },
+      { role: "assistant", content: "Let me check." },
+      { type: "function_call", call_id: "call_A", name: "get_capital", arguments: '{"country":"France"}' },
+      { type: "function_call_output", call_id: "call_A", output: "Paris" },
+    ]);
+  });
+
+  it.each<[string, string, Json | undefined, string]>([
+    ["an empty arguments string runs the tool with {}", "", {}, "{}"],
+    ["invalid JSON reaches the loop unchanged and the model is told", "{not json", undefined, "{not json"],
+  ])("%s", async (_name, rawArguments, expectedArgs, replayed) => {
+    const response = functionCallResponse({ call_id: "call_T", name: "get_time", arguments: rawArguments });
+    const { server, client } = await replay([{ body: response }, finalAnswer()]);
+    const execute = vi.fn((_args: Json) => "12:00");
+    const getTime = defineTool({ name: "get_time", description: "Time", parameters: z.object({}), execute });
+
+    await runToolLoop(
+      { provider: createOpenAIResponsesProvider({ client }), tools: registryOf(getTime), maxIterations: 3 },
+      [{ role: "user", content: "Time?" }],
+    );
+
+    const [call, output] = body(server, 1).input.slice(1);
+    expect(call).toEqual({ type: "function_call", call_id: "call_T", name: "get_time", arguments: replayed });
+    if (expectedArgs === undefined) {
+      expect(execute).not.toHaveBeenCalled();
+      expect(output?.output).toMatch(/^invalid JSON in arguments for tool "get_time"/);
+    } else {
+      expect(execute.mock.calls[0]?.[0]).toEqual(expectedArgs);
+      expect(output).toEqual({ type: "function_call_output", call_id: "call_T", output: "12:00" });
+    }
+  });
+
+  it("sends strict: false explicitly on every tool when strict mode is off, in the documented flat shape", async () => {
+    const { server, client } = await replay([finalAnswer()]);
+    const documented = readSample<WireRequest>("openai-responses-request-tools.json");
+    const [documentedTool] = documented.tools as Array<{ name: string; description: string; parameters: Json }>;
+    const tool: Tool = {
+      name: documentedTool?.name as string,
+      description: documentedTool?.description as string,
+      parameters: documentedTool?.parameters as Json,
+      execute: () => newToolResult(""),
+    };
+
+    await runToolLoop(
+      {
+        provider: createOpenAIResponsesProvider({ client }),
+        model: documented.model,
+        tools: registryOf(tool),
+        maxIterations: 1,
+        llmOptions: { tool_choice: "auto" },
+      },
+      [{ role: "user", content: documented.input as unknown as string }],
+    );
+
+    expect(body(server, 0)).toEqual({
+      ...documented,
+      input: [{ role: "user", content: documented.input }],
+      tools: [{ ...documentedTool, strict: false }],
+    });
+  });
+
+  it("strips the nulls a strict-mode model sends for optional fields", async () => {
+    const response = functionCallResponse({
+      call_id: "call_W",
+      name: "get_weather",
+      arguments: '{"location":"Boston, MA","unit":null,"details":{"hourly":null,"days":2}}',
+    });
+    const { server, client } = await replay([{ body: response }, finalAnswer()]);
+    const execute = vi.fn((_args: Json) => "cold");
+    const weather = defineTool({
+      name: "get_weather",
+      description: "",
+      parameters: z.object({
+        location: z.string(),
+        unit: z.enum(["celsius", "fahrenheit"]).optional(),
+        details: z.object({ hourly: z.boolean().optional(), days: z.number() }).optional(),
+      }),
+      execute,
+    });
+
+    await runToolLoop(
+      {
+        provider: createOpenAIResponsesProvider({ client, strict: true }),
+        tools: registryOf(weather),
+        maxIterations: 3,
+      },
+      [{ role: "user", content: "Weather in Boston?" }],
+    );
+
+    expect(body(server, 0).tools).toEqual([
+      {
+        type: "function",
+        name: "get_weather",
+        description: "",
+        parameters: toOpenAIStrictSchema(weather.parameters),
+        strict: true,
+      },
+    ]);
+    expect(execute.mock.calls[0]?.[0]).toEqual({ location: "Boston, MA", details: { days: 2 } });
+  });
+
+  it("an API 400 rejects the loop with ToolLoopError whose cause is the client's error", async () => {
+    const error = {
+      message: "No tool output found for function call call_YfwRsW8sUxDKipwyhWTzOXCA.",
+      type: "invalid_request_error",
+      param: "input",
+      code: null,
+    };
+    const { client } = await replay([{ status: 400, body: { error } }]);
+
+    const failure = await runToolLoop({ provider: createOpenAIResponsesProvider({ client }), maxIterations: 2 }, [
+      { role: "user", content: "hi" },
+    ]).then(
+      () => undefined,
+      (reason: unknown) => reason,
+    );
+
+    expect(failure).toBeInstanceOf(ToolLoopError);
+    expect((failure as ToolLoopError).cause).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((failure as ToolLoopError).cause).toMatchObject({ status: 400, param: "input" });
+    expect((failure as ToolLoopError).message).toContain(error.message);
+  });
+
+  it("aborts the HTTP request mid-flight when the loop's signal aborts", async () => {
+    const { server, client } = await replay([{ hang: true }]);
+    const controller = new AbortController();
+
+    const loop = runToolLoop(
+      { provider: createOpenAIResponsesProvider({ client }), maxIterations: 3 },
+      [{ role: "user", content: "hi" }],
+      {
+        signal: controller.signal,
+      },
+    );
+    await server.waitForRequests(1);
+    controller.abort(new Error("user cancelled"));
+
+    await expect(loop).rejects.toSatisfy((error) => isToolLoopError(error) && error.message.includes("user cancelled"));
+  });
+
+  it("hands the signal to the client: chat() alone rejects with the SDK's abort error", async () => {
+    const { server, client } = await replay([{ hang: true }]);
+    const controller = new AbortController();
+
+    const chat = createOpenAIResponsesProvider({ client }).chat(
+      [{ role: "user", content: "hi" }],
+      undefined,
+      "m",
+      {},
+      controller.signal,
+    );
+    await server.waitForRequests(1);
+    controller.abort();
+
+    await expect(chat).rejects.toBeInstanceOf(OpenAI.APIUserAbortError);
+  });
+
+  it("passes llmOptions into the body and sends the loop's model, not the factory's", async () => {
+    const { server, client } = await replay([finalAnswer(), finalAnswer()]);
+    const provider = createOpenAIResponsesProvider({ client, model: "factory-model" });
+    const llmOptions = {
+      temperature: 0.3,
+      max_output_tokens: 200,
+      instructions: "Be brief.",
+      store: false,
+      tool_choice: "none",
+    };
+
+    await runToolLoop({ provider, model: "gpt-4o", maxIterations: 1, llmOptions }, [{ role: "user", content: "hi" }]);
+    await runToolLoop({ provider, maxIterations: 1 }, [{ role: "user", content: "hi" }]);
+
+    expect(body(server, 0)).toEqual({ ...llmOptions, model: "gpt-4o", input: [{ role: "user", content: "hi" }] });
+    expect(body(server, 1)).toEqual({ model: "factory-model", input: [{ role: "user", content: "hi" }] });
+    expect(provider.getDefaultModel()).toBe("factory-model");
+    expect(createOpenAIResponsesProvider({ client }).getDefaultModel()).toBe(DEFAULT_OPENAI_MODEL);
+  });
+
+  it.each<[string, unknown, RegExp]>([
+    ["no client", {}, /client must be an OpenAI client/],
+    ["a client without responses", { client: { chat: { completions: { create() {} } } } }, /client\.responses\.create/],
+    [
+      "a non-string model",
+      { client: new OpenAI({ apiKey: "x" }), model: 4 },
+      /model must be a non-empty string, got number/,
+    ],
+  ])("rejects %s at creation", (_name, options, message) => {
+    expect(() => createOpenAIResponsesProvider(options as never)).toThrow(message);
+  });
+});
+
+describe("fromOpenAIResponse", () => {
+  const text = (value: string) => ({
+    type: "message",
+    role: "assistant",
+    content: [{ type: "output_text", text: value }],
+  });
+  const call = { type: "function_call", call_id: "call_1", name: "t", arguments: "{}" };
+
+  it.each<[string, Json, string]>([
+    ["a completed answer", { status: "completed", output: [text("Hi")] }, "stop"],
+    ["function calls", { status: "completed", output: [call] }, "tool_calls"],
+    [
+      "an answer cut at max_output_tokens",
+      { status: "incomplete", incomplete_details: { reason: "max_output_tokens" }, output: [text("Hi")] },
+      "length",
+    ],
+    [
+      "a filtered answer",
+      { status: "incomplete", incomplete_details: { reason: "content_filter" }, output: [] },
+      "content_filter",
+    ],
+    ["a response without status", { output: [text("Hi")] }, "stop"],
+  ])("finishReason for %s", (_name, response, expected) => {
+    expect(fromOpenAIResponse(response).finishReason).toBe(expected);
+  });
+
+  it("reads the official docs example: call_id is the id, arguments stay raw text, usage maps", () => {
+    expect(fromOpenAIResponse(readSample("openai-responses-response-function-call.json"))).toEqual({
+      content: "",
+      finishReason: "tool_calls",
+      toolCalls: [
+        {
+          id: "call_unLAR8MvFNptuiZK6K6HCy5k",
+          type: "function",
+          name: "get_current_weather",
+          arguments: '{"location":"Boston, MA","unit":"celsius"}',
+        },
+      ],
+      usage: { promptTokens: 291, completionTokens: 23, totalTokens: 314 },
+    });
+  });
+
+  it("joins the text of several parts and shows a refusal when there is no text", () => {
+    expect(fromOpenAIResponse({ output: [text("a"), { type: "reasoning", summary: [] }, text("b")] }).content).toBe(
+      "ab",
+    );
+    expect(
+      fromOpenAIResponse({
+        output: [{ type: "message", content: [{ type: "refusal", refusal: "I can't help with that." }] }],
+      }).content,
+    ).toBe("I can't help with that.");
+  });
+
+  it.each<[string, unknown, RegExp]>([
+    [
+      "a failed response",
+      { status: "failed", error: { message: "server overloaded" }, output: [] },
+      /failed: server overloaded/,
+    ],
+    ["a response without output", { status: "completed" }, /no output array/],
+  ])("throws for %s", (_name, response, message) => {
+    expect(() => fromOpenAIResponse(response)).toThrow(message);
+  });
+});
+
+describe("toOpenAIResponsesInput", () => {
+  it("converts every role; calls without JSON text get their arguments serialised", () => {
+    const messages: Message[] = [
+      { role: "system", content: "S" },
+      { role: "user", content: "U" },
+      { role: "assistant", content: "", toolCalls: [{ id: "c1", name: "a", arguments: { x: 1 } }] },
+      { role: "tool", content: "r1", toolCallId: "c1", toolName: "a" },
+      { role: "assistant", content: "done" },
+    ];
+    expect(toOpenAIResponsesInput(messages)).toEqual([
+      { role: "system", content: "S" },
+      { role: "user", content: "U" },
+      { type: "function_call", call_id: "c1", name: "a", arguments: '{"x":1}' },
+      { type: "function_call_output", call_id: "c1", output: "r1" },
+      { role: "assistant", content: "done" },
+    ]);
+  });
+});
