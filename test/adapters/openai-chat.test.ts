@@ -1,3 +1,4 @@
+import { execFile } from "node:child_process";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import OpenAI from "openai";
@@ -588,6 +589,82 @@ describe("toOpenAIChatMessages", () => {
       /unsupported message role "developer"/,
     );
   });
+});
+
+describe("examples/openai.ts against an OpenAI-compatible server (OPENAI_BASE_URL)", () => {
+  const root = new URL("../../", import.meta.url).pathname;
+  const weatherCalls = (file: string) =>
+    completionFrom(file, (message) => {
+      message.content = null;
+      message.tool_calls = [
+        {
+          id: "call_p",
+          type: "function",
+          function: { name: "get_weather", arguments: '{"city":"Paris","unit":"fahrenheit"}' },
+        },
+        {
+          id: "call_t",
+          type: "function",
+          function: { name: "get_weather", arguments: '{"city":"Tokyo","unit":"fahrenheit"}' },
+        },
+      ];
+    });
+  const run = (server: ReplayServer, args: string[]) =>
+    new Promise<{ stdout: string; stderr: string; code: number }>((resolve) => {
+      const env = {
+        ...process.env,
+        OPENAI_API_KEY: "test",
+        OPENAI_BASE_URL: `${server.url}/v1`,
+        OPENAI_MODEL: "local-model",
+      };
+      execFile(
+        `${root}node_modules/.bin/tsx`,
+        ["examples/openai.ts", ...args],
+        { cwd: root, env },
+        (error, stdout, stderr) => resolve({ stdout, stderr, code: error ? 1 : 0 }),
+      );
+    });
+
+  it("runs the Chat adapter through the client's baseURL", async () => {
+    const { server } = await replay([
+      { body: weatherCalls("openai-chat-response-parallel-tool-calls.recorded.json") },
+      ok("openai-chat-followup-response.pydantic-ai.json"),
+    ]);
+    const { stdout, code } = await run(server, []);
+    expect(code).toBe(0);
+    expect(body(server, 0)).toMatchObject({ model: "local-model", temperature: 0 });
+    expect(
+      body(server, 1)
+        .messages.slice(-2)
+        .map((message) => message.content),
+    ).toEqual(["70 °F in Paris", "81 °F in Tokyo"]);
+    expect(stdout).toMatch(/Chat Completions, local-model: 2 calls/);
+  }, 60_000);
+
+  it("runs the Responses adapter in strict mode with --responses", async () => {
+    const calls = readSample<Json & { output: Json[] }>(
+      "openai-responses-response-parallel-function-calls.pydantic-ai.json",
+    );
+    calls.output = [
+      { type: "function_call", call_id: "call_p", name: "get_weather", arguments: '{"city":"Paris","unit":null}' },
+      {
+        type: "function_call",
+        call_id: "call_t",
+        name: "get_weather",
+        arguments: '{"city":"Tokyo","unit":"fahrenheit"}',
+      },
+    ];
+    const { server } = await replay([{ body: calls }, ok("openai-responses-followup-response.pydantic-ai.json")]);
+    const { stdout, code } = await run(server, ["--responses"]);
+    expect(code).toBe(0);
+    expect(server.requests.map(({ url }) => url)).toEqual(["/v1/responses", "/v1/responses"]);
+    expect((body(server, 0).tools as Json[])[0]).toMatchObject({ name: "get_weather", strict: true });
+    const outputs = (body(server, 1) as unknown as { input: Json[] }).input.filter(
+      (item) => item.type === "function_call_output",
+    );
+    expect(outputs.map((item) => item.output)).toEqual(["21 °C in Paris", "81 °F in Tokyo"]);
+    expect(stdout).toMatch(/Responses API, local-model: 2 calls/);
+  }, 60_000);
 });
 
 /** A server that never answers and reports when the client goes away (abort must close the connection). */
