@@ -1,1 +1,21 @@
-export {};
+/**
+ * `toolloop/gemini`: an `LLMProvider` for Gemini's `generateContent`, through your own
+ * `@google/genai` client (an optional peer dependency, typed structurally: this module imports
+ * nothing from it).
+ * @module
+ */
+export type { GeminiFunctionDeclaration, GeminiSchema, GeminiSchemaType } from "../../internal/formats/gemini.js";
+export { toGeminiSchema, toGeminiTools } from "../../internal/formats/gemini.js";
+export type {
+  GeminiCallMetadata,
+  GeminiClientLike,
+  GeminiContent,
+  GeminiFunctionCall,
+  GeminiFunctionResponse,
+  GeminiGenerateContentConfig,
+  GeminiGenerateContentParameters,
+  GeminiGenerateContentResponse,
+  GeminiPart,
+  GeminiProviderOptions,
+} from "./gemini-provider.js";
+export { createGeminiProvider } from "./gemini-provider.js";

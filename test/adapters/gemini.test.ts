@@ -1,0 +1,611 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { GoogleGenAI } from "@google/genai";
+import { afterEach, describe, expect, it } from "vitest";
+import * as z from "zod";
+import { createGeminiProvider, type GeminiClientLike } from "../../src/adapters/gemini/index.js";
+import { defineTool, isToolLoopError, type Message, runToolLoop, type Tool, ToolRegistry } from "../../src/index.js";
+import {
+  type ReplayResponse,
+  type ReplayServer,
+  readSample,
+  readSampleText,
+  startReplayServer,
+} from "../helpers/replay-server.js";
+
+// The structural client type accepts the real client.
+const _typeCheck: GeminiClientLike = new GoogleGenAI({ apiKey: "test" });
+void _typeCheck;
+
+type Json = Record<string, unknown>;
+
+interface GeminiPartJson {
+  text?: string;
+  thoughtSignature?: string;
+  functionCall?: Json;
+  functionResponse?: { id?: string; name: string; response: Json };
+}
+interface GeminiContentJson {
+  role: string;
+  parts: GeminiPartJson[];
+}
+interface GeminiRequestBody {
+  contents: GeminiContentJson[];
+  tools?: Array<{ functionDeclarations?: Json[]; [key: string]: unknown }>;
+  systemInstruction?: Json;
+  generationConfig?: Json;
+  toolConfig?: Json;
+  [key: string]: unknown;
+}
+
+const servers: ReplayServer[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((server) => server.close()));
+});
+
+function clientFor(url: string): GoogleGenAI {
+  return new GoogleGenAI({ apiKey: "test", httpOptions: { baseUrl: url } });
+}
+
+async function replay(script: Array<ReplayResponse | Json>) {
+  const server = await startReplayServer(
+    script.map((step) => ("status" in step || "hang" in step || "body" in step ? step : { body: step })),
+  );
+  servers.push(server);
+  return { server, client: clientFor(server.url) };
+}
+
+function bodyOf(server: ReplayServer, index: number): GeminiRequestBody {
+  return server.requests[index]?.body as GeminiRequestBody;
+}
+
+/** A `generateContent` answer whose only candidate holds these parts. */
+function answer(parts: GeminiPartJson[], extra: Json = {}): Json {
+  return {
+    candidates: [{ content: { role: "model", parts }, finishReason: "STOP", index: 0 }],
+    modelVersion: "gemini-2.5-flash",
+    responseId: "resp1",
+    usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 5, totalTokenCount: 15 },
+    ...extra,
+  };
+}
+
+function registryOf(...tools: Tool[]): ToolRegistry {
+  const registry = new ToolRegistry();
+  for (const tool of tools) registry.register(tool);
+  return registry;
+}
+
+const divide = defineTool({
+  name: "customDivide",
+  description: "Custom divide function",
+  parameters: z.object({ numerator: z.number().optional(), denominator: z.number().optional() }),
+  execute: ({ numerator = 0, denominator = 1 }) => String(numerator / denominator),
+});
+
+const finalAnswer = readSample<Json>("gemini-followup-response.json");
+
+describe("createGeminiProvider with the real @google/genai client", () => {
+  it("runs a full cycle; the follow-up request is the documented one", async () => {
+    const sample = readSample<GeminiRequestBody>("gemini-followup-request-function-response.json");
+    const declarations = readSample<GeminiRequestBody>("gemini-request-function-declarations.json");
+    const { server, client } = await replay([readSample("gemini-response-function-call-2.json"), finalAnswer]);
+    const provider = createGeminiProvider({ client, model: "gemini-2.0-flash" });
+
+    const result = await runToolLoop({ provider, tools: registryOf(divide), maxIterations: 5 }, [
+      { role: "user", content: "Divide 10 by 2 using the customDivide function" },
+    ]);
+
+    expect(result.content).toBe("I've divided 10 by 2 using the customDivide function, and the result is 42.\n");
+    expect(result.iterations).toBe(2);
+    expect(result.usage).toEqual({ promptTokens: 17 + 27, completionTokens: 6 + 25, totalTokens: 23 + 52 });
+    expect(server.requests.map((request) => [request.method, request.url])).toEqual([
+      ["POST", "/v1beta/models/gemini-2.0-flash:generateContent"],
+      ["POST", "/v1beta/models/gemini-2.0-flash:generateContent"],
+    ]);
+    expect(server.requests[0]?.headers["x-goog-api-key"]).toBe("test");
+
+    // The documented follow-up: the user turn, the model's functionCall echoed as it came, and
+    // one user content with the functionResponse. Differences: `response` holds the tool's text
+    // under `output` (the sample's tool returned the number 42), the schema goes in `parameters`
+    // in Gemini's subset (as in the function-declarations sample) instead of
+    // `parametersJsonSchema`, and no AFC `toolConfig` is added. (The SDK adds the empty
+    // `generationConfig` itself, as in the sample.)
+    const [user, model, answers] = sample.contents as [GeminiContentJson, GeminiContentJson, GeminiContentJson];
+    const expectedAnswers = {
+      ...answers,
+      parts: [
+        {
+          functionResponse: { ...answers.parts[0]?.functionResponse, response: { output: "5" } },
+        },
+      ],
+    };
+    expect(bodyOf(server, 1)).toEqual({
+      contents: [user, model, expectedAnswers],
+      generationConfig: sample.generationConfig,
+      tools: declarations.tools,
+    });
+    expect(bodyOf(server, 0)).toEqual({
+      contents: [user],
+      generationConfig: sample.generationConfig,
+      tools: declarations.tools,
+    });
+  });
+
+  it("sends parallel answers in one user content and echoes the thoughtSignature on its call only", async () => {
+    const sample = readSample<GeminiRequestBody>("gemini-followup-request-parallel-function-responses.json");
+    const response = readSample<Json>("gemini-response-parallel-function-calls.json");
+    const { server, client } = await replay([response, readSample("gemini-followup-response-parallel.json")]);
+    const print = defineTool({
+      name: "print",
+      description: "Print text in a color",
+      parameters: z.object({ text: z.string(), color: z.string().regex(/red|blue|green|white/) }),
+      execute: ({ text }) => text,
+    });
+    const beep = defineTool({ name: "beep", description: "Beep", parameters: z.object({}), execute: () => "beep" });
+
+    const result = await runToolLoop(
+      { provider: createGeminiProvider({ client }), tools: registryOf(print, beep), maxIterations: 5 },
+      [{ role: "user", content: "Use the printer to print a simple word: hello in blue, and beep with the beeper" }],
+    );
+
+    expect(result.content).toBe("hello \nbeep");
+    const calls = result.messages[1]?.toolCalls ?? [];
+    expect(calls.map((call) => [call.id, call.name, call.arguments])).toEqual([
+      ["gemini_ezGtaKXGHZenjrEP2uWAEQ_0", "print", { color: "blue", text: "hello" }],
+      ["gemini_ezGtaKXGHZenjrEP2uWAEQ_1", "beep", {}],
+    ]);
+    const signature = ((sample.contents[1] as GeminiContentJson).parts[0] as GeminiPartJson).thoughtSignature;
+    expect(calls[0]?.providerMetadata).toEqual({ gemini: { thoughtSignature: signature } });
+    expect(calls[1]?.providerMetadata).toBeUndefined();
+
+    const followup = bodyOf(server, 1);
+    // User turn and model turn exactly as in the sample (signature on the first part only).
+    expect(followup.contents.slice(0, 2)).toEqual(sample.contents.slice(0, 2));
+    // Both answers in ONE user content, in call order, paired by name.
+    expect(followup.contents[2]).toEqual({
+      role: "user",
+      parts: [
+        { functionResponse: { name: "print", response: { output: "hello" } } },
+        { functionResponse: { name: "beep", response: { output: "beep" } } },
+      ],
+    });
+    expect(followup.contents).toHaveLength(sample.contents.length);
+    const sampleAnswers = sample.contents[2] as GeminiContentJson;
+    expect(followup.contents[2]?.parts.map((part) => part.functionResponse?.name)).toEqual(
+      sampleAnswers.parts.map((part) => part.functionResponse?.name),
+    );
+    // A tool without parameters gets no `parameters` (an OBJECT without properties is rejected).
+    expect(followup.tools).toEqual([
+      {
+        functionDeclarations: [
+          { name: "beep", description: "Beep" },
+          {
+            name: "print",
+            description: "Print text in a color",
+            parameters: {
+              type: "OBJECT",
+              properties: {
+                text: { type: "STRING" },
+                color: { type: "STRING", pattern: "red|blue|green|white" },
+              },
+              required: ["text", "color"],
+            },
+          },
+        ],
+      },
+    ]);
+  });
+
+  it("round-trips a thoughtSignature byte for byte through the transcript (pydantic-ai capture)", async () => {
+    const response = readSample<{ candidates: Array<{ content: GeminiContentJson }> }>(
+      "gemini-response-function-call-finishmessage.pydantic-ai.json",
+    );
+    const sample = readSample<GeminiRequestBody>("gemini-followup-request-with-ids.pydantic-ai.json");
+    const signature = response.candidates[0]?.content.parts[0]?.thoughtSignature as string;
+    const { server, client } = await replay([response, finalAnswer]);
+    const capital = defineTool({
+      name: "get_capital",
+      description: "Get the capital of a country.",
+      parameters: z.object({ country: z.string().describe("The country name.") }),
+      execute: () => "Paris",
+    });
+
+    const result = await runToolLoop(
+      { provider: createGeminiProvider({ client }), tools: registryOf(capital), maxIterations: 5 },
+      [{ role: "user", content: "What is the capital of France?" }],
+    );
+
+    // Kept on the call in the transcript (it survives a JSON round trip, e.g. a saved conversation).
+    const saved = JSON.parse(JSON.stringify(result.messages)) as Message[];
+    expect(saved[1]?.toolCalls?.[0]?.providerMetadata).toEqual({ gemini: { thoughtSignature: signature } });
+
+    const followup = bodyOf(server, 1);
+    const [user, model] = sample.contents as [GeminiContentJson, GeminiContentJson];
+    expect(followup.contents[0]).toEqual(user);
+    // The sample's client invented `pyd_ai_…` ids and re-encoded the signature; we send neither
+    // an invented id nor a changed signature.
+    const { id: _invented, ...call } = (model.parts[0] as GeminiPartJson).functionCall as Json;
+    expect(followup.contents[1]).toEqual({
+      role: "model",
+      parts: [{ functionCall: call, thoughtSignature: signature }],
+    });
+    expect(followup.contents[2]).toEqual({
+      role: "user",
+      parts: [{ functionResponse: { name: "get_capital", response: { output: "Paris" } } }],
+    });
+  });
+
+  it("continues a saved conversation: the signature is sent back from the transcript", async () => {
+    const { server, client } = await replay([finalAnswer]);
+    const provider = createGeminiProvider({ client });
+    const transcript: Message[] = [
+      { role: "user", content: "What is the capital of France?" },
+      {
+        role: "assistant",
+        content: "",
+        toolCalls: [
+          {
+            id: "x",
+            name: "get_capital",
+            arguments: { country: "France" },
+            providerMetadata: { gemini: { thoughtSignature: "c2ln" } },
+          },
+        ],
+      },
+      { role: "tool", content: "Paris", toolCallId: "x", toolName: "get_capital" },
+    ];
+
+    await provider.chat(transcript, undefined, "gemini-2.5-flash", {});
+
+    expect(bodyOf(server, 0).contents[1]).toEqual({
+      role: "model",
+      parts: [{ functionCall: { name: "get_capital", args: { country: "France" } }, thoughtSignature: "c2ln" }],
+    });
+  });
+
+  it("keeps text that comes with calls, and leaves thought summaries out of the answer", async () => {
+    const { server, client } = await replay([
+      answer([
+        { text: "**Planning** I will divide.", thought: true } as GeminiPartJson,
+        { text: "Let me divide." },
+        { functionCall: { name: "customDivide", args: { numerator: 10, denominator: 2 } } },
+      ]),
+      finalAnswer,
+    ]);
+
+    const result = await runToolLoop(
+      { provider: createGeminiProvider({ client }), tools: registryOf(divide), maxIterations: 5 },
+      [{ role: "user", content: "Divide 10 by 2" }],
+    );
+
+    expect(result.messages[1]).toMatchObject({ role: "assistant", content: "Let me divide." });
+    expect(bodyOf(server, 1).contents[1]).toEqual({
+      role: "model",
+      parts: [
+        { text: "Let me divide." },
+        { functionCall: { name: "customDivide", args: { numerator: 10, denominator: 2 } } },
+      ],
+    });
+  });
+
+  it("passes `{}` to a call without args (Gemini 3 capture) and sends `args: {}` back", async () => {
+    // Line 2 of the Vertex stream capture: a complete functionCall part with no `args`.
+    const line = readSampleText("gemini-stream-no-args-function-call.vercel-ai.ndjson").split("\n")[1] as string;
+    const chunk = JSON.parse(line) as { candidates: Array<{ content: GeminiContentJson }> };
+    const part = chunk.candidates[0]?.content.parts[0] as GeminiPartJson;
+    let received: unknown;
+    const readTheme = defineTool({
+      name: "read_theme",
+      description: "Read the theme",
+      parameters: z.object({}),
+      execute: (args) => {
+        received = args;
+        return "dark";
+      },
+    });
+    const { server, client } = await replay([answer([part]), finalAnswer]);
+
+    await runToolLoop({ provider: createGeminiProvider({ client }), tools: registryOf(readTheme), maxIterations: 5 }, [
+      { role: "user", content: "Read the theme" },
+    ]);
+
+    expect(received).toEqual({});
+    expect(bodyOf(server, 1).contents[1]).toEqual({
+      role: "model",
+      parts: [{ functionCall: { name: "read_theme", args: {} }, thoughtSignature: part.thoughtSignature }],
+    });
+  });
+
+  it("sends a tool failure as `response: { error }`", async () => {
+    const broken = defineTool({
+      name: "customDivide",
+      description: "Custom divide function",
+      parameters: z.object({ numerator: z.number(), denominator: z.number() }),
+      execute: () => {
+        throw new Error("division service down");
+      },
+    });
+    const { server, client } = await replay([readSample("gemini-response-function-call-2.json"), finalAnswer]);
+
+    await runToolLoop({ provider: createGeminiProvider({ client }), tools: registryOf(broken), maxIterations: 5 }, [
+      { role: "user", content: "Divide 10 by 2" },
+    ]);
+
+    const parts = bodyOf(server, 1).contents[2]?.parts ?? [];
+    expect(parts).toEqual([
+      {
+        functionResponse: {
+          name: "customDivide",
+          response: { error: expect.stringContaining("division service down") },
+        },
+      },
+    ]);
+  });
+
+  it("rejects with ToolLoopError whose cause is the client's error on an API 400", async () => {
+    const body = {
+      error: {
+        code: 400,
+        message:
+          "* GenerateContentRequest.tools[0].function_declarations[0].parameters.properties: should be non-empty for OBJECT type",
+        status: "INVALID_ARGUMENT",
+      },
+    };
+    const { client } = await replay([{ status: 400, body }]);
+
+    const error = await runToolLoop(
+      { provider: createGeminiProvider({ client }), tools: registryOf(divide), maxIterations: 3 },
+      [{ role: "user", content: "hi" }],
+    ).catch((caught: unknown) => caught);
+
+    expect(isToolLoopError(error)).toBe(true);
+    const cause = (error as Error).cause as Error & { status?: number };
+    expect(cause.name).toBe("ApiError");
+    expect(cause.status).toBe(400);
+    expect(cause.message).toContain("should be non-empty for OBJECT type");
+  });
+
+  it("aborts mid-request: the client's request is closed", async () => {
+    let closed: () => void = () => {};
+    const connectionClosed = new Promise<void>((resolve) => {
+      closed = resolve;
+    });
+    let received: () => void = () => {};
+    const requestReceived = new Promise<void>((resolve) => {
+      received = resolve;
+    });
+    const server = createServer((request, response) => {
+      request.resume();
+      response.on("close", () => closed());
+      received();
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const controller = new AbortController();
+      const run = runToolLoop(
+        { provider: createGeminiProvider({ client: clientFor(`http://127.0.0.1:${port}`) }), maxIterations: 3 },
+        [{ role: "user", content: "hi" }],
+        { signal: controller.signal },
+      );
+      await requestReceived;
+      controller.abort(new Error("user cancelled"));
+
+      const error = await run.catch((caught: unknown) => caught);
+      expect(isToolLoopError(error)).toBe(true);
+      expect(((error as Error).cause as Error).message).toBe("user cancelled");
+      await connectionClosed;
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it("does not call the server when the signal is already aborted", async () => {
+    const { server, client } = await replay([finalAnswer]);
+    await expect(
+      createGeminiProvider({ client }).chat(
+        [{ role: "user", content: "hi" }],
+        undefined,
+        "m",
+        {},
+        AbortSignal.abort(new Error("early")),
+      ),
+    ).rejects.toThrow("early");
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it("passes llmOptions through as GenerateContentConfig", async () => {
+    const { server, client } = await replay([finalAnswer]);
+
+    await runToolLoop(
+      {
+        provider: createGeminiProvider({ client }),
+        tools: registryOf(divide),
+        maxIterations: 1,
+        llmOptions: {
+          temperature: 0.2,
+          max_tokens: 256,
+          thinkingConfig: { thinkingBudget: 0 },
+          toolConfig: { functionCallingConfig: { mode: "ANY" } },
+          tools: [{ googleSearch: {} }],
+        },
+      },
+      [{ role: "user", content: "hi" }],
+    );
+
+    const body = bodyOf(server, 0);
+    expect(body.generationConfig).toEqual({
+      temperature: 0.2,
+      maxOutputTokens: 256,
+      thinkingConfig: { thinkingBudget: 0 },
+    });
+    expect(body.toolConfig).toEqual({ functionCallingConfig: { mode: "ANY" } });
+    expect(body.tools?.map((tool) => Object.keys(tool))).toEqual([["googleSearch"], ["functionDeclarations"]]);
+  });
+
+  it("sends system messages as systemInstruction, apart from the contents", async () => {
+    const { server, client } = await replay([finalAnswer]);
+
+    await createGeminiProvider({ client }).chat(
+      [
+        { role: "system", content: "Be brief." },
+        { role: "user", content: "hi" },
+        { role: "system", content: "Answer in French." },
+      ],
+      undefined,
+      "m",
+      {},
+    );
+
+    const body = bodyOf(server, 0);
+    expect(body.systemInstruction).toEqual({ parts: [{ text: "Be brief." }, { text: "Answer in French." }] });
+    expect(body.contents).toEqual([{ role: "user", parts: [{ text: "hi" }] }]);
+    expect(body).not.toHaveProperty("tools");
+  });
+
+  it.each([
+    ["the factory's model", "gemini-2.0-flash", undefined, "gemini-2.0-flash"],
+    ["the loop's model over the factory's", "gemini-2.0-flash", "gemini-2.5-pro", "gemini-2.5-pro"],
+    ["the default model", undefined, undefined, "gemini-2.5-flash"],
+  ])("sends %s", async (_case, factoryModel, loopModel, expected) => {
+    const { server, client } = await replay([finalAnswer]);
+    const provider = createGeminiProvider({ client, ...(factoryModel === undefined ? {} : { model: factoryModel }) });
+
+    await runToolLoop({ provider, maxIterations: 1, ...(loopModel === undefined ? {} : { model: loopModel }) }, [
+      { role: "user", content: "hi" },
+    ]);
+
+    expect(provider.getDefaultModel()).toBe(factoryModel ?? "gemini-2.5-flash");
+    expect(server.requests[0]?.url).toBe(`/v1beta/models/${expected}:generateContent`);
+  });
+
+  it("makes stable ids for id-less calls and pairs the answers by name", async () => {
+    const parts = [
+      { functionCall: { name: "customDivide", args: { numerator: 1, denominator: 2 } } },
+      { functionCall: { name: "clock", args: {} } },
+    ];
+    const { server, client } = await replay([
+      answer(parts),
+      answer(parts),
+      answer(parts, { responseId: undefined }),
+      finalAnswer,
+    ]);
+    const provider = createGeminiProvider({ client });
+    const ask = () => provider.chat([{ role: "user", content: "go" }], undefined, "m", {});
+
+    const first = await ask();
+    const second = await ask();
+    const third = await ask();
+    expect(first.toolCalls?.map((call) => call.id)).toEqual(["gemini_resp1_0", "gemini_resp1_1"]);
+    expect(second.toolCalls?.map((call) => call.id)).toEqual(["gemini_resp1_0", "gemini_resp1_1"]);
+    // Without a responseId: a per-provider counter keeps them apart.
+    expect(third.toolCalls?.map((call) => call.id)).toEqual(["gemini_3_0", "gemini_3_1"]);
+
+    // Answers carry the name of the call they answer, even without `toolName`.
+    await provider.chat(
+      [
+        { role: "user", content: "go" },
+        {
+          role: "assistant",
+          content: "",
+          toolCalls: [
+            { id: "gemini_resp1_0", name: "customDivide", arguments: { numerator: 1, denominator: 2 } },
+            { id: "gemini_resp1_1", name: "clock", arguments: {} },
+          ],
+        },
+        { role: "tool", content: "0.5", toolCallId: "gemini_resp1_0" },
+        { role: "tool", content: "12:00", toolCallId: "gemini_resp1_1" },
+      ],
+      undefined,
+      "m",
+      {},
+    );
+    expect(bodyOf(server, 3).contents[2]).toEqual({
+      role: "user",
+      parts: [
+        { functionResponse: { name: "customDivide", response: { output: "0.5" } } },
+        { functionResponse: { name: "clock", response: { output: "12:00" } } },
+      ],
+    });
+  });
+
+  it("uses and echoes ids the API gives (functionCall.id → functionResponse.id)", async () => {
+    const { server, client } = await replay([
+      answer([{ functionCall: { id: "fc_7", name: "customDivide", args: { numerator: 9, denominator: 3 } } }]),
+      finalAnswer,
+    ]);
+
+    const result = await runToolLoop(
+      { provider: createGeminiProvider({ client }), tools: registryOf(divide), maxIterations: 5 },
+      [{ role: "user", content: "Divide 9 by 3" }],
+    );
+
+    expect(result.messages[1]?.toolCalls?.[0]).toMatchObject({
+      id: "fc_7",
+      providerMetadata: { gemini: { id: "fc_7" } },
+    });
+    expect(bodyOf(server, 1).contents.slice(1)).toEqual([
+      {
+        role: "model",
+        parts: [{ functionCall: { id: "fc_7", name: "customDivide", args: { numerator: 9, denominator: 3 } } }],
+      },
+      { role: "user", parts: [{ functionResponse: { id: "fc_7", name: "customDivide", response: { output: "3" } } }] },
+    ]);
+  });
+
+  it.each([
+    ["calls with STOP", [{ functionCall: { name: "clock", args: {} } }], "STOP", "tool_calls"],
+    ["a final answer", [{ text: "Hi" }], "STOP", "stop"],
+    ["MAX_TOKENS", [{ text: "Hi" }], "MAX_TOKENS", "length"],
+    ["SAFETY", [], "SAFETY", "content_filter"],
+    ["RECITATION", [], "RECITATION", "content_filter"],
+    ["BLOCKLIST", [], "BLOCKLIST", "content_filter"],
+    ["PROHIBITED_CONTENT", [], "PROHIBITED_CONTENT", "content_filter"],
+    ["SPII", [], "SPII", "content_filter"],
+    ["another reason", [], "MALFORMED_FUNCTION_CALL", "MALFORMED_FUNCTION_CALL"],
+  ])("maps finishReason for %s", async (_case, parts, reason, expected) => {
+    const body = answer(parts as GeminiPartJson[]);
+    (body.candidates as Json[])[0] = { ...(body.candidates as Json[])[0], finishReason: reason };
+    const { client } = await replay([body]);
+
+    const response = await createGeminiProvider({ client }).chat([{ role: "user", content: "hi" }], undefined, "m", {});
+
+    expect(response.finishReason).toBe(expected);
+  });
+
+  it("reports a blocked prompt (no candidates) as content_filter", async () => {
+    const { client } = await replay([
+      { promptFeedback: { blockReason: "SAFETY" }, usageMetadata: { promptTokenCount: 4 } },
+    ]);
+
+    const response = await createGeminiProvider({ client }).chat([{ role: "user", content: "hi" }], undefined, "m", {});
+
+    expect(response).toEqual({
+      content: "",
+      toolCalls: [],
+      finishReason: "content_filter",
+      usage: { promptTokens: 4, completionTokens: 0, totalTokens: 4 },
+    });
+  });
+
+  it("counts thinking tokens as completion tokens, and keeps the API's total", async () => {
+    const { client } = await replay([readSample("gemini-response-parallel-function-calls.json")]);
+
+    const response = await createGeminiProvider({ client }).chat([{ role: "user", content: "hi" }], undefined, "m", {});
+
+    // promptTokenCount 80, candidatesTokenCount 26, thoughtsTokenCount 76, totalTokenCount 182.
+    expect(response.usage).toEqual({ promptTokens: 80, completionTokens: 26 + 76, totalTokens: 182 });
+  });
+
+  it.each([
+    ["no options", undefined, /options object/],
+    ["no client", {}, /client must be a GoogleGenAI client/],
+    ["a client without models", { client: {} }, /client must be a GoogleGenAI client/],
+    ["a non-string model", { client: new GoogleGenAI({ apiKey: "x" }), model: 3 }, /model must be a string/],
+  ])("throws a TypeError for %s", (_case, options, message) => {
+    expect(() => createGeminiProvider(options as never)).toThrow(message);
+    expect(() => createGeminiProvider(options as never)).toThrow(TypeError);
+  });
+});
