@@ -48,7 +48,8 @@ export function failure(toolName: string, code: ToolErrorCode, message: string, 
 class CallContext implements ToolContext {
   channel: string;
   chatId: string;
-  toolCallId?: string;
+  // `declare`: no own property at all when the call has no id (exactOptionalPropertyTypes).
+  declare toolCallId?: string;
   metadata: Readonly<Record<string, string>>;
   #signal: AbortSignal | undefined;
   #logger: Logger | undefined;

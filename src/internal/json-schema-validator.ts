@@ -29,22 +29,36 @@ function isEmptySchema(schema: Record<string, unknown>): boolean {
   return true;
 }
 
-const ACCEPT_ANY = (args: Record<string, unknown>): ParseArgumentsResult => ({ success: true, data: args });
+type ArgumentsValidator = (args: Record<string, unknown>) => ParseArgumentsResult;
+
+// Compiling costs milliseconds: a schema object registered again (a registry per request, the same
+// tool in several registries) reuses its validator.
+const compiled = new WeakMap<object, ArgumentsValidator>();
+
+const ACCEPT_ANY: ArgumentsValidator = (args: Record<string, unknown>): ParseArgumentsResult => ({
+  success: true,
+  data: args,
+});
 
 /**
  * Compiles a tool's JSON Schema once into an argument validator with standard semantics.
- * Throws (at registration) when the schema itself is invalid.
+ * Throws (at registration) when the schema itself is invalid. Validators are cached per schema object.
  */
-export function compileJsonSchemaValidator(
-  schema: Record<string, unknown>,
-): (args: Record<string, unknown>) => ParseArgumentsResult {
-  if (isEmptySchema(schema)) return ACCEPT_ANY;
-  const { $schema: _dialect, ...rest } = schema;
-  const validate: ValidateFunction = ajvFor(schema).compile(rest);
-  return (args) => {
-    if (validate(args)) return { success: true, data: args };
-    return { success: false, error: formatAjvErrors(validate.errors ?? []) };
-  };
+export function compileJsonSchemaValidator(schema: Record<string, unknown>): ArgumentsValidator {
+  let validator = compiled.get(schema);
+  if (validator !== undefined) return validator;
+  if (isEmptySchema(schema)) {
+    validator = ACCEPT_ANY;
+  } else {
+    const { $schema: _dialect, ...rest } = schema;
+    const validate: ValidateFunction = ajvFor(schema).compile(rest);
+    validator = (args) => {
+      if (validate(args)) return { success: true, data: args };
+      return { success: false, error: formatAjvErrors(validate.errors ?? []) };
+    };
+  }
+  compiled.set(schema, validator);
+  return validator;
 }
 
 function pointerToPath(pointer: string): string {
