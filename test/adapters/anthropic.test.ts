@@ -168,15 +168,18 @@ describe("createAnthropicProvider with the real @anthropic-ai/sdk client", () =>
     expect(assistant?.toolCalls?.[0]?.providerMetadata).toEqual({ anthropic: { caller: { type: "direct" } } });
   });
 
-  it.each([
-    ["an error result", () => errorResult("RuntimeError('Unexpected error, try again')")],
+  const failure = "RuntimeError('Unexpected error, try again')";
+  it.each<[string, Tool["execute"], unknown]>([
+    // Same text as the recording: the whole follow-up equals it.
+    ["an error result", () => errorResult(failure), failure],
     [
       "a throw",
       () => {
-        throw new Error("RuntimeError('Unexpected error, try again')");
+        throw new Error(failure);
       },
+      expect.stringContaining(failure),
     ],
-  ])("sets is_error on the tool_result when the tool returns %s", async (_label, execute) => {
+  ])("sets is_error on the tool_result when the tool returns %s", async (_label, execute, content) => {
     const expected = readSample<WireRequest>("anthropic-followup-request-tool-result-is-error.json");
     // The recorded first response is the assistant turn echoed in the recorded follow-up.
     const firstResponse = { ...readSample("anthropic-response-tool-use.json"), content: expected.messages[1]?.content };
@@ -199,7 +202,11 @@ describe("createAnthropicProvider with the real @anthropic-ai/sdk client", () =>
       tool_use_id: "toolu_01A9HHF5Ezy3oBrKmSgfASm9",
       is_error: true,
     });
-    if (_label === "an error result") expect(sent).toEqual(expected);
+    const [recorded] = expected.messages[2]?.content as Json[];
+    expect(sent).toEqual({
+      ...expected,
+      messages: [expected.messages[0], expected.messages[1], { role: "user", content: [{ ...recorded, content }] }],
+    });
     expect(result.messages[2]).toMatchObject({ role: "tool", isError: true });
   });
 
