@@ -44,10 +44,14 @@ const provider = new ScriptedProvider([
   textResponse("Sent."),
 ]);
 
-await runToolLoop({ provider, tools: registry, maxIterations: 3 }, [{ role: "user", content: "Tell them I'm coming" }], {
-  channel: "telegram",
-  chatId: "chat-42",
-  metadata: { message_id: "1001", user_id: "u-7" },
-});
+await runToolLoop(
+  { provider, tools: registry, maxIterations: 3 },
+  [{ role: "user", content: "Tell them I'm coming" }],
+  {
+    channel: "telegram",
+    chatId: "chat-42",
+    metadata: { message_id: "1001", user_id: "u-7" },
+  },
+);
 
 console.log(outbox.join("\n"));

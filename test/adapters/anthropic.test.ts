@@ -202,7 +202,7 @@ describe("createAnthropicProvider with the real @anthropic-ai/sdk client", () =>
       tool_use_id: "toolu_01A9HHF5Ezy3oBrKmSgfASm9",
       is_error: true,
     });
-    const [recorded] = expected.messages[2]?.content as Json[];
+    const [recorded] = (expected.messages[2] as { content: Json[] }).content;
     expect(sent).toEqual({
       ...expected,
       messages: [expected.messages[0], expected.messages[1], { role: "user", content: [{ ...recorded, content }] }],
