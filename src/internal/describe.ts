@@ -14,6 +14,11 @@ export function describeType(value: unknown): string {
   return typeof value;
 }
 
+/** `true` for any non-array object, class instances included (SDK responses are plain JSON, but a custom client may use classes). */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
 /** `true` for `{}`-like objects (not arrays, not class instances such as Date or Map). */
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (typeof value !== "object" || value === null) return false;

@@ -1,12 +1,12 @@
 import { ToolloopError } from "../../errors.js";
-import { describeType } from "../../internal/describe.js";
+import { describeType, isRecord } from "../../internal/describe.js";
 import { toOpenAIChatTools } from "../../internal/formats/openai.js";
 import type { LLMProvider, LLMResponse, Message, ProviderToolCall } from "../../provider.js";
+import { invalidOption } from "../shared/invalid-option.js";
+import { toLLMResponse } from "../shared/llm-response.js";
 import type { OpenAIChatClient } from "./client-types.js";
 import {
   argumentsText,
-  invalidOption,
-  isRecord,
   type JsonObject,
   type OpenAIProviderOptionsBase,
   passthroughOptions,
@@ -114,11 +114,8 @@ export function fromOpenAIChatCompletion(
   const content = text === "" && typeof message.refusal === "string" ? message.refusal : text;
   const finishReason =
     toolCalls.length > 0 ? "tool_calls" : typeof choice.finish_reason === "string" ? choice.finish_reason : "stop";
-  const response: LLMResponse = { content, finishReason };
-  if (toolCalls.length > 0) response.toolCalls = toolCalls;
   const usage = toUsage(isRecord(completion) ? completion.usage : undefined, "prompt_tokens", "completion_tokens");
-  if (usage !== undefined) response.usage = usage;
-  return response;
+  return toLLMResponse(content, toolCalls, finishReason, usage);
 }
 
 /**
@@ -143,10 +140,10 @@ export function fromOpenAIChatCompletion(
  */
 export function createOpenAIChatProvider(options: OpenAIChatProviderOptions): LLMProvider {
   const factory = "createOpenAIChatProvider";
-  if (!isRecord(options)) throw invalidOption(factory, "options", "an object", options);
+  if (!isRecord(options)) throw invalidOption(factory, "options", "an object", describeType(options));
   const { client } = options;
   if (!isRecord(client) || !isRecord(client.chat) || typeof client.chat.completions?.create !== "function") {
-    throw invalidOption(factory, "client", "an OpenAI client (client.chat.completions.create)", client);
+    throw invalidOption(factory, "client", "an OpenAI client (client.chat.completions.create)", describeType(client));
   }
   const { model: defaultModel, strict } = resolveBaseOptions(factory, options);
 

@@ -1,12 +1,12 @@
 import { ToolloopError } from "../../errors.js";
-import { describeType, errorMessage } from "../../internal/describe.js";
+import { describeType, errorMessage, isRecord } from "../../internal/describe.js";
 import { toOpenAIResponsesTools } from "../../internal/formats/openai.js";
 import type { LLMProvider, LLMResponse, Message, ProviderToolCall } from "../../provider.js";
+import { invalidOption } from "../shared/invalid-option.js";
+import { toLLMResponse } from "../shared/llm-response.js";
 import type { OpenAIResponsesClient } from "./client-types.js";
 import {
   argumentsText,
-  invalidOption,
-  isRecord,
   type JsonObject,
   type OpenAIProviderOptionsBase,
   passthroughOptions,
@@ -117,11 +117,8 @@ export function fromOpenAIResponse(
     }
   }
   const content = texts.length > 0 ? texts.join("") : refusals.join("");
-  const result: LLMResponse = { content, finishReason: toolCalls.length > 0 ? "tool_calls" : finishReasonOf(response) };
-  if (toolCalls.length > 0) result.toolCalls = toolCalls;
-  const usage = toUsage(response.usage, "input_tokens", "output_tokens");
-  if (usage !== undefined) result.usage = usage;
-  return result;
+  const finishReason = toolCalls.length > 0 ? "tool_calls" : finishReasonOf(response);
+  return toLLMResponse(content, toolCalls, finishReason, toUsage(response.usage, "input_tokens", "output_tokens"));
 }
 
 /**
@@ -143,10 +140,10 @@ export function fromOpenAIResponse(
  */
 export function createOpenAIResponsesProvider(options: OpenAIResponsesProviderOptions): LLMProvider {
   const factory = "createOpenAIResponsesProvider";
-  if (!isRecord(options)) throw invalidOption(factory, "options", "an object", options);
+  if (!isRecord(options)) throw invalidOption(factory, "options", "an object", describeType(options));
   const { client } = options;
   if (!isRecord(client) || !isRecord(client.responses) || typeof client.responses.create !== "function") {
-    throw invalidOption(factory, "client", "an OpenAI client (client.responses.create)", client);
+    throw invalidOption(factory, "client", "an OpenAI client (client.responses.create)", describeType(client));
   }
   const { model: defaultModel, strict } = resolveBaseOptions(factory, options);
 

@@ -1,6 +1,8 @@
-import { describeType } from "../../internal/describe.js";
+import { describeType, isRecord } from "../../internal/describe.js";
 import { stripNullsForOptional } from "../../internal/formats/openai.js";
 import type { ProviderToolCall, ToolDefinition, UsageInfo } from "../../provider.js";
+import { invalidOption } from "../shared/invalid-option.js";
+import { tokenCount, usageInfo } from "../shared/usage.js";
 import type { OpenAIRequestOptions } from "./client-types.js";
 
 /** The model both OpenAI adapters use when the factory is given none. */
@@ -26,15 +28,6 @@ export interface OpenAIProviderOptionsBase {
 
 export type JsonObject = Record<string, unknown>;
 
-/** `true` for any non-array object (SDK responses are plain JSON, but a custom client may use classes). */
-export function isRecord(value: unknown): value is JsonObject {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-export function invalidOption(factory: string, option: string, expected: string, value: unknown): TypeError {
-  return new TypeError(`${factory}: ${option} must be ${expected}, got ${describeType(value)}`);
-}
-
 /** Validates `model` and `strict` and returns them resolved. */
 export function resolveBaseOptions(
   factory: string,
@@ -42,9 +35,9 @@ export function resolveBaseOptions(
 ): { model: string; strict: boolean } {
   const { model = DEFAULT_OPENAI_MODEL, strict = false } = options;
   if (typeof model !== "string" || model === "") {
-    throw invalidOption(factory, "model", "a non-empty string", model === "" ? "empty string" : model);
+    throw invalidOption(factory, "model", "a non-empty string", describeType(model));
   }
-  if (typeof strict !== "boolean") throw invalidOption(factory, "strict", "a boolean", strict);
+  if (typeof strict !== "boolean") throw invalidOption(factory, "strict", "a boolean", describeType(strict));
   return { model, strict };
 }
 
@@ -105,22 +98,14 @@ export function toProviderToolCall(
   return call;
 }
 
-function count(value: unknown): number | undefined {
-  return typeof value === "number" && Number.isFinite(value) ? value : undefined;
-}
-
 /** Maps `{ [input]: n, [output]: n, total_tokens: n }` to {@link UsageInfo}; `undefined` when absent. */
 export function toUsage(usage: unknown, inputKey: string, outputKey: string): UsageInfo | undefined {
   if (!isRecord(usage)) return undefined;
-  const promptTokens = count(usage[inputKey]);
-  const completionTokens = count(usage[outputKey]);
-  const totalTokens = count(usage.total_tokens);
+  const promptTokens = tokenCount(usage[inputKey]);
+  const completionTokens = tokenCount(usage[outputKey]);
+  const totalTokens = tokenCount(usage.total_tokens);
   if (promptTokens === undefined && completionTokens === undefined && totalTokens === undefined) return undefined;
-  return {
-    promptTokens: promptTokens ?? 0,
-    completionTokens: completionTokens ?? 0,
-    totalTokens: totalTokens ?? (promptTokens ?? 0) + (completionTokens ?? 0),
-  };
+  return usageInfo(promptTokens, completionTokens, totalTokens);
 }
 
 /** The JSON text to replay for a transcript call: what the model sent, else the parsed arguments. */

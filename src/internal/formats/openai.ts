@@ -4,6 +4,7 @@
  * @module
  */
 import type { ToolDefinition } from "../../provider.js";
+import { isRecord } from "../describe.js";
 
 type JsonObject = Record<string, unknown>;
 
@@ -40,17 +41,13 @@ export interface OpenAIResponsesFunctionTool {
   strict: boolean;
 }
 
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 function hasType(schema: JsonObject, type: string): boolean {
   return schema.type === type || (Array.isArray(schema.type) && schema.type.includes(type));
 }
 
 /** An object schema whose `properties` strict mode must close: `type` object or no `type` at all. */
 function isPropertiesObject(schema: JsonObject): schema is JsonObject & { properties: JsonObject } {
-  return isObject(schema.properties) && (schema.type === undefined || hasType(schema, "object"));
+  return isRecord(schema.properties) && (schema.type === undefined || hasType(schema, "object"));
 }
 
 /** Resolves a local `#`, `#/$defs/x` or `#/definitions/x` style pointer against `root`. */
@@ -63,7 +60,7 @@ function resolveLocalRef(ref: string, root: unknown): unknown {
   for (const raw of pointer.slice(1).split("/")) {
     const part = decodeURIComponent(raw).replaceAll("~1", "/").replaceAll("~0", "~");
     if (Array.isArray(node)) node = node[Number(part)];
-    else if (isObject(node) && Object.hasOwn(node, part)) node = node[part];
+    else if (isRecord(node) && Object.hasOwn(node, part)) node = node[part];
     else return undefined;
   }
   return node;
@@ -75,7 +72,7 @@ function resolveLocalRef(ref: string, root: unknown): unknown {
  */
 function acceptsNull(schema: unknown, root: unknown, seen: Set<unknown> = new Set()): boolean {
   if (schema === false) return false;
-  if (!isObject(schema)) return true;
+  if (!isRecord(schema)) return true;
   if (seen.has(schema)) return true;
   seen.add(schema);
   if ("type" in schema && !hasType(schema, "null")) return false;
@@ -91,13 +88,13 @@ function acceptsNull(schema: unknown, root: unknown, seen: Set<unknown> = new Se
   }
   if (Array.isArray(schema.allOf) && !schema.allOf.every((branch) => acceptsNull(branch, root, seen))) return false;
   // Strict mode reads a typeless schema with properties as an object.
-  if (!("type" in schema) && isObject(schema.properties)) return false;
+  if (!("type" in schema) && isRecord(schema.properties)) return false;
   return true;
 }
 
 /** Makes an (already converted) schema also accept `null`. */
 function makeNullable(schema: unknown): unknown {
-  if (!isObject(schema)) return { anyOf: [schema, { type: "null" }] };
+  if (!isRecord(schema)) return { anyOf: [schema, { type: "null" }] };
   const simpleType = !("enum" in schema) && !("const" in schema) && !("anyOf" in schema) && !("$ref" in schema);
   if (simpleType && typeof schema.type === "string") return { ...schema, type: [schema.type, "null"] };
   if (simpleType && Array.isArray(schema.type)) return { ...schema, type: [...schema.type, "null"] };
@@ -111,7 +108,7 @@ function makeNullable(schema: unknown): unknown {
 }
 
 function strictNode(node: unknown, root: unknown): unknown {
-  if (!isObject(node)) return node;
+  if (!isRecord(node)) return node;
   const schema: JsonObject = { ...node };
 
   if (isPropertiesObject(schema)) {
@@ -133,11 +130,11 @@ function strictNode(node: unknown, root: unknown): unknown {
       schema.additionalProperties = false;
     }
   }
-  if (isObject(schema.additionalProperties))
+  if (isRecord(schema.additionalProperties))
     schema.additionalProperties = strictNode(schema.additionalProperties, root);
 
   if (Array.isArray(schema.items)) schema.items = schema.items.map((item) => strictNode(item, root));
-  else if (isObject(schema.items)) schema.items = strictNode(schema.items, root);
+  else if (isRecord(schema.items)) schema.items = strictNode(schema.items, root);
 
   // Strict mode supports `anyOf` only; zod emits `oneOf` for discriminated unions, whose
   // branches exclude each other anyway.
@@ -151,7 +148,7 @@ function strictNode(node: unknown, root: unknown): unknown {
     const allOf = schema.allOf.map((branch) => strictNode(branch, root));
     const [only] = allOf;
     const annotationsOnly = Object.keys(schema).every((key) => key === "allOf" || ANNOTATIONS.has(key));
-    if (allOf.length === 1 && isObject(only) && annotationsOnly) {
+    if (allOf.length === 1 && isRecord(only) && annotationsOnly) {
       const { allOf: _merged, ...annotations } = schema;
       return { ...only, ...annotations };
     }
@@ -159,7 +156,7 @@ function strictNode(node: unknown, root: unknown): unknown {
   }
   for (const key of ["$defs", "definitions"] as const) {
     const definitions = schema[key];
-    if (isObject(definitions)) {
+    if (isRecord(definitions)) {
       schema[key] = Object.fromEntries(
         Object.entries(definitions).map(([name, definition]) => [name, strictNode(definition, root)]),
       );
@@ -190,7 +187,7 @@ function strictNode(node: unknown, root: unknown): unknown {
  * ```
  */
 export function toOpenAIStrictSchema(schema: Record<string, unknown>): Record<string, unknown> {
-  const root: JsonObject = isObject(schema) ? schema : {};
+  const root: JsonObject = isRecord(schema) ? schema : {};
   const converted = strictNode(root.type === undefined ? { ...root, type: "object" } : root, root);
   return converted as Record<string, unknown>;
 }
@@ -198,35 +195,35 @@ export function toOpenAIStrictSchema(schema: Record<string, unknown>): Record<st
 /** The branch of an `anyOf`/`oneOf` that `value` belongs to, when exactly one fits its kind and `const` keys. */
 function pickBranch(branches: unknown[], value: unknown, root: unknown): unknown {
   const fits = branches.filter((branch) => {
-    const schema = isObject(branch) && typeof branch.$ref === "string" ? resolveLocalRef(branch.$ref, root) : branch;
-    if (!isObject(schema)) return false;
+    const schema = isRecord(branch) && typeof branch.$ref === "string" ? resolveLocalRef(branch.$ref, root) : branch;
+    if (!isRecord(schema)) return false;
     if (Array.isArray(value)) return hasType(schema, "array");
-    if (!isObject(value) || !(hasType(schema, "object") || isPropertiesObject(schema))) return false;
-    const properties = isObject(schema.properties) ? schema.properties : {};
+    if (!isRecord(value) || !(hasType(schema, "object") || isPropertiesObject(schema))) return false;
+    const properties = isRecord(schema.properties) ? schema.properties : {};
     return Object.entries(properties).every(
-      ([key, property]) => !(isObject(property) && "const" in property) || value[key] === property.const,
+      ([key, property]) => !(isRecord(property) && "const" in property) || value[key] === property.const,
     );
   });
   return fits.length === 1 ? fits[0] : undefined;
 }
 
 function stripNode(value: unknown, schema: unknown, root: unknown, depth: number): unknown {
-  if (depth > 64 || !isObject(schema) || value === null || typeof value !== "object") return value;
+  if (depth > 64 || !isRecord(schema) || value === null || typeof value !== "object") return value;
   if (typeof schema.$ref === "string") {
     const target = resolveLocalRef(schema.$ref, root);
     if (target !== undefined) return stripNode(value, target, root, depth + 1);
   }
   const branches = Array.isArray(schema.anyOf) ? schema.anyOf : Array.isArray(schema.oneOf) ? schema.oneOf : undefined;
-  if (branches !== undefined && !isObject(schema.properties) && schema.items === undefined) {
+  if (branches !== undefined && !isRecord(schema.properties) && schema.items === undefined) {
     const branch = pickBranch(branches, value, root);
     return branch === undefined ? value : stripNode(value, branch, root, depth + 1);
   }
   if (Array.isArray(value)) {
     const { items } = schema;
     if (Array.isArray(items)) return value.map((item, index) => stripNode(item, items[index], root, depth + 1));
-    return isObject(items) ? value.map((item) => stripNode(item, items, root, depth + 1)) : value;
+    return isRecord(items) ? value.map((item) => stripNode(item, items, root, depth + 1)) : value;
   }
-  if (!isObject(value) || !isPropertiesObject(schema)) return value;
+  if (!isRecord(value) || !isPropertiesObject(schema)) return value;
   const required = new Set(Array.isArray(schema.required) ? schema.required.map(String) : []);
   const result: JsonObject = {};
   for (const [key, item] of Object.entries(value)) {
@@ -256,7 +253,7 @@ export function stripNullsForOptional(
   originalSchema: Record<string, unknown>,
 ): Record<string, unknown> {
   const result = stripNode(args, originalSchema, originalSchema, 0);
-  return isObject(result) ? result : args;
+  return isRecord(result) ? result : args;
 }
 
 /**
