@@ -1,5 +1,9 @@
 import { isPlainObject } from "../../internal/describe.js";
 import type { FinishReason, LLMResponse, ProviderToolCall, UsageInfo } from "../../provider.js";
+import { toCallArguments } from "../shared/call-arguments.js";
+import { mapFinishReason } from "../shared/finish-reason.js";
+import { toLLMResponse } from "../shared/llm-response.js";
+import { tokenCount, usageInfo } from "../shared/usage.js";
 import type { AISDKPartProviderOptions, AISDKReasoningPart, AISDKToolCallMetadata } from "./convert-prompt.js";
 
 /** A content part of a `doGenerate` result, as far as this adapter reads it. */
@@ -36,15 +40,11 @@ const FINISH_REASONS: ReadonlyMap<string, FinishReason> = new Map([
 
 /** Maps an AI SDK finish reason (v2 string or v3 object) to OpenAI's words; any call makes it `"tool_calls"`. */
 export function toFinishReason(reason: unknown, hasCalls: boolean): FinishReason | undefined {
-  if (hasCalls) return "tool_calls";
-  const unified = isPlainObject(reason) ? reason.unified : reason;
-  if (typeof unified !== "string") return undefined;
-  return FINISH_REASONS.get(unified) ?? unified;
+  return mapFinishReason(isPlainObject(reason) ? reason.unified : reason, hasCalls, FINISH_REASONS);
 }
 
 function tokens(count: unknown): number | undefined {
-  const value = isPlainObject(count) ? count.total : count;
-  return typeof value === "number" && Number.isFinite(value) ? value : undefined;
+  return tokenCount(isPlainObject(count) ? count.total : count);
 }
 
 /** Maps usage: input → prompt, output → completion, total = the reported total (v2) or their sum. */
@@ -53,17 +53,7 @@ export function toUsage(usage: unknown): UsageInfo | undefined {
   const input = tokens(usage.inputTokens);
   const output = tokens(usage.outputTokens);
   if (input === undefined && output === undefined) return undefined;
-  const promptTokens = input ?? 0;
-  const completionTokens = output ?? 0;
-  const total = tokens(usage.totalTokens);
-  return { promptTokens, completionTokens, totalTokens: total ?? promptTokens + completionTokens };
-}
-
-function toArguments(input: unknown): Record<string, unknown> | string {
-  if (typeof input === "string") return input;
-  if (input === undefined || input === null) return {};
-  if (isPlainObject(input)) return input;
-  return JSON.stringify(input) ?? "";
+  return usageInfo(input, output, tokens(usage.totalTokens));
 }
 
 /**
@@ -90,7 +80,7 @@ export function fromAISDKResult(result: AISDKGenerateResultLike): LLMResponse {
       const call: ProviderToolCall = {
         type: "function",
         name: typeof part.toolName === "string" ? part.toolName : "",
-        arguments: toArguments(part.input),
+        arguments: toCallArguments(part.input),
       };
       if (typeof part.toolCallId === "string") call.id = part.toolCallId;
       if (isPlainObject(part.providerMetadata)) {
@@ -105,11 +95,6 @@ export function fromAISDKResult(result: AISDKGenerateResultLike): LLMResponse {
     const metadata = (first.providerMetadata?.aiSdk ?? {}) as AISDKToolCallMetadata;
     first.providerMetadata = { aiSdk: { ...metadata, reasoning } };
   }
-  const response: LLMResponse = { content: texts.join("") };
-  if (toolCalls.length > 0) response.toolCalls = toolCalls;
   const finishReason = toFinishReason(result.finishReason, toolCalls.length > 0);
-  if (finishReason !== undefined) response.finishReason = finishReason;
-  const usage = toUsage(result.usage);
-  if (usage !== undefined) response.usage = usage;
-  return response;
+  return toLLMResponse(texts.join(""), toolCalls, finishReason, toUsage(result.usage));
 }

@@ -1,5 +1,6 @@
 import { describeType, isPlainObject } from "../../internal/describe.js";
 import type { LLMProvider, LLMResponse, Message, ToolDefinition } from "../../provider.js";
+import { invalidOption, jsonText } from "../shared/invalid-option.js";
 import { toCallOptions } from "./call-options.js";
 import { toAISDKPrompt, toAISDKTools } from "./convert-prompt.js";
 import { type AISDKGenerateResultLike, fromAISDKResult } from "./convert-result.js";
@@ -34,13 +35,7 @@ export interface AISDKProviderOptions {
 }
 
 function invalid(option: string, expected: string, value: unknown): TypeError {
-  let shown: string;
-  try {
-    shown = JSON.stringify(value) ?? String(value);
-  } catch {
-    shown = String(value);
-  }
-  return new TypeError(`createAISDKProvider: ${option} must be ${expected}, got ${shown}`);
+  return invalidOption("createAISDKProvider", option, expected, jsonText(value));
 }
 
 /**

@@ -1,5 +1,9 @@
 import { isPlainObject } from "../../internal/describe.js";
 import type { FinishReason, LLMResponse, ProviderToolCall, UsageInfo } from "../../provider.js";
+import { toCallArguments } from "../shared/call-arguments.js";
+import { mapFinishReason } from "../shared/finish-reason.js";
+import { toLLMResponse } from "../shared/llm-response.js";
+import { tokenCount, usageInfo } from "../shared/usage.js";
 import type { AnthropicThinkingBlockParam, AnthropicToolCallMetadata } from "./convert-messages.js";
 
 /** A content block of a response, as far as this adapter reads it. */
@@ -33,13 +37,11 @@ const STOP_REASONS: ReadonlyMap<string, FinishReason> = new Map([
 
 /** Maps Anthropic's `stop_reason` to OpenAI's words; any call makes it `"tool_calls"`; others pass through. */
 export function toFinishReason(stopReason: string | null | undefined, hasCalls: boolean): FinishReason | undefined {
-  if (hasCalls) return "tool_calls";
-  if (typeof stopReason !== "string") return undefined;
-  return STOP_REASONS.get(stopReason) ?? stopReason;
+  return mapFinishReason(stopReason, hasCalls, STOP_REASONS);
 }
 
 function count(value: unknown): number {
-  return typeof value === "number" && Number.isFinite(value) ? value : 0;
+  return tokenCount(value) ?? 0;
 }
 
 /**
@@ -51,15 +53,7 @@ export function toUsage(usage: AnthropicUsageLike | null | undefined): UsageInfo
   if (!isPlainObject(usage)) return undefined;
   const promptTokens =
     count(usage.input_tokens) + count(usage.cache_creation_input_tokens) + count(usage.cache_read_input_tokens);
-  const completionTokens = count(usage.output_tokens);
-  return { promptTokens, completionTokens, totalTokens: promptTokens + completionTokens };
-}
-
-function toArguments(input: unknown): Record<string, unknown> | string {
-  if (input === undefined || input === null) return {};
-  if (isPlainObject(input)) return input;
-  // Not an object: hand the loop the JSON text so the model is told what was wrong.
-  return typeof input === "string" ? input : (JSON.stringify(input) ?? "");
+  return usageInfo(promptTokens, count(usage.output_tokens));
 }
 
 /**
@@ -82,7 +76,7 @@ export function fromAnthropicMessage(message: AnthropicMessageLike): LLMResponse
       const call: ProviderToolCall = {
         type: "function",
         name: typeof block.name === "string" ? block.name : "",
-        arguments: toArguments(block.input),
+        arguments: toCallArguments(block.input),
       };
       if (typeof block.id === "string") call.id = block.id;
       if (block.caller !== undefined && block.caller !== null) {
@@ -96,11 +90,6 @@ export function fromAnthropicMessage(message: AnthropicMessageLike): LLMResponse
     const metadata = (first.providerMetadata?.anthropic ?? {}) as AnthropicToolCallMetadata;
     first.providerMetadata = { anthropic: { ...metadata, thinking } };
   }
-  const response: LLMResponse = { content: texts.join("") };
-  if (toolCalls.length > 0) response.toolCalls = toolCalls;
   const finishReason = toFinishReason(message.stop_reason, toolCalls.length > 0);
-  if (finishReason !== undefined) response.finishReason = finishReason;
-  const usage = toUsage(message.usage);
-  if (usage !== undefined) response.usage = usage;
-  return response;
+  return toLLMResponse(texts.join(""), toolCalls, finishReason, toUsage(message.usage));
 }

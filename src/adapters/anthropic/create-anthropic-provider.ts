@@ -1,6 +1,7 @@
 import { describeType, isPlainObject } from "../../internal/describe.js";
 import { toAnthropicTools } from "../../internal/formats/anthropic.js";
 import type { LLMProvider, LLMResponse, Message, ToolDefinition } from "../../provider.js";
+import { invalidOption, jsonText } from "../shared/invalid-option.js";
 import { toAnthropicMessages } from "./convert-messages.js";
 import { type AnthropicMessageLike, fromAnthropicMessage } from "./convert-response.js";
 
@@ -52,13 +53,7 @@ export interface AnthropicProviderOptions {
 }
 
 function invalid(option: string, expected: string, value: unknown): TypeError {
-  let shown: string;
-  try {
-    shown = JSON.stringify(value) ?? String(value);
-  } catch {
-    shown = String(value);
-  }
-  return new TypeError(`createAnthropicProvider: ${option} must be ${expected}, got ${shown}`);
+  return invalidOption("createAnthropicProvider", option, expected, jsonText(value));
 }
 
 /**

@@ -9,6 +9,8 @@ import type {
   ToolCall,
   UsageInfo,
 } from "../../provider.js";
+import { invalidOption } from "../shared/invalid-option.js";
+import { tokenCount, usageInfo } from "../shared/usage.js";
 
 /** A function call in a Gemini part; the Gemini Developer API usually gives no `id`. */
 export interface GeminiFunctionCall {
@@ -208,16 +210,10 @@ function toFinishReason(raw: string | undefined, hasCalls: boolean, blocked: boo
 
 function toUsage(metadata: GeminiGenerateContentResponse["usageMetadata"]): UsageInfo | undefined {
   if (!isPlainObject(metadata)) return undefined;
-  const count = (value: unknown) => (typeof value === "number" ? value : 0);
-  const promptTokens = count(metadata.promptTokenCount);
   // Thinking tokens are output the model was billed for, as in OpenAI's completion_tokens.
-  const completionTokens = count(metadata.candidatesTokenCount) + count(metadata.thoughtsTokenCount);
-  const total = metadata.totalTokenCount;
-  return {
-    promptTokens,
-    completionTokens,
-    totalTokens: typeof total === "number" ? total : promptTokens + completionTokens,
-  };
+  const completionTokens =
+    (tokenCount(metadata.candidatesTokenCount) ?? 0) + (tokenCount(metadata.thoughtsTokenCount) ?? 0);
+  return usageInfo(tokenCount(metadata.promptTokenCount), completionTokens, tokenCount(metadata.totalTokenCount));
 }
 
 /**
@@ -245,6 +241,7 @@ function toUsage(metadata: GeminiGenerateContentResponse["usageMetadata"]): Usag
  * ```
  */
 export function createGeminiProvider(options: GeminiProviderOptions): LLMProvider {
+  const factory = "createGeminiProvider()";
   if (!isPlainObject(options)) {
     throw new TypeError(`createGeminiProvider() expects an options object, got ${describeType(options)}`);
   }
@@ -256,13 +253,9 @@ export function createGeminiProvider(options: GeminiProviderOptions): LLMProvide
     client.models === null ||
     typeof client.models.generateContent !== "function"
   ) {
-    throw new TypeError(
-      `createGeminiProvider(): client must be a GoogleGenAI client (models.generateContent), got ${describeType(client)}`,
-    );
+    throw invalidOption(factory, "client", "a GoogleGenAI client (models.generateContent)", describeType(client));
   }
-  if (typeof defaultModel !== "string") {
-    throw new TypeError(`createGeminiProvider(): model must be a string, got ${describeType(defaultModel)}`);
-  }
+  if (typeof defaultModel !== "string") throw invalidOption(factory, "model", "a string", describeType(defaultModel));
   let responses = 0;
 
   return {

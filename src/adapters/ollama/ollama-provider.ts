@@ -9,6 +9,8 @@ import type {
   ToolCall,
   ToolDefinition,
 } from "../../provider.js";
+import { invalidOption } from "../shared/invalid-option.js";
+import { tokenCount, usageInfo } from "../shared/usage.js";
 
 /** A tool call in an Ollama message (`id` and `function.index` are sent by newer servers only). */
 export interface OllamaToolCall {
@@ -189,18 +191,15 @@ function finishReason(doneReason: string | undefined, hasCalls: boolean): Finish
  * ```
  */
 export function createOllamaProvider(options: OllamaProviderOptions): LLMProvider {
+  const factory = "createOllamaProvider()";
   if (!isPlainObject(options)) {
     throw new TypeError(`createOllamaProvider() expects an options object, got ${describeType(options)}`);
   }
   const { client, model: defaultModel = "llama3.2" } = options;
   if (typeof client !== "object" || client === null || typeof client.chat !== "function") {
-    throw new TypeError(
-      `createOllamaProvider(): client must be an Ollama client (new Ollama()), got ${describeType(client)}`,
-    );
+    throw invalidOption(factory, "client", "an Ollama client (new Ollama())", describeType(client));
   }
-  if (typeof defaultModel !== "string") {
-    throw new TypeError(`createOllamaProvider(): model must be a string, got ${describeType(defaultModel)}`);
-  }
+  if (typeof defaultModel !== "string") throw invalidOption(factory, "model", "a string", describeType(defaultModel));
   let responses = 0;
 
   return {
@@ -256,12 +255,10 @@ export function createOllamaProvider(options: OllamaProviderOptions): LLMProvide
         toolCalls,
         finishReason: finishReason(last?.done_reason, toolCalls.length > 0),
       };
-      const prompt = last?.prompt_eval_count;
-      const completion = last?.eval_count;
-      if (typeof prompt === "number" || typeof completion === "number") {
-        const promptTokens = typeof prompt === "number" ? prompt : 0;
-        const completionTokens = typeof completion === "number" ? completion : 0;
-        response.usage = { promptTokens, completionTokens, totalTokens: promptTokens + completionTokens };
+      const promptTokens = tokenCount(last?.prompt_eval_count);
+      const completionTokens = tokenCount(last?.eval_count);
+      if (promptTokens !== undefined || completionTokens !== undefined) {
+        response.usage = usageInfo(promptTokens, completionTokens);
       }
       return response;
     },
