@@ -37,7 +37,10 @@ export interface ReplayResponse {
   /** @default "application/json" */
   contentType?: string;
   headers?: Record<string, string>;
-  /** Never answer (until the client disconnects): for abort tests. */
+  /**
+   * Never finish the answer (until the client disconnects): for abort tests. With `raw`, the
+   * status, headers and `raw` are sent first (a stream that never ends); without it, nothing is.
+   */
   hang?: boolean;
 }
 
@@ -48,6 +51,10 @@ export interface ReplayServer {
   requests: RecordedRequest[];
   /** Resolves when the server has seen `count` requests. */
   waitForRequests(count: number): Promise<void>;
+  /** How many hanging answers the client closed (by aborting); `close()` does not count. */
+  readonly disconnects: number;
+  /** Resolves when the client has closed `count` hanging answers: proof that an abort reached the wire. */
+  waitForDisconnects(count: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -61,7 +68,19 @@ export async function startReplayServer(
 ): Promise<ReplayServer> {
   const requests: RecordedRequest[] = [];
   const waiters: Array<{ count: number; resolve: () => void }> = [];
+  const disconnectWaiters: Array<{ count: number; resolve: () => void }> = [];
   const open = new Set<ServerResponse>();
+  let disconnects = 0;
+  let closing = false;
+
+  const release = (list: typeof waiters, reached: number) => {
+    for (const waiter of [...list]) {
+      if (reached >= waiter.count) {
+        list.splice(list.indexOf(waiter), 1);
+        waiter.resolve();
+      }
+    }
+  };
 
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -77,12 +96,7 @@ export async function startReplayServer(
       const request: RecordedRequest = { method: req.method ?? "", url: req.url ?? "", headers: req.headers, body };
       const index = requests.length;
       requests.push(request);
-      for (const waiter of [...waiters]) {
-        if (requests.length >= waiter.count) {
-          waiters.splice(waiters.indexOf(waiter), 1);
-          waiter.resolve();
-        }
-      }
+      release(waiters, requests.length);
       const reply = typeof script === "function" ? script(request, index) : script[index];
       if (reply === undefined) {
         res.writeHead(500, { "content-type": "application/json" });
@@ -91,7 +105,19 @@ export async function startReplayServer(
       }
       if (reply.hang) {
         open.add(res);
-        res.on("close", () => open.delete(res));
+        res.on("close", () => {
+          open.delete(res);
+          if (closing) return;
+          disconnects++;
+          release(disconnectWaiters, disconnects);
+        });
+        if (reply.raw !== undefined) {
+          res.writeHead(reply.status ?? 200, {
+            "content-type": reply.contentType ?? "application/json",
+            ...reply.headers,
+          });
+          res.write(reply.raw);
+        }
         return;
       }
       res.writeHead(reply.status ?? 200, {
@@ -111,7 +137,15 @@ export async function startReplayServer(
       if (requests.length >= count) return Promise.resolve();
       return new Promise((resolve) => waiters.push({ count, resolve }));
     },
+    get disconnects() {
+      return disconnects;
+    },
+    waitForDisconnects(count) {
+      if (disconnects >= count) return Promise.resolve();
+      return new Promise((resolve) => disconnectWaiters.push({ count, resolve }));
+    },
     close() {
+      closing = true;
       for (const res of open) res.destroy();
       server.closeAllConnections();
       return new Promise((resolve) => server.close(() => resolve()));
