@@ -1,6 +1,6 @@
 import { createOpenAI } from "@ai-sdk/openai";
 import { APICallError, type LanguageModel } from "ai";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import * as z from "zod";
 import {
   type AISDKLanguageModelLike,
@@ -9,17 +9,9 @@ import {
   toAISDKPrompt,
   toCallOptions,
 } from "../../src/adapters/ai-sdk/index.js";
-import {
-  defineTool,
-  errorResult,
-  isToolLoopError,
-  type Message,
-  runToolLoop,
-  type Tool,
-  ToolLoopError,
-  ToolRegistry,
-} from "../../src/index.js";
-import { type ReplayResponse, type ReplayServer, readSample, startReplayServer } from "../helpers/replay-server.js";
+import { defineTool, errorResult, isToolLoopError, type Message, runToolLoop, ToolLoopError } from "../../src/index.js";
+import { abortOnceRequested, okSample, registryOf, useReplayServers } from "../helpers/adapter-fixtures.js";
+import { type ReplayResponse, type ReplayServer, readSample } from "../helpers/replay-server.js";
 
 type Json = Record<string, unknown>;
 type ChatRequest = Json & { messages: Json[]; tools?: Json[]; model: string };
@@ -28,26 +20,15 @@ type ModelV3 = Extract<LanguageModel, { specificationVersion: "v3" }>;
 type V2Result = Awaited<ReturnType<ModelV2["doGenerate"]>>;
 type V3Result = Awaited<ReturnType<ModelV3["doGenerate"]>>;
 
-const servers: ReplayServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => server.close()));
-});
+const startServer = useReplayServers();
 
 /** `ai@6` with `@ai-sdk/openai@3`: `.chat()` is the Chat Completions model, pointed at the local replay server. */
 async function replay(script: ReplayResponse[]): Promise<{ server: ReplayServer; model: ModelV3 }> {
-  const server = await startReplayServer(script);
-  servers.push(server);
+  const server = await startServer(script);
   return { server, model: createOpenAI({ apiKey: "test", baseURL: `${server.url}/v1` }).chat("gpt-4o") };
 }
 
-const ok = (file: string): ReplayResponse => ({ body: readSample(file) });
 const body = (server: ReplayServer, index: number) => server.requests[index]?.body as ChatRequest;
-
-function registryOf(...tools: Tool[]): ToolRegistry {
-  const registry = new ToolRegistry();
-  for (const tool of tools) registry.register(tool);
-  return registry;
-}
 
 /**
  * The recorded follow-up leaves `content` out of assistant messages that only carry tool calls;
@@ -60,8 +41,8 @@ function withoutNullContent(messages: Json[]): Json[] {
 describe("createAISDKProvider with ai@6 and @ai-sdk/openai@3 (Chat Completions)", () => {
   it("runs a full cycle and sends the recorded follow-up (tool_calls, then a tool message per call)", async () => {
     const { server, model } = await replay([
-      ok("openai-chat-response-tool-calls.pydantic-ai.json"),
-      ok("openai-chat-followup-response.pydantic-ai.json"),
+      okSample("openai-chat-response-tool-calls.pydantic-ai.json"),
+      okSample("openai-chat-followup-response.pydantic-ai.json"),
     ]);
     const expected = readSample<ChatRequest>("openai-chat-followup-request.pydantic-ai.json");
     const definition = (expected.tools as Array<{ function: Json }>)[0]?.function ?? {};
@@ -122,8 +103,8 @@ describe("createAISDKProvider with ai@6 and @ai-sdk/openai@3 (Chat Completions)"
 
   it("answers parallel calls in call order, one tool message each", async () => {
     const { server, model } = await replay([
-      ok("openai-chat-response-parallel-tool-calls.recorded.json"),
-      ok("openai-chat-followup-response.pydantic-ai.json"),
+      okSample("openai-chat-response-parallel-tool-calls.recorded.json"),
+      okSample("openai-chat-followup-response.pydantic-ai.json"),
     ]);
     const weather = defineTool({
       name: "GetWeatherArgs",
@@ -199,38 +180,29 @@ describe("createAISDKProvider with ai@6 and @ai-sdk/openai@3 (Chat Completions)"
 
   it("aborts the request mid-flight when the loop's signal aborts", async () => {
     const { server, model } = await replay([{ hang: true }]);
-    const controller = new AbortController();
-    const loop = runToolLoop(
-      { provider: createAISDKProvider({ model }), maxIterations: 2 },
-      [{ role: "user", content: "hi" }],
-      {
-        signal: controller.signal,
-      },
+    const { settled: loop } = await abortOnceRequested(
+      server,
+      (signal) =>
+        runToolLoop({ provider: createAISDKProvider({ model }), maxIterations: 2 }, [{ role: "user", content: "hi" }], {
+          signal,
+        }),
+      new Error("user cancelled"),
     );
-    await server.waitForRequests(1);
-    controller.abort(new Error("user cancelled"));
 
     await expect(loop).rejects.toSatisfy((error) => isToolLoopError(error) && error.message.includes("user cancelled"));
   });
 
   it("hands the signal to doGenerate: chat() alone rejects once aborted", async () => {
     const { server, model } = await replay([{ hang: true }]);
-    const controller = new AbortController();
-    const chat = createAISDKProvider({ model }).chat(
-      [{ role: "user", content: "hi" }],
-      undefined,
-      "",
-      {},
-      controller.signal,
+    const { settled: chat } = await abortOnceRequested(server, (signal) =>
+      createAISDKProvider({ model }).chat([{ role: "user", content: "hi" }], undefined, "", {}, signal),
     );
-    await server.waitForRequests(1);
-    controller.abort();
 
     await expect(chat).rejects.toMatchObject({ name: "AbortError" });
   });
 
   it("maps llmOptions to call options on the wire", async () => {
-    const { server, model } = await replay([ok("openai-chat-followup-response.pydantic-ai.json")]);
+    const { server, model } = await replay([okSample("openai-chat-followup-response.pydantic-ai.json")]);
     const provider = createAISDKProvider({ model });
 
     await runToolLoop(

@@ -1,5 +1,5 @@
 import Anthropic from "@anthropic-ai/sdk";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import * as z from "zod";
 import {
   type AnthropicClientLike,
@@ -19,26 +19,21 @@ import {
   runToolLoop,
   type Tool,
   ToolLoopError,
-  ToolRegistry,
 } from "../../src/index.js";
-import { type ReplayResponse, type ReplayServer, readSample, startReplayServer } from "../helpers/replay-server.js";
+import { abortOnceRequested, okSample, registryOf, useReplayServers } from "../helpers/adapter-fixtures.js";
+import { type ReplayResponse, type ReplayServer, readSample } from "../helpers/replay-server.js";
 
 type Json = Record<string, unknown>;
 type WireMessage = { role: string; content: string | Json[] };
 type WireRequest = Json & { messages: WireMessage[]; tools?: Json[]; model: string; max_tokens: number };
 
-const servers: ReplayServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => server.close()));
-});
+const startServer = useReplayServers();
 
 async function replay(script: ReplayResponse[]): Promise<{ server: ReplayServer; client: Anthropic }> {
-  const server = await startReplayServer(script);
-  servers.push(server);
+  const server = await startServer(script);
   return { server, client: new Anthropic({ apiKey: "test", baseURL: server.url, maxRetries: 0 }) };
 }
 
-const ok = (file: string): ReplayResponse => ({ body: readSample(file) });
 const body = (server: ReplayServer, index: number) => server.requests[index]?.body as WireRequest;
 
 /** The sample request as our client sends it: the TS SDK's recording also carried `stream: false` and `type: "custom"`. */
@@ -57,12 +52,6 @@ function toolFromSample(definition: Json, execute: Tool["execute"]): Tool {
   };
 }
 
-function registryOf(...tools: Tool[]): ToolRegistry {
-  const registry = new ToolRegistry();
-  for (const tool of tools) registry.register(tool);
-  return registry;
-}
-
 const weatherRequest = readSample<WireRequest>("anthropic-request-tools.json");
 const weatherDefinition = weatherRequest.tools?.[0] as Json;
 const sunnyJson = '{"location": "San Francisco, CA", "temperature": "68\\u00b0F", "condition": "Sunny"}';
@@ -70,8 +59,8 @@ const sunnyJson = '{"location": "San Francisco, CA", "temperature": "68\\u00b0F"
 describe("createAnthropicProvider with the real @anthropic-ai/sdk client", () => {
   it("runs a full cycle with a zod tool: tool_use → tool → tool_result follow-up → final answer", async () => {
     const { server, client } = await replay([
-      ok("anthropic-response-tool-use.json"),
-      ok("anthropic-followup-response.json"),
+      okSample("anthropic-response-tool-use.json"),
+      okSample("anthropic-followup-response.json"),
     ]);
     const execute = vi.fn(async () => sunnyJson);
     const weather = defineTool({
@@ -121,8 +110,8 @@ describe("createAnthropicProvider with the real @anthropic-ai/sdk client", () =>
 
   it("sends the follow-up exactly as the recorded one for parallel calls: one user message, results first, in call order", async () => {
     const { server, client } = await replay([
-      ok("anthropic-response-parallel-tool-use.json"),
-      ok("anthropic-followup-response-parallel.json"),
+      okSample("anthropic-response-parallel-tool-use.json"),
+      okSample("anthropic-followup-response-parallel.json"),
     ]);
     const sampleRequest = readSample<WireRequest>("anthropic-request-tools-parallel.json");
     // The second call answers first: results must still follow call order.
@@ -149,8 +138,8 @@ describe("createAnthropicProvider with the real @anthropic-ai/sdk client", () =>
 
   it("replays text and tool_use together in the assistant history (recorded follow-up, byte for byte as JSON)", async () => {
     const { server, client } = await replay([
-      ok("anthropic-response-text-and-tool-use.json"),
-      ok("anthropic-followup-response.json"),
+      okSample("anthropic-response-text-and-tool-use.json"),
+      okSample("anthropic-followup-response.json"),
     ]);
     const expected = readSample<WireRequest>("anthropic-followup-request-text-and-tool-use-history.json");
     const tool = toolFromSample(expected.tools?.[0] as Json, () => newToolResult(sunnyJson));
@@ -185,7 +174,7 @@ describe("createAnthropicProvider with the real @anthropic-ai/sdk client", () =>
     const firstResponse = { ...readSample("anthropic-response-tool-use.json"), content: expected.messages[1]?.content };
     const { server, client } = await replay([
       { body: firstResponse },
-      ok("anthropic-followup-response-after-is-error.json"),
+      okSample("anthropic-followup-response-after-is-error.json"),
     ]);
     const tool = toolFromSample(expected.tools?.[0] as Json, execute);
     const provider = createAnthropicProvider({ client, model: "claude-haiku-4-5", maxTokens: 1024 });
@@ -212,8 +201,8 @@ describe("createAnthropicProvider with the real @anthropic-ai/sdk client", () =>
 
   it("runs a call with no arguments (input {}) and echoes it with its text", async () => {
     const { server, client } = await replay([
-      ok("anthropic-response-tool-use-no-args.vercel-ai.json"),
-      ok("anthropic-followup-response.json"),
+      okSample("anthropic-response-tool-use-no-args.vercel-ai.json"),
+      okSample("anthropic-followup-response.json"),
     ]);
     const execute = vi.fn(() => "updated");
     const tool = defineTool({
@@ -263,13 +252,11 @@ describe("createAnthropicProvider with the real @anthropic-ai/sdk client", () =>
   it("aborts the HTTP request mid-flight when the loop's signal aborts", async () => {
     const { server, client } = await replay([{ hang: true }]);
     const provider = createAnthropicProvider({ client });
-    const controller = new AbortController();
-
-    const loop = runToolLoop({ provider, maxIterations: 3 }, [{ role: "user", content: "hi" }], {
-      signal: controller.signal,
-    });
-    await server.waitForRequests(1);
-    controller.abort(new Error("user cancelled"));
+    const { settled: loop } = await abortOnceRequested(
+      server,
+      (signal) => runToolLoop({ provider, maxIterations: 3 }, [{ role: "user", content: "hi" }], { signal }),
+      new Error("user cancelled"),
+    );
 
     await expect(loop).rejects.toSatisfy((error) => isToolLoopError(error) && error.message.includes("user cancelled"));
   });
@@ -277,17 +264,15 @@ describe("createAnthropicProvider with the real @anthropic-ai/sdk client", () =>
   it("hands the signal to the client: chat() alone rejects with the SDK's abort error", async () => {
     const { server, client } = await replay([{ hang: true }]);
     const provider = createAnthropicProvider({ client });
-    const controller = new AbortController();
-
-    const chat = provider.chat([{ role: "user", content: "hi" }], undefined, "", {}, controller.signal);
-    await server.waitForRequests(1);
-    controller.abort();
+    const { settled: chat } = await abortOnceRequested(server, (signal) =>
+      provider.chat([{ role: "user", content: "hi" }], undefined, "", {}, signal),
+    );
 
     await expect(chat).rejects.toBeInstanceOf(Anthropic.APIUserAbortError);
   });
 
   it("passes llmOptions through; max_tokens overrides maxTokens; stream is ignored", async () => {
-    const { server, client } = await replay([ok("anthropic-followup-response.json")]);
+    const { server, client } = await replay([okSample("anthropic-followup-response.json")]);
     const provider = createAnthropicProvider({ client, model: "claude-haiku-4-5", maxTokens: 1024 });
 
     await runToolLoop(
@@ -318,8 +303,8 @@ describe("createAnthropicProvider with the real @anthropic-ai/sdk client", () =>
 
   it("sends the loop's model, else the factory's; getDefaultModel() returns the factory's", async () => {
     const { server, client } = await replay([
-      ok("anthropic-followup-response.json"),
-      ok("anthropic-followup-response.json"),
+      okSample("anthropic-followup-response.json"),
+      okSample("anthropic-followup-response.json"),
     ]);
     const provider = createAnthropicProvider({ client, model: "claude-haiku-4-5" });
     const messages: Message[] = [{ role: "user", content: "hi" }];
@@ -336,7 +321,7 @@ describe("createAnthropicProvider with the real @anthropic-ai/sdk client", () =>
   });
 
   it("defaults the model and puts system messages in the top-level system", async () => {
-    const { server, client } = await replay([ok("anthropic-followup-response.json")]);
+    const { server, client } = await replay([okSample("anthropic-followup-response.json")]);
     const provider = createAnthropicProvider({ client });
 
     await runToolLoop({ provider, maxIterations: 1 }, [
@@ -364,7 +349,7 @@ describe("createAnthropicProvider with the real @anthropic-ai/sdk client", () =>
       input: { location: "Paris", units: "c" },
     };
     const first = { ...readSample("anthropic-response-tool-use.json"), content: [thinking, redacted, toolUse] };
-    const { server, client } = await replay([{ body: first }, ok("anthropic-followup-response.json")]);
+    const { server, client } = await replay([{ body: first }, okSample("anthropic-followup-response.json")]);
     const provider = createAnthropicProvider({ client, model: "claude-haiku-4-5" });
 
     await runToolLoop(

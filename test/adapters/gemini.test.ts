@@ -1,17 +1,10 @@
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { GoogleGenAI } from "@google/genai";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import * as z from "zod";
 import { createGeminiProvider, type GeminiClientLike } from "../../src/adapters/gemini/index.js";
-import { defineTool, isToolLoopError, type Message, runToolLoop, type Tool, ToolRegistry } from "../../src/index.js";
-import {
-  type ReplayResponse,
-  type ReplayServer,
-  readSample,
-  readSampleText,
-  startReplayServer,
-} from "../helpers/replay-server.js";
+import { defineTool, isToolLoopError, type Message, runToolLoop } from "../../src/index.js";
+import { abortOnceRequested, registryOf, useReplayServers } from "../helpers/adapter-fixtures.js";
+import { type ReplayResponse, type ReplayServer, readSample, readSampleText } from "../helpers/replay-server.js";
 
 // The structural client type accepts the real client.
 const _typeCheck: GeminiClientLike = new GoogleGenAI({ apiKey: "test" });
@@ -38,20 +31,16 @@ interface GeminiRequestBody {
   [key: string]: unknown;
 }
 
-const servers: ReplayServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => server.close()));
-});
+const startServer = useReplayServers();
 
 function clientFor(url: string): GoogleGenAI {
   return new GoogleGenAI({ apiKey: "test", httpOptions: { baseUrl: url } });
 }
 
 async function replay(script: Array<ReplayResponse | Json>) {
-  const server = await startReplayServer(
+  const server = await startServer(
     script.map((step) => ("status" in step || "hang" in step || "body" in step ? step : { body: step })),
   );
-  servers.push(server);
   return { server, client: clientFor(server.url) };
 }
 
@@ -68,12 +57,6 @@ function answer(parts: GeminiPartJson[], extra: Json = {}): Json {
     usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 5, totalTokenCount: 15 },
     ...extra,
   };
-}
-
-function registryOf(...tools: Tool[]): ToolRegistry {
-  const registry = new ToolRegistry();
-  for (const tool of tools) registry.register(tool);
-  return registry;
 }
 
 const divide = defineTool({
@@ -367,39 +350,24 @@ describe("createGeminiProvider with the real @google/genai client", () => {
   });
 
   it("aborts mid-request: the client's request is closed", async () => {
-    let closed: () => void = () => {};
-    const connectionClosed = new Promise<void>((resolve) => {
-      closed = resolve;
-    });
-    let received: () => void = () => {};
-    const requestReceived = new Promise<void>((resolve) => {
-      received = resolve;
-    });
-    const server = createServer((request, response) => {
-      request.resume();
-      response.on("close", () => closed());
-      received();
-    });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    try {
-      const { port } = server.address() as AddressInfo;
-      const controller = new AbortController();
-      const run = runToolLoop(
-        { provider: createGeminiProvider({ client: clientFor(`http://127.0.0.1:${port}`) }), maxIterations: 3 },
-        [{ role: "user", content: "hi" }],
-        { signal: controller.signal },
-      );
-      await requestReceived;
-      controller.abort(new Error("user cancelled"));
+    const { server, client } = await replay([{ hang: true }]);
+    const { settled: run } = await abortOnceRequested(
+      server,
+      (signal) =>
+        runToolLoop(
+          { provider: createGeminiProvider({ client }), maxIterations: 3 },
+          [{ role: "user", content: "hi" }],
+          {
+            signal,
+          },
+        ),
+      new Error("user cancelled"),
+    );
 
-      const error = await run.catch((caught: unknown) => caught);
-      expect(isToolLoopError(error)).toBe(true);
-      expect(((error as Error).cause as Error).message).toBe("user cancelled");
-      await connectionClosed;
-    } finally {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-    }
+    const error = await run.catch((caught: unknown) => caught);
+    expect(isToolLoopError(error)).toBe(true);
+    expect(((error as Error).cause as Error).message).toBe("user cancelled");
+    await server.waitForDisconnects(1);
   });
 
   it("does not call the server when the signal is already aborted", async () => {

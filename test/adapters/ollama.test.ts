@@ -1,7 +1,5 @@
-import { createServer, type IncomingMessage } from "node:http";
-import type { AddressInfo } from "node:net";
 import { Ollama } from "ollama";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import * as z from "zod";
 import {
   createOllamaProvider,
@@ -9,15 +7,9 @@ import {
   type OllamaClientLike,
   toOllamaTools,
 } from "../../src/adapters/ollama/index.js";
-import {
-  defineTool,
-  isToolLoopError,
-  type Message,
-  runToolLoop,
-  type ToolDefinition,
-  ToolRegistry,
-} from "../../src/index.js";
-import { type ReplayResponse, type ReplayServer, readSample, startReplayServer } from "../helpers/replay-server.js";
+import { defineTool, isToolLoopError, type Message, runToolLoop, type ToolDefinition } from "../../src/index.js";
+import { abortOnceRequested, registryOf, useReplayServers } from "../helpers/adapter-fixtures.js";
+import { type ReplayResponse, type ReplayServer, readSample } from "../helpers/replay-server.js";
 
 // The structural client type accepts the real client.
 const _typeCheck: OllamaClientLike = new Ollama();
@@ -34,14 +26,10 @@ interface OllamaRequestBody {
   [key: string]: unknown;
 }
 
-const servers: ReplayServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => server.close()));
-});
+const startServer = useReplayServers();
 
 async function replay(script: ReplayResponse[]) {
-  const server = await startReplayServer(script);
-  servers.push(server);
+  const server = await startServer(script);
   const client = new Ollama({ host: server.url });
   return { server, client };
 }
@@ -74,12 +62,6 @@ const weather = defineTool({
   parameters: z.object({ city: z.string().describe("The city to get the weather for") }),
   execute: ({ city }) => (city === "Toronto" ? "11 degrees celsius" : "unknown"),
 });
-
-function registryOf(...tools: Parameters<ToolRegistry["register"]>[0][]): ToolRegistry {
-  const registry = new ToolRegistry();
-  for (const tool of tools) registry.register(tool);
-  return registry;
-}
 
 describe("createOllamaProvider with the real ollama client", () => {
   it("runs a full cycle; the follow-up request is the documented one", async () => {
@@ -298,15 +280,16 @@ describe("createOllamaProvider with the real ollama client", () => {
 
   it("aborts while the server has not answered yet", async () => {
     const { server, client } = await replay([{ hang: true }]);
-    const controller = new AbortController();
-
-    const run = runToolLoop(
-      { provider: createOllamaProvider({ client }), maxIterations: 3 },
-      [{ role: "user", content: "hi" }],
-      { signal: controller.signal },
+    const { settled: run } = await abortOnceRequested(
+      server,
+      (signal) =>
+        runToolLoop(
+          { provider: createOllamaProvider({ client }), maxIterations: 3 },
+          [{ role: "user", content: "hi" }],
+          { signal },
+        ),
+      new Error("user cancelled"),
     );
-    await server.waitForRequests(1);
-    controller.abort(new Error("user cancelled"));
 
     const error = await run.catch((caught: unknown) => caught);
     expect(isToolLoopError(error)).toBe(true);
@@ -314,43 +297,24 @@ describe("createOllamaProvider with the real ollama client", () => {
   });
 
   it("aborts a stream that never ends: the client's request is closed", async () => {
-    let closed: () => void = () => {};
-    const connectionClosed = new Promise<void>((resolve) => {
-      closed = resolve;
-    });
-    let received: () => void = () => {};
-    const requestReceived = new Promise<void>((resolve) => {
-      received = resolve;
-    });
-    const server = createServer((request: IncomingMessage, response) => {
-      request.resume();
-      response.writeHead(200, { "content-type": "application/x-ndjson" });
-      response.write(`${JSON.stringify(textChunk("The weather"))}\n`);
-      response.on("close", () => closed());
-      received();
-    });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    try {
-      const { port } = server.address() as AddressInfo;
-      const client = new Ollama({ host: `http://127.0.0.1:${port}` });
-      const controller = new AbortController();
+    const { server, client } = await replay([{ ...ndjson(textChunk("The weather")), hang: true }]);
+    const { settled: run } = await abortOnceRequested(
+      server,
+      (signal) =>
+        runToolLoop(
+          { provider: createOllamaProvider({ client }), maxIterations: 3 },
+          [{ role: "user", content: "hi" }],
+          {
+            signal,
+          },
+        ),
+      new Error("stop"),
+    );
 
-      const run = runToolLoop(
-        { provider: createOllamaProvider({ client }), maxIterations: 3 },
-        [{ role: "user", content: "hi" }],
-        { signal: controller.signal },
-      );
-      await requestReceived;
-      controller.abort(new Error("stop"));
-
-      const error = await run.catch((caught: unknown) => caught);
-      expect(isToolLoopError(error)).toBe(true);
-      // The stream's abort() closed the HTTP request: the server sees the connection go.
-      await connectionClosed;
-    } finally {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-    }
+    const error = await run.catch((caught: unknown) => caught);
+    expect(isToolLoopError(error)).toBe(true);
+    // The stream's abort() closed the HTTP request: the server sees the connection go.
+    await server.waitForDisconnects(1);
   });
 
   it("does not call the server when the signal is already aborted", async () => {

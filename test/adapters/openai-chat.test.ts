@@ -1,8 +1,6 @@
 import { execFile } from "node:child_process";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import OpenAI from "openai";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import * as z from "zod";
 import {
   createOpenAIChatProvider,
@@ -17,12 +15,11 @@ import {
   isToolLoopError,
   type Message,
   runToolLoop,
-  type Tool,
   ToolLoopError,
-  ToolRegistry,
   type ToolReturn,
 } from "../../src/index.js";
-import { type ReplayResponse, type ReplayServer, readSample, startReplayServer } from "../helpers/replay-server.js";
+import { abortOnceRequested, okSample, registryOf, useReplayServers } from "../helpers/adapter-fixtures.js";
+import { type ReplayResponse, type ReplayServer, readSample } from "../helpers/replay-server.js";
 
 type Json = Record<string, unknown>;
 type WireToolCall = { id: string; type: "function"; function: { name: string; arguments: string } };
@@ -30,18 +27,13 @@ type WireMessage = { role: string; content?: string | null; tool_calls?: WireToo
 type WireRequest = Json & { model: string; messages: WireMessage[]; tools?: Json[] };
 type Completion = Json & { choices: Array<Json & { message: Json & { tool_calls?: WireToolCall[] } }> };
 
-const servers: ReplayServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => server.close()));
-});
+const startServer = useReplayServers();
 
 async function replay(script: ReplayResponse[]): Promise<{ server: ReplayServer; client: OpenAI }> {
-  const server = await startReplayServer(script);
-  servers.push(server);
+  const server = await startServer(script);
   return { server, client: new OpenAI({ apiKey: "test", baseURL: `${server.url}/v1`, maxRetries: 0 }) };
 }
 
-const ok = (file: string): ReplayResponse => ({ body: readSample(file) });
 const body = (server: ReplayServer, index: number) => server.requests[index]?.body as WireRequest;
 
 /** A sample completion whose first choice's message is changed by `edit`. */
@@ -49,12 +41,6 @@ function completionFrom(file: string, edit: (message: Completion["choices"][numb
   const completion = readSample<Completion>(file);
   edit((completion.choices[0] as Completion["choices"][number]).message);
   return completion;
-}
-
-function registryOf(...tools: Tool[]): ToolRegistry {
-  const registry = new ToolRegistry();
-  for (const tool of tools) registry.register(tool);
-  return registry;
 }
 
 const capitals: Record<string, string> = { France: "Paris", England: "London" };
@@ -93,8 +79,8 @@ const franceHistory: Message[] = [
 describe("createOpenAIChatProvider with the real openai client", () => {
   it("runs a full cycle with a zod tool and sends the follow-up exactly as the recorded one", async () => {
     const { server, client } = await replay([
-      ok("openai-chat-response-tool-calls.pydantic-ai.json"),
-      ok("openai-chat-followup-response.pydantic-ai.json"),
+      okSample("openai-chat-response-tool-calls.pydantic-ai.json"),
+      okSample("openai-chat-followup-response.pydantic-ai.json"),
     ]);
     const { tool, execute } = getCapital();
 
@@ -135,8 +121,8 @@ describe("createOpenAIChatProvider with the real openai client", () => {
 
   it("answers parallel calls with one tool message each, in call order, even when they finish out of order", async () => {
     const { server, client } = await replay([
-      ok("openai-chat-response-parallel-tool-calls.recorded.json"),
-      ok("openai-chat-followup-response.pydantic-ai.json"),
+      okSample("openai-chat-response-parallel-tool-calls.recorded.json"),
+      okSample("openai-chat-followup-response.pydantic-ai.json"),
     ]);
     let releaseWeather: () => void = () => {};
     const weatherDone = new Promise<void>((resolve) => {
@@ -180,7 +166,10 @@ describe("createOpenAIChatProvider with the real openai client", () => {
     const withText = completionFrom("openai-chat-response-tool-calls.pydantic-ai.json", (message) => {
       message.content = "Let me look that up.";
     });
-    const { server, client } = await replay([{ body: withText }, ok("openai-chat-followup-response.pydantic-ai.json")]);
+    const { server, client } = await replay([
+      { body: withText },
+      okSample("openai-chat-followup-response.pydantic-ai.json"),
+    ]);
 
     const result = await runToolLoop(
       { provider: createOpenAIChatProvider({ client }), tools: registryOf(getCapital().tool), maxIterations: 3 },
@@ -221,7 +210,10 @@ describe("createOpenAIChatProvider with the real openai client", () => {
     const response = completionFrom("openai-chat-response-tool-calls.pydantic-ai.json", (message) => {
       (message.tool_calls?.[0] as WireToolCall).function = { name: "get_time", arguments: rawArguments };
     });
-    const { server, client } = await replay([{ body: response }, ok("openai-chat-followup-response.pydantic-ai.json")]);
+    const { server, client } = await replay([
+      { body: response },
+      okSample("openai-chat-followup-response.pydantic-ai.json"),
+    ]);
     const execute = vi.fn((_args: Json) => "12:00");
     const getTime = defineTool({ name: "get_time", description: "Time", parameters: z.object({}), execute });
 
@@ -244,8 +236,8 @@ describe("createOpenAIChatProvider with the real openai client", () => {
 
   it("sends an error tool result as the tool message's content", async () => {
     const { server, client } = await replay([
-      ok("openai-chat-response-tool-calls.pydantic-ai.json"),
-      ok("openai-chat-followup-response.pydantic-ai.json"),
+      okSample("openai-chat-response-tool-calls.pydantic-ai.json"),
+      okSample("openai-chat-followup-response.pydantic-ai.json"),
     ]);
     const { tool } = getCapital(vi.fn<CapitalExecute>(() => errorResult("No capital known for England; try the UK.")));
 
@@ -295,38 +287,27 @@ describe("createOpenAIChatProvider with the real openai client", () => {
   );
 
   it("aborts the HTTP request mid-flight: the loop rejects and the server sees the client disconnect", async () => {
-    const server = await startHangingServer();
-    const client = new OpenAI({ apiKey: "test", baseURL: `${server.url}/v1`, maxRetries: 0 });
-    const controller = new AbortController();
-
-    const loop = runToolLoop(
-      { provider: createOpenAIChatProvider({ client }), maxIterations: 3 },
-      [{ role: "user", content: "hi" }],
-      {
-        signal: controller.signal,
-      },
+    const { server, client } = await replay([{ hang: true }]);
+    const { settled: loop } = await abortOnceRequested(
+      server,
+      (signal) =>
+        runToolLoop(
+          { provider: createOpenAIChatProvider({ client }), maxIterations: 3 },
+          [{ role: "user", content: "hi" }],
+          { signal },
+        ),
+      new Error("user cancelled"),
     );
-    await server.requested;
-    controller.abort(new Error("user cancelled"));
 
     await expect(loop).rejects.toSatisfy((error) => isToolLoopError(error) && error.message.includes("user cancelled"));
-    await server.disconnected;
-    await server.close();
+    await server.waitForDisconnects(1);
   });
 
   it("hands the signal to the client: chat() alone rejects with the SDK's abort error", async () => {
     const { server, client } = await replay([{ hang: true }]);
-    const controller = new AbortController();
-
-    const chat = createOpenAIChatProvider({ client }).chat(
-      [{ role: "user", content: "hi" }],
-      undefined,
-      "m",
-      {},
-      controller.signal,
+    const { settled: chat } = await abortOnceRequested(server, (signal) =>
+      createOpenAIChatProvider({ client }).chat([{ role: "user", content: "hi" }], undefined, "m", {}, signal),
     );
-    await server.waitForRequests(1);
-    controller.abort();
 
     await expect(chat).rejects.toBeInstanceOf(OpenAI.APIUserAbortError);
   });
@@ -339,7 +320,10 @@ describe("createOpenAIChatProvider with the real openai client", () => {
       (call as WireToolCall).function.arguments =
         '{"city":"San Francisco","state":"CA","unit":null,"days":null,"when":{"date":"today","hour":null}}';
     });
-    const { server, client } = await replay([{ body: response }, ok("openai-chat-followup-response.pydantic-ai.json")]);
+    const { server, client } = await replay([
+      { body: response },
+      okSample("openai-chat-followup-response.pydantic-ai.json"),
+    ]);
     const execute = vi.fn((_args: Json) => "sunny");
     const weather = defineTool({
       name: "get_weather",
@@ -365,7 +349,7 @@ describe("createOpenAIChatProvider with the real openai client", () => {
       [{ role: "user", content: "What's the weather like in SF?" }],
     );
     const { server: second, client: secondClient } = await replay([
-      ok("openai-chat-followup-response.pydantic-ai.json"),
+      okSample("openai-chat-followup-response.pydantic-ai.json"),
     ]);
     await runToolLoop(
       {
@@ -395,7 +379,7 @@ describe("createOpenAIChatProvider with the real openai client", () => {
   });
 
   it("passes llmOptions into the body and sends the loop's model, not the factory's", async () => {
-    const { server, client } = await replay([ok("openai-chat-followup-response.pydantic-ai.json")]);
+    const { server, client } = await replay([okSample("openai-chat-followup-response.pydantic-ai.json")]);
     const provider = createOpenAIChatProvider({ client, model: "factory-model" });
     const llmOptions = {
       temperature: 0.2,
@@ -417,7 +401,7 @@ describe("createOpenAIChatProvider with the real openai client", () => {
   });
 
   it("uses the factory's model when the loop has none, and sends no tools key without tools", async () => {
-    const { server, client } = await replay([ok("openai-chat-followup-response.pydantic-ai.json")]);
+    const { server, client } = await replay([okSample("openai-chat-followup-response.pydantic-ai.json")]);
     await runToolLoop({ provider: createOpenAIChatProvider({ client, model: "my-model" }), maxIterations: 1 }, [
       { role: "user", content: "hi" },
     ]);
@@ -628,7 +612,7 @@ describe("examples/openai.ts against an OpenAI-compatible server (OPENAI_BASE_UR
   it("runs the Chat adapter through the client's baseURL", async () => {
     const { server } = await replay([
       { body: weatherCalls("openai-chat-response-parallel-tool-calls.recorded.json") },
-      ok("openai-chat-followup-response.pydantic-ai.json"),
+      okSample("openai-chat-followup-response.pydantic-ai.json"),
     ]);
     const { stdout, code } = await run(server, []);
     expect(code).toBe(0);
@@ -654,7 +638,7 @@ describe("examples/openai.ts against an OpenAI-compatible server (OPENAI_BASE_UR
         arguments: '{"city":"Tokyo","unit":"fahrenheit"}',
       },
     ];
-    const { server } = await replay([{ body: calls }, ok("openai-responses-followup-response.pydantic-ai.json")]);
+    const { server } = await replay([{ body: calls }, okSample("openai-responses-followup-response.pydantic-ai.json")]);
     const { stdout, code } = await run(server, ["--responses"]);
     expect(code).toBe(0);
     expect(server.requests.map(({ url }) => url)).toEqual(["/v1/responses", "/v1/responses"]);
@@ -666,36 +650,3 @@ describe("examples/openai.ts against an OpenAI-compatible server (OPENAI_BASE_UR
     expect(stdout).toMatch(/Responses API, local-model: 2 calls/);
   }, 60_000);
 });
-
-/** A server that never answers and reports when the client goes away (abort must close the connection). */
-async function startHangingServer(): Promise<{
-  url: string;
-  requested: Promise<void>;
-  disconnected: Promise<void>;
-  close(): Promise<void>;
-}> {
-  let onRequest: () => void = () => {};
-  let onDisconnect: () => void = () => {};
-  const requested = new Promise<void>((resolve) => {
-    onRequest = resolve;
-  });
-  const disconnected = new Promise<void>((resolve) => {
-    onDisconnect = resolve;
-  });
-  const server = createServer((request, response) => {
-    request.resume();
-    onRequest();
-    response.on("close", onDisconnect);
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    requested,
-    disconnected,
-    close() {
-      server.closeAllConnections();
-      return new Promise((resolve) => server.close(() => resolve()));
-    },
-  };
-}

@@ -1,5 +1,5 @@
 import OpenAI from "openai";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import * as z from "zod";
 import {
   createOpenAIResponsesProvider,
@@ -17,34 +17,23 @@ import {
   runToolLoop,
   type Tool,
   ToolLoopError,
-  ToolRegistry,
 } from "../../src/index.js";
-import { type ReplayResponse, type ReplayServer, readSample, startReplayServer } from "../helpers/replay-server.js";
+import { abortOnceRequested, okSample, registryOf, useReplayServers } from "../helpers/adapter-fixtures.js";
+import { type ReplayResponse, type ReplayServer, readSample } from "../helpers/replay-server.js";
 
 type Json = Record<string, unknown>;
 type WireRequest = Json & { model: string; input: Json[]; tools?: Json[] };
 type WireResponse = Json & { output: Json[] };
 
-const servers: ReplayServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => server.close()));
-});
+const startServer = useReplayServers();
 
 async function replay(script: ReplayResponse[]): Promise<{ server: ReplayServer; client: OpenAI }> {
-  const server = await startReplayServer(script);
-  servers.push(server);
+  const server = await startServer(script);
   return { server, client: new OpenAI({ apiKey: "test", baseURL: `${server.url}/v1`, maxRetries: 0 }) };
 }
 
-const ok = (file: string): ReplayResponse => ({ body: readSample(file) });
 const body = (server: ReplayServer, index: number) => server.requests[index]?.body as WireRequest;
-const finalAnswer = () => ok("openai-responses-followup-response.pydantic-ai.json");
-
-function registryOf(...tools: Tool[]): ToolRegistry {
-  const registry = new ToolRegistry();
-  for (const tool of tools) registry.register(tool);
-  return registry;
-}
+const finalAnswer = () => okSample("openai-responses-followup-response.pydantic-ai.json");
 
 /** A function_call response from the documented sample, with the call's fields replaced. */
 function functionCallResponse(...calls: Json[]): WireResponse {
@@ -57,7 +46,7 @@ function functionCallResponse(...calls: Json[]): WireResponse {
 describe("createOpenAIResponsesProvider with the real openai client", () => {
   it("runs a full cycle statelessly and sends the follow-up as the recorded one (strict mode)", async () => {
     const { server, client } = await replay([
-      ok("openai-responses-response-function-call.pydantic-ai.json"),
+      okSample("openai-responses-response-function-call.pydantic-ai.json"),
       finalAnswer(),
     ]);
     const execute = vi.fn((_args: { country: string }) => "Potato City");
@@ -105,7 +94,7 @@ describe("createOpenAIResponsesProvider with the real openai client", () => {
 
   it("replays parallel calls then their outputs in call order, an error result included", async () => {
     const { server, client } = await replay([
-      ok("openai-responses-response-parallel-function-calls.pydantic-ai.json"),
+      okSample("openai-responses-response-parallel-function-calls.pydantic-ai.json"),
       finalAnswer(),
     ]);
     const wrong = 'Wrong location, I only know about "London".\n\nFix the errors and try again.';
@@ -297,34 +286,25 @@ describe("createOpenAIResponsesProvider with the real openai client", () => {
 
   it("aborts the HTTP request mid-flight when the loop's signal aborts", async () => {
     const { server, client } = await replay([{ hang: true }]);
-    const controller = new AbortController();
-
-    const loop = runToolLoop(
-      { provider: createOpenAIResponsesProvider({ client }), maxIterations: 3 },
-      [{ role: "user", content: "hi" }],
-      {
-        signal: controller.signal,
-      },
+    const { settled: loop } = await abortOnceRequested(
+      server,
+      (signal) =>
+        runToolLoop(
+          { provider: createOpenAIResponsesProvider({ client }), maxIterations: 3 },
+          [{ role: "user", content: "hi" }],
+          { signal },
+        ),
+      new Error("user cancelled"),
     );
-    await server.waitForRequests(1);
-    controller.abort(new Error("user cancelled"));
 
     await expect(loop).rejects.toSatisfy((error) => isToolLoopError(error) && error.message.includes("user cancelled"));
   });
 
   it("hands the signal to the client: chat() alone rejects with the SDK's abort error", async () => {
     const { server, client } = await replay([{ hang: true }]);
-    const controller = new AbortController();
-
-    const chat = createOpenAIResponsesProvider({ client }).chat(
-      [{ role: "user", content: "hi" }],
-      undefined,
-      "m",
-      {},
-      controller.signal,
+    const { settled: chat } = await abortOnceRequested(server, (signal) =>
+      createOpenAIResponsesProvider({ client }).chat([{ role: "user", content: "hi" }], undefined, "m", {}, signal),
     );
-    await server.waitForRequests(1);
-    controller.abort();
 
     await expect(chat).rejects.toBeInstanceOf(OpenAI.APIUserAbortError);
   });
