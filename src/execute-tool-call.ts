@@ -37,6 +37,17 @@ export interface RegisteredTool {
   validate: (args: Record<string, unknown>) => ParseArgumentsResult;
 }
 
+/** The largest delay `setTimeout` honours; larger ones fire at once. */
+const MAX_TIMEOUT_MS = 2_147_483_647;
+
+/** @internal what a timeout option must be, for TypeErrors. */
+export const TIMEOUT_EXPECTATION = `a number of milliseconds > 0 and ≤ ${MAX_TIMEOUT_MS}, or Infinity for none`;
+
+/** @internal `true` for a usable timeout (`Infinity` means none). */
+export function isValidTimeout(value: unknown): value is number {
+  return value === Number.POSITIVE_INFINITY || (typeof value === "number" && value > 0 && value <= MAX_TIMEOUT_MS);
+}
+
 /** Makes the error result for a failed call: short text for the model, `err` for your code. */
 export function failure(toolName: string, code: ToolErrorCode, message: string, cause?: unknown): ToolResult {
   const error = new ToolExecutionError(message, { toolName, code, cause });
@@ -45,36 +56,26 @@ export function failure(toolName: string, code: ToolErrorCode, message: string, 
 
 // The context is built per call, but the signal and the child logger are only created when the
 // tool actually reads them: most tools never do, and both cost more than the rest of a call.
-class CallContext implements ToolContext {
-  channel: string;
-  chatId: string;
-  // `declare`: no own property at all when the call has no id (exactOptionalPropertyTypes).
-  declare toolCallId?: string;
-  metadata: Readonly<Record<string, string>>;
-  #signal: AbortSignal | undefined;
-  #logger: Logger | undefined;
-  readonly #baseLogger: Logger;
-  readonly #toolName: string;
-
-  constructor(toolName: string, options: CallOptions, signal: AbortSignal | undefined) {
-    this.channel = options.channel;
-    this.chatId = options.chatId;
-    if (options.toolCallId !== undefined) this.toolCallId = options.toolCallId;
-    this.metadata = options.metadata ?? EMPTY_METADATA;
-    this.#signal = signal;
-    this.#baseLogger = options.logger;
-    this.#toolName = toolName;
-  }
-
-  get signal(): AbortSignal {
-    this.#signal ??= new AbortController().signal;
-    return this.#signal;
-  }
-
-  get logger(): Logger {
-    this.#logger ??= this.#baseLogger.child({ tool: this.#toolName, toolCallId: this.toolCallId });
-    return this.#logger;
-  }
+// Own getters (not class accessors), so `{ ...context }` keeps them.
+function createCallContext(toolName: string, options: CallOptions, callSignal: AbortSignal | undefined): ToolContext {
+  let signal = callSignal;
+  let logger: Logger | undefined;
+  const context: ToolContext = {
+    channel: options.channel,
+    chatId: options.chatId,
+    metadata: options.metadata ?? EMPTY_METADATA,
+    get signal(): AbortSignal {
+      signal ??= new AbortController().signal;
+      return signal;
+    },
+    get logger(): Logger {
+      logger ??= options.logger.child({ tool: toolName, toolCallId: options.toolCallId });
+      return logger;
+    },
+  };
+  // Only an own property when the call has an id (exactOptionalPropertyTypes).
+  if (options.toolCallId !== undefined) context.toolCallId = options.toolCallId;
+  return context;
 }
 
 function normalizeResult(name: string, value: unknown): ToolResult {
@@ -150,7 +151,7 @@ export async function executeRegisteredTool(
   let timedOut = false;
   const outer = options.signal;
   const onOuterAbort = () => controller?.abort(outer?.reason);
-  if (options.timeoutMs !== undefined) {
+  if (options.timeoutMs !== undefined && options.timeoutMs !== Number.POSITIVE_INFINITY) {
     controller = new AbortController();
     const timeoutMs = options.timeoutMs;
     timer = setTimeout(() => {
@@ -164,7 +165,7 @@ export async function executeRegisteredTool(
   let result: ToolResult;
   try {
     injectMixins(tool, options);
-    const value = tool.execute(parsed.data, new CallContext(name, options, callSignal));
+    const value = tool.execute(parsed.data, createCallContext(name, options, callSignal));
     const settled =
       value instanceof Promise || (typeof value === "object" && value !== null && "then" in value)
         ? await raceAbort(Promise.resolve(value), callSignal)

@@ -86,9 +86,10 @@ export type FinishReason = "stop" | "tool_calls" | "length" | "content_filter" |
 export interface LLMResponse {
   /** The assistant's text (may accompany tool calls). */
   content: string;
-  /** The calls the model wants to make; empty or absent when the turn is a final answer. */
-  toolCalls?: ProviderToolCall[];
-  finishReason?: FinishReason;
+  /** The calls the model wants to make; empty when the turn is a final answer. */
+  toolCalls: ProviderToolCall[];
+  /** Why the model stopped, in OpenAI's words (see {@link FinishReason}). */
+  finishReason: FinishReason;
   usage?: UsageInfo;
 }
 

@@ -1,13 +1,13 @@
 import PQueue from "p-queue";
 import type { Logger } from "pino";
 import { ToolLoopError } from "./errors.js";
-import { failure } from "./execute-tool-call.js";
-import { raceAbort } from "./internal/abort.js";
+import { failure, isValidTimeout, TIMEOUT_EXPECTATION } from "./execute-tool-call.js";
+import { linkSignal, raceAbort } from "./internal/abort.js";
 import { describeType, errorMessage, isPlainObject, quoteName } from "./internal/describe.js";
 import { defaultLogger } from "./internal/logger.js";
 import { type NormalizedToolCall, normalizeToolCall } from "./internal/normalize-tool-call.js";
 import type { LLMProvider, LLMResponse, Message, UsageInfo } from "./provider.js";
-import type { ToolRegistry } from "./tool-registry.js";
+import { cachedDefinitions, type ToolRegistry } from "./tool-registry.js";
 import type { ToolResult } from "./tool-result.js";
 
 /** Configuration of one {@link runToolLoop} run (Go's `ToolLoopConfig`). */
@@ -15,31 +15,31 @@ export interface ToolLoopConfig {
   /** The LLM to call. */
   provider: LLMProvider;
   /** Model identifier. @default provider.getDefaultModel() */
-  model?: string;
+  model?: string | undefined;
   /** The tools the model may call; `null` or absent: every call is answered "No tools available". */
-  tools?: ToolRegistry | null;
+  tools?: ToolRegistry | null | undefined;
   /** Maximum provider calls; at the cap the loop stops with `stopReason: "max_iterations"`. `0` makes no call. */
   maxIterations: number;
   /** Passed through to every `provider.chat` call (e.g. `{ temperature: 0.2 }`). @default {} */
-  llmOptions?: Record<string, unknown>;
+  llmOptions?: Record<string, unknown> | undefined;
   /** Most tool calls of one turn running at once; results stay in call order. @default Infinity */
-  maxConcurrency?: number;
+  maxConcurrency?: number | undefined;
   /** A tool call still running after this many milliseconds becomes an error result and its signal is aborted. @default no timeout */
-  toolTimeoutMs?: number;
+  toolTimeoutMs?: number | undefined;
   /** pino logger for the loop's iterations (tool calls are logged by the registry's logger). @default silent */
-  logger?: Logger;
+  logger?: Logger | undefined;
 }
 
 /** Who is talking, passed to every tool call (Go's `channel, chatID` plus abort and metadata). */
 export interface ToolLoopContext {
   /** Channel of the conversation (e.g. `"telegram"`). @default "" */
-  channel?: string;
+  channel?: string | undefined;
   /** Chat id of the conversation. @default "" */
-  chatId?: string;
+  chatId?: string | undefined;
   /** Aborts the provider call and every tool call; the loop then rejects with `ToolLoopError`. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Message metadata (message id, user id …) for every call's `context.metadata` and `setMetadata`. */
-  metadata?: Readonly<Record<string, string>>;
+  metadata?: Readonly<Record<string, string>> | undefined;
 }
 
 /** Why the loop stopped. */
@@ -98,8 +98,8 @@ function resolveConfig(config: ToolLoopConfig): ResolvedConfig {
   if (!(maxConcurrency === Number.POSITIVE_INFINITY || (Number.isInteger(maxConcurrency) && maxConcurrency >= 1))) {
     throw invalid("maxConcurrency", "an integer ≥ 1 or Infinity", maxConcurrency);
   }
-  if (toolTimeoutMs !== undefined && !(Number.isFinite(toolTimeoutMs) && toolTimeoutMs > 0)) {
-    throw invalid("toolTimeoutMs", "a positive number of milliseconds", toolTimeoutMs);
+  if (toolTimeoutMs !== undefined && !isValidTimeout(toolTimeoutMs)) {
+    throw invalid("toolTimeoutMs", TIMEOUT_EXPECTATION, toolTimeoutMs);
   }
   if (config.llmOptions !== undefined && !isPlainObject(config.llmOptions)) {
     throw invalid("llmOptions", "an object", config.llmOptions);
@@ -113,7 +113,7 @@ function resolveConfig(config: ToolLoopConfig): ResolvedConfig {
     maxIterations,
     llmOptions: config.llmOptions ?? {},
     maxConcurrency,
-    toolTimeoutMs,
+    toolTimeoutMs: toolTimeoutMs === Number.POSITIVE_INFINITY ? undefined : toolTimeoutMs,
     logger: config.logger ?? defaultLogger(),
   };
 }
@@ -154,6 +154,15 @@ export async function runToolLoop(
 ): Promise<ToolLoopResult> {
   const resolved = resolveConfig(config);
   if (!Array.isArray(messages)) throw invalid("messages", "an array of messages", describeType(messages));
+  const link = linkSignal(context.signal);
+  try {
+    return await loop(resolved, messages, { ...context, signal: link.signal });
+  } finally {
+    link.dispose();
+  }
+}
+
+async function loop(resolved: ResolvedConfig, messages: Message[], context: ToolLoopContext): Promise<ToolLoopResult> {
   const { provider, model, tools, maxIterations, llmOptions, logger } = resolved;
   const { signal } = context;
   const transcript: Message[] = [...messages];
@@ -175,7 +184,7 @@ export async function runToolLoop(
   while (iterations < maxIterations) {
     if (signal?.aborted) throw aborted();
     iterations++;
-    const definitions = tools !== null && tools.count() > 0 ? tools.toProviderDefs() : undefined;
+    const definitions = tools !== null && tools.count() > 0 ? cachedDefinitions(tools) : undefined;
     if (logger.isLevelEnabled("debug")) {
       logger.debug({ iteration: iterations, model, messages: transcript.length }, "llm call");
     }
@@ -247,13 +256,16 @@ function runCall(
   }
   return config.tools
     .executeWithContext(call.name, call.arguments, context.channel ?? "", context.chatId ?? "", undefined, {
-      ...(context.signal === undefined ? {} : { signal: context.signal }),
-      ...(context.metadata === undefined ? {} : { metadata: context.metadata }),
-      ...(config.toolTimeoutMs === undefined ? {} : { timeoutMs: config.toolTimeoutMs }),
+      signal: context.signal,
+      metadata: context.metadata,
+      timeoutMs: config.toolTimeoutMs,
       toolCallId: call.id,
     })
-    .catch((error: unknown) =>
-      failure(call.name, "tool_failed", `tool ${quoteName(call.name)} failed: ${errorMessage(error)}`, error),
+    .catch(
+      // executeWithContext resolves every tool failure; this only guards the transcript against a
+      // broken injected logger, so the call still gets its one answer.
+      (error: unknown) =>
+        failure(call.name, "tool_failed", `tool ${quoteName(call.name)} failed: ${errorMessage(error)}`, error),
     );
 }
 
@@ -263,6 +275,7 @@ async function runTurn(
   config: ResolvedConfig,
   context: ToolLoopContext,
 ): Promise<ToolResult[]> {
+  // When the bound cannot be reached, a queue would only add its overhead to every call.
   if (calls.length === 1) return [await runCall(calls[0] as NormalizedToolCall, config, context)];
   if (config.maxConcurrency >= calls.length) {
     return Promise.all(calls.map((call) => runCall(call, config, context)));

@@ -1,6 +1,12 @@
 import type { Logger } from "pino";
 import { convertDefinitions, type DefinitionFormat, type DefinitionFormats } from "./definition-format.js";
-import { executeRegisteredTool, failure, type RegisteredTool } from "./execute-tool-call.js";
+import {
+  executeRegisteredTool,
+  failure,
+  isValidTimeout,
+  type RegisteredTool,
+  TIMEOUT_EXPECTATION,
+} from "./execute-tool-call.js";
 import { describeType, isPlainObject, quoteName } from "./internal/describe.js";
 import { compileJsonSchemaValidator } from "./internal/json-schema-validator.js";
 import { defaultLogger } from "./internal/logger.js";
@@ -18,25 +24,25 @@ export interface ToolRegistryOptions {
    * `durationMs`); tools receive a child of it as `context.logger`.
    * @default a silent pino logger
    */
-  logger?: Logger;
+  logger?: Logger | undefined;
   /**
    * Also log tool arguments (debug) and results (info). Off by default because they may hold
    * personal data.
    * @default false
    */
-  logPayloads?: boolean;
+  logPayloads?: boolean | undefined;
 }
 
 /** Per-call options of {@link ToolRegistry.execute}. */
 export interface ExecuteOptions {
   /** Aborts the call; the tool sees it as `context.signal`. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** The model's call id, passed to the tool as `context.toolCallId`. */
-  toolCallId?: string;
+  toolCallId?: string | undefined;
   /** Fails the call with a timeout error result after this many milliseconds, aborting the tool's signal. */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** Message metadata for `context.metadata` and `setMetadata`. */
-  metadata?: Readonly<Record<string, string>>;
+  metadata?: Readonly<Record<string, string>> | undefined;
 }
 
 function validateTool(tool: Tool): void {
@@ -80,6 +86,16 @@ function prepare(tool: Tool): RegisteredTool {
   }
 }
 
+let readCachedDefinitions: (registry: ToolRegistry) => ToolDefinition[];
+
+/**
+ * @internal the registry's cached, frozen OpenAI-format definitions, without a copy (for the loop,
+ * which hands them to `LLMProvider.chat`; providers must not mutate them).
+ */
+export function cachedDefinitions(registry: ToolRegistry): ToolDefinition[] {
+  return readCachedDefinitions(registry);
+}
+
 /**
  * Tools by name (Go's `ToolRegistry`): registration, definitions for the model, and dispatch of
  * one call, where every failure becomes an error result.
@@ -99,8 +115,8 @@ export class ToolRegistry {
   readonly #tools = new Map<string, RegisteredTool>();
   readonly #logger: Logger;
   readonly #logPayloads: boolean;
-  #definitions: ToolDefinition[] | undefined;
-  readonly #converted = new Map<DefinitionFormat, unknown[]>();
+  #definitions: readonly ToolDefinition[] | undefined;
+  readonly #converted = new Map<DefinitionFormat, readonly unknown[]>();
   #names: string[] | undefined;
 
   constructor(options: ToolRegistryOptions = {}) {
@@ -162,8 +178,11 @@ export class ToolRegistry {
     asyncCallback?: AsyncCallback,
     options: ExecuteOptions = {},
   ): Promise<ToolResult> {
+    if (options.timeoutMs !== undefined && !isValidTimeout(options.timeoutMs)) {
+      throw new TypeError(`executeWithContext: timeoutMs must be ${TIMEOUT_EXPECTATION}, got ${options.timeoutMs}`);
+    }
     const entry = typeof name === "string" ? this.#tools.get(name) : undefined;
-    if (entry === undefined) return Promise.resolve(this.notFound(name));
+    if (entry === undefined) return Promise.resolve(this.#notFound(name, options.toolCallId));
     return executeRegisteredTool(entry, args, {
       channel,
       chatId,
@@ -177,8 +196,7 @@ export class ToolRegistry {
     });
   }
 
-  /** @internal the error result for a name that is not registered. */
-  notFound(name: unknown): ToolResult {
+  #notFound(name: unknown, toolCallId: string | undefined): ToolResult {
     const names = this.list();
     let available = "No tools are available.";
     if (names.length > 0) {
@@ -187,7 +205,7 @@ export class ToolRegistry {
       available = `Available tools: ${listed}${more}.`;
     }
     const toolName = typeof name === "string" ? name : String(name);
-    this.#logger.warn({ tool: toolName }, "tool not found");
+    this.#logger.warn({ tool: toolName, toolCallId }, "tool not found");
     return failure(toolName, "tool_not_found", `tool ${quoteName(toolName)} not found. ${available}`);
   }
 
@@ -195,23 +213,32 @@ export class ToolRegistry {
    * Definitions of every tool, sorted by name (stable for prompt caching). Without a format (or
    * with `"openai"`) they are what `toolToSchema` makes; other formats are the shape that API's
    * `tools` takes (seed 003's `GetDefinitions(format)`). Each array is cached until the registry
-   * changes and is frozen: copy it to modify it.
+   * changes; each call returns a copy of the cached array.
    */
   getDefinitions(): ToolDefinition[];
   getDefinitions<F extends DefinitionFormat>(format: F): DefinitionFormats[F][];
   getDefinitions(format: DefinitionFormat = "openai"): unknown[] {
+    return [...this.#cachedDefinitions(format)];
+  }
+
+  #cachedDefinitions(format: DefinitionFormat): readonly unknown[] {
     if (format === "openai") {
       this.#definitions ??= Object.freeze(
         this.list().map((name) => (this.#tools.get(name) as RegisteredTool).definition),
-      ) as ToolDefinition[];
+      );
       return this.#definitions;
     }
     let converted = this.#converted.get(format);
     if (converted === undefined) {
-      converted = Object.freeze(convertDefinitions(this.getDefinitions(), format)) as unknown[];
+      converted = Object.freeze(convertDefinitions(this.#cachedDefinitions("openai") as ToolDefinition[], format));
       this.#converted.set(format, converted);
     }
     return converted;
+  }
+
+  static {
+    // The loop reads the cached array itself: copying it on every step would cost O(tools).
+    readCachedDefinitions = (registry) => registry.#cachedDefinitions("openai") as ToolDefinition[];
   }
 
   /** The definitions in the provider format `LLMProvider.chat` takes; sorted by name. */

@@ -75,19 +75,25 @@ export interface MetadataAwareTool extends Tool {
   setMetadata(metadata: Record<string, string>): void;
 }
 
-/** `true` when the tool implements {@link ContextualTool}. */
-export function isContextualTool(tool: Tool): tool is ContextualTool {
-  return typeof (tool as Partial<ContextualTool>).setContext === "function";
+function hasMethod(value: unknown, method: string): boolean {
+  return (
+    typeof value === "object" && value !== null && typeof (value as Record<string, unknown>)[method] === "function"
+  );
 }
 
-/** `true` when the tool implements {@link AsyncTool}. */
-export function isAsyncTool(tool: Tool): tool is AsyncTool {
-  return typeof (tool as Partial<AsyncTool>).setCallback === "function";
+/** `true` when `value` is a tool implementing {@link ContextualTool} (`false` for `undefined`). */
+export function isContextualTool(value: unknown): value is ContextualTool {
+  return hasMethod(value, "setContext");
 }
 
-/** `true` when the tool implements {@link MetadataAwareTool}. */
-export function isMetadataAwareTool(tool: Tool): tool is MetadataAwareTool {
-  return typeof (tool as Partial<MetadataAwareTool>).setMetadata === "function";
+/** `true` when `value` is a tool implementing {@link AsyncTool} (`false` for `undefined`). */
+export function isAsyncTool(value: unknown): value is AsyncTool {
+  return hasMethod(value, "setCallback");
+}
+
+/** `true` when `value` is a tool implementing {@link MetadataAwareTool} (`false` for `undefined`). */
+export function isMetadataAwareTool(value: unknown): value is MetadataAwareTool {
+  return hasMethod(value, "setMetadata");
 }
 
 /** The OpenAI-style definition the model receives: `{ type: "function", function: { name, description, parameters } }`. */

@@ -256,9 +256,9 @@ describe("runToolLoop with malformed provider responses (fast-check)", () => {
   it("answers every call with an error when there are no tools (tools: null)", async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(toolCall, { minLength: 1, maxLength: 8 }), async (toolCalls) => {
-        const provider = new ScriptedProvider([{ content: "", toolCalls } as LLMResponse]);
+        const provider = new ScriptedProvider([{ content: "", toolCalls } as unknown as LLMResponse]);
         const result = await runToolLoop({ provider, tools: null, maxIterations: 1 }, history);
-        checkTranscript(result.messages, [{ content: "", toolCalls } as LLMResponse], 1);
+        checkTranscript(result.messages, [{ content: "", toolCalls } as unknown as LLMResponse], 1);
         for (const message of result.messages.slice(history.length + 1)) {
           check(message.isError === true, "every answer is an error", message);
         }

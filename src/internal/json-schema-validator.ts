@@ -1,25 +1,44 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import { Ajv2019 } from "ajv/dist/2019.js";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import type { ParseArgumentsResult } from "../tool.js";
 
 const MAX_REPORTED_ISSUES = 8;
 
-// One instance per draft, created on first use: Ajv's constructor is the expensive part.
-let draft07: Ajv | undefined;
-let draft2020: Ajv2020 | undefined;
+type AnyAjv = Ajv | Ajv2019 | Ajv2020;
+type Dialect = "draft-07" | "2019-09" | "2020-12";
 
 // Formats are annotations in standard JSON Schema (2019-09 onward), so they are not asserted;
 // `strict: false` accepts the vendor keywords tool schemas often carry; Ajv never logs.
 const OPTIONS = { allErrors: true, strict: false, validateFormats: false, logger: false } as const;
 
-function ajvFor(schema: Record<string, unknown>): Ajv | Ajv2020 {
-  const dialect = typeof schema.$schema === "string" ? schema.$schema : "";
-  if (dialect.includes("2020-12") || dialect.includes("2019-09")) {
-    draft2020 ??= new Ajv2020(OPTIONS);
-    return draft2020;
+// Ajv keeps every schema it compiled (its code-generation scope only grows), so an instance is
+// replaced after this many compilations; validators made by the old one keep working.
+const COMPILATIONS_PER_INSTANCE = 200;
+const instances = new Map<Dialect, { ajv: AnyAjv; compilations: number }>();
+
+function dialectOf(schema: Record<string, unknown>): Dialect {
+  const uri = typeof schema.$schema === "string" ? schema.$schema : "";
+  if (uri.includes("2020-12")) return "2020-12";
+  if (uri.includes("2019-09")) return "2019-09";
+  return "draft-07";
+}
+
+function compile(schema: Record<string, unknown>): ValidateFunction {
+  const dialect = dialectOf(schema);
+  let instance = instances.get(dialect);
+  if (instance === undefined || instance.compilations >= COMPILATIONS_PER_INSTANCE) {
+    const ajv =
+      dialect === "2020-12" ? new Ajv2020(OPTIONS) : dialect === "2019-09" ? new Ajv2019(OPTIONS) : new Ajv(OPTIONS);
+    instance = { ajv, compilations: 0 };
+    instances.set(dialect, instance);
   }
-  draft07 ??= new Ajv(OPTIONS);
-  return draft07;
+  instance.compilations++;
+  const { $schema: _dialect, ...rest } = schema;
+  const validate = instance.ajv.compile(rest);
+  // Forget the schema at once, so that another tool may use the same `$id`.
+  instance.ajv.removeSchema(rest);
+  return validate;
 }
 
 function isEmptySchema(schema: Record<string, unknown>): boolean {
@@ -31,9 +50,11 @@ function isEmptySchema(schema: Record<string, unknown>): boolean {
 
 type ArgumentsValidator = (args: Record<string, unknown>) => ParseArgumentsResult;
 
-// Compiling costs milliseconds: a schema object registered again (a registry per request, the same
-// tool in several registries) reuses its validator.
-const compiled = new WeakMap<object, ArgumentsValidator>();
+// Compiling costs milliseconds: a schema registered again (a registry per request, the same tool
+// in several registries) reuses its validator, found by object or, bounded, by its JSON text.
+const byObject = new WeakMap<object, ArgumentsValidator>();
+const byText = new Map<string, ArgumentsValidator>();
+const MAX_CACHED_TEXTS = 500;
 
 const ACCEPT_ANY: ArgumentsValidator = (args: Record<string, unknown>): ParseArgumentsResult => ({
   success: true,
@@ -45,19 +66,24 @@ const ACCEPT_ANY: ArgumentsValidator = (args: Record<string, unknown>): ParseArg
  * Throws (at registration) when the schema itself is invalid. Validators are cached per schema object.
  */
 export function compileJsonSchemaValidator(schema: Record<string, unknown>): ArgumentsValidator {
-  let validator = compiled.get(schema);
+  let validator = byObject.get(schema);
   if (validator !== undefined) return validator;
   if (isEmptySchema(schema)) {
     validator = ACCEPT_ANY;
   } else {
-    const { $schema: _dialect, ...rest } = schema;
-    const validate: ValidateFunction = ajvFor(schema).compile(rest);
-    validator = (args) => {
-      if (validate(args)) return { success: true, data: args };
-      return { success: false, error: formatAjvErrors(validate.errors ?? []) };
-    };
+    const text = JSON.stringify(schema);
+    validator = byText.get(text);
+    if (validator === undefined) {
+      const validate = compile(schema);
+      validator = (args) => {
+        if (validate(args)) return { success: true, data: args };
+        return { success: false, error: formatAjvErrors(validate.errors ?? []) };
+      };
+      if (byText.size >= MAX_CACHED_TEXTS) byText.delete(byText.keys().next().value as string);
+      byText.set(text, validator);
+    }
   }
-  compiled.set(schema, validator);
+  byObject.set(schema, validator);
   return validator;
 }
 

@@ -2,6 +2,7 @@ export type {
   ScriptedCall,
   ScriptedProviderOptions,
   ScriptedResponder,
+  ScriptedResponse,
   ScriptedToolCall,
   ScriptStep,
 } from "./scripted-provider.js";

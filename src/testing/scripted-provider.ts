@@ -9,11 +9,32 @@ export interface ScriptedCall {
   signal: AbortSignal | undefined;
 }
 
+/**
+ * A scripted response: an {@link LLMResponse} whose `toolCalls` (default `[]`) and `finishReason`
+ * (default `"tool_calls"` when there are calls, else `"stop"`) may be left out. Deliberately loose
+ * (`toolCalls` may hold anything) so tests can feed the loop malformed provider output.
+ */
+export type ScriptedResponse = Omit<LLMResponse, "toolCalls" | "finishReason"> & {
+  toolCalls?: ProviderToolCall[] | undefined;
+  finishReason?: LLMResponse["finishReason"] | undefined;
+};
+
 /** A function step: computes the response from the request (and may wait on `call.signal`). */
-export type ScriptedResponder = (call: ScriptedCall) => LLMResponse | Promise<LLMResponse>;
+export type ScriptedResponder = (call: ScriptedCall) => ScriptedResponse | Promise<ScriptedResponse>;
 
 /** One step of the script: a response, an error to reject with, or a function computing the response. */
-export type ScriptStep = LLMResponse | Error | ScriptedResponder;
+export type ScriptStep = ScriptedResponse | Error | ScriptedResponder;
+
+function complete(response: ScriptedResponse): LLMResponse {
+  // Only fill in what is missing: a malformed step must reach the loop as it is.
+  if (response === null || typeof response !== "object") return response as LLMResponse;
+  const toolCalls = response.toolCalls ?? [];
+  return {
+    ...response,
+    toolCalls,
+    finishReason: response.finishReason ?? (Array.isArray(toolCalls) && toolCalls.length > 0 ? "tool_calls" : "stop"),
+  };
+}
 
 /** Options of {@link ScriptedProvider}. */
 export interface ScriptedProviderOptions {
@@ -47,9 +68,9 @@ export class ScriptedProvider implements LLMProvider {
     this.#defaultModel = options.defaultModel ?? "scripted-model";
   }
 
-  /** Steps not played yet. */
+  /** Steps not played yet (never negative; see {@link assertDone} for calls beyond the script). */
   get remaining(): number {
-    return this.#steps.length - this.calls.length;
+    return Math.max(0, this.#steps.length - this.calls.length);
   }
 
   getDefaultModel(): string {
@@ -80,12 +101,17 @@ export class ScriptedProvider implements LLMProvider {
       );
     }
     if (step instanceof Error) throw step;
-    if (typeof step === "function") return step(call);
-    return structuredClone(step);
+    if (typeof step === "function") return complete(await step(call));
+    return complete(structuredClone(step));
   }
 
-  /** Throws when the script was not used up (fewer `chat` calls than steps). */
+  /** Throws when the script was not used up (fewer `chat` calls than steps), or was overrun (more). */
   assertDone(): void {
+    if (this.calls.length > this.#steps.length) {
+      throw new Error(
+        `ScriptedProvider: chat() was called ${this.calls.length} times but the script has only ${this.#steps.length} steps`,
+      );
+    }
     if (this.remaining > 0) {
       throw new Error(
         `ScriptedProvider: ${this.remaining} of ${this.#steps.length} scripted steps were not used (chat() was called ${this.calls.length} times)`,

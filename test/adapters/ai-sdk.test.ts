@@ -437,7 +437,8 @@ describe("fromAISDKResult", () => {
     ["error", [], "error"],
     [{ unified: "other", raw: "pause_turn" }, [], "other"],
     ["unknown", [], "unknown"],
-    [undefined, [], undefined],
+    [undefined, [], "stop"],
+    [undefined, [call], "tool_calls"],
   ])("maps finish reason %j (content %j) to %s", (finishReason, content, expected) => {
     expect(fromAISDKResult({ content: content as never, finishReason: finishReason as never }).finishReason).toBe(
       expected,
@@ -493,7 +494,7 @@ describe("fromAISDKResult", () => {
       ] as never,
       finishReason: "stop",
     });
-    expect(result).toEqual({ content: "ab", finishReason: "stop" });
+    expect(result).toEqual({ content: "ab", toolCalls: [], finishReason: "stop" });
   });
 });
 

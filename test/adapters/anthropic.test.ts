@@ -498,8 +498,12 @@ describe("fromAnthropicMessage", () => {
     expect(fromAnthropicMessage(response(stopReason, content)).finishReason).toBe(expected);
   });
 
-  it("leaves finishReason and usage out when the response has none", () => {
-    expect(fromAnthropicMessage({ content: [], stop_reason: null })).toEqual({ content: "" });
+  it("always has toolCalls and a finishReason, and leaves usage out when the response has none", () => {
+    expect(fromAnthropicMessage({ content: [], stop_reason: null })).toEqual({
+      content: "",
+      toolCalls: [],
+      finishReason: "stop",
+    });
   });
 
   it.each<[string, unknown, unknown]>([
@@ -525,6 +529,7 @@ describe("fromAnthropicMessage", () => {
     });
     expect(converted).toEqual({
       content: "ab",
+      toolCalls: [],
       finishReason: "stop",
       usage: { promptTokens: 15, completionTokens: 7, totalTokens: 22 },
     });

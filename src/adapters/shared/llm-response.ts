@@ -1,15 +1,20 @@
 import type { FinishReason, LLMResponse, ProviderToolCall, UsageInfo } from "../../provider.js";
 
-/** An {@link LLMResponse} that carries `toolCalls`, `finishReason` and `usage` only when there are some. */
+/**
+ * An {@link LLMResponse}: `toolCalls` always set (empty for a final answer), `finishReason`
+ * defaulting to `"tool_calls"` / `"stop"` from the calls, `usage` only when the API reported it.
+ */
 export function toLLMResponse(
   content: string,
   toolCalls: ProviderToolCall[],
   finishReason: FinishReason | undefined,
   usage: UsageInfo | undefined,
 ): LLMResponse {
-  const response: LLMResponse = { content };
-  if (toolCalls.length > 0) response.toolCalls = toolCalls;
-  if (finishReason !== undefined) response.finishReason = finishReason;
+  const response: LLMResponse = {
+    content,
+    toolCalls,
+    finishReason: finishReason ?? (toolCalls.length > 0 ? "tool_calls" : "stop"),
+  };
   if (usage !== undefined) response.usage = usage;
   return response;
 }
