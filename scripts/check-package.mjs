@@ -6,6 +6,7 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { gzipSync } from "node:zlib";
 
 const root = resolve(import.meta.dirname, "..");
 const run = (command, args, options = {}) =>
@@ -30,7 +31,28 @@ try {
   throw error;
 }
 
+// Size budget of the core entry (issue 4): minified and gzipped, dependencies external.
+const CORE_BUDGET_BYTES = 12 * 1024;
 const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
+{
+  const { build } = await import("esbuild");
+  const external = [...Object.keys(manifest.dependencies ?? {}), ...Object.keys(manifest.peerDependencies ?? {})];
+  const bundle = await build({
+    entryPoints: [join(root, "dist", "index.js")],
+    bundle: true,
+    minify: true,
+    format: "esm",
+    platform: "node",
+    write: false,
+    external: [...external, "node:*"],
+    logLevel: "silent",
+  });
+  const gzipped = gzipSync(bundle.outputFiles[0].contents, { level: 9 }).length;
+  if (gzipped > CORE_BUDGET_BYTES) {
+    throw new Error(`core entry is ${gzipped} bytes min+gzip, over the budget of ${CORE_BUDGET_BYTES}`);
+  }
+  step(`core entry size: ${gzipped} bytes min+gzip (budget ${CORE_BUDGET_BYTES})`);
+}
 const entries = Object.keys(manifest.exports)
   .filter((key) => key !== "./package.json")
   .map((key) => (key === "." ? "toolloop" : `toolloop/${key.slice(2)}`));
