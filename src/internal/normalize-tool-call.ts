@@ -8,6 +8,10 @@ export interface NormalizedToolCall {
   argumentsError?: string;
 }
 
+function notAnObject(name: string, value: unknown): string {
+  return `arguments for tool ${quoteName(name)} must be a JSON object, got ${describeType(value)}`;
+}
+
 function parseArgumentsText(name: string, text: string): { args: Record<string, unknown>; error?: string } {
   if (text.trim() === "") return { args: {} };
   let value: unknown;
@@ -22,7 +26,7 @@ function parseArgumentsText(name: string, text: string): { args: Record<string, 
   if (!isPlainObject(value)) {
     return {
       args: {},
-      error: `arguments for tool ${quoteName(name)} must be a JSON object, got ${describeType(value)}`,
+      error: notAnObject(name, value),
     };
   }
   return { args: value };
@@ -62,7 +66,7 @@ export function normalizeToolCall(raw: unknown, fallbackId: string, usedIds: Set
   }
   if (source.arguments != null && typeof source.arguments !== "string" && !isPlainObject(source.arguments)) {
     // An array or a scalar is not "no arguments": tell the model instead of running with `{}`.
-    argumentsError = `arguments for tool ${quoteName(name)} must be a JSON object, got ${describeType(source.arguments)}`;
+    argumentsError = notAnObject(name, source.arguments);
   }
   if (!isPlainObject(raw)) {
     argumentsError = `malformed tool call: expected an object, got ${describeType(raw)}`;
