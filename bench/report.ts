@@ -1,0 +1,438 @@
+/**
+ * Turns the results into the terminal table and the generated part of docs/benchmarks.md, and
+ * checks them against the targets of issue 4 (ratios within the same run).
+ */
+import type { EntrySize } from "./build.js";
+import {
+  BOUNDED_CONCURRENCY,
+  type Implementation,
+  LOOP_IMPLEMENTATIONS,
+  LOOP_STEPS,
+  PARALLEL_CALLS,
+  SCALING_TOOL_COUNTS,
+  SLEEP_MS,
+  STEP_COUNTS,
+} from "./constants.js";
+import type { Figure } from "./measure.js";
+
+/** Per loop and per model call of workload 1. */
+export interface LoopFigures {
+  perLoop: Figure;
+  perStep: Figure;
+}
+
+/** Wall time of workload 3, with the ideal it is compared to. */
+export interface ParallelFigure extends Figure {
+  idealMs: number;
+}
+
+/** Everything one `npm run bench` measured; workloads left out with `--only` are absent. */
+export interface BenchResults {
+  machine: {
+    cpu: string;
+    cores: number;
+    node: string;
+    platform: string;
+    date: string;
+    loadAverage: number[];
+  };
+  loop?: Record<string, Partial<Record<Implementation, LoopFigures>>>;
+  dispatch?: { direct: Figure; registry: Figure };
+  parallel?: Record<string, ParallelFigure>;
+  scaling?: Partial<Record<Implementation, Record<string, Figure>>>;
+  memory?: {
+    inFlightLoops: number;
+    peerInFlightLoops: number;
+    inFlight: Record<string, Figure>;
+    retained: Record<string, Record<string, Figure>>;
+  };
+  size?: { entries: EntrySize[]; coldImport: Record<string, Figure> };
+  targets?: TargetResult[];
+}
+
+/** One target of the issue, checked. */
+export interface TargetResult {
+  target: string;
+  measured: string;
+  met: boolean;
+}
+
+export const CORE_BUDGET_BYTES = 12 * 1024;
+const UNBOUNDED_IDEAL_MS = SLEEP_MS;
+const BOUNDED_IDEAL_MS = SLEEP_MS * Math.ceil(PARALLEL_CALLS / BOUNDED_CONCURRENCY);
+
+// --- formatting -----------------------------------------------------------------------------
+
+function number(value: number): string {
+  const abs = Math.abs(value);
+  const digits = abs >= 100 ? 0 : abs >= 10 ? 1 : 2;
+  return value.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
+}
+
+function figure(value: Figure | undefined, factor = 1): string {
+  if (value === undefined) return "–";
+  const unit = value.unit === "B" ? "B" : value.unit;
+  return `${number(value.median * factor)} ${unit} (${number(value.min * factor)}–${number(value.max * factor)})`;
+}
+
+function ns(value: Figure | undefined): string {
+  if (value === undefined) return "–";
+  return `${number(value.median * 1000)} ns (${number(value.min * 1000)}–${number(value.max * 1000)})`;
+}
+
+function bytes(value: number): string {
+  return `${Math.round(value).toLocaleString("en-US")} B`;
+}
+
+function kilobytes(value: number): string {
+  return `${(value / 1024).toFixed(2)} kB`;
+}
+
+function times(value: number): string {
+  return `${value >= 10 ? value.toFixed(0) : value.toFixed(2)}×`;
+}
+
+function percent(value: number): string {
+  return `${(value * 100).toFixed(1)} %`;
+}
+
+// --- targets --------------------------------------------------------------------------------
+
+function loopRow(results: BenchResults, key: string): Partial<Record<Implementation, LoopFigures>> | undefined {
+  return results.loop?.[key];
+}
+
+/** ", bare timers: 97.1 %" for the timer row with the same ideal, or "". */
+function timerNote(results: BenchResults, idealMs: number): string {
+  const timers = Object.entries(results.parallel ?? {}).find(
+    ([name, value]) => name.startsWith("timers") && value.idealMs === idealMs,
+  )?.[1];
+  return timers === undefined ? "" : `; bare timers: ${percent(idealMs / timers.median)}`;
+}
+
+/** Checks every target whose workload ran. */
+export function evaluateTargets(results: BenchResults): TargetResult[] {
+  const targets: TargetResult[] = [];
+  for (const key of Object.keys(results.loop ?? {})) {
+    const row = loopRow(results, key);
+    const mine = row?.toolloop?.perLoop.median;
+    const floor = row?.["by hand"]?.perLoop.median;
+    const ai = row?.["AI SDK"]?.perLoop.median;
+    const agents = row?.["Agents SDK"]?.perLoop.median;
+    if (mine === undefined) continue;
+    if (floor !== undefined) {
+      targets.push({
+        target: `Loop overhead ≤ 3× the by-hand floor (${key})`,
+        measured: `${times(mine / floor)} (${number(mine)} vs ${number(floor)} µs per loop)`,
+        met: mine / floor <= 3,
+      });
+    }
+    if (ai !== undefined) {
+      targets.push({
+        target: `≥ 25× faster than the AI SDK (${key})`,
+        measured: `${times(ai / mine)} (${number(ai)} µs per loop)`,
+        met: ai / mine >= 25,
+      });
+    }
+    if (agents !== undefined) {
+      targets.push({
+        target: `≥ 50× faster than the Agents SDK (${key})`,
+        measured: `${times(agents / mine)} (${number(agents)} µs per loop)`,
+        met: agents / mine >= 50,
+      });
+    }
+  }
+  if (results.dispatch !== undefined) {
+    const overhead = results.dispatch.registry.median - results.dispatch.direct.median;
+    targets.push({
+      target: "Dispatch overhead ≤ 1 µs per call over the direct path",
+      measured: `${number(overhead * 1000)} ns`,
+      met: overhead <= 1,
+    });
+  }
+  if (results.parallel !== undefined) {
+    const unbounded = results.parallel["toolloop unbounded"];
+    const bounded = results.parallel[`toolloop maxConcurrency ${BOUNDED_CONCURRENCY}`];
+    if (unbounded !== undefined) {
+      const efficiency = UNBOUNDED_IDEAL_MS / unbounded.median;
+      targets.push({
+        target: `Parallel efficiency ≥ 95 % (${PARALLEL_CALLS} × ${SLEEP_MS} ms, unbounded, ideal ${UNBOUNDED_IDEAL_MS} ms)`,
+        measured: `${percent(efficiency)} (${number(unbounded.median)} ms${timerNote(results, UNBOUNDED_IDEAL_MS)})`,
+        met: efficiency >= 0.95,
+      });
+    }
+    if (bounded !== undefined) {
+      const efficiency = BOUNDED_IDEAL_MS / bounded.median;
+      targets.push({
+        target: `Parallel efficiency ≥ 95 % (maxConcurrency ${BOUNDED_CONCURRENCY}, ideal ${BOUNDED_IDEAL_MS} ms)`,
+        measured: `${percent(efficiency)} (${number(bounded.median)} ms${timerNote(results, BOUNDED_IDEAL_MS)})`,
+        met: efficiency >= 0.95,
+      });
+    }
+  }
+  const scaling = results.scaling?.toolloop;
+  const [few, many] = SCALING_TOOL_COUNTS;
+  const fewFigure = scaling?.[`${few} tools`];
+  const manyFigure = scaling?.[`${many} tools`];
+  if (fewFigure !== undefined && manyFigure !== undefined) {
+    const ratio = manyFigure.median / fewFigure.median;
+    targets.push({
+      target: `${many.toLocaleString("en-US")} tools ≤ 1.5× of ${few} tools per step`,
+      measured: `${times(ratio)} (${number(manyFigure.median)} vs ${number(fewFigure.median)} µs per step)`,
+      met: ratio <= 1.5,
+    });
+  }
+  const retained = results.memory?.retained.toolloop;
+  const [shortLoop, longLoop] = STEP_COUNTS;
+  const shortFigure = retained?.[`${shortLoop} steps`];
+  const longFigure = retained?.[`${longLoop} steps`];
+  if (shortFigure !== undefined && longFigure !== undefined) {
+    const perStepRatio = longFigure.median / longLoop / (shortFigure.median / shortLoop);
+    targets.push({
+      target: `Heap linear in the transcript: bytes per step at ${longLoop} steps ≤ 1.25× those at ${shortLoop} steps (our bound)`,
+      measured: `${times(perStepRatio)} (${bytes(longFigure.median / longLoop)} vs ${bytes(shortFigure.median / shortLoop)} per step)`,
+      met: perStepRatio <= 1.25,
+    });
+  }
+  const core = results.size?.entries.find((entry) => entry.specifier === "toolloop");
+  if (core !== undefined) {
+    targets.push({
+      target: "Core entry ≤ 12 kB min+gzip",
+      measured: kilobytes(core.gzipBytes),
+      met: core.gzipBytes <= CORE_BUDGET_BYTES,
+    });
+  }
+  return targets;
+}
+
+// --- tables ---------------------------------------------------------------------------------
+
+type Table = { title: string; intro?: string; head: string[]; rows: string[][] };
+
+function tables(results: BenchResults): Table[] {
+  const out: Table[] = [];
+  const targets = results.targets ?? evaluateTargets(results);
+  out.push({
+    title: "Targets",
+    head: ["Target", "Measured (medians, same run)", "Status"],
+    rows: targets.map((target) => [target.target, target.measured, target.met ? "met" : "NOT MET"]),
+  });
+
+  if (results.loop !== undefined) {
+    const rows: string[][] = [];
+    for (const [key, row] of Object.entries(results.loop)) {
+      const mine = row.toolloop?.perLoop.median;
+      const floor = row["by hand"]?.perLoop.median;
+      for (const implementation of LOOP_IMPLEMENTATIONS) {
+        const figures = row[implementation];
+        if (figures === undefined) continue;
+        const median = figures.perLoop.median;
+        rows.push([
+          key,
+          implementation,
+          figure(figures.perLoop),
+          figure(figures.perStep),
+          floor === undefined ? "–" : times(median / floor),
+          mine === undefined || implementation === "toolloop" ? "–" : times(median / mine),
+        ]);
+      }
+    }
+    out.push({
+      title: "1. Loop overhead",
+      intro:
+        `A zero-latency scripted model answers ${LOOP_STEPS} steps of K calls of an \`echo\` tool (zod \`{ text: string }\`), ` +
+        `then a final text: ${LOOP_STEPS + 1} model calls per loop. "By hand" awaits the model, parses the JSON arguments, ` +
+        "validates with zod, calls the function and appends the messages (a turn's calls through `Promise.all`).",
+      head: ["K", "Implementation", "µs per loop (min–max)", "µs per step", "÷ by hand", "÷ toolloop"],
+      rows,
+    });
+  }
+
+  if (results.dispatch !== undefined) {
+    const { direct, registry } = results.dispatch;
+    out.push({
+      title: "2. Dispatch",
+      intro: "One call of a zod tool: `registry.execute(name, args)` against `fn(schema.parse(args))` (both awaited).",
+      head: ["Path", "Per call (min–max)", "Overhead"],
+      rows: [
+        ["fn(schema.parse(args))", ns(direct), "–"],
+        ["registry.execute()", ns(registry), `${number((registry.median - direct.median) * 1000)} ns`],
+      ],
+    });
+  }
+
+  if (results.parallel !== undefined) {
+    out.push({
+      title: "3. Parallel efficiency",
+      intro:
+        `${PARALLEL_CALLS} calls of a tool that sleeps ${SLEEP_MS} ms, in one turn; wall time of the whole loop (2 model calls). ` +
+        'Efficiency = ideal / measured. The "timers" rows are the same sleeps without any loop around them: ' +
+        "`setTimeout` fires a little late, so they are the best this machine can do; the last column compares with them.",
+      head: ["Case", "Wall time (min–max)", "Ideal", "Efficiency", "vs timers"],
+      rows: Object.entries(results.parallel).map(([name, value]) => {
+        const floor = Object.entries(results.parallel ?? {}).find(
+          ([other, candidate]) => other.startsWith("timers") && candidate.idealMs === value.idealMs,
+        )?.[1];
+        return [
+          name,
+          figure(value),
+          `${value.idealMs} ms`,
+          percent(value.idealMs / value.median),
+          floor === undefined ? "–" : percent(floor.median / value.median),
+        ];
+      }),
+    });
+  }
+
+  if (results.scaling !== undefined) {
+    const [few, many] = SCALING_TOOL_COUNTS;
+    out.push({
+      title: "4. Scaling with the number of registered tools",
+      intro: `Workload 1 (K=1) with ${few} and ${many.toLocaleString("en-US")} registered zod tools; µs per model call.`,
+      head: ["Implementation", `${few} tools`, `${many.toLocaleString("en-US")} tools`, "Ratio"],
+      rows: Object.entries(results.scaling).map(([name, row]) => {
+        const a = row[`${few} tools`];
+        const b = row[`${many} tools`];
+        return [name, figure(a), figure(b), a && b ? times(b.median / a.median) : "–"];
+      }),
+    });
+  }
+
+  if (results.memory !== undefined) {
+    out.push({
+      title: "5a. Memory per waiting loop",
+      intro:
+        `${results.memory.inFlightLoops.toLocaleString("en-US")} toolloop loops ` +
+        `(${results.memory.peerInFlightLoops.toLocaleString("en-US")} of each peer, whose loops are slow to start) ` +
+        "started at once, all waiting on a model that never answers (it keeps the resolvers, as a pending HTTP " +
+        "request would); heap growth after GC divided by the loop count. One child process per run, 3 runs.",
+      head: ["Library", "Heap per waiting loop (min–max)"],
+      rows: Object.entries(results.memory.inFlight).map(([name, value]) => [name, figure(value)]),
+    });
+    const [shortLoop, longLoop] = STEP_COUNTS;
+    out.push({
+      title: "5b. Heap kept by a finished loop",
+      intro:
+        "Heap growth after GC while the result of one finished loop (one echo call per step) is held. 3 runs each.",
+      head: ["Library", `${shortLoop} steps`, `${longLoop} steps`, "Per step (short / long)", "Long ÷ short"],
+      rows: Object.entries(results.memory.retained).map(([name, row]) => {
+        const a = row[`${shortLoop} steps`];
+        const b = row[`${longLoop} steps`];
+        return [
+          name,
+          figure(a),
+          figure(b),
+          a && b ? `${bytes(a.median / shortLoop)} / ${bytes(b.median / longLoop)}` : "–",
+          a && b ? times(b.median / a.median) : "–",
+        ];
+      }),
+    });
+  }
+
+  if (results.size !== undefined) {
+    out.push({
+      title: "6a. Size of each entry point",
+      intro:
+        "Each `package.json` export bundled from source by esbuild (ESM, node20, dependencies external), minified; gzip level 9.",
+      head: ["Entry", "Minified", "Min+gzip"],
+      rows: results.size.entries.map((entry) => [
+        entry.specifier,
+        kilobytes(entry.minifiedBytes),
+        kilobytes(entry.gzipBytes),
+      ]),
+    });
+    out.push({
+      title: "6b. Cold import",
+      intro:
+        "`await import()` in a fresh `node` process (dependencies included), after one unmeasured warm-up round; " +
+        "the libraries take turns, 7 runs each.",
+      head: ["Module", "import() (min–max)"],
+      rows: Object.entries(results.size.coldImport).map(([name, value]) => [name, figure(value)]),
+    });
+  }
+  return out;
+}
+
+function machineLine(results: BenchResults): string {
+  const { cpu, cores, node, platform, date, loadAverage } = results.machine;
+  return `${cpu}, ${cores} cores, Node ${node}, ${platform}, ${date} (load average at start: ${loadAverage.join(", ")})`;
+}
+
+/** Plain-text tables for the terminal. */
+export function terminalReport(results: BenchResults): string {
+  const lines = [`Machine: ${machineLine(results)}`, ""];
+  for (const table of tables(results)) {
+    lines.push(table.title);
+    const widths = table.head.map((cell, column) =>
+      Math.max(cell.length, ...table.rows.map((row) => (row[column] ?? "").length)),
+    );
+    const format = (row: string[]) =>
+      row
+        .map((cell, column) => cell.padEnd(widths[column] ?? 0))
+        .join("  ")
+        .trimEnd();
+    lines.push(`  ${format(table.head)}`);
+    lines.push(`  ${widths.map((width) => "-".repeat(width)).join("  ")}`);
+    for (const row of table.rows) lines.push(`  ${format(row)}`);
+    lines.push("");
+  }
+  return lines.join("\n");
+}
+
+const escapeCell = (cell: string) => cell.replaceAll("|", "\\|");
+
+/** The generated part of docs/benchmarks.md (between the markers). */
+export function markdownReport(results: BenchResults): string {
+  const lines = [
+    `Machine: ${machineLine(results)}.`,
+    "",
+    "Figures are medians with the smallest and largest sample in parentheses; ratios are taken between medians. " +
+      "Workloads 1–4 ran in one process, the implementations taking turns in rounds so that load from other " +
+      "processes hits all of them alike; the Agents SDK ran last, in a second phase of the same process (see " +
+      '"What was changed and why"). The timed code is bundled by esbuild as `dist/` is, not run through tsx. ' +
+      "A sample of a fast workload is the mean of 64 runs. The machine is shared: the maxima include pauses " +
+      "caused by other processes.",
+    "",
+  ];
+  for (const table of tables(results)) {
+    lines.push(`### ${table.title}`, "");
+    if (table.intro !== undefined) lines.push(table.intro, "");
+    lines.push(`| ${table.head.map(escapeCell).join(" | ")} |`);
+    lines.push(`|${table.head.map(() => " --- ").join("|")}|`);
+    for (const row of table.rows) lines.push(`| ${row.map(escapeCell).join(" | ")} |`);
+    lines.push("");
+  }
+  return lines.join("\n");
+}
+
+export const START_MARKER =
+  "<!-- bench:start (generated by `npm run bench`; edits between the markers are overwritten) -->";
+export const END_MARKER = "<!-- bench:end -->";
+
+const TEMPLATE = `# Benchmarks
+
+How much toolloop itself costs per step, per tool call, per waiting conversation and per kilobyte,
+next to the Vercel AI SDK 6 (\`generateText\`), the OpenAI Agents SDK (\`Runner\`) and the same work
+done by hand. Re-run with \`npm run bench\` (about 2–3 minutes on 2 cores); the section between the
+markers below is rewritten by each run, the rest of this file is kept.
+
+- \`npm run -s bench -- --json\`: results as JSON on stdout (progress on stderr)
+- \`npm run bench -- --only=loop,dispatch\`: a subset (\`loop\`, \`dispatch\`, \`parallel\`, \`scaling\`, \`memory\`, \`size\`)
+- \`npm run bench -- --profile\`: also writes a V8 CPU profile of the timed workloads to \`.tmp/profiles/\`
+- \`npm run bench -- --no-write\`: leave this file alone
+
+${START_MARKER}
+${END_MARKER}
+
+## What was changed and why
+
+## Notes
+`;
+
+/** Replaces the generated section of the document (or creates the document), keeping the rest. */
+export function mergeIntoDocument(existing: string | undefined, generated: string): string {
+  const document = existing?.includes(START_MARKER) && existing.includes(END_MARKER) ? existing : TEMPLATE;
+  const start = document.indexOf(START_MARKER) + START_MARKER.length;
+  const end = document.indexOf(END_MARKER);
+  return `${document.slice(0, start)}\n\n${generated.trim()}\n\n${document.slice(end)}`;
+}
