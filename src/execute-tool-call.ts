@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import type { Logger } from "pino";
 import { type ToolErrorCode, ToolExecutionError } from "./errors.js";
 import { raceAbort } from "./internal/abort.js";
@@ -35,6 +36,8 @@ export interface RegisteredTool {
   /** Built from the tool once, at registration. */
   definition: ToolDefinition;
   validate: (args: Record<string, unknown>) => ParseArgumentsResult;
+  /** The registry's logger bound to `{ tool }`, made on the tool's first call. */
+  logger?: Logger;
 }
 
 /** The largest delay `setTimeout` honours; larger ones fire at once. */
@@ -54,24 +57,27 @@ export function failure(toolName: string, code: ToolErrorCode, message: string, 
   return errorResult(message).withError(error);
 }
 
-// The context is built per call, but the signal and the child logger are only created when the
-// tool actually reads them: most tools never do, and both cost more than the rest of a call.
-// Own getters (not class accessors), so `{ ...context }` keeps them.
-function createCallContext(toolName: string, options: CallOptions, callSignal: AbortSignal | undefined): ToolContext {
-  let signal = callSignal;
-  let logger: Logger | undefined;
+// Calls without a signal share one that never aborts: an AbortController per call would cost more
+// than the rest of the call. No listener limit, so tools adding listeners never make Node warn.
+let neverAborted: AbortSignal | undefined;
+function neverAbortedSignal(): AbortSignal {
+  if (neverAborted === undefined) {
+    neverAborted = new AbortController().signal;
+    setMaxListeners(0, neverAborted);
+  }
+  return neverAborted;
+}
+
+// Plain data properties, so `{ ...context }` keeps everything; accessors (own or on a class
+// prototype) would either be lost by a spread or cost a microsecond per call.
+function createCallContext(entry: RegisteredTool, options: CallOptions, signal: AbortSignal | undefined): ToolContext {
+  entry.logger ??= options.logger.child({ tool: entry.tool.name });
   const context: ToolContext = {
+    signal: signal ?? neverAbortedSignal(),
     channel: options.channel,
     chatId: options.chatId,
     metadata: options.metadata ?? EMPTY_METADATA,
-    get signal(): AbortSignal {
-      signal ??= new AbortController().signal;
-      return signal;
-    },
-    get logger(): Logger {
-      logger ??= options.logger.child({ tool: toolName, toolCallId: options.toolCallId });
-      return logger;
-    },
+    logger: entry.logger,
   };
   // Only an own property when the call has an id (exactOptionalPropertyTypes).
   if (options.toolCallId !== undefined) context.toolCallId = options.toolCallId;
@@ -112,7 +118,10 @@ export async function executeRegisteredTool(
   const { tool } = entry;
   const name = tool.name;
   const { logger } = options;
-  const started = performance.now();
+  // Levels are ordered: when "warn" is off, so are "info" and "debug", and nothing reads the
+  // duration; skip the clock and the level checks (the default logger is silent).
+  const logging = logger.isLevelEnabled("warn");
+  const started = logging ? performance.now() : 0;
 
   if (options.signal?.aborted) {
     const result = failure(
@@ -121,7 +130,7 @@ export async function executeRegisteredTool(
       `tool ${quoteName(name)} was not run: the call was aborted`,
       options.signal.reason,
     );
-    return logEnd(logger, name, options, result, performance.now() - started);
+    return logging ? logEnd(logger, name, options, result, performance.now() - started) : result;
   }
 
   let parsed: ParseArgumentsResult;
@@ -134,10 +143,10 @@ export async function executeRegisteredTool(
   }
   if (!parsed.success) {
     const result = failure(name, "invalid_arguments", `invalid arguments for tool ${quoteName(name)}: ${parsed.error}`);
-    return logEnd(logger, name, options, result, performance.now() - started);
+    return logging ? logEnd(logger, name, options, result, performance.now() - started) : result;
   }
 
-  if (logger.isLevelEnabled("debug")) {
+  if (logging && logger.isLevelEnabled("debug")) {
     logger.debug(
       options.logPayloads
         ? { tool: name, toolCallId: options.toolCallId, args: parsed.data }
@@ -165,7 +174,7 @@ export async function executeRegisteredTool(
   let result: ToolResult;
   try {
     injectMixins(tool, options);
-    const value = tool.execute(parsed.data, createCallContext(name, options, callSignal));
+    const value = tool.execute(parsed.data, createCallContext(entry, options, callSignal));
     const settled =
       value instanceof Promise || (typeof value === "object" && value !== null && "then" in value)
         ? await raceAbort(Promise.resolve(value), callSignal)
@@ -178,7 +187,7 @@ export async function executeRegisteredTool(
     outer?.removeEventListener("abort", onOuterAbort);
   }
 
-  return logEnd(logger, name, options, result, performance.now() - started);
+  return logging ? logEnd(logger, name, options, result, performance.now() - started) : result;
 }
 
 function describeFailure(

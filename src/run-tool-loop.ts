@@ -154,6 +154,9 @@ export async function runToolLoop(
 ): Promise<ToolLoopResult> {
   const resolved = resolveConfig(config);
   if (!Array.isArray(messages)) throw invalid("messages", "an array of messages", describeType(messages));
+  // Without a caller's signal there is nothing to unlink: return the loop's promise directly, so
+  // that a waiting run keeps one suspended async frame instead of two.
+  if (context.signal === undefined) return loop(resolved, messages, context);
   const link = linkSignal(context.signal);
   try {
     return await loop(resolved, messages, { ...context, signal: link.signal });

@@ -8,7 +8,10 @@ import type { ToolResult } from "./tool-result.js";
  * `setContext`/`setMetadata` mixins, which write to the shared instance).
  */
 export interface ToolContext {
-  /** Aborted when the loop is aborted or the call times out; pass it to your I/O. */
+  /**
+   * Aborted when the loop is aborted or the call times out; pass it to your I/O. Without a caller's
+   * signal or a timeout it is a shared signal that never aborts.
+   */
   signal: AbortSignal;
   /** Channel of the conversation (e.g. `"telegram"`); `""` when unknown. */
   channel: string;
@@ -18,7 +21,7 @@ export interface ToolContext {
   toolCallId?: string;
   /** Message metadata (message id, user id, …), as given to `runToolLoop` or `executeWithContext`. */
   metadata: Readonly<Record<string, string>>;
-  /** The registry's pino logger, bound to `{ tool, toolCallId }`. */
+  /** The registry's pino logger, bound to `{ tool }`. */
   logger: Logger;
 }
 
