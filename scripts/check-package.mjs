@@ -65,7 +65,8 @@ try {
     const { ToolRegistry, runToolLoop, defineTool, newToolResult, isToolResult } = toolloop;
     const { ScriptedProvider, toolCallResponse, textResponse } = testing;
     const registry = new ToolRegistry();
-    registry.register({ name: "ping", description: "ping", parameters: { type: "object" }, execute: () => newToolResult("pong") });
+    registry.register({ name: "ping", description: "ping", parameters: { type: "object", properties: { n: { type: "number" } } }, execute: () => newToolResult("pong") });
+    registry.execute("ping", { n: "x" }).then((invalid) => { if (!invalid.isError) throw new Error("smoke: JSON Schema validation failed"); });
     const provider = new ScriptedProvider([toolCallResponse({ name: "ping" }), textResponse("done")]);
     runToolLoop({ provider, tools: registry, maxIterations: 3 }, [{ role: "user", content: "hi" }]).then((result) => {
       if (result.content !== "done" || result.messages[2].content !== "pong") throw new Error("smoke loop failed");

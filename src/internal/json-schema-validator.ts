@@ -1,7 +1,18 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
-import { Ajv2019 } from "ajv/dist/2019.js";
-import { Ajv2020 } from "ajv/dist/2020.js";
+import { createRequire } from "node:module";
+import type { Ajv, ErrorObject, Options, ValidateFunction } from "ajv";
+import type { Ajv2019 } from "ajv/dist/2019.js";
+import type { Ajv2020 } from "ajv/dist/2020.js";
 import type { ParseArgumentsResult } from "../tool.js";
+
+// Ajv (a CommonJS package) is loaded on the first JSON Schema compilation, not at import: it is
+// the largest part of toolloop's start-up, and apps whose tools all use zod never need it.
+const require = createRequire(import.meta.url);
+type AjvClass = new (options: Options) => AnyAjv;
+function loadAjv(dialect: Dialect): AjvClass {
+  if (dialect === "2020-12") return (require("ajv/dist/2020.js") as { Ajv2020: AjvClass }).Ajv2020;
+  if (dialect === "2019-09") return (require("ajv/dist/2019.js") as { Ajv2019: AjvClass }).Ajv2019;
+  return (require("ajv") as { Ajv: AjvClass }).Ajv;
+}
 
 const MAX_REPORTED_ISSUES = 8;
 
@@ -28,9 +39,8 @@ function compile(schema: Record<string, unknown>): ValidateFunction {
   const dialect = dialectOf(schema);
   let instance = instances.get(dialect);
   if (instance === undefined || instance.compilations >= COMPILATIONS_PER_INSTANCE) {
-    const ajv =
-      dialect === "2020-12" ? new Ajv2020(OPTIONS) : dialect === "2019-09" ? new Ajv2019(OPTIONS) : new Ajv(OPTIONS);
-    instance = { ajv, compilations: 0 };
+    const AjvForDialect = loadAjv(dialect);
+    instance = { ajv: new AjvForDialect(OPTIONS), compilations: 0 };
     instances.set(dialect, instance);
   }
   instance.compilations++;
