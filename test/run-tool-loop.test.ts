@@ -1,4 +1,3 @@
-import { pino } from "pino";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import * as z from "zod";
 import {
@@ -17,14 +16,7 @@ import {
   ToolResult,
 } from "../src/index.js";
 import { ScriptedProvider, textResponse, toolCallResponse } from "../src/testing/index.js";
-
-type LogLine = Record<string, unknown> & { level: number; msg: string };
-
-function captureLogger(level = "debug") {
-  const lines: LogLine[] = [];
-  const logger = pino({ level }, { write: (chunk: string) => void lines.push(JSON.parse(chunk) as LogLine) });
-  return { logger, lines };
-}
+import { captureLogger } from "./helpers/capture-logger.js";
 
 function deferred<T = void>() {
   let resolve!: (value: T) => void;

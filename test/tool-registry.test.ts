@@ -1,4 +1,3 @@
-import { pino } from "pino";
 import { describe, expect, it, vi } from "vitest";
 import {
   errorResult,
@@ -8,15 +7,7 @@ import {
   type ToolContext,
   ToolRegistry,
 } from "../src/index.js";
-
-type LogLine = Record<string, unknown> & { level: number; msg: string };
-
-/** A pino logger writing JSON lines into an array (never the console). */
-function captureLogger(level = "debug") {
-  const lines: LogLine[] = [];
-  const logger = pino({ level }, { write: (chunk: string) => void lines.push(JSON.parse(chunk) as LogLine) });
-  return { logger, lines };
-}
+import { captureLogger } from "./helpers/capture-logger.js";
 
 function makeTool(name: string, overrides: Partial<Tool> = {}): Tool & { execute: ReturnType<typeof vi.fn> } {
   return {
