@@ -213,12 +213,14 @@ export class ToolRegistry {
    * Definitions of every tool, sorted by name (stable for prompt caching). Without a format (or
    * with `"openai"`) they are what `toolToSchema` makes; other formats are the shape that API's
    * `tools` takes (seed 003's `GetDefinitions(format)`). Each array is cached until the registry
-   * changes; each call returns a copy of the cached array.
+   * changes; each call returns a deep copy, free to modify.
    */
   getDefinitions(): ToolDefinition[];
   getDefinitions<F extends DefinitionFormat>(format: F): DefinitionFormats[F][];
   getDefinitions(format: DefinitionFormat = "openai"): unknown[] {
-    return [...this.#cachedDefinitions(format)];
+    // A deep copy: some SDKs rewrite the declarations they are given in place (e.g. @google/genai),
+    // which must never reach the cached definitions the loop sends.
+    return structuredClone(this.#cachedDefinitions(format)) as unknown[];
   }
 
   #cachedDefinitions(format: DefinitionFormat): readonly unknown[] {

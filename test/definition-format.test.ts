@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { type DefinitionFormat, defineTool, newToolResult, type Tool, ToolRegistry } from "../src/index.js";
+import { cachedDefinitions } from "../src/tool-registry.js";
 
 const plainTool = (name: string): Tool => ({
   name,
@@ -47,14 +48,26 @@ describe("registry.getDefinitions(format)", () => {
     expect(registry.getDefinitions(format).map(nameOf)).toEqual(["Mid", "alpha", "b_zod", "zeta"]);
   });
 
-  it.each(FORMATS)("%s: built once and cached until the registry changes; callers get a copy", (format) => {
+  it("the loop's definitions are built once and cached until the registry changes", () => {
+    const registry = registryOf("alpha");
+    const cached = cachedDefinitions(registry);
+    expect(cachedDefinitions(registry)).toBe(cached);
+    expect(Object.isFrozen(cached)).toBe(true);
+    registry.register(plainTool("omega"));
+    expect(cachedDefinitions(registry)).not.toBe(cached);
+  });
+
+  it.each(FORMATS)("%s: callers get a deep copy; changing it never reaches the cache", (format) => {
     const registry = registryOf("alpha");
     const first = registry.getDefinitions(format);
-    const again = registry.getDefinitions(format);
-    expect(again).not.toBe(first);
-    expect(again[0]).toBe(first[0]); // the same cached definitions, not rebuilt
+    expect(registry.getDefinitions(format)).toEqual(first);
+    const before = JSON.stringify(cachedDefinitions(registry));
+    const element = first[0] as unknown as Record<string, unknown>;
+    for (const key of Object.keys(element)) element[key] = "changed"; // as an SDK rewriting in place
     first.push(first[0] as never);
-    expect(registry.getDefinitions(format)).toHaveLength(2); // the copy the caller changed is its own
+    expect(registry.getDefinitions(format)).toHaveLength(2);
+    expect(JSON.stringify(registry.getDefinitions(format))).not.toContain("changed");
+    expect(JSON.stringify(cachedDefinitions(registry))).toBe(before);
     registry.register(plainTool("omega"));
     const second = registry.getDefinitions(format);
     expect(second.map(nameOf)).toContain("omega");

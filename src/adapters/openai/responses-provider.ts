@@ -138,6 +138,17 @@ export function fromOpenAIResponse(
  * const provider = createOpenAIResponsesProvider({ client: new OpenAI(), strict: true });
  * ```
  */
+/**
+ * `llmOptions` for the Responses API: the Chat-style `max_tokens` (which the Responses API
+ * rejects) becomes `max_output_tokens` unless that is given too, so one `llmOptions` object works
+ * with every adapter.
+ */
+function responsesOptions(llmOptions: Record<string, unknown>): JsonObject {
+  const { max_tokens: maxTokens, ...rest } = passthroughOptions("OpenAI Responses", llmOptions);
+  if (maxTokens !== undefined && rest.max_output_tokens === undefined) rest.max_output_tokens = maxTokens;
+  return rest;
+}
+
 export function createOpenAIResponsesProvider(options: OpenAIResponsesProviderOptions): LLMProvider {
   const factory = "createOpenAIResponsesProvider";
   if (!isRecord(options)) throw invalidOption(factory, "options", "an object", describeType(options));
@@ -150,7 +161,7 @@ export function createOpenAIResponsesProvider(options: OpenAIResponsesProviderOp
   return {
     async chat(messages, tools, model, llmOptions, signal) {
       const body: JsonObject = {
-        ...passthroughOptions("OpenAI Responses", llmOptions),
+        ...responsesOptions(llmOptions),
         model,
         input: toOpenAIResponsesInput(messages),
       };
