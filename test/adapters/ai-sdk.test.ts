@@ -190,6 +190,8 @@ describe("createAISDKProvider with ai@6 and @ai-sdk/openai@3 (Chat Completions)"
     );
 
     await expect(loop).rejects.toSatisfy((error) => isToolLoopError(error) && error.message.includes("user cancelled"));
+    // The signal reached the client: it closed the HTTP request.
+    await server.waitForDisconnects(1);
   });
 
   it("hands the signal to doGenerate: chat() alone rejects once aborted", async () => {

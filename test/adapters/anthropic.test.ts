@@ -259,6 +259,8 @@ describe("createAnthropicProvider with the real @anthropic-ai/sdk client", () =>
     );
 
     await expect(loop).rejects.toSatisfy((error) => isToolLoopError(error) && error.message.includes("user cancelled"));
+    // The signal reached the client: it closed the HTTP request.
+    await server.waitForDisconnects(1);
   });
 
   it("hands the signal to the client: chat() alone rejects with the SDK's abort error", async () => {

@@ -300,6 +300,36 @@ describe("createGeminiProvider with the real @google/genai client", () => {
     });
   });
 
+  it.each([
+    ["an array", ["France"], "must be a JSON object, got array"],
+    ["a number", 7, "must be a JSON object, got number"],
+    ["text that is not JSON", "France", "invalid JSON in arguments"],
+  ])("tells the model when `args` is %s instead of running the tool with `{}`", async (_label, args, expected) => {
+    let ran = false;
+    const capital = defineTool({
+      name: "get_capital",
+      description: "The capital of a country",
+      parameters: z.object({ country: z.string().optional() }),
+      execute: () => {
+        ran = true;
+        return "Paris";
+      },
+    });
+    const { server, client } = await replay([
+      answer([{ functionCall: { name: "get_capital", args } as Json }]),
+      finalAnswer,
+    ]);
+
+    await runToolLoop({ provider: createGeminiProvider({ client }), tools: registryOf(capital), maxIterations: 5 }, [
+      { role: "user", content: "The capital of France?" },
+    ]);
+
+    expect(ran).toBe(false);
+    expect(bodyOf(server, 1).contents[2]?.parts).toEqual([
+      { functionResponse: { name: "get_capital", response: { error: expect.stringContaining(expected) } } },
+    ]);
+  });
+
   it("sends a tool failure as `response: { error }`", async () => {
     const broken = defineTool({
       name: "customDivide",

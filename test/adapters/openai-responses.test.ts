@@ -298,6 +298,8 @@ describe("createOpenAIResponsesProvider with the real openai client", () => {
     );
 
     await expect(loop).rejects.toSatisfy((error) => isToolLoopError(error) && error.message.includes("user cancelled"));
+    // The signal reached the client: it closed the HTTP request.
+    await server.waitForDisconnects(1);
   });
 
   it("hands the signal to the client: chat() alone rejects with the SDK's abort error", async () => {

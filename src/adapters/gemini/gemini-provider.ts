@@ -9,6 +9,7 @@ import type {
   ToolCall,
   UsageInfo,
 } from "../../provider.js";
+import { toCallArguments } from "../shared/call-arguments.js";
 import { invalidOption } from "../shared/invalid-option.js";
 import { tokenCount, usageInfo } from "../shared/usage.js";
 
@@ -289,7 +290,8 @@ export function createGeminiProvider(options: GeminiProviderOptions): LLMProvide
           id: given ?? `${idPrefix}_${index}`,
           type: "function",
           name: call.name,
-          arguments: isPlainObject(call.args) ? call.args : {},
+          // An object normally (absent → `{}`); anything else reaches the loop, which tells the model.
+          arguments: toCallArguments(call.args),
         };
         if (Object.keys(metadata).length > 0) converted.providerMetadata = { [METADATA_KEY]: metadata };
         toolCalls.push(converted);
