@@ -1,9 +1,10 @@
 import { Ollama } from "ollama";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import * as z from "zod";
 import {
   createOllamaProvider,
   type OllamaChatChunk,
+  type OllamaChatStream,
   type OllamaClientLike,
   toOllamaTools,
 } from "../../src/adapters/ollama/index.js";
@@ -54,6 +55,39 @@ function textChunk(content: string, done = false): Json {
 
 function bodyOf(server: ReplayServer, index: number): OllamaRequestBody {
   return server.requests[index]?.body as OllamaRequestBody;
+}
+
+/**
+ * Wraps the real client's `chat`: spies on `abort()` of every stream it returns and tells when the
+ * adapter has read a chunk. With `holdUntil`, the adapter gets each stream only once it settles,
+ * as if the response headers came late.
+ */
+function watchStreams(client: Ollama, holdUntil?: Promise<void>) {
+  const abort = vi.fn();
+  let chunkRead = () => {};
+  const firstChunkRead = new Promise<void>((resolve) => (chunkRead = resolve));
+  const streams: Array<Promise<OllamaChatStream>> = [];
+  const watched: OllamaClientLike = {
+    chat(request) {
+      const pending = (async (): Promise<OllamaChatStream> => {
+        const stream = await client.chat(request);
+        abort.mockImplementation(stream.abort.bind(stream));
+        await holdUntil;
+        return {
+          abort: () => abort(),
+          async *[Symbol.asyncIterator]() {
+            for await (const chunk of stream) {
+              chunkRead();
+              yield chunk;
+            }
+          },
+        };
+      })();
+      streams.push(pending);
+      return pending;
+    },
+  };
+  return { client: watched, abort, firstChunkRead, streams };
 }
 
 const weather = defineTool({
@@ -296,24 +330,51 @@ describe("createOllamaProvider with the real ollama client", () => {
     expect(((error as Error).cause as Error).message).toBe("user cancelled");
   });
 
-  it("aborts a stream that never ends: the client's request is closed", async () => {
+  it("aborts a stream that never ends once a chunk is read: the stream's abort() closes the request", async () => {
     const { server, client } = await replay([{ ...ndjson(textChunk("The weather")), hang: true }]);
+    const watched = watchStreams(client);
+    const controller = new AbortController();
+    const run = runToolLoop(
+      { provider: createOllamaProvider({ client: watched.client }), maxIterations: 3 },
+      [{ role: "user", content: "hi" }],
+      { signal: controller.signal },
+    );
+    run.catch(() => {});
+
+    await watched.firstChunkRead;
+    controller.abort(new Error("stop"));
+
+    const error = await run.catch((caught: unknown) => caught);
+    expect(isToolLoopError(error)).toBe(true);
+    expect(((error as Error).cause as Error).message).toBe("stop");
+    expect(watched.abort).toHaveBeenCalledTimes(1);
+    await server.waitForDisconnects(1);
+  });
+
+  it("aborts before the stream has started: the stream is aborted as soon as it arrives", async () => {
+    // The request is on the wire, but the adapter gets the stream (its response headers) only after the abort.
+    const { server, client } = await replay([{ ...ndjson(textChunk("The weather")), hang: true }]);
+    let release = () => {};
+    const watched = watchStreams(client, new Promise<void>((resolve) => (release = resolve)));
     const { settled: run } = await abortOnceRequested(
       server,
       (signal) =>
         runToolLoop(
-          { provider: createOllamaProvider({ client }), maxIterations: 3 },
+          { provider: createOllamaProvider({ client: watched.client }), maxIterations: 3 },
           [{ role: "user", content: "hi" }],
-          {
-            signal,
-          },
+          { signal },
         ),
-      new Error("stop"),
+      new Error("user cancelled"),
     );
 
     const error = await run.catch((caught: unknown) => caught);
-    expect(isToolLoopError(error)).toBe(true);
-    // The stream's abort() closed the HTTP request: the server sees the connection go.
+    expect(((error as Error).cause as Error).message).toBe("user cancelled");
+    expect(watched.abort).not.toHaveBeenCalled();
+
+    release();
+    // The adapter waited on this promise before the test did, so its handler has run by now.
+    await watched.streams[0];
+    expect(watched.abort).toHaveBeenCalledTimes(1);
     await server.waitForDisconnects(1);
   });
 
