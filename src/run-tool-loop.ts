@@ -113,7 +113,7 @@ function resolveConfig(config: ToolLoopConfig): ResolvedConfig {
     maxIterations,
     llmOptions: config.llmOptions ?? {},
     maxConcurrency,
-    toolTimeoutMs: toolTimeoutMs === Number.POSITIVE_INFINITY ? undefined : toolTimeoutMs,
+    toolTimeoutMs,
     logger: config.logger ?? defaultLogger(),
   };
 }

@@ -933,6 +933,23 @@ describe("configuration", () => {
     await expect(runToolLoop(full as never, messages as never)).rejects.toThrow(TypeError);
   });
 
+  it("toolTimeoutMs Infinity means no timeout: a slow tool still answers", async () => {
+    const slow = tool("slow", () => new Promise((resolve) => setTimeout(() => resolve(newToolResult("late")), 5)));
+    const result = await runToolLoop(
+      {
+        provider: new ScriptedProvider([toolCallResponse({ name: "slow", id: "s1" }), textResponse("ok")]),
+        tools: registryWith(slow),
+        maxIterations: 2,
+        toolTimeoutMs: Number.POSITIVE_INFINITY,
+      },
+      user,
+    );
+    expect(result.messages.find((message) => message.role === "tool")).toMatchObject({
+      content: "late",
+      isError: false,
+    });
+  });
+
   it("maxConcurrency Infinity is accepted", async () => {
     await expect(
       runToolLoop({ provider: provider(), maxIterations: 1, maxConcurrency: Number.POSITIVE_INFINITY }, user),
