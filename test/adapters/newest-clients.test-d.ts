@@ -1,21 +1,17 @@
 /**
  * The adapters type the user's client structurally. These type tests pass real client objects of
- * the installed majors (what the runtime tests use on Node 20) and of the newest majors, which need
- * Node 22 to run but whose types can be checked here (aliased devDependencies `openai-latest`,
- * `genai-latest`, `ai-latest`, `ai-sdk-openai-latest`). `@anthropic-ai/sdk` 1.x and `ollama` 0.6.x
- * are already the newest releases, so the installed ones cover both. A structural type that stops
- * fitting a client makes the `createXProvider({ ... })` call below fail to compile.
+ * the newest majors that run on Node 20 (openai 6, @google/genai 2, ai 6 with @ai-sdk/openai 3,
+ * @anthropic-ai/sdk 1, ollama 0.6) — the ones the runtime tests use. Newer majors (openai 7,
+ * @google/genai 3, ai 7) require Node 22 and are not installed: npm would warn on every `npm ci`.
+ * A structural type that stops fitting a client makes the `createXProvider({ ... })` call below
+ * fail to compile.
  */
 import { createOpenAI } from "@ai-sdk/openai";
 import Anthropic from "@anthropic-ai/sdk";
 import { GoogleGenAI } from "@google/genai";
 import type { LanguageModel } from "ai";
-import type { LanguageModel as LanguageModelLatest } from "ai-latest";
-import { createOpenAI as createOpenAILatest } from "ai-sdk-openai-latest";
-import { GoogleGenAI as GoogleGenAILatest } from "genai-latest";
 import { Ollama } from "ollama";
 import OpenAI from "openai";
-import OpenAILatest from "openai-latest";
 import { describe, expectTypeOf, it } from "vitest";
 import { type AISDKLanguageModelLike, createAISDKProvider } from "../../src/adapters/ai-sdk/index.js";
 import { type AnthropicClientLike, createAnthropicProvider } from "../../src/adapters/anthropic/index.js";
@@ -29,7 +25,7 @@ import {
 } from "../../src/adapters/openai/index.js";
 import type { LLMProvider } from "../../src/index.js";
 
-describe("openai: 6 (installed) and 7 (newest) fit the Chat and Responses client types", () => {
+describe("openai 6 fits the Chat and Responses client types", () => {
   it("openai@6", () => {
     const client = new OpenAI({ apiKey: "x" });
     expectTypeOf(client).toExtend<OpenAIChatClient>();
@@ -37,17 +33,9 @@ describe("openai: 6 (installed) and 7 (newest) fit the Chat and Responses client
     expectTypeOf(createOpenAIChatProvider({ client })).toEqualTypeOf<LLMProvider>();
     expectTypeOf(createOpenAIResponsesProvider({ client })).toEqualTypeOf<LLMProvider>();
   });
-
-  it("openai@7", () => {
-    const client = new OpenAILatest({ apiKey: "x" });
-    expectTypeOf(client).toExtend<OpenAIChatClient>();
-    expectTypeOf(client).toExtend<OpenAIResponsesClient>();
-    expectTypeOf(createOpenAIChatProvider({ client })).toEqualTypeOf<LLMProvider>();
-    expectTypeOf(createOpenAIResponsesProvider({ client })).toEqualTypeOf<LLMProvider>();
-  });
 });
 
-describe("@anthropic-ai/sdk 1.x (installed = newest) fits AnthropicClientLike", () => {
+describe("@anthropic-ai/sdk 1.x fits AnthropicClientLike", () => {
   it("@anthropic-ai/sdk@1", () => {
     const client = new Anthropic({ apiKey: "x" });
     expectTypeOf(client).toExtend<AnthropicClientLike>();
@@ -55,7 +43,7 @@ describe("@anthropic-ai/sdk 1.x (installed = newest) fits AnthropicClientLike", 
   });
 });
 
-describe("ollama 0.6 (installed = newest) fits OllamaClientLike", () => {
+describe("ollama 0.6 fits OllamaClientLike", () => {
   it("ollama@0.6", () => {
     const client = new Ollama({ host: "http://127.0.0.1:11434" });
     expectTypeOf(client).toExtend<OllamaClientLike>();
@@ -63,21 +51,15 @@ describe("ollama 0.6 (installed = newest) fits OllamaClientLike", () => {
   });
 });
 
-describe("@google/genai: 2 (installed) and 3 (newest) fit GeminiClientLike", () => {
+describe("@google/genai 2 fits GeminiClientLike", () => {
   it("@google/genai@2", () => {
     const client = new GoogleGenAI({ apiKey: "x" });
     expectTypeOf(client).toExtend<GeminiClientLike>();
     expectTypeOf(createGeminiProvider({ client })).toEqualTypeOf<LLMProvider>();
   });
-
-  it("@google/genai@3", () => {
-    const client = new GoogleGenAILatest({ apiKey: "x" });
-    expectTypeOf(client).toExtend<GeminiClientLike>();
-    expectTypeOf(createGeminiProvider({ client })).toEqualTypeOf<LLMProvider>();
-  });
 });
 
-describe("AI SDK: ai@6 + @ai-sdk/openai@3 (spec v3) and ai@7 + @ai-sdk/openai@4 (spec v4) fit AISDKLanguageModelLike", () => {
+describe("AI SDK: ai@6 + @ai-sdk/openai@3 fit AISDKLanguageModelLike", () => {
   it("@ai-sdk/openai@3 chat and responses models", () => {
     const openai = createOpenAI({ apiKey: "x" });
     expectTypeOf(openai.chat("gpt-4o")).toExtend<AISDKLanguageModelLike>();
@@ -86,17 +68,8 @@ describe("AI SDK: ai@6 + @ai-sdk/openai@3 (spec v3) and ai@7 + @ai-sdk/openai@4 
     expectTypeOf(createAISDKProvider({ model: openai("gpt-4o") })).toEqualTypeOf<LLMProvider>();
   });
 
-  it("@ai-sdk/openai@4 chat and responses models", () => {
-    const openai = createOpenAILatest({ apiKey: "x" });
-    expectTypeOf(openai.chat("gpt-4o")).toExtend<AISDKLanguageModelLike>();
-    expectTypeOf(createAISDKProvider({ model: openai.chat("gpt-4o") })).toEqualTypeOf<LLMProvider>();
-    expectTypeOf(createAISDKProvider({ model: openai.responses("gpt-4o") })).toEqualTypeOf<LLMProvider>();
-    expectTypeOf(createAISDKProvider({ model: openai("gpt-4o") })).toEqualTypeOf<LLMProvider>();
-  });
-
   it("every model object of ai's LanguageModel union (all spec versions ai accepts) fits", () => {
     expectTypeOf<Exclude<LanguageModel, string>>().toExtend<AISDKLanguageModelLike>();
-    expectTypeOf<Exclude<LanguageModelLatest, string>>().toExtend<AISDKLanguageModelLike>();
   });
 
   it("a model id string and an object without doGenerate are rejected", () => {

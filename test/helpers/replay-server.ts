@@ -3,8 +3,8 @@ import { createServer, type IncomingHttpHeaders, type ServerResponse } from "nod
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 
-/** The folder of genuine provider payloads, `../shared/wire-samples/` beside the repository. */
-export const WIRE_SAMPLES_DIR = fileURLToPath(new URL("../../../shared/wire-samples/", import.meta.url));
+/** The folder of genuine provider payloads, copied into the repository with their attribution (`SOURCES.md`). */
+export const WIRE_SAMPLES_DIR = fileURLToPath(new URL("../fixtures/wire-samples/", import.meta.url));
 
 /** Reads a wire sample as text. */
 export function readSampleText(file: string): string {
