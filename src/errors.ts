@@ -1,3 +1,4 @@
+import { boundText, showValue } from "./internal/describe.js";
 import type { Message } from "./provider.js";
 
 const ERROR_BRAND = Symbol.for("toolloop.error");
@@ -64,6 +65,40 @@ export class ToolLoopError extends ToolloopError {
   }
 }
 
+/** Longest excerpt of an unreadable response kept on {@link InvalidProviderResponseError.body}. */
+const MAX_BODY_EXCERPT_CHARS = 2_000;
+
+function excerpt(body: unknown): string {
+  if (typeof body === "string") return boundText(body, MAX_BODY_EXCERPT_CHARS);
+  try {
+    const text = JSON.stringify(body);
+    if (text !== undefined) return boundText(text, MAX_BODY_EXCERPT_CHARS);
+  } catch {
+    // not serialisable (a cycle, a BigInt …): fall back to its type
+  }
+  return showValue(body);
+}
+
+/**
+ * An adapter (or the loop, for a custom provider) received a response it cannot read: an empty
+ * body, an error object with status 200, a call without a name, a stream without a message …
+ * Never turned into an empty answer: `runToolLoop` rejects with a {@link ToolLoopError} whose
+ * `cause` is this error.
+ */
+export class InvalidProviderResponseError extends ToolloopError {
+  override name = "InvalidProviderResponseError" as const;
+  /** Which API answered (`"OpenAI Chat Completions"`, `"Anthropic"`, `"Gemini"` …). */
+  readonly provider: string;
+  /** The start of the response as JSON text, at most 2,000 characters (cut with a marker). */
+  readonly body: string;
+
+  constructor(message: string, options: { provider: string; body: unknown; cause?: unknown }) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.provider = options.provider;
+    this.body = excerpt(options.body);
+  }
+}
+
 function hasBrand(value: unknown, name?: string): boolean {
   if (typeof value !== "object" || value === null) return false;
   const brand = (value as Record<symbol, unknown>)[ERROR_BRAND];
@@ -83,4 +118,9 @@ export function isToolLoopError(value: unknown): value is ToolLoopError {
 /** `true` for a {@link ToolExecutionError} (also from another installed copy). */
 export function isToolExecutionError(value: unknown): value is ToolExecutionError {
   return value instanceof ToolExecutionError || hasBrand(value, "ToolExecutionError");
+}
+
+/** `true` for an {@link InvalidProviderResponseError} (also from another installed copy). */
+export function isInvalidProviderResponseError(value: unknown): value is InvalidProviderResponseError {
+  return value instanceof InvalidProviderResponseError || hasBrand(value, "InvalidProviderResponseError");
 }

@@ -2,7 +2,7 @@ import { setMaxListeners } from "node:events";
 import type { Logger } from "pino";
 import { type ToolErrorCode, ToolExecutionError } from "./errors.js";
 import { raceAbort } from "./internal/abort.js";
-import { describeType, errorMessage, isPlainObject, quoteName, toError } from "./internal/describe.js";
+import { describeType, errorMessage, isPlainObject, quoteName } from "./internal/describe.js";
 import type { ToolDefinition } from "./provider.js";
 import {
   type AsyncCallback,
@@ -203,7 +203,7 @@ function describeFailure(
   if (outer?.aborted && error === outer.reason) {
     return failure(name, "aborted", `tool ${quoteName(name)} was aborted before it finished`, error);
   }
-  return failure(name, "tool_failed", `tool ${quoteName(name)} failed: ${errorMessage(error)}`, toError(error));
+  return failure(name, "tool_failed", `tool ${quoteName(name)} failed: ${errorMessage(error)}`, error);
 }
 
 /** Logs the end of a call (failures too, also those rejected before the tool ran) and returns its result. */

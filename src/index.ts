@@ -4,6 +4,8 @@ export { defineTool } from "./define-tool.js";
 export type { DefinitionFormat, DefinitionFormats } from "./definition-format.js";
 export type { ToolErrorCode } from "./errors.js";
 export {
+  InvalidProviderResponseError,
+  isInvalidProviderResponseError,
   isToolExecutionError,
   isToolLoopError,
   isToolloopError,

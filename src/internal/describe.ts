@@ -1,5 +1,27 @@
 const MAX_NAME_LENGTH = 80;
 
+/** Longest text of a thrown value's message that reaches the model or the log. */
+export const MAX_ERROR_MESSAGE_CHARS = 4_000;
+
+/** Longest echo of a bad value in a `TypeError` or an error message. */
+const MAX_SHOWN_VALUE_CHARS = 200;
+
+/**
+ * `text` cut to at most `max` characters, ending with a marker that says how many were cut
+ * (`… [1234 more characters cut]`). Every text a model or a caller can make toolloop produce
+ * goes through here, so none is unbounded.
+ */
+export function boundText(text: string, max: number): string {
+  if (text.length <= max) return text;
+  // The marker's own length depends on the count; reserve room for the longest one.
+  const marker = ` … [${text.length} more characters cut]`;
+  let keep = Math.max(0, max - marker.length);
+  // Never end on the first half of a surrogate pair.
+  const last = text.charCodeAt(keep - 1);
+  if (last >= 0xd800 && last <= 0xdbff) keep--;
+  return `${text.slice(0, keep)} … [${text.length - keep} more characters cut]`;
+}
+
 /** Quotes a (possibly model-supplied) name for a message: JSON-escaped and cut to a readable length. */
 export function quoteName(name: unknown): string {
   const text = typeof name === "string" ? name : String(name);
@@ -7,11 +29,41 @@ export function quoteName(name: unknown): string {
   return JSON.stringify(shown);
 }
 
-/** A short description of a value's type for error messages ("array", "null", "number" …). */
+/** The class name of an object, or `undefined` for a plain or null-prototype object (never throws). */
+function className(value: object): string | undefined {
+  try {
+    const proto = Object.getPrototypeOf(value);
+    if (proto === null || proto === Object.prototype) return undefined;
+    const name = typeof proto.constructor === "function" ? proto.constructor.name : undefined;
+    return typeof name === "string" && name !== "" ? name : "an instance of an anonymous class";
+  } catch {
+    return "an object with a throwing prototype";
+  }
+}
+
+/**
+ * A short description of a value's type for error messages: `"array"`, `"null"`, `"number"`,
+ * `"object"` for a plain object, and the class for an instance (`"Date"`, `"Map"`, `"Foo"`).
+ */
 export function describeType(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "array";
+  if (typeof value === "object") return className(value) ?? "object";
   return typeof value;
+}
+
+/**
+ * A value as bounded text for a message that echoes it: numbers as they are (JSON shows `NaN` as
+ * `null`), other values as JSON, `String(value)` when there is no JSON form. Never throws.
+ */
+export function showValue(value: unknown): string {
+  let text: string;
+  try {
+    text = typeof value === "number" ? String(value) : (JSON.stringify(value) ?? String(value));
+  } catch {
+    text = describeType(value);
+  }
+  return boundText(text, MAX_SHOWN_VALUE_CHARS);
 }
 
 /** `true` for any non-array object, class instances included (SDK responses are plain JSON, but a custom client may use classes). */
@@ -26,18 +78,30 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
   return proto === Object.prototype || proto === null;
 }
 
-/** The message of anything thrown: an Error's message, or the value as text. */
-export function errorMessage(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  if (typeof error === "string") return error;
-  try {
-    return JSON.stringify(error) ?? String(error);
-  } catch {
-    return String(error);
-  }
+function isError(value: unknown): value is Error {
+  // Also errors from another realm (vm, worker), which fail `instanceof Error`.
+  return value instanceof Error || Object.prototype.toString.call(value) === "[object Error]";
 }
 
-/** Anything thrown, as an Error (non-Errors are wrapped, keeping the value as `cause`). */
-export function toError(error: unknown): Error {
-  return error instanceof Error ? error : new Error(errorMessage(error), { cause: error });
+/**
+ * The message of anything thrown, bounded: an Error's message; a string, number, `null` or
+ * `undefined` as text; any other value only by its type (`threw a non-Error value: object`) — an object is never serialised,
+ * since it may hold secrets (a request with its headers) and need not be serialisable. Never throws.
+ */
+export function errorMessage(error: unknown): string {
+  let text: string;
+  try {
+    if (isError(error)) {
+      text = typeof error.message === "string" ? error.message : `${describeType(error)} without a message`;
+    } else if (typeof error === "string") {
+      text = error;
+    } else if (typeof error === "number" || error === undefined || error === null) {
+      text = String(error);
+    } else {
+      text = `threw a non-Error value: ${describeType(error)}`;
+    }
+  } catch {
+    text = "threw an error whose message cannot be read";
+  }
+  return boundText(text, MAX_ERROR_MESSAGE_CHARS);
 }

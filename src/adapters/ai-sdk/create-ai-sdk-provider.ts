@@ -1,6 +1,6 @@
-import { describeType, isPlainObject } from "../../internal/describe.js";
+import { describeType, isPlainObject, showValue } from "../../internal/describe.js";
 import type { LLMProvider, LLMResponse, Message, ToolDefinition } from "../../provider.js";
-import { invalidOption, jsonText } from "../shared/invalid-option.js";
+import { invalidOption } from "../shared/invalid-option.js";
 import { toCallOptions } from "./call-options.js";
 import { toAISDKPrompt, toAISDKTools } from "./convert-prompt.js";
 import { type AISDKGenerateResultLike, fromAISDKResult } from "./convert-result.js";
@@ -35,7 +35,7 @@ export interface AISDKProviderOptions {
 }
 
 function invalid(option: string, expected: string, value: unknown): TypeError {
-  return invalidOption("createAISDKProvider", option, expected, jsonText(value));
+  return invalidOption("createAISDKProvider", option, expected, showValue(value));
 }
 
 /**

@@ -1,7 +1,7 @@
-import { describeType, isPlainObject } from "../../internal/describe.js";
+import { describeType, isPlainObject, showValue } from "../../internal/describe.js";
 import { toAnthropicTools } from "../../internal/formats/anthropic.js";
 import type { LLMProvider, LLMResponse, Message, ToolDefinition } from "../../provider.js";
-import { invalidOption, jsonText } from "../shared/invalid-option.js";
+import { invalidOption } from "../shared/invalid-option.js";
 import { toAnthropicMessages } from "./convert-messages.js";
 import { type AnthropicMessageLike, fromAnthropicMessage } from "./convert-response.js";
 
@@ -53,7 +53,7 @@ export interface AnthropicProviderOptions {
 }
 
 function invalid(option: string, expected: string, value: unknown): TypeError {
-  return invalidOption("createAnthropicProvider", option, expected, jsonText(value));
+  return invalidOption("createAnthropicProvider", option, expected, showValue(value));
 }
 
 /**
