@@ -1,8 +1,15 @@
-import { setMaxListeners } from "node:events";
-import type { Logger } from "pino";
 import { type ToolErrorCode, ToolExecutionError } from "./errors.js";
-import { raceAbort } from "./internal/abort.js";
-import { describeType, errorMessage, isPlainObject, quoteName } from "./internal/describe.js";
+import { CallAbort } from "./internal/abort.js";
+import {
+  boundText,
+  describeType,
+  errorMessage,
+  isPlainObject,
+  MAX_VALIDATION_MESSAGE_CHARS,
+  quoteName,
+} from "./internal/describe.js";
+import type { ResolvedLogger } from "./internal/logger.js";
+import type { Logger } from "./logger.js";
 import type { ToolDefinition } from "./provider.js";
 import {
   type AsyncCallback,
@@ -17,6 +24,9 @@ import { errorResult, isToolResult, newToolResult, type ToolResult } from "./too
 
 const EMPTY_METADATA: Readonly<Record<string, string>> = Object.freeze({});
 
+/** Given to `setCallback` when the caller has no callback, so no earlier caller's callback can fire. */
+const NO_CALLBACK: AsyncCallback = () => {};
+
 /** How one call is run; built by the registry. @internal */
 export interface CallOptions {
   channel: string;
@@ -26,7 +36,7 @@ export interface CallOptions {
   toolCallId: string | undefined;
   asyncCallback: AsyncCallback | undefined;
   timeoutMs: number | undefined;
-  logger: Logger;
+  logger: ResolvedLogger;
   logPayloads: boolean;
 }
 
@@ -57,30 +67,22 @@ export function failure(toolName: string, code: ToolErrorCode, message: string, 
   return errorResult(message).withError(error);
 }
 
-// Calls without a signal share one that never aborts: an AbortController per call would cost more
-// than the rest of the call. No listener limit, so tools adding listeners never make Node warn.
-let neverAborted: AbortSignal | undefined;
-function neverAbortedSignal(): AbortSignal {
-  if (neverAborted === undefined) {
-    neverAborted = new AbortController().signal;
-    setMaxListeners(0, neverAborted);
-  }
-  return neverAborted;
-}
-
-// Plain data properties, so `{ ...context }` keeps everything; accessors (own or on a class
-// prototype) would either be lost by a spread or cost a microsecond per call.
-function createCallContext(entry: RegisteredTool, options: CallOptions, signal: AbortSignal | undefined): ToolContext {
+// Plain data properties but for `signal`, an own getter: a spread (`{ ...context }`) still copies
+// it, and the call's AbortController is only made for tools that read it.
+function createCallContext(entry: RegisteredTool, options: CallOptions, abort: CallAbort): ToolContext {
   entry.logger ??= options.logger.child({ tool: entry.tool.name });
   const context: ToolContext = {
-    signal: signal ?? neverAbortedSignal(),
+    get signal() {
+      return abort.signal;
+    },
     channel: options.channel,
     chatId: options.chatId,
     metadata: options.metadata ?? EMPTY_METADATA,
     logger: entry.logger,
   };
-  // Only an own property when the call has an id (exactOptionalPropertyTypes).
+  // Only own properties when set (exactOptionalPropertyTypes).
   if (options.toolCallId !== undefined) context.toolCallId = options.toolCallId;
+  if (options.asyncCallback !== undefined) context.asyncCallback = options.asyncCallback;
   return context;
 }
 
@@ -93,7 +95,7 @@ function normalizeResult(name: string, value: unknown): ToolResult {
   return failure(
     name,
     "no_result",
-    `tool ${quoteName(name)} returned an invalid result: expected a ToolResult or a string, got ${typeof value}`,
+    `tool ${quoteName(name)} returned an invalid result: expected a ToolResult or a string, got ${describeType(value)}`,
   );
 }
 
@@ -101,7 +103,7 @@ function injectMixins(tool: Tool, options: CallOptions): void {
   if (options.channel !== "" && options.chatId !== "" && isContextualTool(tool)) {
     tool.setContext(options.channel, options.chatId);
   }
-  if (options.asyncCallback !== undefined && isAsyncTool(tool)) tool.setCallback(options.asyncCallback);
+  if (isAsyncTool(tool)) tool.setCallback(options.asyncCallback ?? NO_CALLBACK);
   if (isMetadataAwareTool(tool)) tool.setMetadata({ ...(options.metadata ?? EMPTY_METADATA) });
 }
 
@@ -117,10 +119,9 @@ export async function executeRegisteredTool(
 ): Promise<ToolResult> {
   const { tool } = entry;
   const name = tool.name;
-  const { logger } = options;
   // Levels are ordered: when "warn" is off, so are "info" and "debug", and nothing reads the
   // duration; skip the clock and the level checks (the default logger is silent).
-  const logging = logger.isLevelEnabled("warn");
+  const logging = isEnabled(options.logger, "warn");
   const started = logging ? performance.now() : 0;
 
   if (options.signal?.aborted) {
@@ -130,24 +131,31 @@ export async function executeRegisteredTool(
       `tool ${quoteName(name)} was not run: the call was aborted`,
       options.signal.reason,
     );
-    return logging ? logEnd(logger, name, options, result, performance.now() - started) : result;
+    return logging ? logCallEnd(name, result, performance.now() - started, options) : result;
   }
 
   let parsed: ParseArgumentsResult;
   try {
     parsed = isPlainObject(args)
       ? entry.validate(args)
-      : { success: false, error: `(root): expected an object, got ${describeType(args)}` };
+      : { success: false, error: `(root): expected a JSON object, got ${describeType(args)}` };
   } catch (error) {
     parsed = { success: false, error: errorMessage(error) };
   }
   if (!parsed.success) {
-    const result = failure(name, "invalid_arguments", `invalid arguments for tool ${quoteName(name)}: ${parsed.error}`);
-    return logging ? logEnd(logger, name, options, result, performance.now() - started) : result;
+    // A tool's own parseArguments may say anything: bounded like the validators' messages.
+    const problem = boundText(
+      typeof parsed.error === "string" ? parsed.error : describeType(parsed.error),
+      MAX_VALIDATION_MESSAGE_CHARS,
+    );
+    const result = failure(name, "invalid_arguments", `invalid arguments for tool ${quoteName(name)}: ${problem}`);
+    return logging ? logCallEnd(name, result, performance.now() - started, options) : result;
   }
 
-  if (logging && logger.isLevelEnabled("debug")) {
-    logger.debug(
+  if (logging && isEnabled(options.logger, "debug")) {
+    log(
+      options.logger,
+      "debug",
       options.logPayloads
         ? { tool: name, toolCallId: options.toolCallId, args: parsed.data }
         : { tool: name, toolCallId: options.toolCallId },
@@ -155,77 +163,95 @@ export async function executeRegisteredTool(
     );
   }
 
-  let controller: AbortController | undefined;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let timedOut = false;
-  const outer = options.signal;
-  const onOuterAbort = () => controller?.abort(outer?.reason);
-  if (options.timeoutMs !== undefined && options.timeoutMs !== Number.POSITIVE_INFINITY) {
-    controller = new AbortController();
-    const timeoutMs = options.timeoutMs;
-    timer = setTimeout(() => {
-      timedOut = true;
-      controller?.abort(new DOMException(`tool timed out after ${timeoutMs} ms`, "TimeoutError"));
-    }, timeoutMs);
-    outer?.addEventListener("abort", onOuterAbort, { once: true });
-  }
-  const callSignal = controller?.signal ?? outer;
-
+  const timeoutMs = options.timeoutMs === Number.POSITIVE_INFINITY ? undefined : options.timeoutMs;
+  const abort = new CallAbort(options.signal, timeoutMs);
   let result: ToolResult;
   try {
     injectMixins(tool, options);
-    const value = tool.execute(parsed.data, createCallContext(entry, options, callSignal));
-    const settled =
-      value instanceof Promise || (typeof value === "object" && value !== null && "then" in value)
-        ? await raceAbort(Promise.resolve(value), callSignal)
-        : value;
+    const value: unknown = tool.execute(parsed.data, createCallContext(entry, options, abort));
+    const settled = isThenable(value) ? await abort.race(Promise.resolve(value)) : value;
     result = normalizeResult(name, settled);
   } catch (error) {
-    result = describeFailure(name, error, timedOut, options, outer);
+    result = describeFailure(name, error, abort, options.timeoutMs);
   } finally {
-    if (timer !== undefined) clearTimeout(timer);
-    outer?.removeEventListener("abort", onOuterAbort);
+    abort.dispose();
   }
-
-  return logging ? logEnd(logger, name, options, result, performance.now() - started) : result;
+  return logging ? logCallEnd(name, result, performance.now() - started, options) : result;
 }
 
-function describeFailure(
-  name: string,
-  error: unknown,
-  timedOut: boolean,
-  options: CallOptions,
-  outer: AbortSignal | undefined,
-): ToolResult {
-  if (timedOut) {
-    return failure(name, "timeout", `tool ${quoteName(name)} timed out after ${options.timeoutMs} ms`, error);
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    value instanceof Promise ||
+    (typeof value === "object" && value !== null && typeof (value as { then?: unknown }).then === "function")
+  );
+}
+
+function describeFailure(name: string, error: unknown, abort: CallAbort, timeoutMs: number | undefined): ToolResult {
+  if (abort.timedOut) {
+    return failure(name, "timeout", `tool ${quoteName(name)} timed out after ${timeoutMs} ms`, error);
   }
-  if (outer?.aborted && error === outer.reason) {
+  if (abort.aborted && error === abort.reason) {
     return failure(name, "aborted", `tool ${quoteName(name)} was aborted before it finished`, error);
   }
   return failure(name, "tool_failed", `tool ${quoteName(name)} failed: ${errorMessage(error)}`, error);
 }
 
-/** Logs the end of a call (failures too, also those rejected before the tool ran) and returns its result. */
-function logEnd(
-  logger: Logger,
+function isEnabled(logger: ResolvedLogger, level: string): boolean {
+  try {
+    return logger.isLevelEnabled(level);
+  } catch {
+    return false;
+  }
+}
+
+// A logger that throws must not cost a call its one answer.
+function log(logger: ResolvedLogger, level: "debug" | "info" | "warn", fields: object, message: string): void {
+  try {
+    logger[level](fields, message);
+  } catch {
+    // nothing to do: the result is what matters
+  }
+}
+
+/**
+ * The `err` to log: the call's error, but without a cause that is not an Error — a thrown object
+ * may hold secrets (a request with its headers) and log writers such as `console` print causes.
+ */
+function loggableError(error: Error | undefined): Error | undefined {
+  if (error === undefined || error.cause === undefined || error.cause instanceof Error) return error;
+  if (error instanceof ToolExecutionError) {
+    return new ToolExecutionError(error.message, { toolName: error.toolName, code: error.code });
+  }
+  return new Error(error.message);
+}
+
+/**
+ * Logs the end of a call and returns its result: `tool call failed` (warn) for every failure —
+ * also calls refused before they ran (unknown tool, invalid JSON or arguments) — with `tool`,
+ * `toolCallId`, `durationMs`, `err` and `error` (the text the model reads); else `tool call
+ * completed` (info). @internal
+ */
+export function logCallEnd(
   name: string,
-  options: CallOptions,
   result: ToolResult,
   durationMs: number,
+  options: { logger: ResolvedLogger; toolCallId: string | undefined; logPayloads: boolean },
 ): ToolResult {
+  const { logger, toolCallId } = options;
   if (result.isError) {
-    if (!logger.isLevelEnabled("warn")) return result;
-    logger.warn(
-      { tool: name, toolCallId: options.toolCallId, durationMs, err: result.err, error: result.contentForLLM() },
+    if (!isEnabled(logger, "warn")) return result;
+    log(
+      logger,
+      "warn",
+      { tool: name, toolCallId, durationMs, err: loggableError(result.err), error: result.contentForLLM() },
       "tool call failed",
     );
     return result;
   }
-  if (!logger.isLevelEnabled("info")) return result;
-  const fields: Record<string, unknown> = { tool: name, toolCallId: options.toolCallId, durationMs };
+  if (!isEnabled(logger, "info")) return result;
+  const fields: Record<string, unknown> = { tool: name, toolCallId, durationMs };
   if (result.async) fields.async = true;
   if (options.logPayloads) fields.result = result.forLLM;
-  logger.info(fields, result.async ? "tool call started async work" : "tool call completed");
+  log(logger, "info", fields, result.async ? "tool call started async work" : "tool call completed");
   return result;
 }

@@ -1,14 +1,16 @@
 import PQueue from "p-queue";
-import type { Logger } from "pino";
-import { ToolLoopError } from "./errors.js";
-import { failure, isValidTimeout, TIMEOUT_EXPECTATION } from "./execute-tool-call.js";
+import { InvalidProviderResponseError, isToolLoopError, ToolLoopError } from "./errors.js";
+import { failure, isValidTimeout, logCallEnd, TIMEOUT_EXPECTATION } from "./execute-tool-call.js";
 import { linkSignal, raceAbort } from "./internal/abort.js";
-import { describeType, errorMessage, isPlainObject, quoteName } from "./internal/describe.js";
-import { defaultLogger } from "./internal/logger.js";
-import { type NormalizedToolCall, normalizeToolCall } from "./internal/normalize-tool-call.js";
-import type { LLMProvider, LLMResponse, Message, UsageInfo } from "./provider.js";
-import { cachedDefinitions, type ToolRegistry } from "./tool-registry.js";
-import type { ToolResult } from "./tool-result.js";
+import { describeType, errorMessage, isPlainObject, isRecord, quoteName } from "./internal/describe.js";
+import { type ResolvedLogger, resolveLogger } from "./internal/logger.js";
+import { CallIds, type NormalizedToolCall, normalizeToolCall } from "./internal/normalize-tool-call.js";
+import { checkMetadata, checkSignal, checkString, optionError } from "./internal/options.js";
+import type { Logger } from "./logger.js";
+import type { LLMProvider, LLMResponse, Message, ToolDefinition, UsageInfo } from "./provider.js";
+import type { Tool } from "./tool.js";
+import { CACHED_DEFINITIONS, LOG_REFUSED_CALL, ToolRegistry } from "./tool-registry.js";
+import { isToolResult, type ToolResult } from "./tool-result.js";
 
 /** Configuration of one {@link runToolLoop} run (Go's `ToolLoopConfig`). */
 export interface ToolLoopConfig {
@@ -16,8 +18,13 @@ export interface ToolLoopConfig {
   provider: LLMProvider;
   /** Model identifier. @default provider.getDefaultModel() */
   model?: string | undefined;
-  /** The tools the model may call; `null` or absent: every call is answered "No tools available". */
-  tools?: ToolRegistry | null | undefined;
+  /**
+   * The tools the model may call: a `ToolRegistry` (also one made by another installed copy of
+   * toolloop), or an array of tools (a registry is built from it once per run, with this run's
+   * `logger`; duplicate names are a `TypeError`). `null` or absent: every call is answered
+   * "No tools available".
+   */
+  tools?: ToolRegistry | readonly Tool[] | null | undefined;
   /** Maximum provider calls; at the cap the loop stops with `stopReason: "max_iterations"`. `0` makes no call. */
   maxIterations: number;
   /** Passed through to every `provider.chat` call (e.g. `{ temperature: 0.2 }`). @default {} */
@@ -26,7 +33,11 @@ export interface ToolLoopConfig {
   maxConcurrency?: number | undefined;
   /** A tool call still running after this many milliseconds becomes an error result and its signal is aborted. @default no timeout */
   toolTimeoutMs?: number | undefined;
-  /** pino logger for the loop's iterations (tool calls are logged by the registry's logger). @default silent */
+  /**
+   * Logger for the loop's iterations: pino, `console`, or any object with `debug`/`info`/`warn`/
+   * `error` methods. Tool calls are logged by the registry's logger (calls the loop refuses before
+   * dispatch too); with `tools` as an array, or `tools: null`, by this one. @default silent
+   */
   logger?: Logger | undefined;
 }
 
@@ -59,63 +70,122 @@ export interface ToolLoopResult {
   usage?: UsageInfo;
 }
 
+/** What the loop needs of a registry: the public methods, which a registry of any installed copy has. */
+type RegistryLike = Pick<ToolRegistry, "count" | "executeWithContext" | "toProviderDefs">;
+
 interface ResolvedConfig {
   provider: LLMProvider;
   model: string;
-  tools: ToolRegistry | null;
+  tools: RegistryLike | null;
   maxIterations: number;
   llmOptions: Record<string, unknown>;
   maxConcurrency: number;
   toolTimeoutMs: number | undefined;
-  logger: Logger;
+  logger: ResolvedLogger;
 }
 
-function invalid(option: string, expected: string, value: unknown): TypeError {
-  let shown: string;
-  try {
-    // JSON.stringify shows NaN and Infinity as "null": numbers are echoed as they are.
-    shown = typeof value === "number" ? String(value) : (JSON.stringify(value) ?? String(value));
-  } catch {
-    shown = String(value);
+interface ResolvedContext {
+  channel: string;
+  chatId: string;
+  signal: AbortSignal | undefined;
+  metadata: Readonly<Record<string, string>> | undefined;
+}
+
+const WHERE = "runToolLoop";
+const ROLES: ReadonlySet<string> = new Set(["system", "user", "assistant", "tool"]);
+
+function isRegistryLike(value: unknown): value is RegistryLike {
+  if (value instanceof ToolRegistry) return true;
+  if (!isRecord(value)) return false;
+  const candidate = value as Partial<Record<keyof RegistryLike, unknown>>;
+  return (
+    typeof candidate.count === "function" &&
+    typeof candidate.executeWithContext === "function" &&
+    typeof candidate.toProviderDefs === "function"
+  );
+}
+
+function resolveTools(tools: unknown, logger: ResolvedLogger): RegistryLike | null {
+  if (tools === undefined || tools === null) return null;
+  if (isRegistryLike(tools)) return tools;
+  if (!Array.isArray(tools)) {
+    throw optionError(WHERE, "tools", "a ToolRegistry, an array of tools or null", tools);
   }
-  return new TypeError(`runToolLoop: ${option} must be ${expected}, got ${shown}`);
+  const registry = new ToolRegistry({ logger });
+  for (let index = 0; index < tools.length; index++) {
+    const tool: unknown = tools[index];
+    const name = isRecord(tool) ? tool.name : undefined;
+    if (typeof name === "string" && registry.has(name)) {
+      throw optionError(WHERE, `tools[${index}]`, "a tool with a name not used before in the array", name);
+    }
+    try {
+      registry.register(tool as Tool);
+    } catch (error) {
+      throw new TypeError(`${WHERE}: tools[${index}]: ${errorMessage(error)}`, { cause: error });
+    }
+  }
+  return registry;
 }
 
 function resolveConfig(config: ToolLoopConfig): ResolvedConfig {
-  if (!isPlainObject(config)) throw invalid("config", "an object", config);
+  if (!isPlainObject(config)) throw optionError(WHERE, "config", "an object", config);
   const { provider, maxIterations, maxConcurrency = Number.POSITIVE_INFINITY, toolTimeoutMs } = config;
-  if (
-    typeof provider !== "object" ||
-    provider === null ||
-    typeof provider.chat !== "function" ||
-    typeof provider.getDefaultModel !== "function"
-  ) {
-    throw invalid("provider", "an LLMProvider (chat and getDefaultModel)", describeType(provider));
+  if (!isRecord(provider) || typeof provider.chat !== "function" || typeof provider.getDefaultModel !== "function") {
+    throw optionError(WHERE, "provider", "an LLMProvider (chat and getDefaultModel)", provider);
   }
   if (!Number.isInteger(maxIterations) || maxIterations < 0) {
-    throw invalid("maxIterations", "an integer ≥ 0", maxIterations);
+    throw optionError(WHERE, "maxIterations", "an integer ≥ 0", maxIterations);
   }
   if (!(maxConcurrency === Number.POSITIVE_INFINITY || (Number.isInteger(maxConcurrency) && maxConcurrency >= 1))) {
-    throw invalid("maxConcurrency", "an integer ≥ 1 or Infinity", maxConcurrency);
+    throw optionError(WHERE, "maxConcurrency", "an integer ≥ 1 or Infinity", maxConcurrency);
   }
   if (toolTimeoutMs !== undefined && !isValidTimeout(toolTimeoutMs)) {
-    throw invalid("toolTimeoutMs", TIMEOUT_EXPECTATION, toolTimeoutMs);
+    throw optionError(WHERE, "toolTimeoutMs", TIMEOUT_EXPECTATION, toolTimeoutMs);
   }
   if (config.llmOptions !== undefined && !isPlainObject(config.llmOptions)) {
-    throw invalid("llmOptions", "an object", config.llmOptions);
+    throw optionError(WHERE, "llmOptions", "an object", config.llmOptions);
   }
+  const logger = resolveLogger(config.logger, WHERE);
   const model = config.model ?? provider.getDefaultModel();
-  if (typeof model !== "string") throw invalid("model", "a string", model);
+  if (typeof model !== "string") throw optionError(WHERE, "model", "a string", model);
   return {
     provider,
     model,
-    tools: config.tools ?? null,
+    tools: resolveTools(config.tools, logger),
     maxIterations,
     llmOptions: config.llmOptions ?? {},
     maxConcurrency,
     toolTimeoutMs,
-    logger: config.logger ?? defaultLogger(),
+    logger,
   };
+}
+
+function resolveContext(context: unknown): ResolvedContext {
+  if (context === undefined) return { channel: "", chatId: "", signal: undefined, metadata: undefined };
+  if (!isRecord(context)) throw optionError(WHERE, "context", "an object", context);
+  return {
+    channel: checkString(WHERE, "context.channel", context.channel) ?? "",
+    chatId: checkString(WHERE, "context.chatId", context.chatId) ?? "",
+    signal: checkSignal(WHERE, "context.signal", context.signal),
+    metadata: checkMetadata(WHERE, "context.metadata", context.metadata),
+  };
+}
+
+function checkMessages(messages: unknown): asserts messages is Message[] {
+  if (!Array.isArray(messages)) throw optionError(WHERE, "messages", "an array of messages", messages);
+  for (let index = 0; index < messages.length; index++) {
+    const message: unknown = messages[index];
+    if (!isRecord(message)) throw optionError(WHERE, `messages[${index}]`, "a message object", message);
+    if (typeof message.role !== "string" || !ROLES.has(message.role)) {
+      throw optionError(WHERE, `messages[${index}].role`, '"system", "user", "assistant" or "tool"', message.role);
+    }
+    if (typeof message.content !== "string") {
+      throw optionError(WHERE, `messages[${index}].content`, "a string", message.content);
+    }
+    if (message.toolCalls !== undefined && !Array.isArray(message.toolCalls)) {
+      throw optionError(WHERE, `messages[${index}].toolCalls`, "an array", message.toolCalls);
+    }
+  }
 }
 
 function addUsage(total: UsageInfo | undefined, usage: UsageInfo | undefined): UsageInfo | undefined {
@@ -153,92 +223,130 @@ export async function runToolLoop(
   context: ToolLoopContext = {},
 ): Promise<ToolLoopResult> {
   const resolved = resolveConfig(config);
-  if (!Array.isArray(messages)) throw invalid("messages", "an array of messages", describeType(messages));
+  checkMessages(messages);
+  const run = resolveContext(context);
   // Without a caller's signal there is nothing to unlink: return the loop's promise directly, so
   // that a waiting run keeps one suspended async frame instead of two.
-  if (context.signal === undefined) return loop(resolved, messages, context);
-  const link = linkSignal(context.signal);
+  if (run.signal === undefined) return loop(resolved, messages, run);
+  // The run's own signal follows the caller's through one shared subscription: however many runs
+  // and calls wait on the caller's signal, it carries one listener of ours.
+  const link = linkSignal(run.signal);
   try {
-    return await loop(resolved, messages, { ...context, signal: link.signal });
+    return await loop(resolved, messages, { ...run, signal: link.signal });
   } finally {
     link.dispose();
   }
 }
 
-async function loop(resolved: ResolvedConfig, messages: Message[], context: ToolLoopContext): Promise<ToolLoopResult> {
+/** The definitions to offer: the registry's cached list, or (another copy's registry) a copy. */
+function definitionsOf(tools: RegistryLike): ToolDefinition[] {
+  const cached = (tools as Partial<Record<symbol, unknown>>)[CACHED_DEFINITIONS];
+  if (typeof cached === "function") return cached.call(tools) as ToolDefinition[];
+  return tools.toProviderDefs();
+}
+
+/** Why a response cannot be read, or `undefined` when it can. */
+function responseProblem(response: unknown): string | undefined {
+  if (!isRecord(response)) return `expected an LLMResponse object, got ${describeType(response)}`;
+  const { toolCalls, tool_calls: snakeCase } = response;
+  const noCalls = toolCalls == null || (Array.isArray(toolCalls) && toolCalls.length === 0);
+  // A provider written against OpenAI's wire names would otherwise be read as a final answer.
+  if (noCalls && snakeCase != null && !(Array.isArray(snakeCase) && snakeCase.length === 0)) {
+    return 'it has "tool_calls" but no "toolCalls": an LLMProvider returns its calls as toolCalls (camelCase)';
+  }
+  if (toolCalls != null && !Array.isArray(toolCalls))
+    return `toolCalls must be an array, got ${describeType(toolCalls)}`;
+  return undefined;
+}
+
+async function loop(resolved: ResolvedConfig, messages: Message[], context: ResolvedContext): Promise<ToolLoopResult> {
   const { provider, model, tools, maxIterations, llmOptions, logger } = resolved;
   const { signal } = context;
   const transcript: Message[] = [...messages];
   let iterations = 0;
   let usage: UsageInfo | undefined;
-  // Call ids must be unique in the whole transcript (Anthropic rejects duplicates), also against
-  // the caller's history: a provider may repeat ids across turns or send none.
-  const usedIds = new Set<string>();
-  for (const message of messages) {
-    for (const call of Array.isArray(message?.toolCalls) ? message.toolCalls : []) {
-      if (typeof call?.id === "string") usedIds.add(call.id);
-    }
-  }
-
   const fail = (message: string, cause: unknown) =>
     new ToolLoopError(message, { messages: transcript, iterations, cause });
   const aborted = () => fail(`tool loop aborted: ${errorMessage(signal?.reason)}`, signal?.reason);
 
-  while (iterations < maxIterations) {
-    if (signal?.aborted) throw aborted();
-    iterations++;
-    const definitions = tools !== null && tools.count() > 0 ? cachedDefinitions(tools) : undefined;
-    if (logger.isLevelEnabled("debug")) {
-      logger.debug({ iteration: iterations, model, messages: transcript.length }, "llm call");
+  try {
+    // Call ids must be unique in the whole transcript (Anthropic rejects duplicates), also against
+    // the caller's history: a provider may repeat ids across turns or send none.
+    const ids = new CallIds();
+    for (const message of messages) {
+      for (const call of message.toolCalls ?? []) {
+        if (typeof call?.id === "string") ids.add(call.id);
+      }
     }
 
-    let response: LLMResponse;
-    try {
-      response = await raceAbort(
-        Promise.resolve(provider.chat(transcript, definitions, model, llmOptions, signal)),
-        signal,
-      );
-    } catch (error) {
+    while (iterations < maxIterations) {
       if (signal?.aborted) throw aborted();
-      throw fail(`LLM call failed: ${errorMessage(error)}`, error);
-    }
-    if (!isPlainObject(response) || (response.toolCalls != null && !Array.isArray(response.toolCalls))) {
-      const problem = isPlainObject(response) ? "toolCalls is not an array" : `got ${describeType(response)}`;
-      throw fail(`LLM call failed: the provider returned an invalid response (${problem})`, response);
-    }
-    usage = addUsage(usage, response.usage);
-    const content = typeof response.content === "string" ? response.content : "";
-    const rawCalls = response.toolCalls ?? [];
+      iterations++;
+      const definitions = tools !== null && tools.count() > 0 ? definitionsOf(tools) : undefined;
+      if (logger.isLevelEnabled("debug")) {
+        logger.debug({ iteration: iterations, model, messages: transcript.length }, "llm call");
+      }
 
-    if (rawCalls.length === 0) {
-      transcript.push({ role: "assistant", content });
-      logger.debug({ iteration: iterations }, "tool loop completed");
-      return withUsage({ content, iterations, messages: transcript, stopReason: "completed" }, usage);
+      let response: LLMResponse;
+      try {
+        response = await raceAbort(
+          Promise.resolve(provider.chat(transcript, definitions, model, llmOptions, signal)),
+          signal,
+        );
+      } catch (error) {
+        if (signal?.aborted) throw aborted();
+        throw fail(`LLM call failed: ${errorMessage(error)}`, error);
+      }
+      const problem = responseProblem(response);
+      if (problem !== undefined) {
+        const cause = new InvalidProviderResponseError(`the provider returned an invalid response: ${problem}`, {
+          provider: "LLMProvider",
+          body: response,
+        });
+        throw fail(`LLM call failed: ${cause.message}`, cause);
+      }
+      usage = addUsage(usage, response.usage);
+      const content = typeof response.content === "string" ? response.content : "";
+      const rawCalls: readonly unknown[] = response.toolCalls ?? [];
+
+      if (rawCalls.length === 0) {
+        transcript.push({ role: "assistant", content });
+        logger.debug({ iteration: iterations }, "tool loop completed");
+        return withUsage({ content, iterations, messages: transcript, stopReason: "completed" }, usage);
+      }
+
+      // By index, not `map`: a sparse array's holes are malformed calls that still get an answer.
+      const calls: NormalizedToolCall[] = new Array(rawCalls.length);
+      for (let index = 0; index < rawCalls.length; index++) {
+        calls[index] = normalizeToolCall(rawCalls[index], `call_${iterations}_${index}`, ids);
+      }
+      transcript.push({ role: "assistant", content, toolCalls: calls.map(({ call }) => call) });
+      if (logger.isLevelEnabled("debug")) {
+        logger.debug({ iteration: iterations, toolCalls: calls.map(({ call }) => call.name) }, "running tool calls");
+      }
+
+      const results = await runTurn(calls, resolved, context);
+      for (let index = 0; index < calls.length; index++) {
+        const { call } = calls[index] as NormalizedToolCall;
+        const result = results[index] as ToolResult;
+        transcript.push({
+          role: "tool",
+          content: result.contentForLLM(),
+          toolCallId: call.id,
+          toolName: call.name,
+          isError: result.isError,
+        });
+      }
     }
 
-    const calls = rawCalls.map((raw, index) => normalizeToolCall(raw, `call_${iterations}_${index}`, usedIds));
-    transcript.push({ role: "assistant", content, toolCalls: calls.map(({ call }) => call) });
-    if (logger.isLevelEnabled("debug")) {
-      logger.debug({ iteration: iterations, toolCalls: calls.map(({ call }) => call.name) }, "running tool calls");
-    }
-
-    const results = await runTurn(calls, resolved, context);
-    for (let index = 0; index < calls.length; index++) {
-      const { call } = calls[index] as NormalizedToolCall;
-      const result = results[index] as ToolResult;
-      transcript.push({
-        role: "tool",
-        content: result.contentForLLM(),
-        toolCallId: call.id,
-        toolName: call.name,
-        isError: result.isError,
-      });
-    }
+    if (signal?.aborted) throw aborted();
+    logger.debug({ iterations }, "tool loop stopped at maxIterations");
+    return withUsage({ content: "", iterations, messages: transcript, stopReason: "max_iterations" }, usage);
+  } catch (error) {
+    // The loop only ever rejects with a ToolLoopError, whatever broke (a throwing logger …).
+    if (isToolLoopError(error)) throw error;
+    throw fail(`tool loop failed: ${errorMessage(error)}`, error);
   }
-
-  if (signal?.aborted) throw aborted();
-  logger.debug({ iterations }, "tool loop stopped at maxIterations");
-  return withUsage({ content: "", iterations, messages: transcript, stopReason: "max_iterations" }, usage);
 }
 
 function withUsage(result: ToolLoopResult, usage: UsageInfo | undefined): ToolLoopResult {
@@ -246,37 +354,56 @@ function withUsage(result: ToolLoopResult, usage: UsageInfo | undefined): ToolLo
   return result;
 }
 
+/** Answers a call refused before dispatch, logged like every failed call. */
+function refuse(call: NormalizedToolCall["call"], result: ToolResult, config: ResolvedConfig): Promise<ToolResult> {
+  const log = config.tools === null ? undefined : (config.tools as Partial<Record<symbol, unknown>>)[LOG_REFUSED_CALL];
+  try {
+    if (typeof log === "function") log.call(config.tools, call.name, call.id, result);
+    else logCallEnd(call.name, result, 0, { logger: config.logger, toolCallId: call.id, logPayloads: false });
+  } catch {
+    // a broken logger must not cost the call its answer
+  }
+  return Promise.resolve(result);
+}
+
 function runCall(
   { call, argumentsError }: NormalizedToolCall,
   config: ResolvedConfig,
-  context: ToolLoopContext,
+  context: ResolvedContext,
 ): Promise<ToolResult> {
-  if (argumentsError !== undefined) return Promise.resolve(failure(call.name, "invalid_json", argumentsError));
+  if (argumentsError !== undefined) return refuse(call, failure(call.name, "invalid_json", argumentsError), config);
   if (config.tools === null) {
-    return Promise.resolve(
-      failure(call.name, "tool_not_found", `No tools available: tool ${quoteName(call.name)} cannot be called.`),
-    );
+    const message = `No tools available: tool ${quoteName(call.name)} cannot be called.`;
+    return refuse(call, failure(call.name, "tool_not_found", message), config);
   }
-  return config.tools
-    .executeWithContext(call.name, call.arguments, context.channel ?? "", context.chatId ?? "", undefined, {
+  let pending: Promise<ToolResult>;
+  try {
+    pending = config.tools.executeWithContext(call.name, call.arguments, context.channel, context.chatId, undefined, {
       signal: context.signal,
       metadata: context.metadata,
       timeoutMs: config.toolTimeoutMs,
       toolCallId: call.id,
-    })
-    .catch(
-      // executeWithContext resolves every tool failure; this only guards the transcript against a
-      // broken injected logger, so the call still gets its one answer.
-      (error: unknown) =>
-        failure(call.name, "tool_failed", `tool ${quoteName(call.name)} failed: ${errorMessage(error)}`, error),
-    );
+    });
+  } catch (error) {
+    pending = Promise.reject(error);
+  }
+  // executeWithContext resolves every tool failure; this only guards the transcript against a
+  // registry that breaks its contract (another copy, a subclass), so the call still gets its answer.
+  return Promise.resolve(pending).then(
+    (result) =>
+      isToolResult(result)
+        ? result
+        : failure(call.name, "no_result", `tool ${quoteName(call.name)} returned no result`),
+    (error: unknown) =>
+      failure(call.name, "tool_failed", `tool ${quoteName(call.name)} failed: ${errorMessage(error)}`, error),
+  );
 }
 
 /** Runs one turn's calls, at most `maxConcurrency` at once; results are written back by index. */
 async function runTurn(
   calls: NormalizedToolCall[],
   config: ResolvedConfig,
-  context: ToolLoopContext,
+  context: ResolvedContext,
 ): Promise<ToolResult[]> {
   // When the bound cannot be reached, a queue would only add its overhead to every call.
   if (calls.length === 1) return [await runCall(calls[0] as NormalizedToolCall, config, context)];

@@ -1,15 +1,17 @@
-import type { Logger } from "pino";
 import { convertDefinitions, type DefinitionFormat, type DefinitionFormats } from "./definition-format.js";
 import {
   executeRegisteredTool,
   failure,
   isValidTimeout,
+  logCallEnd,
   type RegisteredTool,
   TIMEOUT_EXPECTATION,
 } from "./execute-tool-call.js";
-import { describeType, isPlainObject, quoteName } from "./internal/describe.js";
+import { describeType, errorMessage, isPlainObject, quoteName, showValue } from "./internal/describe.js";
 import { compileJsonSchemaValidator } from "./internal/json-schema-validator.js";
-import { defaultLogger } from "./internal/logger.js";
+import { type ResolvedLogger, resolveLogger } from "./internal/logger.js";
+import { checkMetadata, checkSignal, checkString, optionError } from "./internal/options.js";
+import type { Logger } from "./logger.js";
 import type { ToolDefinition } from "./provider.js";
 import { type AsyncCallback, type Tool, toolToSchema } from "./tool.js";
 import type { ToolResult } from "./tool-result.js";
@@ -20,8 +22,9 @@ const MAX_LISTED_NAMES = 20;
 /** Options of {@link ToolRegistry}. */
 export interface ToolRegistryOptions {
   /**
-   * pino logger for start, completion and failure of every call (fields `tool`, `toolCallId`,
-   * `durationMs`); tools receive a child of it as `context.logger`.
+   * Logger for start, completion and failure of every call (fields `tool`, `toolCallId`,
+   * `durationMs`): pino, `console`, or any object with `debug`/`info`/`warn`/`error` methods.
+   * Tools receive `logger.child({ tool })` as `context.logger` (the logger itself without `child`).
    * @default a silent pino logger
    */
   logger?: Logger | undefined;
@@ -51,7 +54,7 @@ function validateTool(tool: Tool): void {
   }
   const { name, parameters } = tool;
   if (typeof name !== "string" || !TOOL_NAME_PATTERN.test(name)) {
-    throw new TypeError(`tool name must match ${TOOL_NAME_PATTERN}, got ${JSON.stringify(name) ?? String(name)}`);
+    throw new TypeError(`tool name must match ${TOOL_NAME_PATTERN}, got ${showValue(name)}`);
   }
   if (typeof tool.description !== "string") {
     throw new TypeError(`tool ${quoteName(name)}: description must be a string, got ${describeType(tool.description)}`);
@@ -80,21 +83,20 @@ function prepare(tool: Tool): RegisteredTool {
   try {
     return { tool, definition, validate: compileJsonSchemaValidator(definition.function.parameters) };
   } catch (error) {
-    throw new TypeError(`tool ${quoteName(tool.name)}: parameters is not a valid JSON Schema: ${String(error)}`, {
+    throw new TypeError(`tool ${quoteName(tool.name)}: parameters is not a valid JSON Schema: ${errorMessage(error)}`, {
       cause: error,
     });
   }
 }
 
-let readCachedDefinitions: (registry: ToolRegistry) => ToolDefinition[];
+// What the loop reads from a registry beyond its public API. `Symbol.for`, so that a registry made
+// by another installed copy of toolloop serves the loop too (no private fields read across copies).
 
-/**
- * @internal the registry's cached, frozen OpenAI-format definitions, without a copy (for the loop,
- * which hands them to `LLMProvider.chat`; providers must not mutate them).
- */
-export function cachedDefinitions(registry: ToolRegistry): ToolDefinition[] {
-  return readCachedDefinitions(registry);
-}
+/** @internal `() => readonly ToolDefinition[]`: the cached, frozen definitions, without a copy. */
+export const CACHED_DEFINITIONS: unique symbol = Symbol.for("toolloop.registry.cachedDefinitions");
+
+/** @internal `(name, toolCallId, result) => void`: logs a call the loop refused before dispatch. */
+export const LOG_REFUSED_CALL: unique symbol = Symbol.for("toolloop.registry.logRefusedCall");
 
 /**
  * Tools by name (Go's `ToolRegistry`): registration, definitions for the model, and dispatch of
@@ -113,7 +115,7 @@ export function cachedDefinitions(registry: ToolRegistry): ToolDefinition[] {
 export class ToolRegistry {
   // A Map, never a plain object: tool names come from the model ("__proto__", "constructor" …).
   readonly #tools = new Map<string, RegisteredTool>();
-  readonly #logger: Logger;
+  readonly #logger: ResolvedLogger;
   readonly #logPayloads: boolean;
   #definitions: readonly ToolDefinition[] | undefined;
   readonly #converted = new Map<DefinitionFormat, readonly unknown[]>();
@@ -123,7 +125,10 @@ export class ToolRegistry {
     if (typeof options !== "object" || options === null) {
       throw new TypeError(`ToolRegistry options must be an object, got ${describeType(options)}`);
     }
-    this.#logger = options.logger ?? defaultLogger();
+    this.#logger = resolveLogger(options.logger, "ToolRegistry");
+    if (options.logPayloads !== undefined && typeof options.logPayloads !== "boolean") {
+      throw optionError("ToolRegistry", "logPayloads", "a boolean", options.logPayloads);
+    }
     this.#logPayloads = options.logPayloads ?? false;
   }
 
@@ -178,17 +183,27 @@ export class ToolRegistry {
     asyncCallback?: AsyncCallback,
     options: ExecuteOptions = {},
   ): Promise<ToolResult> {
-    if (options.timeoutMs !== undefined && !isValidTimeout(options.timeoutMs)) {
-      throw new TypeError(`executeWithContext: timeoutMs must be ${TIMEOUT_EXPECTATION}, got ${options.timeoutMs}`);
+    const where = "executeWithContext";
+    if (typeof options !== "object" || options === null) throw optionError(where, "options", "an object", options);
+    if (asyncCallback !== undefined && typeof asyncCallback !== "function") {
+      throw optionError(where, "asyncCallback", "a function", asyncCallback);
     }
+    if (options.timeoutMs !== undefined && !isValidTimeout(options.timeoutMs)) {
+      throw optionError(where, "timeoutMs", TIMEOUT_EXPECTATION, options.timeoutMs);
+    }
+    const signal = checkSignal(where, "signal", options.signal);
+    const metadata = checkMetadata(where, "metadata", options.metadata);
+    const toolCallId = checkString(where, "toolCallId", options.toolCallId);
+    if (typeof channel !== "string") throw optionError(where, "channel", "a string", channel);
+    if (typeof chatId !== "string") throw optionError(where, "chatId", "a string", chatId);
     const entry = typeof name === "string" ? this.#tools.get(name) : undefined;
-    if (entry === undefined) return Promise.resolve(this.#notFound(name, options.toolCallId));
+    if (entry === undefined) return Promise.resolve(this.#notFound(name, toolCallId));
     return executeRegisteredTool(entry, args, {
       channel,
       chatId,
-      metadata: options.metadata,
-      signal: options.signal,
-      toolCallId: options.toolCallId,
+      metadata,
+      signal,
+      toolCallId,
       asyncCallback,
       timeoutMs: options.timeoutMs,
       logger: this.#logger,
@@ -204,9 +219,9 @@ export class ToolRegistry {
       const more = names.length > MAX_LISTED_NAMES ? ` and ${names.length - MAX_LISTED_NAMES} more` : "";
       available = `Available tools: ${listed}${more}.`;
     }
-    const toolName = typeof name === "string" ? name : String(name);
-    this.#logger.warn({ tool: toolName, toolCallId }, "tool not found");
-    return failure(toolName, "tool_not_found", `tool ${quoteName(toolName)} not found. ${available}`);
+    const toolName = typeof name === "string" ? name : describeType(name);
+    const result = failure(toolName, "tool_not_found", `tool ${quoteName(toolName)} not found. ${available}`);
+    return logCallEnd(toolName, result, 0, { logger: this.#logger, toolCallId, logPayloads: this.#logPayloads });
   }
 
   /**
@@ -238,9 +253,14 @@ export class ToolRegistry {
     return converted;
   }
 
-  static {
-    // The loop reads the cached array itself: copying it on every step would cost O(tools).
-    readCachedDefinitions = (registry) => registry.#cachedDefinitions("openai") as ToolDefinition[];
+  /** @internal see CACHED_DEFINITIONS: the loop hands these to the provider without a copy. */
+  [CACHED_DEFINITIONS](): readonly ToolDefinition[] {
+    return this.#cachedDefinitions("openai") as readonly ToolDefinition[];
+  }
+
+  /** @internal see LOG_REFUSED_CALL: refused calls are logged like every other failed call. */
+  [LOG_REFUSED_CALL](name: string, toolCallId: string | undefined, result: ToolResult): void {
+    logCallEnd(name, result, 0, { logger: this.#logger, toolCallId, logPayloads: this.#logPayloads });
   }
 
   /** The definitions in the provider format `LLMProvider.chat` takes; sorted by name. */

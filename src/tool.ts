@@ -1,18 +1,20 @@
-import type { Logger } from "pino";
+import type { Logger } from "./logger.js";
 import type { ToolDefinition } from "./provider.js";
 import type { ToolResult } from "./tool-result.js";
 
 /**
  * Everything one tool call knows about its caller. A fresh object is made for every call, so
  * concurrent calls of one tool instance never see each other's context (unlike the
- * `setContext`/`setMetadata` mixins, which write to the shared instance).
+ * `setContext`/`setCallback`/`setMetadata` mixins, which write to the shared instance).
+ * Spreading it (`{ ...context, chatId: "other" }`) gives a complete context.
  */
 export interface ToolContext {
   /**
-   * Aborted when the loop is aborted or the call times out; pass it to your I/O. Without a caller's
-   * signal or a timeout it is a shared signal that never aborts.
+   * This call's own signal: aborted when the caller's signal aborts or the call times out; pass it
+   * to your I/O. It is made when first read, and once the call has ended it no longer follows the
+   * caller's signal, so listeners you add and forget end with the call.
    */
-  signal: AbortSignal;
+  readonly signal: AbortSignal;
   /** Channel of the conversation (e.g. `"telegram"`); `""` when unknown. */
   channel: string;
   /** Chat id of the conversation; `""` when unknown. */
@@ -21,9 +23,18 @@ export interface ToolContext {
   toolCallId?: string;
   /** Message metadata (message id, user id, …), as given to `runToolLoop` or `executeWithContext`. */
   metadata: Readonly<Record<string, string>>;
-  /** The registry's pino logger, bound to `{ tool }`. */
+  /** The registry's logger, bound to `{ tool }` when it has `child` (pino's has). */
   logger: Logger;
+  /**
+   * This call's own completion callback, when the caller gave one (`executeWithContext`'s
+   * `asyncCallback`) — for any tool, race-free (picoclaw's `ExecuteAsync(ctx, args, cb)`). Prefer
+   * it over {@link AsyncTool.setCallback}, which writes to the shared instance.
+   */
+  asyncCallback?: AsyncCallback;
 }
+
+/** What a tool's `execute` may return: a result, or a string (→ `newToolResult`). */
+export type ToolReturn = ToolResult | string;
 
 /** Outcome of {@link Tool.parseArguments}. */
 export type ParseArgumentsResult = { success: true; data: Record<string, unknown> } | { success: false; error: string };
@@ -50,9 +61,10 @@ export interface Tool {
   readonly parameters: Record<string, unknown>;
   /**
    * Runs the tool. Arguments were validated against `parameters` (or by `parseArguments`) before.
-   * Throwing is allowed: the registry turns it into an error result the model sees.
+   * It may return a `ToolResult` or a string (→ `newToolResult`). Throwing is allowed: the
+   * registry turns it into an error result the model sees.
    */
-  execute(args: Record<string, unknown>, context: ToolContext): ToolResult | Promise<ToolResult>;
+  execute(args: Record<string, unknown>, context: ToolContext): ToolReturn | Promise<ToolReturn>;
   /**
    * Optional: validates (and may transform) arguments instead of the registry's JSON Schema
    * validation. `defineTool` sets it to the zod schema's `safeParse`.
@@ -68,7 +80,11 @@ export interface ContextualTool extends Tool {
 /** Called by an async tool when its background work completes. */
 export type AsyncCallback = (result: ToolResult) => void | Promise<void>;
 
-/** Optional mixin (Go's `AsyncTool`): receives the completion callback before each call. */
+/**
+ * Optional mixin (Go's `AsyncTool`): receives the completion callback before each call — the
+ * caller's, or a no-op when the caller gave none, so an earlier caller's callback never fires for
+ * a later call. Concurrent calls still share the instance: use `context.asyncCallback` instead.
+ */
 export interface AsyncTool extends Tool {
   setCallback(callback: AsyncCallback): void;
 }

@@ -1,6 +1,9 @@
+import { getEventListeners } from "node:events";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import {
   type AsyncCallback,
+  type AsyncTool,
+  asyncResult,
   isToolExecutionError,
   newToolResult,
   type Tool,
@@ -255,14 +258,93 @@ describe("aborts", () => {
 
   it("removes its abort listeners from the caller's signal when the call ends", async () => {
     const controller = new AbortController();
-    const add = vi.spyOn(controller.signal, "addEventListener");
-    const remove = vi.spyOn(controller.signal, "removeEventListener");
     const registry = registryWith(tool("t", async () => newToolResult("ok")));
     await registry.execute("t", {}, { signal: controller.signal, timeoutMs: 1000 });
     await registry.execute("t", {}, { signal: controller.signal });
-    expect(add.mock.calls.length).toBeGreaterThan(0);
-    const listeners = (calls: unknown[][]) => calls.map((call) => call[1]);
-    expect(listeners(remove.mock.calls)).toEqual(expect.arrayContaining(listeners(add.mock.calls)));
+    expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
+  });
+
+  it("nothing a tool adds to its signal outlives the call: 5,000 calls leave no listener on the caller's signal (D04)", async () => {
+    const controller = new AbortController(); // a long-lived signal that never aborts, reused for every call
+    const registry = registryWith(
+      tool("leaky", async (_args, context) => {
+        context.signal.addEventListener("abort", () => {}); // added and forgotten
+        return "ok";
+      }),
+    );
+    for (let index = 0; index < 5_000; index++) {
+      const result = await registry.execute("leaky", {}, { signal: controller.signal });
+      expect(result.forLLM).toBe("ok");
+    }
+    expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
+  });
+
+  it("a caller's signal shared by many concurrent calls carries one listener of ours, and aborting it ends them all", async () => {
+    const { tool: hung, contexts } = hungTool();
+    const registry = registryWith(hung);
+    const controller = new AbortController();
+    const pending = Array.from({ length: 200 }, () => registry.execute("hang", {}, { signal: controller.signal }));
+    await vi.waitFor(() => expect(contexts).toHaveLength(200));
+    expect(getEventListeners(controller.signal, "abort")).toHaveLength(1);
+    const signals = contexts.map((context) => context.signal);
+    expect(new Set(signals).size).toBe(200); // every call its own signal
+    controller.abort(new Error("stop"));
+    const results = await Promise.all(pending);
+    expect(results.every((result) => result.err?.message === 'tool "hang" was aborted before it finished')).toBe(true);
+    expect(signals.every((signal) => signal.aborted)).toBe(true);
+    expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
+  });
+
+  it("the call's signal is made only when the tool reads it", async () => {
+    const created = vi.fn();
+    const Original = globalThis.AbortController;
+    globalThis.AbortController = class extends Original {
+      constructor() {
+        super();
+        created();
+      }
+    };
+    try {
+      const caller = new Original();
+      const registry = registryWith(
+        tool("quiet", () => "ok"),
+        tool("reader", (_args, context) => (context.signal.aborted ? "aborted" : "running")),
+      );
+      await registry.execute("quiet", {}, { signal: caller.signal, timeoutMs: 1000 });
+      await registry.execute("quiet", {});
+      expect(created).not.toHaveBeenCalled();
+      await registry.execute("reader", {}, { signal: caller.signal });
+      expect(created).toHaveBeenCalledTimes(1);
+    } finally {
+      globalThis.AbortController = Original;
+    }
+  });
+
+  it("once the call has ended, its signal no longer follows the caller's", async () => {
+    const { tool: kept, contexts } = (() => {
+      const seen: ToolContext[] = [];
+      return { tool: tool("t", (_args, context) => (seen.push(context), context.signal, "ok")), contexts: seen };
+    })();
+    const controller = new AbortController();
+    await registryWith(kept).execute("t", {}, { signal: controller.signal });
+    controller.abort();
+    expect(contexts[0]?.signal.aborted).toBe(false);
+  });
+
+  it("a spread context is complete, its signal included", async () => {
+    const copies: ToolContext[] = [];
+    const controller = new AbortController();
+    const { tool: hung, contexts } = hungTool();
+    const registry = registryWith(hung);
+    const pending = registry.execute("hang", {}, { signal: controller.signal, toolCallId: "c1" });
+    await vi.waitFor(() => expect(contexts).toHaveLength(1));
+    const context = contexts[0] as ToolContext;
+    copies.push({ ...context, chatId: "other" });
+    expect(copies[0]).toMatchObject({ chatId: "other", channel: "", toolCallId: "c1" });
+    expect(copies[0]?.signal).toBe(context.signal);
+    controller.abort();
+    await pending;
+    expect(copies[0]?.signal.aborted).toBe(true);
   });
 
   it("gives every call a signal even when the caller has none", async () => {
@@ -311,14 +393,79 @@ describe("context and mixins", () => {
     expect(setContext.mock.calls).toEqual(called ? [[channel, chatId]] : []);
   });
 
-  it("setCallback is called only when a callback is given, with that callback", async () => {
+  it("setCallback is always called: with the caller's callback, or a no-op when there is none", async () => {
     const setCallback = vi.fn();
     const registry = registryWith(tool("t", () => newToolResult("ok"), { setCallback }));
-    await registry.executeWithContext("t", {}, "c", "1");
-    expect(setCallback).not.toHaveBeenCalled();
     const callback: AsyncCallback = () => {};
     await registry.executeWithContext("t", {}, "c", "1", callback);
-    expect(setCallback.mock.calls).toEqual([[callback]]);
+    await registry.executeWithContext("t", {}, "c", "1");
+    expect(setCallback).toHaveBeenCalledTimes(2);
+    expect(setCallback.mock.calls[0]?.[0]).toBe(callback);
+    expect(setCallback.mock.calls[1]?.[0]).toBeTypeOf("function");
+    expect(setCallback.mock.calls[1]?.[0]).not.toBe(callback);
+  });
+
+  it("an earlier caller's callback never fires for a later caller's call (Go-style AsyncTool)", async () => {
+    // picoclaw #1080: the shared instance kept the previous callback when the next caller gave none.
+    class Backup implements AsyncTool {
+      readonly name = "backup";
+      readonly description = "Back up in the background";
+      readonly parameters = { type: "object" };
+      #callback: AsyncCallback | undefined;
+      setCallback(callback: AsyncCallback): void {
+        this.#callback = callback;
+      }
+      execute(): ToolResult {
+        const callback = this.#callback;
+        queueMicrotask(() => void callback?.(newToolResult("done")));
+        return asyncResult("started");
+      }
+    }
+    const registry = registryWith(new Backup());
+    const first = vi.fn();
+    await registry.executeWithContext("backup", {}, "c", "1", first);
+    await vi.waitFor(() => expect(first).toHaveBeenCalledTimes(1));
+    await registry.executeWithContext("backup", {}, "c", "2");
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(first).toHaveBeenCalledTimes(1);
+  });
+
+  it("context.asyncCallback is each call's own callback: two concurrent callers of one AsyncTool get only their own result", async () => {
+    const gate = deferred();
+    class Worker implements AsyncTool {
+      readonly name = "work";
+      readonly description = "Work in the background";
+      readonly parameters = { type: "object", properties: { job: { type: "string" } } };
+      setCallback(): void {}
+      execute(args: Record<string, unknown>, context: ToolContext): ToolResult {
+        const { asyncCallback } = context;
+        void gate.promise.then(() => asyncCallback?.(newToolResult(`finished ${String(args.job)}`)));
+        return asyncResult(`started ${String(args.job)}`);
+      }
+    }
+    const registry = registryWith(new Worker());
+    const alice = vi.fn();
+    const bob = vi.fn();
+    const [first, second] = await Promise.all([
+      registry.executeWithContext("work", { job: "alice" }, "c", "1", alice),
+      registry.executeWithContext("work", { job: "bob" }, "c", "2", bob),
+    ]);
+    expect([first.forLLM, second.forLLM]).toEqual(["started alice", "started bob"]);
+    gate.resolve();
+    await vi.waitFor(() => expect(bob).toHaveBeenCalledTimes(1));
+    await vi.waitFor(() => expect(alice).toHaveBeenCalledTimes(1));
+    expect(alice.mock.calls[0]?.[0].forLLM).toBe("finished alice");
+    expect(bob.mock.calls[0]?.[0].forLLM).toBe("finished bob");
+  });
+
+  it("context.asyncCallback is set for any tool when the caller gives one, absent otherwise", async () => {
+    const contexts: ToolContext[] = [];
+    const registry = registryWith(tool("t", (_args, context) => (contexts.push(context), "ok")));
+    const callback: AsyncCallback = () => {};
+    await registry.executeWithContext("t", {}, "", "", callback);
+    await registry.execute("t", {});
+    expect(contexts[0]?.asyncCallback).toBe(callback);
+    expect(contexts[1] && "asyncCallback" in contexts[1]).toBe(false);
   });
 
   it("setMetadata receives a copy of the metadata (empty when none)", async () => {

@@ -1,7 +1,9 @@
+import { getEventListeners } from "node:events";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import * as z from "zod";
 import {
   defineTool,
+  isInvalidProviderResponseError,
   isToolLoopError,
   type LLMProvider,
   type LLMResponse,
@@ -520,6 +522,64 @@ describe("tool calls as providers return them", () => {
   });
 });
 
+describe("malformed turns", () => {
+  it("20,000 calls with one repeated id get unique suffixes in order (D08)", async () => {
+    const calls = Array.from({ length: 20_000 }, () => ({ name: "echo", id: "same" }));
+    const provider = new ScriptedProvider([toolCallResponse(calls), textResponse("ok")]);
+    const history: Message[] = [
+      { role: "assistant", content: "", toolCalls: [{ id: "same_3", name: "echo", arguments: {} }] },
+      { role: "tool", content: "x", toolCallId: "same_3" },
+      ...user,
+    ];
+    const result = await runToolLoop({ provider, tools: registryWith(echo), maxIterations: 2 }, history);
+    const ids = result.messages[3]?.toolCalls?.map((call) => call.id) ?? [];
+    expect(ids.slice(0, 4)).toEqual(["same", "same_2", "same_4", "same_5"]);
+    expect(new Set(ids).size).toBe(20_000);
+    expect(result.messages.slice(4, -1).map((message) => message.toolCallId)).toEqual(ids);
+  });
+
+  it("a sparse toolCalls array: every hole is a malformed call with its own answer (D11)", async () => {
+    const toolCalls = new Array(3);
+    toolCalls[1] = { id: "b", name: "echo", arguments: {} };
+    const provider = new ScriptedProvider([{ content: "", toolCalls }, textResponse("ok")]);
+    const result = await runToolLoop({ provider, tools: registryWith(echo), maxIterations: 2 }, user);
+    expect(result.messages.slice(2, 5).map((message) => [message.toolCallId, message.content])).toEqual([
+      ["call_1_0", "malformed tool call: expected an object, got undefined"],
+      ["b", "echo:{}"],
+      ["call_1_2", "malformed tool call: expected an object, got undefined"],
+    ]);
+  });
+
+  it("arguments that cannot be sent as JSON are refused, never recorded as something else (D14)", async () => {
+    const cyclic: Record<string, unknown> = { a: 1 };
+    cyclic.self = cyclic;
+    const execute = vi.fn(() => "ran");
+    const provider = new ScriptedProvider([
+      () => ({
+        content: "",
+        toolCalls: [
+          { id: "x", name: "t", arguments: cyclic },
+          { id: "y", name: "t", arguments: { big: 1n } },
+        ],
+      }),
+      textResponse("ok"),
+    ]);
+    const result = await runToolLoop({ provider, tools: [tool("t", execute)], maxIterations: 2 }, user);
+    expect(execute).not.toHaveBeenCalled();
+    const recorded = result.messages[1]?.toolCalls ?? [];
+    for (const call of recorded) {
+      expect(call.arguments).toEqual({});
+      expect(call.function?.arguments).toBe("{}");
+    }
+    expect(result.messages[2]?.content).toMatch(
+      /^arguments for tool "t" cannot be sent as JSON: Converting circular structure/,
+    );
+    expect(result.messages[3]?.content).toMatch(
+      /^arguments for tool "t" cannot be sent as JSON: Do not know how to serialize a BigInt/,
+    );
+  });
+});
+
 describe("concurrency and order", () => {
   function gatedTool() {
     const gates = new Map<string, () => void>();
@@ -629,23 +689,111 @@ describe("failures of the loop itself", () => {
   });
 
   it.each([
-    ["null", null, "LLM call failed: the provider returned an invalid response (got null)"],
-    ["a string", "hello", "LLM call failed: the provider returned an invalid response (got string)"],
+    [
+      "null",
+      null,
+      "LLM call failed: the provider returned an invalid response: expected an LLMResponse object, got null",
+    ],
+    [
+      "a string",
+      "hello",
+      "LLM call failed: the provider returned an invalid response: expected an LLMResponse object, got string",
+    ],
     [
       "toolCalls that is not an array",
       { content: "", toolCalls: { id: "x" } },
-      "LLM call failed: the provider returned an invalid response (toolCalls is not an array)",
+      "LLM call failed: the provider returned an invalid response: toolCalls must be an array, got object",
     ],
-  ])("an invalid response (%s) rejects with ToolLoopError", async (_case, response, message) => {
-    const provider = new ScriptedProvider([() => response as unknown as LLMResponse]);
-    await expect(runToolLoop({ provider, maxIterations: 1 }, user)).rejects.toMatchObject({
-      name: "ToolLoopError",
-      message,
-    });
-  });
+    [
+      "snake_case tool_calls beside an empty toolCalls",
+      { content: "", toolCalls: [], tool_calls: [{ id: "a", function: { name: "echo", arguments: "{}" } }] },
+      'LLM call failed: the provider returned an invalid response: it has "tool_calls" but no "toolCalls": an LLMProvider returns its calls as toolCalls (camelCase)',
+    ],
+    [
+      "snake_case tool_calls instead of toolCalls",
+      { content: "", tool_calls: [{ id: "a", function: { name: "echo", arguments: "{}" } }] },
+      'LLM call failed: the provider returned an invalid response: it has "tool_calls" but no "toolCalls": an LLMProvider returns its calls as toolCalls (camelCase)',
+    ],
+  ])(
+    "an invalid response (%s) rejects with ToolLoopError, never a silent final answer",
+    async (_case, response, message) => {
+      // A bare provider: ScriptedProvider would fill in a missing toolCalls.
+      const provider: LLMProvider = {
+        chat: async () => response as unknown as LLMResponse,
+        getDefaultModel: () => "m",
+      };
+      const error = await runToolLoop({ provider, maxIterations: 1 }, user).catch((caught: unknown) => caught);
+      expect(error).toMatchObject({ name: "ToolLoopError", message, iterations: 1, messages: user });
+      const cause = (error as ToolLoopError).cause;
+      expect(isInvalidProviderResponseError(cause)).toBe(true);
+      const body = typeof response === "string" ? response : JSON.stringify(response);
+      expect(cause).toMatchObject({ provider: "LLMProvider", body });
+    },
+  );
 });
 
 describe("abort", () => {
+  it("50 concurrent runs on one caller signal: one listener on it, no MaxListenersExceededWarning, nothing left after (D10)", async () => {
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => void warnings.push(warning);
+    process.on("warning", onWarning);
+    try {
+      const controller = new AbortController();
+      const gate = deferred();
+      const waitingTool = tool("wait", async (_args, context) => {
+        context.signal.addEventListener("abort", () => {}); // a tool listening on its signal
+        await gate.promise;
+        return "done";
+      });
+      // Like an SDK's fetch: every request listens on the signal it is given.
+      const listeningProvider = (): LLMProvider => {
+        let step = 0;
+        return {
+          getDefaultModel: () => "m",
+          chat: async (_messages, _tools, _model, _options, signal) => {
+            signal?.addEventListener("abort", () => {});
+            step++;
+            return step === 1 ? toolCallResponse([{ name: "wait" }, { name: "wait" }]) : textResponse("ok");
+          },
+        };
+      };
+      const runs = Array.from({ length: 50 }, () =>
+        runToolLoop({ provider: listeningProvider(), tools: [waitingTool], maxIterations: 3 }, user, {
+          signal: controller.signal,
+        }),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(getEventListeners(controller.signal, "abort")).toHaveLength(1);
+      gate.resolve();
+      const results = await Promise.all(runs);
+      expect(results.every((result) => result.content === "ok")).toBe(true);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
+      expect(warnings.filter((warning) => warning.name === "MaxListenersExceededWarning")).toEqual([]);
+    } finally {
+      process.off("warning", onWarning);
+    }
+  });
+
+  it("a turn of 20,000 calls on a caller signal costs O(1) per call on that signal (D08)", async () => {
+    const controller = new AbortController();
+    const add = vi.spyOn(controller.signal, "addEventListener");
+    const remove = vi.spyOn(controller.signal, "removeEventListener");
+    const calls = Array.from({ length: 20_000 }, (_, index) => ({ name: "echo", id: `c${index}` }));
+    const provider = new ScriptedProvider([toolCallResponse(calls), textResponse("ok")]);
+    const result = await runToolLoop(
+      { provider, tools: registryWith(echo), maxIterations: 2, toolTimeoutMs: 60_000 },
+      user,
+      {
+        signal: controller.signal,
+      },
+    );
+    expect(result.messages).toHaveLength(1 + 1 + 20_000 + 1);
+    // One subscription for the run, whatever the number of calls.
+    expect(add).toHaveBeenCalledTimes(1);
+    expect(remove).toHaveBeenCalledTimes(1);
+  });
+
   it("before the start: rejects without calling the provider", async () => {
     const controller = new AbortController();
     controller.abort(new Error("user left"));
@@ -830,10 +978,11 @@ describe("context reaching the tools", () => {
       ["telegram", "42"],
     ]);
     expect(setMetadata.mock.calls).toEqual([[metadata], [metadata]]);
-    // The provider and the tools share the run's signal, which follows the caller's during the run.
+    // The provider gets the run's signal; each tool call its own, all following the caller's.
     expect(provider.calls[0]?.signal?.aborted).toBe(false);
-    expect(contexts[0]?.signal).toBe(provider.calls[0]?.signal);
-    expect(contexts[1]?.signal).toBe(provider.calls[0]?.signal);
+    expect(provider.calls[0]?.signal).not.toBe(controller.signal);
+    expect(contexts[0]?.signal).toBeInstanceOf(AbortSignal);
+    expect(contexts[0]?.signal).not.toBe(contexts[1]?.signal);
   });
 
   it("without context, tools get empty channel, chatId and metadata, and setContext is not called", async () => {
@@ -877,6 +1026,86 @@ describe("logging", () => {
         durationMs: expect.any(Number),
       }),
     ]);
+  });
+
+  it.each([
+    [
+      "invalid JSON",
+      { name: "echo", arguments: "{oops" },
+      "invalid_json",
+      /^invalid JSON in arguments for tool "echo"/,
+    ],
+    ["non-object arguments", { name: "echo", arguments: "[1,2]" }, "invalid_json", /must be a JSON object, got array$/],
+    ["an unknown tool", { name: "ghost", arguments: {} }, "tool_not_found", /^tool "ghost" not found/],
+  ])(
+    "a call refused before dispatch (%s) is logged like a tool that threw, by the registry's logger (D09)",
+    async (_case, call, code, error) => {
+      const { logger, lines } = captureLogger("warn");
+      const registry = new ToolRegistry({ logger });
+      registry.register(echo);
+      registry.register(tool("boom", () => Promise.reject(new Error("kaput"))));
+      const provider = new ScriptedProvider([
+        toolCallResponse([
+          { ...call, id: "refused" },
+          { name: "boom", id: "threw" },
+        ]),
+        textResponse("ok"),
+      ]);
+      await runToolLoop({ provider, tools: registry, maxIterations: 2 }, user);
+      expect(lines).toHaveLength(2);
+      const [refused, threw] = lines;
+      expect(Object.keys(refused ?? {}).sort()).toEqual(Object.keys(threw ?? {}).sort());
+      expect(refused).toMatchObject({
+        level: threw?.level,
+        msg: "tool call failed",
+        tool: call.name,
+        toolCallId: "refused",
+        durationMs: expect.any(Number),
+        err: expect.objectContaining({ code }),
+        error: expect.stringMatching(error),
+      });
+    },
+  );
+
+  it("with tools: null, refused calls are logged by the loop's logger", async () => {
+    const { logger, lines } = captureLogger("warn");
+    const provider = new ScriptedProvider([toolCallResponse({ name: "echo", id: "x" }), textResponse("ok")]);
+    await runToolLoop({ provider, tools: null, maxIterations: 2, logger }, user);
+    expect(lines).toEqual([
+      expect.objectContaining({
+        msg: "tool call failed",
+        tool: "echo",
+        toolCallId: "x",
+        err: expect.objectContaining({ code: "tool_not_found" }),
+      }),
+    ]);
+  });
+
+  it("console works as the loop's logger", async () => {
+    vi.mocked(console.debug).mockImplementation(() => {});
+    const provider = new ScriptedProvider([toolCallResponse({ name: "echo" }), textResponse("ok")]);
+    await expect(
+      runToolLoop({ provider, tools: [echo], maxIterations: 2, logger: console }, user),
+    ).resolves.toMatchObject({ content: "ok" });
+    expect(vi.mocked(console.debug)).toHaveBeenCalledWith(expect.objectContaining({ iteration: 1 }), "llm call");
+    for (const method of ["debug", "info", "warn"] as const) vi.mocked(console[method]).mockClear();
+  });
+
+  it("a logger that throws: the loop still only rejects with ToolLoopError (D11)", async () => {
+    const throwing = {
+      debug() {
+        throw new Error("disk full");
+      },
+      info() {},
+      warn() {},
+      error() {},
+    };
+    const provider = new ScriptedProvider([textResponse("ok")]);
+    const error = await runToolLoop({ provider, maxIterations: 1, logger: throwing }, user).catch(
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(ToolLoopError);
+    expect((error as ToolLoopError).message).toBe("tool loop failed: disk full");
   });
 
   it("logs the stop at the cap", async () => {
@@ -931,6 +1160,132 @@ describe("configuration", () => {
   ])("a %s that is not the right shape is a TypeError", async (_case, config, messages) => {
     const full = config === null ? null : { provider: provider(), ...config };
     await expect(runToolLoop(full as never, messages as never)).rejects.toThrow(TypeError);
+  });
+
+  it.each([
+    [
+      "tools as a string",
+      { tools: "echo" },
+      'runToolLoop: tools must be a ToolRegistry, an array of tools or null, got "echo"',
+    ],
+    [
+      "tools as a Map",
+      { tools: new Map() },
+      "runToolLoop: tools must be a ToolRegistry, an array of tools or null, got Map",
+    ],
+    [
+      "a tool in the array without execute",
+      { tools: [{ name: "x", description: "", parameters: {} }] },
+      'runToolLoop: tools[0]: tool "x": execute must be a function, got undefined',
+    ],
+    [
+      "the same name twice in the array",
+      { tools: [echo, echo] },
+      'runToolLoop: tools[1] must be a tool with a name not used before in the array, got "echo"',
+    ],
+    [
+      "a logger without warn",
+      { logger: { debug() {}, info() {}, error() {} } },
+      "runToolLoop: logger must have debug, info, warn and error methods; missing: warn() (got object)",
+    ],
+  ])("%s is a TypeError echoing the value", async (_case, overrides, message) => {
+    const config = { provider: provider(), maxIterations: 1, ...overrides } as unknown as ToolLoopConfig;
+    await expect(runToolLoop(config, user)).rejects.toThrow(new TypeError(message));
+  });
+
+  it.each([
+    ["a context that is a string", "telegram", 'runToolLoop: context must be an object, got "telegram"'],
+    ["a numeric chatId", { chatId: 42 }, "runToolLoop: context.chatId must be a string, got 42"],
+    [
+      "a signal that is not an AbortSignal",
+      { signal: { aborted: false } },
+      'runToolLoop: context.signal must be an AbortSignal, got {"aborted":false}',
+    ],
+    [
+      "metadata with a number",
+      { metadata: { user: 1 } },
+      'runToolLoop: context.metadata["user"] must be a string, got 1',
+    ],
+  ])("%s is a TypeError before the provider is called", async (_case, context, message) => {
+    const scripted = provider();
+    await expect(runToolLoop({ provider: scripted, maxIterations: 1 }, user, context as never)).rejects.toThrow(
+      new TypeError(message),
+    );
+    expect(scripted.calls).toHaveLength(0);
+  });
+
+  it.each([
+    ["a message that is null", [null], "runToolLoop: messages[0] must be a message object, got null"],
+    [
+      "an unknown role",
+      [{ role: "bot", content: "hi" }],
+      'runToolLoop: messages[0].role must be "system", "user", "assistant" or "tool", got "bot"',
+    ],
+    [
+      "content that is not a string",
+      [{ role: "user", content: ["hi"] }],
+      'runToolLoop: messages[0].content must be a string, got ["hi"]',
+    ],
+    [
+      "toolCalls that is not an array",
+      [{ role: "assistant", content: "", toolCalls: {} }],
+      "runToolLoop: messages[0].toolCalls must be an array, got {}",
+    ],
+  ])("messages with %s are a TypeError before the provider is called", async (_case, messages, message) => {
+    const scripted = provider();
+    await expect(runToolLoop({ provider: scripted, maxIterations: 1 }, messages as never)).rejects.toThrow(
+      new TypeError(message),
+    );
+    expect(scripted.calls).toHaveLength(0);
+  });
+
+  it("tools may be an array: a registry is built once per run, and string results are tool results", async () => {
+    const plain: Tool = {
+      name: "greet",
+      description: "Greets",
+      parameters: { type: "object" },
+      execute: () => "hello",
+    };
+    const scripted = new ScriptedProvider([
+      toolCallResponse({ name: "greet", id: "g" }),
+      toolCallResponse({ name: "greet", id: "h" }),
+      textResponse("ok"),
+    ]);
+    const result = await runToolLoop({ provider: scripted, tools: [plain, echo], maxIterations: 3 }, user);
+    expect(scripted.calls[0]?.tools?.map((definition) => definition.function.name)).toEqual(["echo", "greet"]);
+    expect(scripted.calls[1]?.tools).toBe(scripted.calls[0]?.tools); // built once, cached for the run
+    expect(result.messages.filter((message) => message.role === "tool").map((message) => message.content)).toEqual([
+      "hello",
+      "hello",
+    ]);
+  });
+
+  it("a ToolRegistry from another copy of toolloop works (no private fields read across copies) (D13)", async () => {
+    // A query string makes Vite load the module a second time: a second copy of the class.
+    const secondCopy = "../src/tool-registry.ts?another-copy";
+    const other = (await import(/* @vite-ignore */ secondCopy)) as typeof import("../src/tool-registry.js");
+    expect(other.ToolRegistry).not.toBe(ToolRegistry);
+    const registry = new other.ToolRegistry();
+    registry.register(echo);
+    const scripted = new ScriptedProvider([
+      toolCallResponse({ name: "echo", id: "e", arguments: { a: 1 } }),
+      textResponse("ok"),
+    ]);
+    const result = await runToolLoop({ provider: scripted, tools: registry, maxIterations: 2 }, user);
+    expect(result.messages[2]).toMatchObject({ role: "tool", content: 'echo:{"a":1}', toolCallId: "e" });
+  });
+
+  it("a registry-like object with only the public methods works too", async () => {
+    const real = registryWith(echo);
+    const like = {
+      count: () => real.count(),
+      toProviderDefs: () => real.toProviderDefs(),
+      executeWithContext: real.executeWithContext.bind(real),
+    };
+    const scripted = new ScriptedProvider([toolCallResponse({ name: "echo", id: "e" }), textResponse("ok")]);
+    const result = await runToolLoop({ provider: scripted, tools: like as never, maxIterations: 2 }, user);
+    expect(result.messages[2]).toMatchObject({ content: "echo:{}" });
+    expect(scripted.calls[0]?.tools).toEqual(real.getDefinitions());
   });
 
   it("toolTimeoutMs Infinity means no timeout: a slow tool still answers", async () => {

@@ -1,3 +1,4 @@
+import { inspect } from "node:util";
 import { describe, expect, it, vi } from "vitest";
 import {
   errorResult,
@@ -296,16 +297,55 @@ describe("argument validation of plain JSON-Schema tools (Ajv)", () => {
   });
 
   it.each([
-    ["an array", [1, 2]],
-    ["null", null],
-    ["a string", "{}"],
-  ])("arguments that are %s are rejected before the tool runs", async (_case, args) => {
+    ["an array", [1, 2], "array"],
+    ["null", null, "null"],
+    ["a string", "{}", "string"],
+    ["a Date", new Date(0), "Date"],
+    ["a Map", new Map([["a", 1]]), "Map"],
+    ["an instance of a user class (D12)", new (class Query {})(), "Query"],
+  ])("arguments that are %s are rejected before the tool runs, naming what they are", async (_case, args, type) => {
     const registry = new ToolRegistry();
     const tool = makeTool("any", { parameters: {} });
     registry.register(tool);
     const result = await registry.execute("any", args as unknown as Record<string, unknown>);
     expect(tool.execute).not.toHaveBeenCalled();
-    expect(result.forLLM).toMatch(/^invalid arguments for tool "any": \(root\): expected an object, got /);
+    expect(result.forLLM).toBe(`invalid arguments for tool "any": (root): expected a JSON object, got ${type}`);
+  });
+
+  it.each([
+    ["options that are null", [undefined, null], "executeWithContext: options must be an object, got null"],
+    [
+      "a signal that is not an AbortSignal",
+      [undefined, { signal: "stop" }],
+      'executeWithContext: signal must be an AbortSignal, got "stop"',
+    ],
+    [
+      "metadata that is not strings",
+      [undefined, { metadata: { user: 7 } }],
+      'executeWithContext: metadata["user"] must be a string, got 7',
+    ],
+    [
+      "a toolCallId that is not a string",
+      [undefined, { toolCallId: 7 }],
+      "executeWithContext: toolCallId must be a string, got 7",
+    ],
+    ["a callback that is not a function", ["cb", {}], 'executeWithContext: asyncCallback must be a function, got "cb"'],
+  ])("%s is a TypeError echoing the value, before anything runs", (_case, [callback, options], message) => {
+    const registry = new ToolRegistry();
+    const tool = makeTool("t");
+    registry.register(tool);
+    expect(() => registry.executeWithContext("t", {}, "", "", callback as never, options as never)).toThrow(
+      new TypeError(message),
+    );
+    expect(tool.execute).not.toHaveBeenCalled();
+  });
+
+  it("a parseArguments hook's message is bounded too", async () => {
+    const registry = new ToolRegistry();
+    registry.register(makeTool("own", { parseArguments: () => ({ success: false, error: "z".repeat(50_000) }) }));
+    const result = await registry.execute("own", {});
+    expect(result.forLLM.length).toBeLessThanOrEqual(1_100);
+    expect(result.forLLM).toMatch(/ … \[\d+ more characters cut\]$/);
   });
 
   it("a parseArguments hook replaces JSON Schema validation and may transform", async () => {
@@ -377,11 +417,72 @@ describe("logging", () => {
     ]);
   });
 
-  it("logs an unknown tool as a warning", async () => {
+  it("logs an unknown tool like every failed call: warn, tool call failed, same fields", async () => {
     const { logger, lines } = captureLogger("info");
-    await new ToolRegistry({ logger }).execute("ghost", {});
-    expect(lines).toEqual([expect.objectContaining({ level: 40, tool: "ghost", msg: "tool not found" })]);
+    await new ToolRegistry({ logger }).execute("ghost", {}, { toolCallId: "c7" });
+    expect(lines).toEqual([
+      expect.objectContaining({
+        level: 40,
+        msg: "tool call failed",
+        tool: "ghost",
+        toolCallId: "c7",
+        durationMs: 0,
+        err: expect.objectContaining({ type: "ToolExecutionError", code: "tool_not_found" }),
+        error: 'tool "ghost" not found. No tools are available.',
+      }),
+    ]);
   });
+
+  it("a thrown object is never serialised into the log or the model's message, and stays err.cause (D05)", async () => {
+    const thrown = { request: { headers: { authorization: "Bearer sk-SECRET-123" } }, status: 401 };
+    const { logger, lines } = captureLogger("debug");
+    const registry = new ToolRegistry({ logger });
+    registry.register(makeTool("api", { execute: () => Promise.reject(thrown) }));
+    const result = await registry.execute("api", {});
+    expect(result.forLLM).toBe('tool "api" failed: threw a non-Error value: object');
+    expect(result.err?.cause).toBe(thrown);
+    expect(JSON.stringify(lines)).not.toContain("SECRET");
+    expect(lines.at(-1)).toMatchObject({ msg: "tool call failed", error: result.forLLM });
+
+    // A console-like logger prints whatever it is given (causes included): the logged err has no such cause.
+    const warnings: unknown[][] = [];
+    const consoleLike = { debug() {}, info() {}, error() {}, warn: (...args: unknown[]) => void warnings.push(args) };
+    const plain = new ToolRegistry({ logger: consoleLike });
+    plain.register(makeTool("api", { execute: () => Promise.reject(thrown) }));
+    await plain.execute("api", {});
+    expect(inspect(warnings, { depth: Number.POSITIVE_INFINITY, showHidden: true })).not.toContain("SECRET");
+  });
+
+  it.each([
+    [
+      "a class instance without a message",
+      () => Promise.reject(new (class Weird {})()),
+      "threw a non-Error value: Weird",
+    ],
+    [
+      "a null-prototype object with a cycle",
+      () => {
+        const value = Object.create(null) as Record<string, unknown>;
+        value.self = value;
+        throw value;
+      },
+      "threw a non-Error value: object",
+    ],
+    ["a huge string", () => Promise.reject("x".repeat(100_000)), "more characters cut]"],
+    ["an Error with a huge message", () => Promise.reject(new Error("y".repeat(100_000))), "more characters cut]"],
+  ])(
+    "a tool that throws %s gets a bounded error result; execute never rejects (D05, D11, D03)",
+    async (_case, execute, expected) => {
+      const { logger, lines } = captureLogger("warn");
+      const registry = new ToolRegistry({ logger });
+      registry.register(makeTool("t", { execute: execute as Tool["execute"] }));
+      const result = await registry.execute("t", {});
+      expect(result.isError).toBe(true);
+      expect(result.forLLM).toContain(expected);
+      expect(result.forLLM.length).toBeLessThanOrEqual(4_100);
+      expect(lines).toHaveLength(1);
+    },
+  );
 
   it("logs arguments and results only with logPayloads", async () => {
     const { logger, lines } = captureLogger("debug");
@@ -413,6 +514,110 @@ describe("logging", () => {
     );
     await registry.execute("chatty", {}, { toolCallId: "c9" });
     expect(lines[0]).toMatchObject({ msg: "working", step: 1, tool: "chatty" });
+  });
+
+  it("console works as a logger: every execute resolves, failures reach console.warn", async () => {
+    // test/setup.ts spies on the console and fails on output: keep it quiet here, then clear.
+    for (const method of ["debug", "info", "warn"] as const) vi.mocked(console[method]).mockImplementation(() => {});
+    const registry = new ToolRegistry({ logger: console });
+    registry.register(makeTool("ok"));
+    registry.register(makeTool("bad", { execute: () => errorResult("no") }));
+    await expect(registry.execute("ok", {})).resolves.toMatchObject({ forLLM: "ok:{}" });
+    await expect(registry.execute("bad", {})).resolves.toMatchObject({ isError: true });
+    await expect(registry.execute("ghost", {})).resolves.toMatchObject({ isError: true });
+    expect(vi.mocked(console.info)).toHaveBeenCalledWith(
+      expect.objectContaining({ tool: "ok" }),
+      "tool call completed",
+    );
+    expect(vi.mocked(console.warn)).toHaveBeenCalledTimes(2);
+    vi.mocked(console.info).mockClear();
+    vi.mocked(console.warn).mockClear();
+    vi.mocked(console.debug).mockClear();
+  });
+
+  it("a logger without isLevelEnabled and child: every level is on, tools get the logger itself", async () => {
+    const lines: string[] = [];
+    const record = (level: string) => (fields: object, message?: string) => void lines.push(`${level} ${message}`);
+    const minimal = { debug: record("debug"), info: record("info"), warn: record("warn"), error: record("error") };
+    const registry = new ToolRegistry({ logger: minimal });
+    const seen: unknown[] = [];
+    registry.register(
+      makeTool("t", {
+        execute: (_args: Record<string, unknown>, context: ToolContext) => (seen.push(context.logger), "ok"),
+      }),
+    );
+    await registry.execute("t", {});
+    expect(lines).toEqual(["debug tool call started", "info tool call completed"]);
+    expect(seen[0]).toBe(minimal);
+  });
+
+  it("isLevelEnabled and child are used when present", async () => {
+    const child = { debug: vi.fn(), info: vi.fn(), warn: vi.fn(), error: vi.fn() };
+    const logger = {
+      debug: vi.fn(),
+      info: vi.fn(),
+      warn: vi.fn(),
+      error: vi.fn(),
+      isLevelEnabled: vi.fn((level: string) => level !== "debug"),
+      child: vi.fn(() => child),
+    };
+    const registry = new ToolRegistry({ logger });
+    const seen: unknown[] = [];
+    registry.register(
+      makeTool("t", {
+        execute: (_args: Record<string, unknown>, context: ToolContext) => (seen.push(context.logger), "ok"),
+      }),
+    );
+    await registry.execute("t", {});
+    expect(logger.debug).not.toHaveBeenCalled();
+    expect(logger.info).toHaveBeenCalledTimes(1);
+    expect(logger.child).toHaveBeenCalledWith({ tool: "t" });
+    expect(seen[0]).toEqual(expect.objectContaining({ info: expect.any(Function) }));
+    (seen[0] as typeof child).info({}, "from the tool");
+    expect(child.info).toHaveBeenCalledWith({}, "from the tool");
+  });
+
+  it.each([
+    [
+      "a string",
+      "debug",
+      "ToolRegistry: logger must be an object with debug, info, warn and error methods (pino, console …), got string",
+    ],
+    [
+      "null",
+      null,
+      "ToolRegistry: logger must be an object with debug, info, warn and error methods (pino, console …), got null",
+    ],
+    [
+      "an object without info and error",
+      { debug() {}, warn() {} },
+      "ToolRegistry: logger must have debug, info, warn and error methods; missing: info, error() (got object)",
+    ],
+  ])("a logger that is %s is a TypeError at construction naming what is missing", (_case, logger, message) => {
+    expect(() => new ToolRegistry({ logger: logger as never })).toThrow(new TypeError(message));
+  });
+
+  it("a logger that throws never makes execute reject", async () => {
+    const throwing = {
+      debug: () => {
+        throw new Error("disk full");
+      },
+      info: () => {
+        throw new Error("disk full");
+      },
+      warn: () => {
+        throw new Error("disk full");
+      },
+      error: () => {
+        throw new Error("disk full");
+      },
+    };
+    const registry = new ToolRegistry({ logger: throwing });
+    registry.register(makeTool("ok"));
+    registry.register(makeTool("bad", { execute: () => errorResult("no") }));
+    await expect(registry.execute("ok", {})).resolves.toMatchObject({ forLLM: "ok:{}" });
+    await expect(registry.execute("bad", {})).resolves.toMatchObject({ forLLM: "no" });
+    await expect(registry.execute("ghost", {})).resolves.toMatchObject({ isError: true });
   });
 
   it("is silent by default", async () => {

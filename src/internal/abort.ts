@@ -1,8 +1,50 @@
 import { setMaxListeners } from "node:events";
 
+type AbortSubscriber = (reason: unknown) => void;
+
+interface Fanout {
+  readonly subscribers: Set<AbortSubscriber>;
+  readonly listener: () => void;
+}
+
+// One real listener per signal, however many runs and calls wait on it: Node's EventTarget warns
+// past ten listeners and removes a listener by a linear search, so a listener per call would make
+// a turn of n calls cost O(n²) and print MaxListenersExceededWarning on the caller's console.
+const fanouts = new WeakMap<AbortSignal, Fanout>();
+
+/**
+ * Calls `subscriber` with the signal's reason once `signal` aborts; returns the function that
+ * unsubscribes. O(1) both ways. The listener on `signal` itself is removed when its last
+ * subscriber leaves, so nothing stays on a long-lived caller signal after the calls end.
+ * The signal must not be aborted yet (check `signal.aborted` first).
+ */
+export function subscribeAbort(signal: AbortSignal, subscriber: AbortSubscriber): () => void {
+  let fanout = fanouts.get(signal);
+  if (fanout === undefined) {
+    const subscribers = new Set<AbortSubscriber>();
+    const listener = () => {
+      fanouts.delete(signal);
+      for (const notify of subscribers) notify(signal.reason);
+      subscribers.clear();
+    };
+    fanout = { subscribers, listener };
+    fanouts.set(signal, fanout);
+    signal.addEventListener("abort", listener, { once: true });
+  }
+  const current = fanout;
+  // A fresh function per subscription: the Set needs distinct entries.
+  const entry: AbortSubscriber = (reason) => subscriber(reason);
+  current.subscribers.add(entry);
+  return () => {
+    if (!current.subscribers.delete(entry) || current.subscribers.size > 0) return;
+    signal.removeEventListener("abort", current.listener);
+    if (fanouts.get(signal) === current) fanouts.delete(signal);
+  };
+}
+
 /**
  * Settles with `promise`, or rejects with the signal's reason as soon as it aborts, so a callee
- * that ignores its signal cannot hang the caller. The listener is removed either way.
+ * that ignores its signal cannot hang the caller. The subscription ends either way.
  */
 export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (signal === undefined) return promise;
@@ -11,15 +53,14 @@ export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefine
     return Promise.reject(signal.reason);
   }
   return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
+    const unsubscribe = subscribeAbort(signal, reject);
     promise.then(
       (value) => {
-        signal.removeEventListener("abort", onAbort);
+        unsubscribe();
         resolve(value);
       },
       (error: unknown) => {
-        signal.removeEventListener("abort", onAbort);
+        unsubscribe();
         reject(error);
       },
     );
@@ -33,9 +74,8 @@ export interface LinkedSignal {
 }
 
 /**
- * One child signal per loop run, following the caller's signal through a single listener. Every
- * provider call, tool call and the tools' own `fetch`es listen on the child, which has no listener
- * limit: Node would otherwise warn on the console once a turn has more than ten calls.
+ * A child signal that follows `parent` (through the one shared subscription), with no listener
+ * limit: a provider SDK may add a listener per request without Node warning on the console.
  */
 export function linkSignal(parent: AbortSignal | undefined): LinkedSignal {
   if (parent === undefined) return { signal: undefined, dispose: () => {} };
@@ -45,7 +85,91 @@ export function linkSignal(parent: AbortSignal | undefined): LinkedSignal {
     controller.abort(parent.reason);
     return { signal: controller.signal, dispose: () => {} };
   }
-  const onAbort = () => controller.abort(parent.reason);
-  parent.addEventListener("abort", onAbort, { once: true });
-  return { signal: controller.signal, dispose: () => parent.removeEventListener("abort", onAbort) };
+  const dispose = subscribeAbort(parent, (reason) => controller.abort(reason));
+  return { signal: controller.signal, dispose };
+}
+
+/**
+ * The abort state of one tool call: it follows the caller's signal and an optional timeout, and
+ * makes the call's own `AbortSignal` only when the tool reads it. {@link dispose} detaches it
+ * when the call ends, so listeners a tool adds to its signal and forgets die with the call instead
+ * of piling up on the caller's long-lived signal.
+ */
+export class CallAbort {
+  #controller: AbortController | undefined;
+  #aborted = false;
+  #reason: unknown;
+  #timedOut = false;
+  #reject: ((reason: unknown) => void) | undefined;
+  #unsubscribe: (() => void) | undefined;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+
+  /** @param timeoutMs finite milliseconds, or `undefined` for none */
+  constructor(parent: AbortSignal | undefined, timeoutMs: number | undefined) {
+    if (parent !== undefined) {
+      if (parent.aborted) this.#abort(parent.reason);
+      else this.#unsubscribe = subscribeAbort(parent, (reason) => this.#abort(reason));
+    }
+    if (timeoutMs !== undefined && !this.#aborted) {
+      this.#timer = setTimeout(() => {
+        this.#timedOut = true;
+        this.#abort(new DOMException(`tool timed out after ${timeoutMs} ms`, "TimeoutError"));
+      }, timeoutMs);
+    }
+  }
+
+  /** `true` once the timeout fired (and not the caller's signal first). */
+  get timedOut(): boolean {
+    return this.#timedOut;
+  }
+
+  /** `true` once the caller's signal aborted or the timeout fired. */
+  get aborted(): boolean {
+    return this.#aborted;
+  }
+
+  /** Why the call was aborted (the caller's reason, or a `TimeoutError`). */
+  get reason(): unknown {
+    return this.#reason;
+  }
+
+  /** The call's signal, made on first use; never aborts when there is neither caller signal nor timeout. */
+  get signal(): AbortSignal {
+    if (this.#controller === undefined) {
+      this.#controller = new AbortController();
+      setMaxListeners(0, this.#controller.signal);
+      if (this.#aborted) this.#controller.abort(this.#reason);
+    }
+    return this.#controller.signal;
+  }
+
+  /** Settles with `value`, or rejects with the abort reason as soon as the call is aborted. */
+  race<T>(value: Promise<T>): Promise<T> {
+    if (this.#aborted) {
+      value.catch(() => {});
+      return Promise.reject(this.#reason);
+    }
+    if (this.#unsubscribe === undefined && this.#timer === undefined) return value;
+    return new Promise<T>((resolve, reject) => {
+      this.#reject = reject;
+      value.then(resolve, reject);
+    });
+  }
+
+  /** Detaches from the caller's signal and clears the timer. The call's signal stays as it is. */
+  dispose(): void {
+    this.#unsubscribe?.();
+    this.#unsubscribe = undefined;
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#reject = undefined;
+  }
+
+  #abort(reason: unknown): void {
+    if (this.#aborted) return;
+    this.#aborted = true;
+    this.#reason = reason;
+    this.#controller?.abort(reason);
+    this.#reject?.(reason);
+  }
 }

@@ -3,6 +3,9 @@ const MAX_NAME_LENGTH = 80;
 /** Longest text of a thrown value's message that reaches the model or the log. */
 export const MAX_ERROR_MESSAGE_CHARS = 4_000;
 
+/** Longest validation message (what is wrong with the model's arguments) that reaches the model. */
+export const MAX_VALIDATION_MESSAGE_CHARS = 1_000;
+
 /** Longest echo of a bad value in a `TypeError` or an error message. */
 const MAX_SHOWN_VALUE_CHARS = 200;
 

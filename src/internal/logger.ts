@@ -1,9 +1,61 @@
-import { type Logger, pino } from "pino";
+import { pino } from "pino";
+import type { Logger } from "../logger.js";
+import { describeType } from "./describe.js";
 
-let silent: Logger | undefined;
+/** A logger with the optional methods filled in: what the registry and the loop call. */
+export type ResolvedLogger = Logger & Required<Pick<Logger, "isLevelEnabled" | "child">>;
+
+const LEVELS = ["debug", "info", "warn", "error"] as const;
+
+let silent: ResolvedLogger | undefined;
 
 /** The logger used when none is injected: pino at level `silent`, created on first use. */
-export function defaultLogger(): Logger {
+export function defaultLogger(): ResolvedLogger {
   silent ??= pino({ level: "silent" });
   return silent;
+}
+
+/**
+ * The injected logger, checked and completed: pino's (which has every method) is used as it is;
+ * another (e.g. `console`) is wrapped so that `isLevelEnabled` says yes and `child` returns it.
+ * @throws TypeError naming the missing method, for anything that is not a logger
+ */
+export function resolveLogger(value: unknown, where: string): ResolvedLogger {
+  if (value === undefined) return defaultLogger();
+  if (typeof value !== "object" || value === null) {
+    throw new TypeError(
+      `${where}: logger must be an object with debug, info, warn and error methods (pino, console …), got ${describeType(value)}`,
+    );
+  }
+  const logger = value as Record<string, unknown>;
+  const missing = LEVELS.filter((level) => typeof logger[level] !== "function");
+  if (missing.length > 0) {
+    throw new TypeError(
+      `${where}: logger must have debug, info, warn and error methods; missing: ${missing.join(", ")}() (got ${describeType(value)})`,
+    );
+  }
+  const candidate = value as Logger;
+  if (typeof candidate.isLevelEnabled === "function" && typeof candidate.child === "function") {
+    return candidate as ResolvedLogger;
+  }
+  return completeLogger(candidate);
+}
+
+function completeLogger(logger: Logger): ResolvedLogger {
+  const completed: ResolvedLogger = {
+    // Called as methods of the original, so loggers that rely on `this` keep working.
+    debug: (fields, message) => logger.debug(fields, message),
+    info: (fields, message) => logger.info(fields, message),
+    warn: (fields, message) => logger.warn(fields, message),
+    error: (fields, message) => logger.error(fields, message),
+    isLevelEnabled:
+      typeof logger.isLevelEnabled === "function"
+        ? (level) => (logger.isLevelEnabled as (level: string) => boolean).call(logger, level)
+        : () => true,
+    child:
+      typeof logger.child === "function"
+        ? (bindings) => resolveLogger((logger.child as NonNullable<Logger["child"]>).call(logger, bindings), "child")
+        : () => logger,
+  };
+  return completed;
 }

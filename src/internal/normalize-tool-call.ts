@@ -32,11 +32,30 @@ function parseArgumentsText(name: string, text: string): { args: Record<string, 
   return { args: value };
 }
 
-function stringify(args: Record<string, unknown>): string {
-  try {
-    return JSON.stringify(args);
-  } catch {
-    return "{}";
+/**
+ * Every call id of one transcript, made unique: a repeated id gets the next free suffix (`a_2`,
+ * `a_3` …) in amortised O(1) per call, also when a provider repeats one id thousands of times.
+ */
+export class CallIds {
+  readonly #used = new Set<string>();
+  readonly #nextSuffix = new Map<string, number>();
+
+  /** Records an id that is already in the transcript (the caller's history). */
+  add(id: string): void {
+    this.#used.add(id);
+  }
+
+  /** `id` if unused, else `id_<n>` with the smallest free n ≥ 2 after the last one given for `id`. */
+  unique(id: string): string {
+    let unique = id;
+    if (this.#used.has(id)) {
+      let n = this.#nextSuffix.get(id) ?? 2;
+      while (this.#used.has(`${id}_${n}`)) n++;
+      this.#nextSuffix.set(id, n + 1);
+      unique = `${id}_${n}`;
+    }
+    this.#used.add(unique);
+    return unique;
   }
 }
 
@@ -45,7 +64,7 @@ function stringify(args: Record<string, unknown>): string {
  * OpenAI-style `function`, arguments may be JSON text (empty means `{}`), and the id may be
  * missing or repeated — ids are made unique so every call gets exactly one answer.
  */
-export function normalizeToolCall(raw: unknown, fallbackId: string, usedIds: Set<string>): NormalizedToolCall {
+export function normalizeToolCall(raw: unknown, fallbackId: string, ids: CallIds): NormalizedToolCall {
   const source = (isPlainObject(raw) ? raw : {}) as Record<string, unknown>;
   const fn = isPlainObject(source.function) ? source.function : undefined;
   const name = typeof source.name === "string" ? source.name : typeof fn?.name === "string" ? fn.name : "";
@@ -55,7 +74,19 @@ export function normalizeToolCall(raw: unknown, fallbackId: string, usedIds: Set
   let argumentsError: string | undefined;
   if (isPlainObject(source.arguments)) {
     args = source.arguments;
-    argumentsText = typeof fn?.arguments === "string" ? fn.arguments : stringify(args);
+    if (typeof fn?.arguments === "string") {
+      argumentsText = fn.arguments;
+    } else {
+      try {
+        argumentsText = JSON.stringify(args);
+      } catch (error) {
+        // The transcript must record what the tool got: a call whose arguments have no JSON form
+        // (a cycle, a BigInt) is refused rather than recorded as something else.
+        args = {};
+        argumentsText = "{}";
+        argumentsError = `arguments for tool ${quoteName(name)} cannot be sent as JSON: ${errorMessage(error)}`;
+      }
+    }
   } else {
     const text =
       typeof source.arguments === "string" ? source.arguments : typeof fn?.arguments === "string" ? fn.arguments : "";
@@ -72,13 +103,7 @@ export function normalizeToolCall(raw: unknown, fallbackId: string, usedIds: Set
     argumentsError = `malformed tool call: expected an object, got ${describeType(raw)}`;
   }
 
-  let id = typeof source.id === "string" && source.id !== "" ? source.id : fallbackId;
-  if (usedIds.has(id)) {
-    let n = 2;
-    while (usedIds.has(`${id}_${n}`)) n++;
-    id = `${id}_${n}`;
-  }
-  usedIds.add(id);
+  const id = ids.unique(typeof source.id === "string" && source.id !== "" ? source.id : fallbackId);
 
   const call: ToolCall = { id, type: "function", name, arguments: args, function: { name, arguments: argumentsText } };
   if (isPlainObject(source.providerMetadata)) call.providerMetadata = source.providerMetadata;

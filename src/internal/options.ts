@@ -1,0 +1,49 @@
+import { describeType, isPlainObject, showValue } from "./describe.js";
+
+/** The `TypeError` for a bad option: `<where>: <option> must be <expected>, got <the value>`. */
+export function optionError(where: string, option: string, expected: string, value: unknown): TypeError {
+  // A class instance (a Date, a client object) is named by its class; anything else is echoed.
+  const instance = typeof value === "object" && value !== null && !Array.isArray(value) && !isPlainObject(value);
+  const shown = instance ? describeType(value) : showValue(value);
+  return new TypeError(`${where}: ${option} must be ${expected}, got ${shown}`);
+}
+
+/** `true` for an `AbortSignal`, also one of another realm or a polyfill with the same surface. */
+export function isAbortSignal(value: unknown): value is AbortSignal {
+  if (value instanceof AbortSignal) return true;
+  if (typeof value !== "object" || value === null) return false;
+  const candidate = value as Partial<AbortSignal>;
+  return (
+    typeof candidate.aborted === "boolean" &&
+    typeof candidate.addEventListener === "function" &&
+    typeof candidate.removeEventListener === "function"
+  );
+}
+
+/** Checks an optional `signal` option. */
+export function checkSignal(where: string, option: string, value: unknown): AbortSignal | undefined {
+  if (value === undefined || isAbortSignal(value)) return value;
+  throw optionError(where, option, "an AbortSignal", value);
+}
+
+/** Checks an optional `metadata` option: a plain object of strings. */
+export function checkMetadata(
+  where: string,
+  option: string,
+  value: unknown,
+): Readonly<Record<string, string>> | undefined {
+  if (value === undefined) return undefined;
+  if (!isPlainObject(value)) throw optionError(where, option, "an object of strings", value);
+  for (const key of Object.keys(value)) {
+    if (typeof value[key] !== "string") {
+      throw optionError(where, `${option}[${JSON.stringify(key)}]`, "a string", value[key]);
+    }
+  }
+  return value as Readonly<Record<string, string>>;
+}
+
+/** Checks an optional string option. */
+export function checkString(where: string, option: string, value: unknown): string | undefined {
+  if (value === undefined || typeof value === "string") return value;
+  throw optionError(where, option, "a string", value);
+}

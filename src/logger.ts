@@ -1,0 +1,18 @@
+/**
+ * What toolloop logs through: pino's `Logger` fits, and so does `console` or any object with
+ * `debug`, `info`, `warn` and `error` methods. Every call passes a fields object first and a
+ * message second (pino's order).
+ *
+ * `isLevelEnabled` and `child` are used when present: without `isLevelEnabled` every level is
+ * treated as enabled; without `child`, tools receive this logger itself as `context.logger`.
+ */
+export interface Logger {
+  debug(fields: object, message?: string): void;
+  info(fields: object, message?: string): void;
+  warn(fields: object, message?: string): void;
+  error(fields: object, message?: string): void;
+  /** `true` when messages of `level` are written (pino's method); lets toolloop skip building them. */
+  isLevelEnabled?(level: string): boolean;
+  /** A logger that adds `bindings` to every message (pino's method); used for `context.logger`. */
+  child?(bindings: Record<string, unknown>): Logger;
+}
