@@ -1,4 +1,3 @@
-export type { Logger } from "pino";
 export type { DefinedTool, DefineToolOptions, ToolReturn } from "./define-tool.js";
 export { defineTool } from "./define-tool.js";
 export type { DefinitionFormat, DefinitionFormats } from "./definition-format.js";
@@ -13,6 +12,7 @@ export {
   ToolLoopError,
   ToolloopError,
 } from "./errors.js";
+export type { Logger } from "./logger.js";
 export type {
   FinishReason,
   LLMProvider,

@@ -1,3 +1,4 @@
+export { createToolContext } from "./create-tool-context.js";
 export type {
   ScriptedCall,
   ScriptedProviderOptions,

@@ -1,0 +1,30 @@
+import { describeType } from "../internal/describe.js";
+import { defaultLogger } from "../internal/logger.js";
+import type { ToolContext } from "../tool.js";
+
+/**
+ * A complete {@link ToolContext} for calling a tool's `execute` directly in a unit test: a signal
+ * that never aborts, `channel` and `chatId` `""`, empty `metadata`, a silent logger — each
+ * replaced by what `overrides` gives.
+ *
+ * @example
+ * ```ts
+ * import { createToolContext } from "toolloop/testing";
+ *
+ * const controller = new AbortController();
+ * const result = await weather.execute({ city: "Paris" }, createToolContext({ signal: controller.signal }));
+ * ```
+ */
+export function createToolContext(overrides: Partial<ToolContext> = {}): ToolContext {
+  if (typeof overrides !== "object" || overrides === null) {
+    throw new TypeError(`createToolContext: overrides must be an object, got ${describeType(overrides)}`);
+  }
+  return {
+    signal: new AbortController().signal,
+    channel: "",
+    chatId: "",
+    metadata: {},
+    logger: defaultLogger(),
+    ...overrides,
+  };
+}
