@@ -1,0 +1,132 @@
+import { getEventListeners } from "node:events";
+import { describe, expect, it, vi } from "vitest";
+import { CallAbort, linkSignal, raceAbort, subscribeAbort } from "../../src/internal/abort.js";
+
+describe("subscribeAbort", () => {
+  it("one listener on the signal for any number of subscribers; each is told the reason once", () => {
+    const controller = new AbortController();
+    const subscribers = Array.from({ length: 1_000 }, () => vi.fn());
+    const unsubscribe = subscribers.map((subscriber) => subscribeAbort(controller.signal, subscriber));
+    expect(getEventListeners(controller.signal, "abort")).toHaveLength(1);
+    unsubscribe[0]?.();
+    const reason = new Error("stop");
+    controller.abort(reason);
+    expect(subscribers[0]).not.toHaveBeenCalled();
+    for (const subscriber of subscribers.slice(1)) expect(subscriber.mock.calls).toEqual([[reason]]);
+    for (const done of unsubscribe) done(); // after the abort: harmless
+  });
+
+  it("removes its listener when the last subscriber leaves, and adds one again for the next", () => {
+    const controller = new AbortController();
+    const first = subscribeAbort(controller.signal, () => {});
+    const second = subscribeAbort(controller.signal, () => {});
+    first();
+    expect(getEventListeners(controller.signal, "abort")).toHaveLength(1);
+    second();
+    second(); // twice: no effect
+    expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
+    const third = vi.fn();
+    subscribeAbort(controller.signal, third);
+    expect(getEventListeners(controller.signal, "abort")).toHaveLength(1);
+    controller.abort();
+    expect(third).toHaveBeenCalledTimes(1);
+  });
+
+  it("the same function subscribed twice is told twice", () => {
+    const controller = new AbortController();
+    const subscriber = vi.fn();
+    subscribeAbort(controller.signal, subscriber);
+    subscribeAbort(controller.signal, subscriber);
+    controller.abort();
+    expect(subscriber).toHaveBeenCalledTimes(2);
+  });
+});
+
+describe("raceAbort", () => {
+  it("rejects with the reason when the signal aborts first, and leaves no listener either way", async () => {
+    const controller = new AbortController();
+    const settled = await raceAbort(Promise.resolve(1), controller.signal);
+    expect(settled).toBe(1);
+    expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
+    const pending = raceAbort(new Promise(() => {}), controller.signal);
+    controller.abort(new Error("stop"));
+    await expect(pending).rejects.toThrow("stop");
+    expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
+  });
+});
+
+describe("linkSignal", () => {
+  it("follows the parent through the shared subscription and detaches on dispose", () => {
+    const parent = new AbortController();
+    const links = Array.from({ length: 50 }, () => linkSignal(parent.signal));
+    expect(getEventListeners(parent.signal, "abort")).toHaveLength(1);
+    links[0]?.dispose();
+    parent.abort("why");
+    expect(links[0]?.signal?.aborted).toBe(false);
+    expect(links.slice(1).every((link) => link.signal?.aborted && link.signal.reason === "why")).toBe(true);
+  });
+
+  it("an already aborted parent gives an aborted child", () => {
+    const parent = new AbortController();
+    parent.abort("early");
+    expect(linkSignal(parent.signal).signal?.reason).toBe("early");
+    expect(linkSignal(undefined).signal).toBeUndefined();
+  });
+});
+
+describe("CallAbort", () => {
+  it("makes no AbortController until the signal is read, then one", () => {
+    const parent = new AbortController();
+    const abort = new CallAbort(parent.signal, undefined);
+    expect(abort.aborted).toBe(false);
+    const signal = abort.signal;
+    expect(abort.signal).toBe(signal);
+    parent.abort("x");
+    expect(signal.aborted).toBe(true);
+    expect(abort.reason).toBe("x");
+  });
+
+  it("a signal read after the abort is already aborted with the reason", () => {
+    const parent = new AbortController();
+    parent.abort("before");
+    const abort = new CallAbort(parent.signal, 1000);
+    expect(abort.aborted).toBe(true);
+    expect(abort.signal.reason).toBe("before");
+    abort.dispose();
+  });
+
+  it("times out with a TimeoutError and says so", async () => {
+    vi.useFakeTimers();
+    try {
+      const abort = new CallAbort(undefined, 50);
+      const race = abort.race(new Promise(() => {}));
+      vi.advanceTimersByTime(50);
+      await expect(race).rejects.toMatchObject({ name: "TimeoutError", message: "tool timed out after 50 ms" });
+      expect(abort.timedOut).toBe(true);
+      expect(abort.signal.aborted).toBe(true);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("dispose detaches from the parent and clears the timer; the signal stays as it is", () => {
+    vi.useFakeTimers();
+    try {
+      const parent = new AbortController();
+      const abort = new CallAbort(parent.signal, 50);
+      const signal = abort.signal;
+      abort.dispose();
+      expect(getEventListeners(parent.signal, "abort")).toHaveLength(0);
+      expect(vi.getTimerCount()).toBe(0);
+      parent.abort();
+      expect(signal.aborted).toBe(false);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("without parent or timeout, race returns the promise itself", () => {
+    const promise = Promise.resolve(1);
+    expect(new CallAbort(undefined, undefined).race(promise)).toBe(promise);
+  });
+});
