@@ -91,11 +91,16 @@ export function linkSignal(parent: AbortSignal | undefined): LinkedSignal {
 
 /**
  * The abort state of one tool call: it follows the caller's signal and an optional timeout, and
- * makes the call's own `AbortSignal` only when the tool reads it. {@link dispose} detaches it
- * when the call ends, so listeners a tool adds to its signal and forgets die with the call instead
- * of piling up on the caller's long-lived signal.
+ * makes the call's own `AbortSignal` only when the tool reads it. Nothing is armed (no
+ * subscription, no timer) for a tool that neither reads its signal nor returns a promise.
+ * {@link dispose} detaches it when the call ends, so listeners a tool adds to its signal and
+ * forgets die with the call instead of piling up on the caller's long-lived signal.
  */
 export class CallAbort {
+  readonly #parent: AbortSignal | undefined;
+  readonly #timeoutMs: number | undefined;
+  readonly #started: number;
+  #armed = false;
   #controller: AbortController | undefined;
   #aborted = false;
   #reason: unknown;
@@ -104,18 +109,11 @@ export class CallAbort {
   #unsubscribe: (() => void) | undefined;
   #timer: ReturnType<typeof setTimeout> | undefined;
 
-  /** @param timeoutMs finite milliseconds, or `undefined` for none */
+  /** @param timeoutMs finite milliseconds from now, or `undefined` for none */
   constructor(parent: AbortSignal | undefined, timeoutMs: number | undefined) {
-    if (parent !== undefined) {
-      if (parent.aborted) this.#abort(parent.reason);
-      else this.#unsubscribe = subscribeAbort(parent, (reason) => this.#abort(reason));
-    }
-    if (timeoutMs !== undefined && !this.#aborted) {
-      this.#timer = setTimeout(() => {
-        this.#timedOut = true;
-        this.#abort(new DOMException(`tool timed out after ${timeoutMs} ms`, "TimeoutError"));
-      }, timeoutMs);
-    }
+    this.#parent = parent;
+    this.#timeoutMs = timeoutMs;
+    this.#started = timeoutMs === undefined ? 0 : performance.now();
   }
 
   /** `true` once the timeout fired (and not the caller's signal first). */
@@ -125,6 +123,7 @@ export class CallAbort {
 
   /** `true` once the caller's signal aborted or the timeout fired. */
   get aborted(): boolean {
+    this.#arm();
     return this.#aborted;
   }
 
@@ -138,6 +137,7 @@ export class CallAbort {
     if (this.#controller === undefined) {
       this.#controller = new AbortController();
       setMaxListeners(0, this.#controller.signal);
+      this.#arm();
       if (this.#aborted) this.#controller.abort(this.#reason);
     }
     return this.#controller.signal;
@@ -145,6 +145,7 @@ export class CallAbort {
 
   /** Settles with `value`, or rejects with the abort reason as soon as the call is aborted. */
   race<T>(value: Promise<T>): Promise<T> {
+    this.#arm();
     if (this.#aborted) {
       value.catch(() => {});
       return Promise.reject(this.#reason);
@@ -158,11 +159,31 @@ export class CallAbort {
 
   /** Detaches from the caller's signal and clears the timer. The call's signal stays as it is. */
   dispose(): void {
+    this.#armed = true; // nothing to arm after the end
     this.#unsubscribe?.();
     this.#unsubscribe = undefined;
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#timer = undefined;
     this.#reject = undefined;
+  }
+
+  #arm(): void {
+    if (this.#armed) return;
+    this.#armed = true;
+    const parent = this.#parent;
+    if (parent !== undefined) {
+      if (parent.aborted) return this.#abort(parent.reason);
+      this.#unsubscribe = subscribeAbort(parent, (reason) => this.#abort(reason));
+    }
+    const timeoutMs = this.#timeoutMs;
+    if (timeoutMs !== undefined) {
+      // The timeout counts from the start of the call, not from when it was first needed.
+      const remaining = Math.max(0, timeoutMs - (performance.now() - this.#started));
+      this.#timer = setTimeout(() => {
+        this.#timedOut = true;
+        this.#abort(new DOMException(`tool timed out after ${timeoutMs} ms`, "TimeoutError"));
+      }, remaining);
+    }
   }
 
   #abort(reason: unknown): void {
