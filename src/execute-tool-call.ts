@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import { type ToolErrorCode, ToolExecutionError } from "./errors.js";
 import { CallAbort } from "./internal/abort.js";
 import {
@@ -67,23 +68,59 @@ export function failure(toolName: string, code: ToolErrorCode, message: string, 
   return errorResult(message).withError(error);
 }
 
-// Plain data properties but for `signal`, an own getter: a spread (`{ ...context }`) still copies
-// it, and the call's AbortController is only made for tools that read it.
-function createCallContext(entry: RegisteredTool, options: CallOptions, abort: CallAbort): ToolContext {
-  entry.logger ??= options.logger.child({ tool: entry.tool.name });
-  const context: ToolContext = {
-    get signal() {
-      return abort.signal;
+// Calls with neither a caller's signal nor a timeout can never be aborted: they share one signal
+// that never aborts, renewed every few hundred calls, so that listeners tools add to it and forget
+// stay bounded (an AbortController costs microseconds; an accessor per context, a third of a call).
+const CALLS_PER_NEVER_ABORTED_SIGNAL = 256;
+let neverAborted: AbortSignal | undefined;
+let neverAbortedUses = 0;
+function neverAbortedSignal(): AbortSignal {
+  if (neverAborted === undefined || ++neverAbortedUses > CALLS_PER_NEVER_ABORTED_SIGNAL) {
+    neverAborted = new AbortController().signal;
+    setMaxListeners(0, neverAborted);
+    neverAbortedUses = 1;
+  }
+  return neverAborted;
+}
+
+/**
+ * A call's {@link ToolContext}: plain data properties, so that a spread (`{ ...context }`) keeps
+ * everything. When the call can be aborted, `signal` is an own enumerable getter, so the call's
+ * AbortController is only made for tools that read it; the getter is one shared function installed
+ * with `defineProperty`, which keeps those contexts on one hidden class (a getter in an object
+ * literal would be a new closure per call).
+ */
+class CallContext implements ToolContext {
+  static readonly #signal: PropertyDescriptor = {
+    get(this: CallContext) {
+      return (this.#abort as CallAbort).signal;
     },
-    channel: options.channel,
-    chatId: options.chatId,
-    metadata: options.metadata ?? EMPTY_METADATA,
-    logger: entry.logger,
+    enumerable: true,
+    configurable: true,
   };
-  // Only own properties when set (exactOptionalPropertyTypes).
-  if (options.toolCallId !== undefined) context.toolCallId = options.toolCallId;
-  if (options.asyncCallback !== undefined) context.asyncCallback = options.asyncCallback;
-  return context;
+
+  readonly #abort: CallAbort | undefined;
+  declare readonly signal: AbortSignal;
+  channel: string;
+  chatId: string;
+  metadata: Readonly<Record<string, string>>;
+  logger: Logger;
+  declare toolCallId?: string;
+  declare asyncCallback?: AsyncCallback;
+
+  constructor(entry: RegisteredTool, options: CallOptions, abort: CallAbort | undefined) {
+    this.#abort = abort;
+    if (abort === undefined) (this as { signal: AbortSignal }).signal = neverAbortedSignal();
+    this.channel = options.channel;
+    this.chatId = options.chatId;
+    this.metadata = options.metadata ?? EMPTY_METADATA;
+    entry.logger ??= options.logger.child({ tool: entry.tool.name });
+    this.logger = entry.logger;
+    // Only own properties when set (exactOptionalPropertyTypes).
+    if (options.toolCallId !== undefined) this.toolCallId = options.toolCallId;
+    if (options.asyncCallback !== undefined) this.asyncCallback = options.asyncCallback;
+    if (abort !== undefined) Object.defineProperty(this, "signal", CallContext.#signal);
+  }
 }
 
 function normalizeResult(name: string, value: unknown): ToolResult {
@@ -164,17 +201,22 @@ export async function executeRegisteredTool(
   }
 
   const timeoutMs = options.timeoutMs === Number.POSITIVE_INFINITY ? undefined : options.timeoutMs;
-  const abort = new CallAbort(options.signal, timeoutMs);
+  const abort =
+    options.signal === undefined && timeoutMs === undefined ? undefined : new CallAbort(options.signal, timeoutMs);
   let result: ToolResult;
   try {
     injectMixins(tool, options);
-    const value: unknown = tool.execute(parsed.data, createCallContext(entry, options, abort));
-    const settled = isThenable(value) ? await abort.race(Promise.resolve(value)) : value;
+    const value: unknown = tool.execute(parsed.data, new CallContext(entry, options, abort));
+    let settled = value;
+    if (isThenable(value)) {
+      const pending = Promise.resolve(value);
+      settled = await (abort === undefined ? pending : abort.race(pending));
+    }
     result = normalizeResult(name, settled);
   } catch (error) {
     result = describeFailure(name, error, abort, options.timeoutMs);
   } finally {
-    abort.dispose();
+    abort?.dispose();
   }
   return logging ? logCallEnd(name, result, performance.now() - started, options) : result;
 }
@@ -186,11 +228,16 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
   );
 }
 
-function describeFailure(name: string, error: unknown, abort: CallAbort, timeoutMs: number | undefined): ToolResult {
-  if (abort.timedOut) {
+function describeFailure(
+  name: string,
+  error: unknown,
+  abort: CallAbort | undefined,
+  timeoutMs: number | undefined,
+): ToolResult {
+  if (abort?.timedOut) {
     return failure(name, "timeout", `tool ${quoteName(name)} timed out after ${timeoutMs} ms`, error);
   }
-  if (abort.aborted && error === abort.reason) {
+  if (abort?.aborted && error === abort.reason) {
     return failure(name, "aborted", `tool ${quoteName(name)} was aborted before it finished`, error);
   }
   return failure(name, "tool_failed", `tool ${quoteName(name)} failed: ${errorMessage(error)}`, error);

@@ -311,13 +311,29 @@ describe("aborts", () => {
         tool("reader", (_args, context) => (context.signal.aborted ? "aborted" : "running")),
       );
       await registry.execute("quiet", {}, { signal: caller.signal, timeoutMs: 1000 });
-      await registry.execute("quiet", {});
+      await registry.execute("quiet", {}, { signal: caller.signal });
       expect(created).not.toHaveBeenCalled();
       await registry.execute("reader", {}, { signal: caller.signal });
       expect(created).toHaveBeenCalledTimes(1);
     } finally {
       globalThis.AbortController = Original;
     }
+  });
+
+  it("without a caller's signal or timeout, listeners tools forget stay bounded (a shared never-aborting signal, renewed)", async () => {
+    const signals = new Set<AbortSignal>();
+    const registry = registryWith(
+      tool("leaky", (_args, context) => {
+        context.signal.addEventListener("abort", () => {});
+        signals.add(context.signal);
+        return "ok";
+      }),
+    );
+    for (let index = 0; index < 5_000; index++) await registry.execute("leaky", {});
+    const counts = [...signals].map((signal) => getEventListeners(signal, "abort").length);
+    expect(Math.max(...counts)).toBeLessThanOrEqual(256);
+    expect(counts.reduce((sum, count) => sum + count, 0)).toBe(5_000);
+    expect([...signals].every((signal) => !signal.aborted)).toBe(true);
   });
 
   it("once the call has ended, its signal no longer follows the caller's", async () => {
