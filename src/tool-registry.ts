@@ -172,8 +172,10 @@ export class ToolRegistry {
 
   /**
    * Runs a tool by name with the conversation's context: the call's `ToolContext` carries
-   * `channel`, `chatId` and `metadata`; right before `execute`, `setContext` is called (when both
-   * are non-empty), `setCallback` (when a callback is given) and `setMetadata`.
+   * `channel`, `chatId`, `metadata` and `asyncCallback` (this call's own, when given); right before
+   * `execute`, `setContext` is called (when both are non-empty), `setCallback` (always: the
+   * callback, or a no-op when there is none) and `setMetadata`. Never rejects.
+   * @throws TypeError (synchronously) for options of the wrong type
    */
   executeWithContext(
     name: string,
