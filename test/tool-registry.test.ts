@@ -537,13 +537,16 @@ describe("logging", () => {
 
   it("a logger without isLevelEnabled and child: every level is on, tools get the logger itself", async () => {
     const lines: string[] = [];
-    const record = (level: string) => (fields: object, message?: string) => void lines.push(`${level} ${message}`);
+    const record = (level: string) => (_fields: object, message?: string) => void lines.push(`${level} ${message}`);
     const minimal = { debug: record("debug"), info: record("info"), warn: record("warn"), error: record("error") };
     const registry = new ToolRegistry({ logger: minimal });
     const seen: unknown[] = [];
     registry.register(
       makeTool("t", {
-        execute: (_args: Record<string, unknown>, context: ToolContext) => (seen.push(context.logger), "ok"),
+        execute: (_args: Record<string, unknown>, context: ToolContext) => {
+          seen.push(context.logger);
+          return "ok";
+        },
       }),
     );
     await registry.execute("t", {});
@@ -565,7 +568,10 @@ describe("logging", () => {
     const seen: unknown[] = [];
     registry.register(
       makeTool("t", {
-        execute: (_args: Record<string, unknown>, context: ToolContext) => (seen.push(context.logger), "ok"),
+        execute: (_args: Record<string, unknown>, context: ToolContext) => {
+          seen.push(context.logger);
+          return "ok";
+        },
       }),
     );
     await registry.execute("t", {});

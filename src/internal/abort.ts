@@ -172,7 +172,10 @@ export class CallAbort {
     this.#armed = true;
     const parent = this.#parent;
     if (parent !== undefined) {
-      if (parent.aborted) return this.#abort(parent.reason);
+      if (parent.aborted) {
+        this.#abort(parent.reason);
+        return;
+      }
       this.#unsubscribe = subscribeAbort(parent, (reason) => this.#abort(reason));
     }
     const timeoutMs = this.#timeoutMs;
