@@ -497,6 +497,82 @@ describe("stripNullsForOptional", () => {
   });
 });
 
+describe("stripNullsForOptional with keys that name prototypes (D02)", () => {
+  /** Every object in `value` is a plain `{}` or array, its keys own data properties, at any depth. */
+  function expectPlainJson(value: unknown, path = "result"): void {
+    if (typeof value !== "object" || value === null) return;
+    expect(Object.getPrototypeOf(value), path).toBe(Array.isArray(value) ? Array.prototype : Object.prototype);
+    for (const key of Object.keys(value)) {
+      const descriptor = Object.getOwnPropertyDescriptor(value, key);
+      expect(descriptor !== undefined && "value" in descriptor, `${path}.${key} is data`).toBe(true);
+      expectPlainJson(descriptor?.value, `${path}.${key}`);
+    }
+  }
+
+  // Schemas and values are JSON text: in an object literal, `__proto__:` would set the prototype itself.
+  const node = '{"type":"object","properties":{"a":{"type":"string"},"next":{"$ref":"#/$defs/node"}}}';
+  it.each<[string, string, string, string]>([
+    ["at the top level, not in the schema", '{"__proto__":{"polluted":1},"a":"x"}', node, ""],
+    [
+      "in a nested object the schema describes",
+      '{"next":{"__proto__":{"polluted":1},"constructor":{"prototype":{"polluted":2}},"a":null}}',
+      `{"$defs":{"node":${node}},"$ref":"#/$defs/node"}`,
+      '{"next":{"__proto__":{"polluted":1},"constructor":{"prototype":{"polluted":2}}}}',
+    ],
+    [
+      "in objects inside arrays (and arrays of arrays)",
+      '{"list":[{"__proto__":{"polluted":1},"a":null}],"grid":[[{"prototype":{"polluted":2},"__proto__":[]}]]}',
+      '{"type":"object","properties":{"list":{"type":"array","items":{"type":"object","properties":{"a":{"type":"string"}}}},"grid":{"type":"array","items":{"type":"array","items":{"type":"object","properties":{"a":{"type":"string"}}}}}}}',
+      '{"list":[{"__proto__":{"polluted":1}}],"grid":[[{"prototype":{"polluted":2},"__proto__":[]}]]}',
+    ],
+    [
+      "in the union branch the value belongs to",
+      '{"v":{"kind":"k","__proto__":{"kind":"k"},"a":null}}',
+      '{"type":"object","properties":{"v":{"anyOf":[{"type":"object","properties":{"kind":{"const":"k"},"a":{"type":"string"}}},{"type":"array"}]}}}',
+      '{"v":{"kind":"k","__proto__":{"kind":"k"}}}',
+    ],
+    [
+      "when the schema itself has a property named __proto__",
+      '{"__proto__":{"a":null,"__proto__":{"polluted":1}}}',
+      `{"type":"object","properties":{"__proto__":${node}}}`,
+      '{"__proto__":{"__proto__":{"polluted":1}}}',
+    ],
+  ])("%s: they stay own data properties", (_name, sent, schema, expected) => {
+    const result = stripNullsForOptional(JSON.parse(sent) as Json, JSON.parse(schema) as Json);
+    expectPlainJson(result);
+    expect(JSON.stringify(result)).toBe(expected === "" ? sent : expected);
+    expect(({} as Json).polluted).toBeUndefined();
+  });
+
+  it("keeps any JSON made of prototype-named keys intact and plain (property)", () => {
+    const keys = fc.constantFrom("__proto__", "constructor", "prototype", "a");
+    // JSON text built from entries, so that no object literal or assignment touches the keys.
+    const { json } = fc.letrec((tie) => ({
+      json: fc.oneof(
+        { depthSize: "small" },
+        fc.constantFrom("null", "1", '"s"'),
+        fc.array(tie("json") as fc.Arbitrary<string>, { maxLength: 3 }).map((items) => `[${items.join(",")}]`),
+        fc
+          .uniqueArray(fc.tuple(keys, tie("json") as fc.Arbitrary<string>), { selector: ([key]) => key, maxLength: 4 })
+          .map((entries) => `{${entries.map(([key, value]) => `${JSON.stringify(key)}:${value}`).join(",")}}`),
+      ),
+    }));
+    // Every key is described (recursively) and accepts null, so nothing is stripped.
+    const schema = JSON.parse(
+      '{"$defs":{"n":{"anyOf":[{"type":"object","properties":{"__proto__":{"$ref":"#/$defs/n"},"constructor":{"$ref":"#/$defs/n"},"prototype":{"$ref":"#/$defs/n"},"a":{"$ref":"#/$defs/n"}}},{"type":"array","items":{"$ref":"#/$defs/n"}},{"type":["null","number","string"]}]}},"$ref":"#/$defs/n"}',
+    ) as Json;
+    fc.assert(
+      fc.property(json, (text) => {
+        const sent = JSON.parse(`{"a":${text}}`) as Json;
+        const result = stripNullsForOptional(sent, schema);
+        expectPlainJson(result);
+        expect(JSON.stringify(result)).toBe(JSON.stringify(sent));
+        expect(({} as Json).polluted).toBeUndefined();
+      }),
+    );
+  });
+});
+
 const definition = (name: string, description: string, parameters: Json): ToolDefinition => ({
   type: "function",
   function: { name, description, parameters },

@@ -4,7 +4,7 @@
  * @module
  */
 import type { ToolDefinition } from "../../provider.js";
-import { isRecord } from "../describe.js";
+import { isPlainObject, isRecord } from "../describe.js";
 
 type JsonObject = Record<string, unknown>;
 
@@ -113,11 +113,13 @@ function strictNode(node: unknown, root: unknown): unknown {
 
   if (isPropertiesObject(schema)) {
     const required = new Set(Array.isArray(schema.required) ? schema.required.map(String) : []);
-    const properties: JsonObject = {};
-    for (const [key, original] of Object.entries(schema.properties)) {
-      const converted = strictNode(original, root);
-      properties[key] = required.has(key) || acceptsNull(original, root) ? converted : makeNullable(converted);
-    }
+    // Object.fromEntries defines own keys, so a property named "__proto__" stays a property.
+    const properties: JsonObject = Object.fromEntries(
+      Object.entries(schema.properties).map(([key, original]) => {
+        const converted = strictNode(original, root);
+        return [key, required.has(key) || acceptsNull(original, root) ? converted : makeNullable(converted)];
+      }),
+    );
     schema.properties = properties;
     schema.required = Object.keys(properties);
     schema.additionalProperties = false;
@@ -201,7 +203,8 @@ function pickBranch(branches: unknown[], value: unknown, root: unknown): unknown
     if (!isRecord(value) || !(hasType(schema, "object") || isPropertiesObject(schema))) return false;
     const properties = isRecord(schema.properties) ? schema.properties : {};
     return Object.entries(properties).every(
-      ([key, property]) => !(isRecord(property) && "const" in property) || value[key] === property.const,
+      ([key, property]) =>
+        !(isRecord(property) && "const" in property) || (Object.hasOwn(value, key) && value[key] === property.const),
     );
   });
   return fits.length === 1 ? fits[0] : undefined;
@@ -223,27 +226,30 @@ function stripNode(value: unknown, schema: unknown, root: unknown, depth: number
     if (Array.isArray(items)) return value.map((item, index) => stripNode(item, items[index], root, depth + 1));
     return isRecord(items) ? value.map((item) => stripNode(item, items, root, depth + 1)) : value;
   }
-  if (!isRecord(value) || !isPropertiesObject(schema)) return value;
+  if (!isPlainObject(value) || !isPropertiesObject(schema)) return value;
   const required = new Set(Array.isArray(schema.required) ? schema.required.map(String) : []);
-  const result: JsonObject = {};
+  const entries: Array<[string, unknown]> = [];
   for (const [key, item] of Object.entries(value)) {
     const property = Object.hasOwn(schema.properties, key) ? schema.properties[key] : undefined;
     if (property === undefined) {
-      result[key] = item;
+      entries.push([key, item]);
     } else if (item === null && !required.has(key) && !acceptsNull(property, root)) {
       // the null strict mode made the model send for an optional field: the tool sees it absent
     } else {
-      result[key] = stripNode(item, property, root, depth + 1);
+      entries.push([key, stripNode(item, property, root, depth + 1)]);
     }
   }
-  return result;
+  // The keys are the model's: `result[key] = …` would make a "__proto__" key the copy's prototype.
+  // Object.fromEntries defines each as an own data property instead.
+  return Object.fromEntries(entries);
 }
 
 /**
  * Removes the `null`s a strict-mode model sends for properties that were optional in the tool's
  * original schema and do not accept `null` there, at any depth (nested objects, array items,
  * `$ref`s, and the `anyOf`/`oneOf` branch the value unambiguously belongs to). A `null` the
- * original schema allows is kept. Returns a new object; `args` is not mutated.
+ * original schema allows is kept. Returns a new object; `args` is not mutated. Every key is copied
+ * as an own data property, so a model-sent `"__proto__"` key stays data and never becomes a prototype.
  *
  * @param args the parsed arguments of a call made against {@link toOpenAIStrictSchema}`(originalSchema)`
  * @param originalSchema the tool's schema before the strict conversion
