@@ -9,6 +9,7 @@ import type {
   ToolCall,
   ToolDefinition,
 } from "../../provider.js";
+import { toCallArguments } from "../shared/call-arguments.js";
 import { invalidOption } from "../shared/invalid-option.js";
 import { tokenCount, usageInfo } from "../shared/usage.js";
 
@@ -243,8 +244,9 @@ export function createOllamaProvider(options: OllamaProviderOptions): LLMProvide
           id: given ?? `ollama_${hash(`${seed}|${index}|${name}`)}_${index}`,
           type: "function",
           name,
-          // An object normally; text (a model that wrote broken JSON) reaches the loop as such.
-          arguments: args === undefined || args === null ? {} : args,
+          // An object normally; text (a model that wrote broken JSON) or any other value reaches
+          // the loop, which tells the model.
+          arguments: toCallArguments(args),
         };
         if (given !== undefined) converted.providerMetadata = { [METADATA_KEY]: { id: given } };
         return converted;

@@ -1,6 +1,7 @@
-import { describeType, isRecord } from "../../internal/describe.js";
+import { describeType, isPlainObject, isRecord } from "../../internal/describe.js";
 import { stripNullsForOptional } from "../../internal/formats/openai.js";
 import type { ProviderToolCall, ToolDefinition, UsageInfo } from "../../provider.js";
+import { toCallArguments } from "../shared/call-arguments.js";
 import { invalidOption } from "../shared/invalid-option.js";
 import { tokenCount, usageInfo } from "../shared/usage.js";
 import type { OpenAIRequestOptions } from "./client-types.js";
@@ -67,6 +68,9 @@ export function schemasByName(tools: readonly ToolDefinition[] | undefined): Map
  * One call as the loop takes it. The raw JSON text goes through unchanged (empty stays empty,
  * invalid JSON reaches the loop so the model is told); in strict mode, parsable arguments are
  * passed parsed with the strict-mode nulls removed, and the raw text stays in `function.arguments`.
+ * Some OpenAI-compatible servers send a JSON value instead of text: an object is taken as it is
+ * (strict-mode nulls removed), `null` means no arguments, and any other value reaches the loop
+ * (see {@link toCallArguments}), which tells the model arguments must be an object.
  */
 export function toProviderToolCall(
   id: unknown,
@@ -76,13 +80,19 @@ export function toProviderToolCall(
 ): ProviderToolCall {
   const call: ProviderToolCall = { type: "function", name };
   if (typeof id === "string" && id !== "") call.id = id;
-  if (isRecord(rawArguments)) {
-    // Some OpenAI-compatible servers send an object instead of JSON text.
-    const schema = strictSchemas?.get(name);
-    call.arguments = schema === undefined ? rawArguments : stripNullsForOptional(rawArguments, schema);
+  if (rawArguments === undefined || rawArguments === null) {
+    call.arguments = "";
     return call;
   }
-  const text = typeof rawArguments === "string" ? rawArguments : "";
+  if (typeof rawArguments !== "string") {
+    const schema = strictSchemas?.get(name);
+    call.arguments =
+      schema !== undefined && isPlainObject(rawArguments)
+        ? stripNullsForOptional(rawArguments, schema)
+        : toCallArguments(rawArguments);
+    return call;
+  }
+  const text = rawArguments;
   call.arguments = text;
   const schema = strictSchemas?.get(name);
   if (schema === undefined || text.trim() === "") return call;
@@ -92,7 +102,7 @@ export function toProviderToolCall(
   } catch {
     return call;
   }
-  if (!isRecord(parsed)) return call;
+  if (!isPlainObject(parsed)) return call;
   call.arguments = stripNullsForOptional(parsed, schema);
   call.function = { name, arguments: text };
   return call;
