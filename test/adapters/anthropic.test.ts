@@ -20,7 +20,14 @@ import {
   type Tool,
   ToolLoopError,
 } from "../../src/index.js";
-import { abortOnceRequested, okSample, registryOf, useReplayServers } from "../helpers/adapter-fixtures.js";
+import {
+  abortOnceRequested,
+  expectLoopRejectsUnreadable,
+  expectUnreadable,
+  okSample,
+  registryOf,
+  useReplayServers,
+} from "../helpers/adapter-fixtures.js";
 import { type ReplayResponse, type ReplayServer, readSample } from "../helpers/replay-server.js";
 
 type Json = Record<string, unknown>;
@@ -365,6 +372,80 @@ describe("createAnthropicProvider with the real @anthropic-ai/sdk client", () =>
   it("accepts the real client structurally (no SDK import in src)", () => {
     const client: AnthropicClientLike = new Anthropic({ apiKey: "test", baseURL: "http://127.0.0.1:1" });
     expect(createAnthropicProvider({ client }).getDefaultModel()).toBe(DEFAULT_ANTHROPIC_MODEL);
+  });
+});
+
+describe("createAnthropicProvider with responses it cannot read (D06)", () => {
+  const message = (content: unknown, extra: Json = {}): Json => ({
+    id: "msg_1",
+    type: "message",
+    role: "assistant",
+    model: "claude-sonnet-4-6",
+    content,
+    stop_reason: "end_turn",
+    usage: { input_tokens: 3, output_tokens: 1 },
+    ...extra,
+  });
+  const chat = (client: Anthropic) =>
+    createAnthropicProvider({ client }).chat([{ role: "user", content: "hi" }], undefined, "", {});
+
+  it.each<[string, unknown, RegExp]>([
+    ["an empty object", {}, /^Anthropic: the response has no content array \(got undefined\)$/],
+    [
+      "an error body (type: error)",
+      { type: "error", error: { type: "overloaded_error", message: "Overloaded" } },
+      /^Anthropic: the response is an error \(overloaded_error: Overloaded\)$/,
+    ],
+    [
+      "an error body without type",
+      { error: { type: "api_error", message: "Internal server error" } },
+      /^Anthropic: the response is an error \(api_error: Internal server error\)$/,
+    ],
+    ["content that is text, not blocks", message("Hello"), /no content array \(got string\)/],
+    ["a JSON array", [message([])], /^Anthropic: the response is not an object \(got array\)$/],
+    [
+      "a tool_use block without a name",
+      message([{ type: "tool_use", id: "toolu_1", input: {} }], { stop_reason: "tool_use" }),
+      /^Anthropic: a tool_use block has no name \(got undefined\)$/,
+    ],
+    [
+      "a tool_use block with an empty name",
+      message([{ type: "tool_use", id: "toolu_1", name: "", input: {} }], { stop_reason: "tool_use" }),
+      /^Anthropic: a tool_use block has no name \(got ""\)$/,
+    ],
+  ])("rejects %s with status 200", async (_name, response, expected) => {
+    const { client } = await replay([{ body: response }]);
+    const error = await expectUnreadable(chat(client), "Anthropic", expected);
+    expect(JSON.parse(error.body)).toEqual(response);
+  });
+
+  it.each<[string, Json, string]>([
+    ["no content blocks after a tool result (end_turn)", message([]), ""],
+    ["an empty text", message([{ type: "text", text: "" }]), ""],
+    ["a refusal without content", message([], { stop_reason: "refusal" }), ""],
+  ])("still reads %s as an answer", async (_name, response, content) => {
+    const { client } = await replay([{ body: response }]);
+    await expect(chat(client)).resolves.toMatchObject({ content, toolCalls: [] });
+  });
+
+  it("the loop rejects with ToolLoopError whose cause is the InvalidProviderResponseError, keeping the transcript", async () => {
+    const { client } = await replay([
+      okSample("anthropic-response-tool-use.json"),
+      { body: { type: "error", error: { type: "overloaded_error", message: "Overloaded" } } },
+    ]);
+    const weather = toolFromSample(weatherDefinition, () => sunnyJson);
+
+    const run = runToolLoop(
+      { provider: createAnthropicProvider({ client }), tools: registryOf(weather), maxIterations: 3 },
+      [{ role: "user", content: "What's the weather like in San Francisco?" }],
+    );
+
+    const error = await expectLoopRejectsUnreadable(run, "Anthropic", [
+      { role: "user" },
+      { role: "assistant", toolCalls: [expect.objectContaining({ name: "get_weather" })] },
+      { role: "tool", content: sunnyJson },
+    ]);
+    expect(error.iterations).toBe(2);
   });
 });
 

@@ -1,5 +1,13 @@
-import { afterEach } from "vitest";
-import { type Tool, ToolRegistry } from "../../src/index.js";
+import { afterEach, expect } from "vitest";
+import {
+  type InvalidProviderResponseError,
+  isInvalidProviderResponseError,
+  isToolLoopError,
+  type Message,
+  type Tool,
+  type ToolLoopError,
+  ToolRegistry,
+} from "../../src/index.js";
 import { type ReplayResponse, type ReplayServer, readSample, startReplayServer } from "./replay-server.js";
 
 type Script = Parameters<typeof startReplayServer>[0];
@@ -46,4 +54,56 @@ export async function abortOnceRequested<T>(
   await server.waitForRequests(server.requests.length + 1);
   controller.abort(reason);
   return { settled };
+}
+
+/**
+ * Awaits `pending`, which must reject with an `InvalidProviderResponseError` from `provider` whose
+ * message matches `message`; returns it for further checks.
+ */
+export async function expectUnreadable(
+  pending: Promise<unknown>,
+  provider: string,
+  message: string | RegExp,
+): Promise<InvalidProviderResponseError> {
+  const error = await pending.then(
+    (value) => {
+      throw new Error(`expected an InvalidProviderResponseError, but it resolved with ${JSON.stringify(value)}`);
+    },
+    (caught: unknown) => caught,
+  );
+  expect(isInvalidProviderResponseError(error), String(error)).toBe(true);
+  const invalid = error as InvalidProviderResponseError;
+  expect(invalid.provider).toBe(provider);
+  expect(invalid.message).toMatch(message);
+  expect(invalid.message.startsWith(`${provider}: `)).toBe(true);
+  expect(invalid.body.length).toBeLessThanOrEqual(2_000);
+  return invalid;
+}
+
+/**
+ * Awaits a `runToolLoop` that must reject with a `ToolLoopError` whose `cause` is an
+ * `InvalidProviderResponseError` from `provider`, and whose `messages` are `transcript` (what the
+ * loop had when the unreadable response came).
+ */
+export async function expectLoopRejectsUnreadable(
+  run: Promise<unknown>,
+  provider: string,
+  transcript: Array<Partial<Message>>,
+): Promise<ToolLoopError> {
+  const error = await run.then(
+    () => {
+      throw new Error("expected the loop to reject");
+    },
+    (caught: unknown) => caught,
+  );
+  expect(isToolLoopError(error), String(error)).toBe(true);
+  const loopError = error as ToolLoopError;
+  expect(isInvalidProviderResponseError(loopError.cause)).toBe(true);
+  expect((loopError.cause as InvalidProviderResponseError).provider).toBe(provider);
+  expect(loopError.message).toContain((loopError.cause as Error).message);
+  expect(loopError.messages).toHaveLength(transcript.length);
+  transcript.forEach((message, index) => {
+    expect(loopError.messages[index]).toMatchObject(message);
+  });
+  return loopError;
 }

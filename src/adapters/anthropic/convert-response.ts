@@ -1,7 +1,8 @@
-import { isPlainObject } from "../../internal/describe.js";
+import { describeType, isPlainObject, isRecord, showValue } from "../../internal/describe.js";
 import type { FinishReason, LLMResponse, ProviderToolCall, UsageInfo } from "../../provider.js";
 import { toCallArguments } from "../shared/call-arguments.js";
 import { mapFinishReason } from "../shared/finish-reason.js";
+import { errorBodyProblem, invalidResponse } from "../shared/invalid-response.js";
 import { toLLMResponse } from "../shared/llm-response.js";
 import { tokenCount, usageInfo } from "../shared/usage.js";
 import type { AnthropicThinkingBlockParam, AnthropicToolCallMetadata } from "./convert-messages.js";
@@ -56,16 +57,30 @@ export function toUsage(usage: AnthropicUsageLike | null | undefined): UsageInfo
   return usageInfo(promptTokens, count(usage.output_tokens));
 }
 
+const PROVIDER = "Anthropic";
+
 /**
  * Converts a Messages API response: `text` blocks are joined into `content`, `tool_use` blocks
  * become calls with `arguments` = `input` (absent → `{}`), and `thinking` blocks are kept on the
  * first call's `providerMetadata.anthropic` so they can be replayed. Other blocks are ignored.
+ * An empty `content` array is an empty answer (the model may have nothing to add).
+ * @throws InvalidProviderResponseError when the response is not a message: not an object, an
+ *   error body (`{ type: "error", error }`), no `content` array, or a `tool_use` block without a name
  */
 export function fromAnthropicMessage(message: AnthropicMessageLike): LLMResponse {
+  const response: unknown = message;
+  if (!isRecord(response)) {
+    throw invalidResponse(PROVIDER, `the response is not an object (got ${describeType(response)})`, response);
+  }
+  if (!Array.isArray(response.content)) {
+    const problem =
+      errorBodyProblem(response) ?? `the response has no content array (got ${describeType(response.content)})`;
+    throw invalidResponse(PROVIDER, problem, response);
+  }
   const texts: string[] = [];
   const thinking: AnthropicThinkingBlockParam[] = [];
   const toolCalls: ProviderToolCall[] = [];
-  for (const raw of Array.isArray(message.content) ? message.content : []) {
+  for (const raw of response.content) {
     if (!isPlainObject(raw)) continue;
     const block = raw as Record<string, unknown>;
     if (block.type === "text" && typeof block.text === "string") {
@@ -73,9 +88,12 @@ export function fromAnthropicMessage(message: AnthropicMessageLike): LLMResponse
     } else if (block.type === "thinking" || block.type === "redacted_thinking") {
       thinking.push({ ...block } as AnthropicThinkingBlockParam);
     } else if (block.type === "tool_use") {
+      if (typeof block.name !== "string" || block.name === "") {
+        throw invalidResponse(PROVIDER, `a tool_use block has no name (got ${showValue(block.name)})`, response);
+      }
       const call: ProviderToolCall = {
         type: "function",
-        name: typeof block.name === "string" ? block.name : "",
+        name: block.name,
         arguments: toCallArguments(block.input),
       };
       if (typeof block.id === "string") call.id = block.id;

@@ -1,0 +1,46 @@
+import { InvalidProviderResponseError } from "../../errors.js";
+import { boundText, isRecord } from "../../internal/describe.js";
+
+/** Longest text of an API's own error message quoted in ours. */
+const MAX_QUOTED_CHARS = 300;
+
+/**
+ * The error an adapter throws for a response it cannot read: `<provider>: <problem>`, with the
+ * raw response as `body` (bounded by the error itself) and, when there is one, the `cause`.
+ */
+export function invalidResponse(
+  provider: string,
+  problem: string,
+  body: unknown,
+  cause?: unknown,
+): InvalidProviderResponseError {
+  return new InvalidProviderResponseError(`${provider}: ${problem}`, {
+    provider,
+    body,
+    ...(cause === undefined ? {} : { cause }),
+  });
+}
+
+/** A value the API sent, quoted for a message: text as it is, anything else by its JSON; bounded. */
+function quoted(value: unknown): string | undefined {
+  if (typeof value === "string") return value === "" ? undefined : boundText(value, MAX_QUOTED_CHARS);
+  if (typeof value === "number") return String(value);
+  return undefined;
+}
+
+/**
+ * When `body` is an API error object that arrived as a response (status 200) — `{ error: {…} }`,
+ * `{ error: "…" }`, or Anthropic's `{ type: "error", error: {…} }` — what to tell: `the response
+ * is an error (overloaded_error: Overloaded)`. Otherwise `undefined`.
+ */
+export function errorBodyProblem(body: unknown): string | undefined {
+  if (!isRecord(body)) return undefined;
+  // `error: null` is a field of ordinary responses (OpenAI Responses), not an error.
+  if ((body.error === undefined || body.error === null) && body.type !== "error") return undefined;
+  const { error } = body;
+  const details = isRecord(error)
+    ? [quoted(error.type) ?? quoted(error.code) ?? quoted(error.status), quoted(error.message)]
+    : [quoted(error)];
+  const text = details.filter((part) => part !== undefined).join(": ");
+  return text === "" ? "the response is an error" : `the response is an error (${text})`;
+}
