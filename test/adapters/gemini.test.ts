@@ -1,9 +1,19 @@
 import { GoogleGenAI } from "@google/genai";
 import { describe, expect, it } from "vitest";
 import * as z from "zod";
-import { createGeminiProvider, type GeminiClientLike } from "../../src/adapters/gemini/index.js";
+import {
+  createGeminiProvider,
+  type GeminiClientLike,
+  type GeminiGenerateContentResponse,
+} from "../../src/adapters/gemini/index.js";
 import { defineTool, isToolLoopError, type Message, runToolLoop } from "../../src/index.js";
-import { abortOnceRequested, registryOf, useReplayServers } from "../helpers/adapter-fixtures.js";
+import {
+  abortOnceRequested,
+  expectLoopRejectsUnreadable,
+  expectUnreadable,
+  registryOf,
+  useReplayServers,
+} from "../helpers/adapter-fixtures.js";
 import { type ReplayResponse, type ReplayServer, readSample, readSampleText } from "../helpers/replay-server.js";
 
 // The structural client type accepts the real client.
@@ -562,7 +572,7 @@ describe("createGeminiProvider with the real @google/genai client", () => {
     ["BLOCKLIST", [], "BLOCKLIST", "content_filter"],
     ["PROHIBITED_CONTENT", [], "PROHIBITED_CONTENT", "content_filter"],
     ["SPII", [], "SPII", "content_filter"],
-    ["another reason", [], "MALFORMED_FUNCTION_CALL", "MALFORMED_FUNCTION_CALL"],
+    ["another reason", [], "LANGUAGE", "LANGUAGE"],
   ])("maps finishReason for %s", async (_case, parts, reason, expected) => {
     const body = answer(parts as GeminiPartJson[]);
     (body.candidates as Json[])[0] = { ...(body.candidates as Json[])[0], finishReason: reason };
@@ -605,5 +615,129 @@ describe("createGeminiProvider with the real @google/genai client", () => {
   ])("throws a TypeError for %s", (_case, options, message) => {
     expect(() => createGeminiProvider(options as never)).toThrow(message);
     expect(() => createGeminiProvider(options as never)).toThrow(TypeError);
+  });
+});
+
+describe("createGeminiProvider with responses it cannot read (D06)", () => {
+  const chat = (client: GoogleGenAI) =>
+    createGeminiProvider({ client }).chat([{ role: "user", content: "hi" }], undefined, "m", {});
+  const withCandidate = (candidate: Json): Json => ({ ...answer([]), candidates: [candidate] });
+
+  it.each<[string, unknown, RegExp]>([
+    ["an empty object", {}, /^Gemini: the response has no candidate \(candidates: undefined\)$/],
+    ["an empty candidates list", { candidates: [] }, /^Gemini: the response has no candidate \(candidates: \[\]\)$/],
+    [
+      "an error body",
+      { error: { code: 500, message: "Internal error encountered.", status: "INTERNAL" } },
+      /^Gemini: the response (is an error \(INTERNAL: Internal error encountered\.\)|has no candidate \(candidates: undefined\))$/,
+    ],
+    // The SDK turns a null candidate into `{}`.
+    ["a null candidate", { candidates: [null] }, /^Gemini: the first candidate has no content and no finishReason$/],
+    ["an empty candidate", { candidates: [{}] }, /^Gemini: the first candidate has no content and no finishReason$/],
+    [
+      "a functionCall without a name",
+      answer([{ functionCall: { args: { numerator: 1 } } }]),
+      /^Gemini: a functionCall part has no name \(got undefined\)$/,
+    ],
+    [
+      "a functionCall with an empty name",
+      answer([{ text: "Dividing." }, { functionCall: { name: "", args: {} } }]),
+      /^Gemini: a functionCall part has no name \(got ""\)$/,
+    ],
+    [
+      "finishReason MALFORMED_FUNCTION_CALL",
+      withCandidate({
+        finishReason: "MALFORMED_FUNCTION_CALL",
+        finishMessage: "Malformed function call: print(default_api.customDivide(numerator=1",
+        index: 0,
+      }),
+      // @google/genai 2 drops finishMessage; see the test with a client that keeps it.
+      /^Gemini: the model gave no usable answer \(finishReason MALFORMED_FUNCTION_CALL\)$/,
+    ],
+    [
+      "finishReason MALFORMED_FUNCTION_CALL with text",
+      withCandidate({
+        content: { role: "model", parts: [{ text: "I will divide." }] },
+        finishReason: "MALFORMED_FUNCTION_CALL",
+      }),
+      /^Gemini: the model gave no usable answer \(finishReason MALFORMED_FUNCTION_CALL\)$/,
+    ],
+    [
+      "finishReason UNEXPECTED_TOOL_CALL",
+      withCandidate({ finishReason: "UNEXPECTED_TOOL_CALL" }),
+      /finishReason UNEXPECTED_TOOL_CALL/,
+    ],
+    [
+      "finishReason TOO_MANY_TOOL_CALLS",
+      withCandidate({ finishReason: "TOO_MANY_TOOL_CALLS" }),
+      /finishReason TOO_MANY_TOOL_CALLS/,
+    ],
+  ])("rejects %s with status 200", async (_name, response, expected) => {
+    const { client } = await replay([{ body: response }]);
+    await expectUnreadable(chat(client), "Gemini", expected);
+  });
+
+  it("quotes the finishMessage when the client keeps it, and rejects a candidate that is not an object", async () => {
+    const finishMessage = `Malformed function call: print(default_api.customDivide(${"x".repeat(1_000)}`;
+    const client = (response: unknown): GeminiClientLike => ({
+      models: { generateContent: async () => response as GeminiGenerateContentResponse },
+    });
+    const malformed = { candidates: [{ finishReason: "MALFORMED_FUNCTION_CALL", finishMessage }] };
+
+    const error = await expectUnreadable(
+      createGeminiProvider({ client: client(malformed) }).chat([{ role: "user", content: "hi" }], undefined, "m", {}),
+      "Gemini",
+      /^Gemini: the model gave no usable answer \(finishReason MALFORMED_FUNCTION_CALL: Malformed function call: print\(default_api\.customDivide\(x+ … \[\d+ more characters cut\]\)$/,
+    );
+    expect(error.message.length).toBeLessThan(400);
+    await expectUnreadable(
+      createGeminiProvider({ client: client({ candidates: ["text"] }) }).chat([], undefined, "m", {}),
+      "Gemini",
+      /^Gemini: the first candidate is not an object \(got string\)$/,
+    );
+    await expectUnreadable(
+      createGeminiProvider({ client: client(null) }).chat([], undefined, "m", {}),
+      "Gemini",
+      /^Gemini: the response is not an object \(got null\)$/,
+    );
+    await expectUnreadable(
+      createGeminiProvider({
+        client: client({
+          candidates: [{ content: { parts: [{ functionCall: "customDivide" }] }, finishReason: "STOP" }],
+        }),
+      }).chat([], undefined, "m", {}),
+      "Gemini",
+      /^Gemini: a functionCall part is not an object \(got string\)$/,
+    );
+  });
+
+  it.each<[string, Json, string, string]>([
+    ["text only", answer([{ text: "Hi" }]), "Hi", "stop"],
+    ["an empty text", answer([{ text: "" }]), "", "stop"],
+    ["a candidate without content (STOP)", withCandidate({ finishReason: "STOP" }), "", "stop"],
+    ["a filtered candidate without content", withCandidate({ finishReason: "SAFETY" }), "", "content_filter"],
+    ["a blocked prompt (no candidates)", { promptFeedback: { blockReason: "OTHER" } }, "", "content_filter"],
+  ])("still reads %s as an answer", async (_name, response, content, finishReason) => {
+    const { client } = await replay([response]);
+    await expect(chat(client)).resolves.toMatchObject({ content, toolCalls: [], finishReason });
+  });
+
+  it("the loop rejects with ToolLoopError whose cause is the InvalidProviderResponseError, keeping the transcript", async () => {
+    const { client } = await replay([
+      readSample<Json>("gemini-response-function-call.json"),
+      withCandidate({ finishReason: "MALFORMED_FUNCTION_CALL" }),
+    ]);
+
+    const run = runToolLoop(
+      { provider: createGeminiProvider({ client }), tools: registryOf(divide), maxIterations: 3 },
+      [{ role: "user", content: "What is 100 divided by 4?" }],
+    );
+
+    const error = await expectLoopRejectsUnreadable(run, "Gemini", [
+      { role: "user" },
+      { role: "assistant", toolCalls: [expect.objectContaining({ name: "customDivide" })] },
+      { role: "tool", toolName: "customDivide", isError: false },
+    ]);
+    expect(error.iterations).toBe(2);
   });
 });

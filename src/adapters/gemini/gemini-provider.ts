@@ -1,4 +1,4 @@
-import { describeType, isPlainObject } from "../../internal/describe.js";
+import { describeType, isPlainObject, isRecord, showValue } from "../../internal/describe.js";
 import { type GeminiFunctionDeclaration, toGeminiTools } from "../../internal/formats/gemini.js";
 import type {
   FinishReason,
@@ -11,6 +11,7 @@ import type {
 } from "../../provider.js";
 import { toCallArguments } from "../shared/call-arguments.js";
 import { invalidOption } from "../shared/invalid-option.js";
+import { errorBodyProblem, invalidResponse, quoted } from "../shared/invalid-response.js";
 import { tokenCount, usageInfo } from "../shared/usage.js";
 
 /** A function call in a Gemini part; the Gemini Developer API usually gives no `id`. */
@@ -59,9 +60,17 @@ export interface GeminiGenerateContentParameters {
   config: GeminiGenerateContentConfig;
 }
 
+/** A candidate of a `generateContent` answer (only the fields this adapter reads). */
+export interface GeminiCandidate {
+  content?: GeminiContent;
+  finishReason?: string;
+  /** Why the model stopped, in words (e.g. the text of a malformed function call). */
+  finishMessage?: string;
+}
+
 /** A `generateContent` answer (only the fields this adapter reads). */
 export interface GeminiGenerateContentResponse {
-  candidates?: Array<{ content?: GeminiContent; finishReason?: string }>;
+  candidates?: GeminiCandidate[];
   usageMetadata?: {
     promptTokenCount?: number;
     candidatesTokenCount?: number;
@@ -104,6 +113,19 @@ export interface GeminiCallMetadata {
 }
 
 const METADATA_KEY = "gemini";
+
+const PROVIDER = "Gemini";
+
+/**
+ * Finish reasons after which the candidate is no answer: the model tried to call a function and
+ * the API could not give the call (`MALFORMED_FUNCTION_CALL`, `UNEXPECTED_TOOL_CALL`,
+ * `TOO_MANY_TOOL_CALLS`). Any text that came with them is cut short, so it is not taken either.
+ */
+const UNUSABLE_FINISH_REASONS: ReadonlySet<string> = new Set([
+  "MALFORMED_FUNCTION_CALL",
+  "UNEXPECTED_TOOL_CALL",
+  "TOO_MANY_TOOL_CALLS",
+]);
 
 const CONTENT_FILTER = new Set([
   "SAFETY",
@@ -200,6 +222,36 @@ function buildConfig(
   return config;
 }
 
+/**
+ * The response's first candidate; `undefined` only for a blocked prompt (`promptFeedback.blockReason`
+ * and no candidate), which is an answer.
+ * @throws InvalidProviderResponseError for anything else without a candidate (`{}`, an error body …)
+ *   and for a first candidate that is not an object or has neither content nor a finishReason
+ */
+function firstCandidate(response: unknown): GeminiCandidate | undefined {
+  // The SDK's response is a class instance (GenerateContentResponse): isRecord, not isPlainObject.
+  if (!isRecord(response)) {
+    throw invalidResponse(PROVIDER, `the response is not an object (got ${describeType(response)})`, response);
+  }
+  const { candidates } = response;
+  if (Array.isArray(candidates) && candidates.length > 0) {
+    const [first] = candidates;
+    if (!isRecord(first)) {
+      throw invalidResponse(PROVIDER, `the first candidate is not an object (got ${describeType(first)})`, response);
+    }
+    // A finished candidate always has a finishReason; one without it and without content is nothing.
+    if ((first.content === undefined || first.content === null) && typeof first.finishReason !== "string") {
+      throw invalidResponse(PROVIDER, "the first candidate has no content and no finishReason", response);
+    }
+    return first as GeminiCandidate;
+  }
+  const feedback = response.promptFeedback;
+  if (isRecord(feedback) && typeof feedback.blockReason === "string") return undefined;
+  const shown = Array.isArray(candidates) ? "[]" : describeType(candidates);
+  const problem = errorBodyProblem(response) ?? `the response has no candidate (candidates: ${shown})`;
+  throw invalidResponse(PROVIDER, problem, response);
+}
+
 function toFinishReason(raw: string | undefined, hasCalls: boolean, blocked: boolean): FinishReason {
   if (hasCalls) return "tool_calls";
   if (raw === undefined || raw === "") return blocked ? "content_filter" : "stop";
@@ -271,8 +323,15 @@ export function createGeminiProvider(options: GeminiProviderOptions): LLMProvide
       const response = await client.models.generateContent({ model, contents, config });
 
       responses++;
-      const candidate = response.candidates?.[0];
-      const parts = Array.isArray(candidate?.content?.parts) ? candidate.content.parts : [];
+      const candidate = firstCandidate(response);
+      const finishReason = typeof candidate?.finishReason === "string" ? candidate.finishReason : undefined;
+      if (finishReason !== undefined && UNUSABLE_FINISH_REASONS.has(finishReason)) {
+        const message = quoted(candidate?.finishMessage);
+        const details = message === undefined ? finishReason : `${finishReason}: ${message}`;
+        throw invalidResponse(PROVIDER, `the model gave no usable answer (finishReason ${details})`, response);
+      }
+      const candidateContent = isPlainObject(candidate?.content) ? candidate.content : undefined;
+      const parts = Array.isArray(candidateContent?.parts) ? candidateContent.parts : [];
       let content = "";
       const toolCalls: ProviderToolCall[] = [];
       const idPrefix = `gemini_${typeof response.responseId === "string" && response.responseId !== "" ? response.responseId : responses}`;
@@ -280,7 +339,13 @@ export function createGeminiProvider(options: GeminiProviderOptions): LLMProvide
         if (!isPlainObject(part)) continue;
         if (typeof part.text === "string" && part.thought !== true) content += part.text;
         const call = part.functionCall;
-        if (!isPlainObject(call) || typeof call.name !== "string" || call.name === "") continue;
+        if (call === undefined || call === null) continue;
+        if (!isPlainObject(call)) {
+          throw invalidResponse(PROVIDER, `a functionCall part is not an object (got ${describeType(call)})`, response);
+        }
+        if (typeof call.name !== "string" || call.name === "") {
+          throw invalidResponse(PROVIDER, `a functionCall part has no name (got ${showValue(call.name)})`, response);
+        }
         const index = toolCalls.length;
         const given = typeof call.id === "string" && call.id !== "" ? call.id : undefined;
         const metadata: GeminiCallMetadata = {};
@@ -301,7 +366,7 @@ export function createGeminiProvider(options: GeminiProviderOptions): LLMProvide
       const result: LLMResponse = {
         content,
         toolCalls,
-        finishReason: toFinishReason(candidate?.finishReason, toolCalls.length > 0, blocked),
+        finishReason: toFinishReason(finishReason, toolCalls.length > 0, blocked),
       };
       const usage = toUsage(response.usageMetadata);
       if (usage !== undefined) result.usage = usage;

@@ -8,6 +8,7 @@ export type { GeminiFunctionDeclaration, GeminiSchema, GeminiSchemaType } from "
 export { toGeminiSchema, toGeminiTools } from "../../internal/formats/gemini.js";
 export type {
   GeminiCallMetadata,
+  GeminiCandidate,
   GeminiClientLike,
   GeminiContent,
   GeminiFunctionCall,

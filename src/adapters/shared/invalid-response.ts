@@ -21,8 +21,11 @@ export function invalidResponse(
   });
 }
 
-/** A value the API sent, quoted for a message: text as it is, anything else by its JSON; bounded. */
-function quoted(value: unknown): string | undefined {
+/**
+ * Text the API sent (an error message, Gemini's `finishMessage` …), to quote in a message: a
+ * non-empty string bounded to a few hundred characters, a number as text, else `undefined`.
+ */
+export function quoted(value: unknown): string | undefined {
   if (typeof value === "string") return value === "" ? undefined : boundText(value, MAX_QUOTED_CHARS);
   if (typeof value === "number") return String(value);
   return undefined;
@@ -39,7 +42,7 @@ export function errorBodyProblem(body: unknown): string | undefined {
   if ((body.error === undefined || body.error === null) && body.type !== "error") return undefined;
   const { error } = body;
   const details = isRecord(error)
-    ? [quoted(error.type) ?? quoted(error.code) ?? quoted(error.status), quoted(error.message)]
+    ? [quoted(error.type) ?? quoted(error.status) ?? quoted(error.code), quoted(error.message)]
     : [quoted(error)];
   const text = details.filter((part) => part !== undefined).join(": ");
   return text === "" ? "the response is an error" : `the response is an error (${text})`;
