@@ -1,40 +1,125 @@
-import * as z from "zod";
+import { createRequire } from "node:module";
+// `zod/v4/core` exists in zod 4 and in zod 3.25+ (which ships zod 4 beside zod 3), so this import
+// works whichever major the user installed; it is the same module the user's zod 4 schemas use.
+import type * as z4 from "zod/v4/core";
+import { safeParse as safeParse4, toJSONSchema as toJSONSchema4 } from "zod/v4/core";
 import { describeType, isPlainObject } from "./internal/describe.js";
 import { formatIssues } from "./internal/json-schema-validator.js";
-import type { ParseArgumentsResult, Tool, ToolContext } from "./tool.js";
+import type { ParseArgumentsResult, Tool, ToolContext, ToolReturn } from "./tool.js";
 import { newToolResult, type ToolResult } from "./tool-result.js";
 
-/** What a defined tool's `execute` may return: a result, or a string (→ `newToolResult`). */
-export type ToolReturn = ToolResult | string;
+export type { ToolReturn };
+
+/**
+ * A zod 3 (3.25+) object schema (`z.object({...})` from `"zod"` 3 or `"zod/v3"`), described by its
+ * shape rather than by zod 3's classes, so that a schema from any installed copy of zod 3 fits.
+ */
+export interface Zod3ObjectSchema {
+  readonly _def: { readonly typeName: string };
+  readonly _output: unknown;
+  readonly _input: unknown;
+  readonly shape: object;
+  safeParse(data: unknown): Zod3SafeParseResult;
+}
+
+type Zod3SafeParseResult =
+  | { success: true; data: unknown }
+  | { success: false; error: { issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }> } };
+
+/** The `parameters` {@link defineTool} accepts: a zod 4 or a zod 3 (3.25+) object schema. */
+export type ZodObjectSchema = z4.$ZodObject | Zod3ObjectSchema;
+
+/** The arguments `execute` receives for a schema: its output type (defaults and transforms applied). */
+export type InferToolArgs<Schema extends ZodObjectSchema> = Schema extends { _zod: unknown }
+  ? z4.output<Schema>
+  : Schema extends Zod3ObjectSchema
+    ? Schema["_output"]
+    : never;
 
 /** Options of {@link defineTool}. */
-export interface DefineToolOptions<Schema extends z.ZodObject> {
+export interface DefineToolOptions<Schema extends ZodObjectSchema> {
   /** Unique tool name, `/^[A-Za-z0-9_-]{1,64}$/`. */
   name: string;
   /** What the model reads to decide when to call the tool. */
   description: string;
-  /** A zod (v4) object schema: converted to JSON Schema for the model and used to validate arguments. */
+  /**
+   * A zod object schema (`z.object({...})`, zod 3.25+ or 4): converted to JSON Schema for the model
+   * and used to validate arguments.
+   */
   parameters: Schema;
   /** Runs the tool with arguments parsed by the schema (defaults and transforms applied). */
-  execute(args: z.output<Schema>, context: ToolContext): ToolReturn | Promise<ToolReturn>;
+  execute(args: InferToolArgs<Schema>, context: ToolContext): ToolReturn | Promise<ToolReturn>;
 }
 
 /** A {@link Tool} made by {@link defineTool}: `execute` keeps the argument type inferred from the schema. */
-export interface DefinedTool<Args extends Record<string, unknown>> extends Tool {
+export interface DefinedTool<Args extends Record<string, unknown>, Schema extends ZodObjectSchema = ZodObjectSchema>
+  extends Tool {
   /** The zod schema the tool was defined with. */
-  readonly schema: z.ZodType<Args>;
+  readonly schema: Schema;
   execute(args: Args, context: ToolContext): ToolResult | Promise<ToolResult>;
   parseArguments(args: Record<string, unknown>): ParseArgumentsResult;
 }
 
-function isZodObject(value: unknown): value is z.ZodObject {
-  const internals = (value as { _zod?: { def?: { type?: unknown } } } | null | undefined)?._zod;
-  return internals?.def?.type === "object";
+type Issue = { readonly path: ReadonlyArray<PropertyKey>; readonly message: string };
+
+/** `"zod4"` or `"zod3"` for an object schema of that major, told apart by shape: zod 4 schemas have `_zod`. */
+function zodObjectMajor(value: unknown): "zod4" | "zod3" | undefined {
+  if (typeof value !== "object" || value === null) return undefined;
+  const { _zod: internals, _def: def } = value as {
+    _zod?: { def?: { type?: unknown } };
+    _def?: { typeName?: unknown };
+  };
+  if (internals !== undefined) return internals?.def?.type === "object" ? "zod4" : undefined;
+  return def?.typeName === "ZodObject" && typeof (value as { safeParse?: unknown }).safeParse === "function"
+    ? "zod3"
+    : undefined;
 }
 
-function formatZodIssues(error: z.ZodError): string {
+// zod-to-json-schema (a CommonJS package) is loaded when the first zod 3 schema is seen, so that
+// apps on zod 4 never load it. It must never see a zod 4 schema: it returns an empty schema for one.
+const require = createRequire(import.meta.url);
+type ZodToJsonSchemaModule = typeof import("zod-to-json-schema");
+let zodToJsonSchemaModule: ZodToJsonSchemaModule | undefined;
+
+function zod3ToJsonSchema(schema: Zod3ObjectSchema): Record<string, unknown> {
+  zodToJsonSchemaModule ??= require("zod-to-json-schema") as ZodToJsonSchemaModule;
+  const { zodToJsonSchema } = zodToJsonSchemaModule;
+  const ignoreOverride: ZodToJsonSchemaModule["ignoreOverride"] = zodToJsonSchemaModule.ignoreOverride;
+  return zodToJsonSchema(schema as never, {
+    target: "jsonSchema7",
+    // The input side, like zod 4's `io: "input"`: fields with defaults are optional.
+    pipeStrategy: "input",
+    effectStrategy: "input",
+    // A sub-schema used twice is written out twice (models and provider formats read `$ref`
+    // poorly); only a recursive one becomes a `$ref` to where it first appears. That is what zod 4
+    // does, and it avoids the `console.warn` that zod-to-json-schema's "none" strategy prints.
+    $refStrategy: "none",
+    override: (_def, refs, seen, forceResolution) => {
+      if (seen === undefined || forceResolution === true) return ignoreOverride;
+      const recursive =
+        seen.path.length < refs.currentPath.length &&
+        seen.path.every((part, index) => refs.currentPath[index] === part);
+      return recursive ? { $ref: seen.path.join("/") } : ignoreOverride;
+    },
+  }) as Record<string, unknown>;
+}
+
+function toJsonSchema(schema: ZodObjectSchema, major: "zod4" | "zod3"): Record<string, unknown> {
+  const converted =
+    major === "zod4"
+      ? (toJSONSchema4(schema as z4.$ZodObject, { io: "input" }) as Record<string, unknown>)
+      : zod3ToJsonSchema(schema as Zod3ObjectSchema);
+  const { $schema: _dialect, ...jsonSchema } = converted;
+  if (jsonSchema.type !== "object") {
+    // Never send the model an empty schema that would accept anything.
+    throw new Error(`expected an object schema, got ${JSON.stringify(jsonSchema).slice(0, 200)}`);
+  }
+  return jsonSchema;
+}
+
+function formatZodIssues(issues: readonly Issue[]): string {
   return formatIssues(
-    error.issues.map((issue) => {
+    issues.map((issue) => {
       const path = issue.path.map(String).join(".");
       return `${path === "" ? "(root)" : path}: ${issue.message}`;
     }),
@@ -46,9 +131,10 @@ function toToolResult(value: ToolReturn): ToolResult {
 }
 
 /**
- * Defines a tool from a zod object schema. The JSON Schema sent to the model is made once with
- * `z.toJSONSchema` (input side, so fields with defaults are optional); arguments are validated by
- * zod before `execute` runs, and `execute` receives the parsed, typed value.
+ * Defines a tool from a zod object schema (zod 4, or zod 3.25+). The JSON Schema sent to the model
+ * is made once — with zod 4's `toJSONSchema` (input side, so fields with defaults are optional), or
+ * with `zod-to-json-schema` for a zod 3 schema; arguments are validated by zod before `execute`
+ * runs, and `execute` receives the parsed, typed value.
  *
  * @example
  * ```ts
@@ -60,16 +146,17 @@ function toToolResult(value: ToolReturn): ToolResult {
  * });
  * ```
  */
-export function defineTool<Schema extends z.ZodObject>(
+export function defineTool<Schema extends ZodObjectSchema>(
   options: DefineToolOptions<Schema>,
-): DefinedTool<z.output<Schema> & Record<string, unknown>> {
+): DefinedTool<InferToolArgs<Schema> & Record<string, unknown>, Schema> {
   if (!isPlainObject(options)) {
     throw new TypeError(`defineTool() expects an options object, got ${describeType(options)}`);
   }
   const { name, description, parameters: schema, execute } = options;
-  if (!isZodObject(schema)) {
+  const major = zodObjectMajor(schema);
+  if (major === undefined) {
     throw new TypeError(
-      `defineTool(${JSON.stringify(name)}): parameters must be a zod v4 object schema (z.object({...})), got ${describeType(schema)}`,
+      `defineTool(${JSON.stringify(name)}): parameters must be a zod object schema (z.object({...}), zod 3.25+ or 4), got ${describeType(schema)}`,
     );
   }
   if (typeof execute !== "function") {
@@ -79,28 +166,27 @@ export function defineTool<Schema extends z.ZodObject>(
   }
   let parameters: Record<string, unknown>;
   try {
-    const { $schema: _dialect, ...jsonSchema } = z.toJSONSchema(schema, { io: "input" }) as Record<string, unknown>;
-    parameters = jsonSchema;
+    parameters = toJsonSchema(schema, major);
   } catch (error) {
     throw new TypeError(
       `defineTool(${JSON.stringify(name)}): the schema cannot be converted to JSON Schema: ${String(error)}`,
-      {
-        cause: error,
-      },
+      { cause: error },
     );
   }
 
-  type Args = z.output<Schema> & Record<string, unknown>;
+  type Args = InferToolArgs<Schema> & Record<string, unknown>;
+  const parse = (args: Record<string, unknown>) =>
+    major === "zod4" ? safeParse4(schema as z4.$ZodObject, args) : (schema as Zod3ObjectSchema).safeParse(args);
   return {
     name,
     description,
     parameters,
-    schema: schema as unknown as z.ZodType<Args>,
+    schema,
     parseArguments(args) {
-      const parsed = schema.safeParse(args);
+      const parsed = parse(args);
       return parsed.success
         ? { success: true, data: parsed.data as Record<string, unknown> }
-        : { success: false, error: formatZodIssues(parsed.error) };
+        : { success: false, error: formatZodIssues(parsed.error.issues) };
     },
     execute(args: Args, context: ToolContext) {
       const value = execute(args, context);

@@ -1,5 +1,6 @@
 import { describe, expectTypeOf, it } from "vitest";
 import * as z from "zod";
+import { z as z3 } from "zod3";
 import {
   type DefinedTool,
   defineTool,
@@ -97,5 +98,51 @@ describe("the returned tool", () => {
     expectTypeOf(tool).toExtend<Tool>();
     const tools: Tool[] = [tool];
     expectTypeOf(tools).toEqualTypeOf<Tool[]>();
+  });
+});
+
+describe("defineTool infers args from a zod 3 (3.25+) schema too", () => {
+  it("required, optional and defaulted fields, transforms", () => {
+    defineTool({
+      name: "weather",
+      description: "d",
+      parameters: z3.object({
+        city: z3.string(),
+        days: z3.number().int().optional(),
+        units: z3.enum(["c", "f"]).default("c"),
+        count: z3.string().transform((value) => value.length),
+        filter: z3.object({ tags: z3.array(z3.string()) }),
+      }),
+      execute(args, context) {
+        expectTypeOf(args).toEqualTypeOf<{
+          city: string;
+          days?: number | undefined;
+          units: "c" | "f";
+          count: number;
+          filter: { tags: string[] };
+        }>();
+        expectTypeOf(context).toEqualTypeOf<ToolContext>();
+        // @ts-expect-error not in the schema
+        args.country;
+        return "ok";
+      },
+    });
+  });
+
+  it("only an object schema is accepted", () => {
+    // @ts-expect-error parameters must be a zod object schema
+    defineTool({ name: "d", description: "d", parameters: z3.string(), execute: () => "" });
+    // @ts-expect-error a refined zod 3 object is a ZodEffects, not an object schema
+    defineTool({ name: "d", description: "d", parameters: z3.object({}).refine(() => true), execute: () => "" });
+  });
+
+  it("the returned tool keeps the inferred args type and the schema's type", () => {
+    const parameters = z3.object({ city: z3.string(), units: z3.enum(["c", "f"]).default("c") });
+    const tool = defineTool({ name: "weather", description: "d", parameters, execute: ({ city }) => city });
+    expectTypeOf<Parameters<typeof tool.execute>[0]>().toHaveProperty("units").toEqualTypeOf<"c" | "f">();
+    expectTypeOf(tool).toExtend<DefinedTool<{ city: string; units: "c" | "f" }>>();
+    // (toEqualTypeOf's deep comparison cannot handle zod 3's recursive class types)
+    expectTypeOf(tool.schema).toExtend<typeof parameters>();
+    expectTypeOf(tool).toExtend<Tool>();
   });
 });

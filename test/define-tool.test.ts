@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
 import * as z from "zod";
+import { z as z3 } from "zod3";
 import {
   defineTool,
   errorResult,
@@ -156,12 +157,22 @@ describe("defineTool", () => {
     [
       "a plain JSON Schema as parameters",
       { name: "x", description: "d", parameters: { type: "object" }, execute: (): string => "" },
-      /defineTool\("x"\): parameters must be a zod v4 object schema \(z\.object\(\{\.\.\.\}\)\), got object/,
+      /defineTool\("x"\): parameters must be a zod object schema \(z\.object\(\{\.\.\.\}\), zod 3\.25\+ or 4\), got object/,
     ],
     [
       "a zod string as parameters",
       { name: "x", description: "d", parameters: z.string(), execute: (): string => "" },
-      /parameters must be a zod v4 object schema/,
+      /parameters must be a zod object schema/,
+    ],
+    [
+      "a zod 3 string as parameters",
+      { name: "x", description: "d", parameters: z3.string(), execute: (): string => "" },
+      /parameters must be a zod object schema/,
+    ],
+    [
+      "a zod 3 refined object (a ZodEffects, not an object schema)",
+      { name: "x", description: "d", parameters: z3.object({}).refine(() => true), execute: (): string => "" },
+      /parameters must be a zod object schema/,
     ],
     [
       "a missing execute",
@@ -176,5 +187,113 @@ describe("defineTool", () => {
   ])("throws a TypeError for %s", (_case, options, message) => {
     expect(() => defineTool(options as never)).toThrow(TypeError);
     expect(() => defineTool(options as never)).toThrow(message);
+  });
+});
+
+describe("defineTool with zod 3 (3.25+) and zod 4", () => {
+  const majors = [
+    {
+      major: "zod 4",
+      parameters: z.object({
+        city: z.string().min(1).describe("City name"),
+        units: z.enum(["c", "f"]).default("c"),
+        tags: z.array(z.string()).optional(),
+      }),
+    },
+    {
+      major: "zod 3",
+      parameters: z3.object({
+        city: z3.string().min(1).describe("City name"),
+        units: z3.enum(["c", "f"]).default("c"),
+        tags: z3.array(z3.string()).optional(),
+      }),
+    },
+  ] as const;
+
+  function register(parameters: (typeof majors)[number]["parameters"]) {
+    const execute = vi.fn((args: Record<string, unknown>) => JSON.stringify(args));
+    const registry = new ToolRegistry();
+    registry.register(defineTool({ name: "get_weather", description: "Weather", parameters, execute }));
+    return { registry, execute };
+  }
+
+  it.each(majors)("$major: the model gets the schema's JSON Schema, input side, without $schema", ({ parameters }) => {
+    const { registry } = register(parameters);
+    const [definition] = registry.getDefinitions();
+    expect(definition?.function.parameters).toMatchObject({
+      type: "object",
+      properties: {
+        city: { type: "string", minLength: 1, description: "City name" },
+        units: { type: "string", enum: ["c", "f"], default: "c" },
+        tags: { type: "array", items: { type: "string" } },
+      },
+      required: ["city"],
+    });
+    expect(definition?.function.parameters).not.toHaveProperty("$schema");
+  });
+
+  it.each(majors)("$major: valid arguments reach execute parsed, with defaults", async ({ parameters }) => {
+    const { registry, execute } = register(parameters);
+    const result = await registry.execute("get_weather", { city: "Paris" });
+    expect(result.isError).toBe(false);
+    expect(execute.mock.calls[0]?.[0]).toEqual({ city: "Paris", units: "c" });
+    expect(result.forLLM).toBe('{"city":"Paris","units":"c"}');
+  });
+
+  it("zod 4: invalid arguments tell the model each property and problem; the tool does not run", async () => {
+    const { registry, execute } = register(majors[0].parameters);
+    const result = await registry.execute("get_weather", { city: "", units: "k", tags: [1] });
+    expect(execute).not.toHaveBeenCalled();
+    expect(result.forLLM).toMatchInlineSnapshot(
+      `"invalid arguments for tool "get_weather": city: Too small: expected string to have >=1 characters; units: Invalid option: expected one of "c"|"f"; tags.0: Invalid input: expected string, received number"`,
+    );
+  });
+
+  it("zod 3: invalid arguments tell the model each property and problem in the same format", async () => {
+    const { registry, execute } = register(majors[1].parameters);
+    const result = await registry.execute("get_weather", { city: "", units: "k", tags: [1] });
+    expect(execute).not.toHaveBeenCalled();
+    expect(result.isError).toBe(true);
+    expect(result.err).toMatchObject({ toolName: "get_weather", code: "invalid_arguments" });
+    expect(result.forLLM).toMatchInlineSnapshot(
+      `"invalid arguments for tool "get_weather": city: String must contain at least 1 character(s); units: Invalid enum value. Expected 'c' | 'f', received 'k'; tags.0: Expected string, received number"`,
+    );
+    expect((await registry.execute("get_weather", {})).forLLM).toBe(
+      'invalid arguments for tool "get_weather": city: Required',
+    );
+  });
+
+  it("zod 3: transforms apply and unknown keys are stripped, like zod 4", () => {
+    const tool = defineTool({
+      name: "t",
+      description: "d",
+      parameters: z3.object({ text: z3.string().transform((value) => value.toUpperCase()) }),
+      execute: ({ text }) => text,
+    });
+    expect(tool.parseArguments({ text: "abc", extra: 1 })).toEqual({ success: true, data: { text: "ABC" } });
+  });
+
+  it("zod 3: a sub-schema used twice is written out twice; a recursive one becomes a $ref (nothing on the console)", () => {
+    const point = z3.object({ x: z3.number() });
+    type Node = { name: string; children: Node[] };
+    const node: z3.ZodType<Node> = z3.lazy(() => z3.object({ name: z3.string(), children: z3.array(node) }));
+    const tool = defineTool({
+      name: "t",
+      description: "d",
+      parameters: z3.object({ from: point, to: point, tree: node }),
+      execute: () => "",
+    });
+    const properties = tool.parameters.properties as Record<string, unknown>;
+    expect(properties.to).toEqual(properties.from);
+    expect(properties.from).toMatchObject({ type: "object", properties: { x: { type: "number" } } });
+    expect(properties.tree).toMatchObject({
+      type: "object",
+      properties: { children: { type: "array", items: { $ref: "#/properties/tree" } } },
+    });
+  });
+
+  it("zod 3: keeps the schema on the tool", () => {
+    const schema = z3.object({ q: z3.string() });
+    expect(defineTool({ name: "search", description: "d", parameters: schema, execute: () => "" }).schema).toBe(schema);
   });
 });
