@@ -9,7 +9,13 @@ import {
   toOllamaTools,
 } from "../../src/adapters/ollama/index.js";
 import { defineTool, isToolLoopError, type Message, runToolLoop, type ToolDefinition } from "../../src/index.js";
-import { abortOnceRequested, registryOf, useReplayServers } from "../helpers/adapter-fixtures.js";
+import {
+  abortOnceRequested,
+  expectLoopRejectsUnreadable,
+  expectUnreadable,
+  registryOf,
+  useReplayServers,
+} from "../helpers/adapter-fixtures.js";
 import { type ReplayResponse, type ReplayServer, readSample } from "../helpers/replay-server.js";
 
 // The structural client type accepts the real client.
@@ -567,6 +573,134 @@ describe("createOllamaProvider with the real ollama client", () => {
   ])("throws a TypeError for %s", (_case, options, message) => {
     expect(() => createOllamaProvider(options as never)).toThrow(message);
     expect(() => createOllamaProvider(options as never)).toThrow(TypeError);
+  });
+});
+
+describe("createOllamaProvider with responses it cannot read (D06)", () => {
+  const chat = (client: OllamaClientLike) =>
+    createOllamaProvider({ client }).chat([{ role: "user", content: "hi" }], undefined, "llama3.2", {});
+  const { message: _message, ...doneWithoutMessage } = finalChunk as Json;
+
+  it.each<[string, ReplayResponse, RegExp]>([
+    [
+      "an empty stream",
+      { raw: "", contentType: "application/x-ndjson" },
+      /^Ollama: the stream ended without any chunk$/,
+    ],
+    ["a stream of {}", ndjson({}), /^Ollama: the stream ended before its final chunk \(no chunk with done: true\)$/],
+    [
+      "a final chunk without a message",
+      ndjson(doneWithoutMessage),
+      /^Ollama: no chunk of the stream carries a message$/,
+    ],
+    [
+      "chunks whose message is null",
+      ndjson({ ...streamChunk, message: null }, { ...finalChunk, message: null }),
+      /^Ollama: no chunk of the stream carries a message$/,
+    ],
+    [
+      "a message that is text",
+      ndjson({ ...finalChunk, message: "The weather is fine." }),
+      /^Ollama: a chunk's message is not an object \(got string\)$/,
+    ],
+    [
+      "a tool call without a function name",
+      ndjson(
+        toolCallChunk({ role: "assistant", content: "", tool_calls: [{ function: { arguments: {} } }] }),
+        finalChunk,
+      ),
+      /^Ollama: a tool call has no function name \(got undefined\)$/,
+    ],
+    [
+      "a tool call that is not an object",
+      ndjson(toolCallChunk({ role: "assistant", content: "", tool_calls: ["get_weather"] }), finalChunk),
+      /^Ollama: a tool call is not an object \(got string\)$/,
+    ],
+    [
+      "tool_calls that are not an array",
+      ndjson(
+        toolCallChunk({ role: "assistant", content: "", tool_calls: { function: { name: "get_weather" } } }),
+        finalChunk,
+      ),
+      /^Ollama: a chunk's tool_calls is not an array \(got object\)$/,
+    ],
+  ])("rejects %s", async (_name, response, expected) => {
+    const { client } = await replay([response]);
+    await expectUnreadable(chat(client), "Ollama", expected);
+  });
+
+  it("closes the request when a chunk mid-stream cannot be read", async () => {
+    const bad = toolCallChunk({ role: "assistant", content: "", tool_calls: [{ function: {} }] });
+    const { server, client } = await replay([{ ...ndjson(textChunk("Hi"), bad), hang: true }]);
+
+    await expectUnreadable(chat(client), "Ollama", /no function name/);
+    await server.waitForDisconnects(1);
+  });
+
+  it("keeps the client's own error as the cause when the stream ends early", async () => {
+    const { client } = await replay([ndjson(textChunk("Hel"))]);
+    const error = await expectUnreadable(chat(client), "Ollama", /ended before its final chunk/);
+    expect((error.cause as Error).message).toBe("Did not receive done or success response in stream.");
+    expect(error.body).toContain('"Hel"');
+  });
+
+  it.each<[string, unknown[], RegExp]>([
+    ["no chunk", [], /^Ollama: the stream ended without any chunk$/],
+    ["chunks but none with done: true", [textChunk("Hi")], /before its final chunk \(no chunk with done: true\)$/],
+    [
+      "a chunk that is not an object",
+      [3, finalChunk],
+      /^Ollama: a chunk of the stream is not an object \(got number\)$/,
+    ],
+  ])("rejects a custom client's stream with %s", async (_name, chunks, expected) => {
+    const client: OllamaClientLike = {
+      chat: async () => ({
+        abort() {},
+        async *[Symbol.asyncIterator]() {
+          yield* chunks as OllamaChatChunk[];
+        },
+      }),
+    };
+    await expectUnreadable(chat(client), "Ollama", expected);
+  });
+
+  it.each<[string, ReplayResponse, string]>([
+    ["an empty answer", ndjson(finalChunk), ""],
+    [
+      "text spread over chunks, the final one without text",
+      ndjson(textChunk("Hi"), textChunk(" there"), finalChunk),
+      "Hi there",
+    ],
+    ["a message only on the final chunk", ndjson({ model: "llama3.2", done: false }, textChunk("late", true)), "late"],
+  ])("still reads %s", async (_name, response, content) => {
+    const { client } = await replay([response]);
+    await expect(chat(client)).resolves.toMatchObject({ content, toolCalls: [] });
+  });
+
+  it("the loop rejects with ToolLoopError whose cause is the InvalidProviderResponseError, keeping the transcript", async () => {
+    const { client } = await replay([
+      ndjson(
+        toolCallChunk({
+          role: "assistant",
+          content: "",
+          tool_calls: [{ function: { name: "get_weather", arguments: { city: "Toronto" } } }],
+        }),
+        finalChunk,
+      ),
+      ndjson(doneWithoutMessage),
+    ]);
+
+    const run = runToolLoop(
+      { provider: createOllamaProvider({ client }), tools: registryOf(weather), maxIterations: 3 },
+      [{ role: "user", content: "what is the weather in Toronto?" }],
+    );
+
+    const error = await expectLoopRejectsUnreadable(run, "Ollama", [
+      { role: "user" },
+      { role: "assistant", toolCalls: [expect.objectContaining({ name: "get_weather" })] },
+      { role: "tool", content: "11 degrees celsius" },
+    ]);
+    expect(error.iterations).toBe(2);
   });
 });
 

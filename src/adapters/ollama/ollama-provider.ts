@@ -1,4 +1,5 @@
-import { describeType, isPlainObject } from "../../internal/describe.js";
+import { type InvalidProviderResponseError, isInvalidProviderResponseError } from "../../errors.js";
+import { describeType, isPlainObject, isRecord, showValue } from "../../internal/describe.js";
 import { toOllamaTools } from "../../internal/formats/ollama.js";
 import type {
   FinishReason,
@@ -11,6 +12,7 @@ import type {
 } from "../../provider.js";
 import { toCallArguments } from "../shared/call-arguments.js";
 import { invalidOption } from "../shared/invalid-option.js";
+import { invalidResponse } from "../shared/invalid-response.js";
 import { tokenCount, usageInfo } from "../shared/usage.js";
 
 /** A tool call in an Ollama message (`id` and `function.index` are sent by newer servers only). */
@@ -153,6 +155,87 @@ function buildRequest(
   return request as unknown as OllamaChatRequest;
 }
 
+const PROVIDER = "Ollama";
+
+/** What the `ollama` client throws when a stream ends without its final (`done`) chunk. */
+const CLIENT_NO_DONE_MESSAGE = "Did not receive done or success response in stream.";
+
+/** Chunks kept for the excerpt on an {@link InvalidProviderResponseError}. */
+const MAX_KEPT_CHUNKS = 20;
+
+type StreamedToolCall = { id?: unknown; function: { name: string; arguments?: unknown } };
+
+/**
+ * Gathers the chunks of one streamed answer and checks them: every chunk an object, every
+ * `message` an object, every tool call named. {@link finish} checks that the stream was whole.
+ */
+class StreamReader {
+  readonly #kept: unknown[] = [];
+  #chunks = 0;
+  #messages = 0;
+  #done = false;
+  #content = "";
+  readonly #calls: StreamedToolCall[] = [];
+  #last: Record<string, unknown> | undefined;
+  #createdAt = "";
+
+  add(chunk: unknown): void {
+    this.#chunks++;
+    if (this.#kept.length < MAX_KEPT_CHUNKS) this.#kept.push(chunk);
+    if (!isRecord(chunk)) this.#fail(`a chunk of the stream is not an object (got ${describeType(chunk)})`);
+    this.#last = chunk;
+    if (chunk.done === true) this.#done = true;
+    const { message } = chunk;
+    if (message === undefined || message === null) return;
+    if (!isRecord(message)) this.#fail(`a chunk's message is not an object (got ${describeType(message)})`);
+    this.#messages++;
+    if (typeof message.content === "string") this.#content += message.content;
+    const calls = message.tool_calls;
+    if (calls === undefined || calls === null) return;
+    if (!Array.isArray(calls)) this.#fail(`a chunk's tool_calls is not an array (got ${describeType(calls)})`);
+    for (const call of calls) {
+      if (!isRecord(call)) this.#fail(`a tool call is not an object (got ${describeType(call)})`);
+      const name = isRecord(call.function) ? call.function.name : undefined;
+      if (typeof name !== "string" || name === "") {
+        this.#fail(`a tool call has no function name (got ${showValue(name)})`);
+      }
+      this.#calls.push(call as StreamedToolCall);
+    }
+    if (calls.length > 0) this.#createdAt ||= String(chunk.created_at ?? "");
+  }
+
+  /** The error for a stream the client found unfinished (it threw `error`). */
+  unfinished(error: unknown): InvalidProviderResponseError {
+    return this.#error(this.#endProblem() ?? "the stream ended before its final chunk", error);
+  }
+
+  finish(): {
+    content: string;
+    calls: StreamedToolCall[];
+    last: Record<string, unknown> | undefined;
+    createdAt: string;
+  } {
+    const problem =
+      this.#endProblem() ?? (this.#messages === 0 ? "no chunk of the stream carries a message" : undefined);
+    if (problem !== undefined) throw this.#error(problem);
+    return { content: this.#content, calls: this.#calls, last: this.#last, createdAt: this.#createdAt };
+  }
+
+  #endProblem(): string | undefined {
+    if (this.#chunks === 0) return "the stream ended without any chunk";
+    if (!this.#done) return "the stream ended before its final chunk (no chunk with done: true)";
+    return undefined;
+  }
+
+  #fail(problem: string): never {
+    throw this.#error(problem);
+  }
+
+  #error(problem: string, cause?: unknown): InvalidProviderResponseError {
+    return invalidResponse(PROVIDER, problem, this.#kept, cause);
+  }
+}
+
 /** A short, stable hash (FNV-1a, base 36) for generated call ids. */
 function hash(text: string): string {
   let value = 0x811c9dc5;
@@ -214,31 +297,25 @@ export function createOllamaProvider(options: OllamaProviderOptions): LLMProvide
       const onAbort = () => stream.abort();
       signal?.addEventListener("abort", onAbort, { once: true });
 
-      let content = "";
-      const calls: NonNullable<NonNullable<OllamaChatChunk["message"]>["tool_calls"]> = [];
-      let last: OllamaChatChunk | undefined;
-      let createdAt = "";
+      const read = new StreamReader();
       try {
-        for await (const chunk of stream) {
-          last = chunk;
-          if (typeof chunk.message?.content === "string") content += chunk.message.content;
-          if (Array.isArray(chunk.message?.tool_calls) && chunk.message.tool_calls.length > 0) {
-            calls.push(...chunk.message.tool_calls);
-            createdAt ||= String(chunk.created_at ?? "");
-          }
-        }
+        for await (const chunk of stream) read.add(chunk);
       } catch (error) {
         if (signal?.aborted) throw signal.reason;
+        // An unreadable chunk: the rest of the stream is not wanted, so the request is closed.
+        if (isInvalidProviderResponseError(error)) stream.abort();
+        if (error instanceof Error && error.message === CLIENT_NO_DONE_MESSAGE) throw read.unfinished(error);
         throw error;
       } finally {
         signal?.removeEventListener("abort", onAbort);
       }
+      const { content, calls, last, createdAt } = read.finish();
 
       responses++;
       const seed = createdAt === "" ? `${responses}` : createdAt;
       const toolCalls: ProviderToolCall[] = calls.map((call, index) => {
-        const name = call.function?.name ?? "";
-        const args = call.function?.arguments;
+        const { name } = call.function;
+        const args = call.function.arguments;
         const given = typeof call.id === "string" && call.id !== "" ? call.id : undefined;
         const converted: ProviderToolCall = {
           id: given ?? `ollama_${hash(`${seed}|${index}|${name}`)}_${index}`,
@@ -255,7 +332,10 @@ export function createOllamaProvider(options: OllamaProviderOptions): LLMProvide
       const response: LLMResponse = {
         content,
         toolCalls,
-        finishReason: finishReason(last?.done_reason, toolCalls.length > 0),
+        finishReason: finishReason(
+          typeof last?.done_reason === "string" ? last.done_reason : undefined,
+          toolCalls.length > 0,
+        ),
       };
       const promptTokens = tokenCount(last?.prompt_eval_count);
       const completionTokens = tokenCount(last?.eval_count);
