@@ -1,0 +1,417 @@
+import { execFile } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import fc from "fast-check";
+import { describe, expect, it, vi } from "vitest";
+import * as z from "zod";
+import { defineTool } from "../../src/define-tool.js";
+import { newToolResult, type Tool, ToolRegistry } from "../../src/index.js";
+import { compileJsonSchemaValidator, formatIssues } from "../../src/internal/json-schema-validator.js";
+
+const root = fileURLToPath(new URL("../../", import.meta.url));
+
+/** A validator for `{ s: <string with this pattern> }`. */
+function patternValidator(pattern: string) {
+  return compileJsonSchemaValidator({ type: "object", properties: { s: { type: "string", pattern } } });
+}
+
+function accepts(pattern: string, text: string): boolean {
+  return patternValidator(pattern)({ s: text }).success;
+}
+
+function errorOf(result: ReturnType<ReturnType<typeof compileJsonSchemaValidator>>): string {
+  if (result.success) throw new Error("expected the arguments to be refused");
+  return String(result.error);
+}
+
+function tool(name: string, parameters: Record<string, unknown>): Tool & { execute: ReturnType<typeof vi.fn> } {
+  return {
+    name,
+    description: `the ${name} tool`,
+    parameters,
+    execute: vi.fn(() => newToolResult("ran")),
+  } as Tool & { execute: ReturnType<typeof vi.fn> };
+}
+
+// With V8's backtracking engine, each of these takes 10+ seconds (exponential in the length);
+// 31 characters keep a regression finite, so that it fails instead of hanging the run.
+const EVIL = "^(a+)+$";
+const EVIL_INPUT = `${"a".repeat(30)}!`;
+const MARKER = /… \[\d+ more characters cut\]/;
+
+describe("schema patterns run on a linear-time engine (D01)", () => {
+  it("matches ^(a+)+$ against 30+ characters at once, never on V8's RegExp", () => {
+    const validate = patternValidator(EVIL);
+    const test = vi.spyOn(RegExp.prototype, "test");
+    const exec = vi.spyOn(RegExp.prototype, "exec");
+    const started = performance.now();
+    const results = [validate({ s: EVIL_INPUT }), validate({ s: "a".repeat(100_000) }), validate({ s: "aaab" })];
+    const elapsed = performance.now() - started;
+    expect(results.map((result) => result.success)).toEqual([false, true, false]);
+    expect(elapsed).toBeLessThan(1_000);
+    // Structurally: no native RegExp ever saw the model's text.
+    const sawInput = [...test.mock.calls, ...exec.mock.calls].some(([text]) => String(text).startsWith("aaa"));
+    expect(sawInput).toBe(false);
+  });
+
+  it("answers at once through ToolRegistry.register and execute", async () => {
+    const registry = new ToolRegistry();
+    const evil = tool("evil", { type: "object", properties: { s: { type: "string", pattern: EVIL } } });
+    registry.register(evil);
+    const started = performance.now();
+    const result = await registry.execute("evil", { s: EVIL_INPUT });
+    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(result.isError).toBe(true);
+    expect(result.forLLM).toBe('invalid arguments for tool "evil": s: must match pattern "^(a+)+$"');
+    expect(evil.execute).not.toHaveBeenCalled();
+    expect((await registry.execute("evil", { s: "aaaa" })).forLLM).toBe("ran");
+  });
+
+  it.each([
+    ["patternProperties keys", { patternProperties: { [EVIL]: { type: "number" } } }],
+    [
+      "patternProperties with additionalProperties: false",
+      {
+        patternProperties: { [EVIL]: { type: "number" } },
+        additionalProperties: false,
+      },
+    ],
+    ["propertyNames patterns", { propertyNames: { pattern: EVIL } }],
+  ])("runs %s on the same engine: an evil key is answered at once", (_case, keywords) => {
+    const validate = compileJsonSchemaValidator({ type: "object", ...keywords });
+    const started = performance.now();
+    const evilKey = validate({ [EVIL_INPUT]: 1 });
+    const longKey = validate({ ["a".repeat(50_000)]: 1 });
+    expect(performance.now() - started).toBeLessThan(1_000);
+    // The patterns really ran: a long matching key is accepted, the evil one is not matched.
+    expect(longKey.success).toBe(true);
+    if ("propertyNames" in keywords || "additionalProperties" in keywords) expect(evilKey.success).toBe(false);
+    else expect(evilKey.success).toBe(true);
+  });
+
+  it("checks the values of properties whose key matches a patternProperties pattern", () => {
+    const validate = compileJsonSchemaValidator({
+      type: "object",
+      patternProperties: { "^x_\\d+$": { type: "number" } },
+    });
+    expect(validate({ x_1: 1, y: "free" }).success).toBe(true);
+    expect(errorOf(validate({ x_1: "one" }))).toBe("x_1: must be number");
+  });
+
+  it("keeps each pattern's own meaning when one schema has several (Ajv dedupes them by their text)", () => {
+    const validate = compileJsonSchemaValidator({
+      type: "object",
+      properties: { a: { type: "string", pattern: "^a+$" }, b: { type: "string", pattern: "^b+$" } },
+      patternProperties: { "^x": { type: "string", pattern: "^a+$" } },
+    });
+    expect(validate({ a: "aa", b: "bb", x1: "a" }).success).toBe(true);
+    expect(errorOf(validate({ a: "bb", b: "aa", x1: "b" }))).toBe(
+      'a: must match pattern "^a+$"; b: must match pattern "^b+$"; x1: must match pattern "^a+$"',
+    );
+  });
+
+  it.each([
+    ["a backreference", "^(a)\\1$"],
+    ["a named backreference", "^(?<q>['\"]).*\\k<q>$"],
+    ["a lookahead", "^(?=.*\\d).+$"],
+    ["a negative lookahead", "^(?!\\.)[a-z.]+$"],
+    ["a lookbehind", "(?<=\\$)\\d+"],
+    ["a negative lookbehind", "(?<!-)\\d+"],
+  ])("refuses %s at registration with a TypeError naming the pattern", (_case, pattern) => {
+    const registry = new ToolRegistry();
+    const bad = tool("bad", { type: "object", properties: { s: { type: "string", pattern } } });
+    expect(() => registry.register(bad)).toThrow(TypeError);
+    expect(() => registry.register(bad)).toThrow(JSON.stringify(pattern));
+    expect(() => registry.register(bad)).toThrow(/linear-time engine \(RE2, which has no backreferences/);
+    expect(registry.has("bad")).toBe(false);
+  });
+
+  it("says exactly why a pattern is refused", () => {
+    const registry = new ToolRegistry();
+    const message = (pattern: string, where: "pattern" | "key" = "pattern") => {
+      const parameters =
+        where === "pattern"
+          ? { type: "object", properties: { s: { type: "string", pattern } } }
+          : { type: "object", patternProperties: { [pattern]: {} }, additionalProperties: false };
+      try {
+        registry.register(tool("t", parameters));
+      } catch (error) {
+        return (error as Error).message;
+      }
+      throw new Error("expected register() to throw");
+    };
+    expect(message("^(a)\\1$")).toMatchInlineSnapshot(
+      `"tool "t": parameters is not a valid JSON Schema: pattern "^(a)\\\\1$" cannot run on toolloop's linear-time engine (RE2, which has no backreferences, lookahead or lookbehind): it has a backreference (\\1)"`,
+    );
+    expect(message("(?<=a)b", "key")).toMatchInlineSnapshot(
+      `"tool "t": parameters is not a valid JSON Schema: pattern "(?<=a)b" cannot run on toolloop's linear-time engine (RE2, which has no backreferences, lookahead or lookbehind): it has a lookbehind ((?<=…)"`,
+    );
+    // Limits of RE2 itself, and JS syntax errors, are refused as clearly.
+    expect(message("^a{1001}$")).toMatchInlineSnapshot(
+      `"tool "t": parameters is not a valid JSON Schema: pattern "^a{1001}$" cannot run on toolloop's linear-time engine (RE2, which has no backreferences, lookahead or lookbehind): invalid repeat count: \`{1001}\`"`,
+    );
+    expect(message("^\\p{Letter}+$")).toContain("RE2 knows short category names such as \\p{L}");
+    expect(message("^(a$")).toMatchInlineSnapshot(
+      `"tool "t": parameters is not a valid JSON Schema: pattern "^(a$" is not a valid regular expression: Invalid regular expression: /^(a$/u: Unterminated group"`,
+    );
+    // RE2-only syntax is not a JSON Schema (ECMA-262) pattern: refused as before.
+    expect(message("^\\Qa.b\\E$")).toContain("is not a valid regular expression");
+    // A long pattern is quoted cut short.
+    const long = message(`^(${"a|".repeat(500)}b)\\1$`);
+    expect(long.length).toBeLessThan(600);
+    expect(long).toMatch(/ … \[\d+ more characters cut\]" cannot run on .*: it has a backreference \(\\1\)$/);
+  });
+
+  it("keeps a schema that failed to compile out of Ajv, so its $id can be used again", () => {
+    const schema = (pattern: string) => ({
+      $id: "https://example.com/reused",
+      type: "object",
+      properties: { s: { type: "string", pattern } },
+    });
+    expect(() => compileJsonSchemaValidator(schema("(a)\\1"))).toThrow(/backreference/);
+    expect(compileJsonSchemaValidator(schema("^a+$"))({ s: "aa" }).success).toBe(true);
+  });
+
+  // Each row also runs on V8's RegExp (`u` flag, as Ajv used it): the engines agree.
+  it.each([
+    ["^[a-z]+$", "abc", true],
+    ["^[a-z]+$", "abC", false],
+    ["abc", "xxabcxx", true],
+    ["", "anything", true],
+    ["^$", "", true],
+    ["^\\d{3}-\\d{4}$", "555-1234", true],
+    ["^\\d{3}-\\d{4}$", "555-12345", false],
+    ["^\\d+$", "٣", false],
+    ["^\\w+$", "snake_case1", true],
+    ["^\\w+$", "é", false],
+    ["\\bcat\\b", "a cat!", true],
+    ["\\bcat\\b", "concat", false],
+    ["^a{2,3}$", "aaaa", false],
+    ["^(?:ab|cd)+$", "abcdab", true],
+    ["^(?<word>\\w+)-(\\d)$", "hi-1", true],
+    ["^[^a-c]*$", "xyz", true],
+    ["^[^a-c]*$", "xaz", false],
+    ["^\\$\\d+\\.\\d{2}$", "$12.50", true],
+    ["^[\\-+]?\\d+$", "-5", true],
+    ["^a\\/b$", "a/b", true],
+    ["^\\x41\\0$", "A\0", true],
+    ["^\\cJ$", "\n", true],
+    ["^[\\b]$", "\b", true],
+    ["^\\u00e9t\\u00e9$", "été", true],
+    ["^caf\\u{e9}$", "café", true],
+    ["^\\uD83D\\uDE00$", "😀", true],
+    ["^[\\u0041-\\u005A]+$", "ABC", true],
+    ["^[\\u0041-\\u005A]+$", "abc", false],
+    ["^[à-ÿ]+$", "éèü", true],
+    ["^[😀-😂]$", "😁", true],
+    ["^.$", "😀", true],
+    ["^.$", "\n", false],
+    ["^.$", "\r", false],
+    ["^.$", "\u2028", false],
+    ["^.*$", "a\nb", false],
+    ["^a$", "a\n", false],
+    ["^a\\nb$", "a\nb", true],
+    ["^\\s+$", "\u00a0\t\ufeff\u3000", true],
+    ["^\\S+$", "a\u00a0b", false],
+    ["^[^\\s]+$", "ab\u2003", false],
+    ["^[\\S\\s]+$", "any\nthing", true],
+    ["^[\\s\\d]+$", " 1\u00a02", true],
+    ["^[[:digit:]+$", "::tig", true],
+    ["^[[:digit:]+$", "1", false],
+    ["^[^]$", "\n", true],
+    ["^a[]?b$", "ab", true],
+    ["^[]$", "", false],
+    ["^\\p{L}+$", "Ωmega", true],
+    ["^\\p{L}+$", "abc1", false],
+    ["^\\p{Lu}", "Hello", true],
+    ["^\\P{Lu}", "Hello", false],
+    ["^\\p{Script=Greek}+$", "αβγ", true],
+    ["^\\p{sc=Greek}+$", "abc", false],
+    ["^[^@\\s]+@[^@\\s]+\\.[^@\\s]+$", "a@b.co", true],
+    ["^[^@\\s]+@[^@\\s]+\\.[^@\\s]+$", "a @b.co", false],
+    ["^\\d{4}-\\d{2}-\\d{2}$", "2024-02-29", true],
+    ["^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", "123e4567-e89b-12d3-a456-426614174000", true],
+    ["^(https?|ftp)://[^\\s/$.?#].[^\\s]*$", "https://example.com/a?b=c", true],
+    ["^a|b$", "xb", true],
+    ["^[A-Z][a-z]*?$", "Hello", true],
+  ])("pattern %j on %j → %s, as with V8's RegExp", (pattern, text, expected) => {
+    expect(new RegExp(pattern, "u").test(text)).toBe(expected);
+    expect(accepts(pattern, text)).toBe(expected);
+  });
+
+  it("matches \\s, \\S, [\\s], [^\\s], [\\S] and . exactly as V8 does, on every BMP code point", () => {
+    const patterns = ["^\\s$", "^\\S$", "^[\\s]$", "^[^\\s]$", "^[\\S]$", "^[^\\S]$", "^.$"];
+    const mismatches: string[] = [];
+    for (const pattern of patterns) {
+      const validate = patternValidator(pattern);
+      const native = new RegExp(pattern, "u");
+      for (let code = 0; code <= 0x10ffff; code += code < 0x10000 ? 1 : 0x101) {
+        const text = String.fromCodePoint(code);
+        if (validate({ s: text }).success !== native.test(text)) mismatches.push(`${pattern} U+${code.toString(16)}`);
+      }
+    }
+    expect(mismatches).toEqual([]);
+  });
+
+  it("agrees with V8's RegExp on arbitrary model text (property-based)", () => {
+    const patterns = [
+      "^[a-z]+\\d*$",
+      "^\\s*\\S+(?:\\s+\\S+)*\\s*$",
+      "^.+$",
+      "a.b",
+      "^(ab|a)*b?$",
+      "^[^\\s@]+@[^\\s@]+$",
+      "\\bé\\w*",
+      "^\\p{L}[\\p{L}\\d_-]*$",
+    ];
+    const alphabet = fc.constantFrom(
+      "a",
+      "b",
+      "z",
+      "é",
+      "1",
+      "_",
+      "@",
+      " ",
+      "\n",
+      "\r",
+      "\u00a0",
+      "\u2028",
+      "😀",
+      "\ud800",
+    );
+    fc.assert(
+      fc.property(fc.constantFrom(...patterns), fc.array(alphabet, { maxLength: 12 }), (pattern, chars) => {
+        const text = chars.join("");
+        expect(accepts(pattern, text)).toBe(new RegExp(pattern, "u").test(text));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it("accepts RE2's inline flags, such as case-insensitive (?i), as an extension", () => {
+    expect(accepts("(?i)^abc$", "AbC")).toBe(true);
+    expect(accepts("^(?i:ab)c$", "ABc")).toBe(true);
+    expect(accepts("^(?i:ab)c$", "ABC")).toBe(false);
+    expect(accepts("(?s)^a.b$", "a\nb")).toBe(true);
+    expect(accepts("(?m)^b$", "a\nb")).toBe(true);
+  });
+
+  it("does not load Ajv or re2js on import, only on the first compilation", async () => {
+    const script = `
+      import { createRequire } from "node:module";
+      const { ToolRegistry } = await import("./src/index.ts");
+      const cache = () => Object.keys(createRequire(import.meta.url).cache);
+      const loaded = (name) => cache().some((path) => path.includes("/node_modules/" + name + "/"));
+      const before = { ajv: loaded("ajv"), re2js: loaded("re2js") };
+      new ToolRegistry().register({ name: "t", description: "t", execute: () => "ok",
+        parameters: { type: "object", properties: { s: { type: "string", pattern: "^a+$" } } } });
+      process.stdout.write(JSON.stringify({ before, after: { ajv: loaded("ajv"), re2js: loaded("re2js") } }));`;
+    const output = await new Promise<string>((resolve, reject) => {
+      execFile(
+        process.execPath,
+        ["--import", "tsx", "--input-type=module", "--eval", script],
+        { cwd: root, timeout: 60_000 },
+        (error, stdout, stderr) => (error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout)),
+      );
+    });
+    expect(JSON.parse(output)).toEqual({ before: { ajv: false, re2js: false }, after: { ajv: true, re2js: true } });
+  });
+});
+
+describe("validation messages are bounded (D03)", () => {
+  const MAX = 1_000;
+
+  it("lists only the first 10 values of a 1,000-value enum", () => {
+    const values = Array.from({ length: 1_000 }, (_, index) => `value-${index}`);
+    const validate = compileJsonSchemaValidator({ type: "object", properties: { mode: { enum: values } } });
+    const message = errorOf(validate({ mode: "nope" }));
+    expect(message.length).toBeLessThanOrEqual(MAX);
+    expect(message).toContain("… and 990 more");
+    expect(message).toMatchInlineSnapshot(
+      `"mode: must be one of "value-0", "value-1", "value-2", "value-3", "value-4", "value-5", "value-6", "value-7", "value-8", "value-9", … and 990 more"`,
+    );
+  });
+
+  it("cuts each long allowed value", () => {
+    const values = [{ nested: "x".repeat(5_000) }, "y".repeat(5_000), 42];
+    const validate = compileJsonSchemaValidator({ type: "object", properties: { mode: { enum: values } } });
+    const message = errorOf(validate({ mode: "nope" }));
+    expect(message).toMatchInlineSnapshot(
+      `"mode: must be one of {"nested":"xxxxxxxxxxxxxxxxxxxxxxxxxxxxx…, "yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy…", 42"`,
+    );
+  });
+
+  it("cuts a 10 kB unknown property name the model sent", () => {
+    const validate = compileJsonSchemaValidator({
+      type: "object",
+      properties: { path: { type: "string" } },
+      additionalProperties: false,
+    });
+    const message = errorOf(validate({ path: "a", ["k".repeat(10_000)]: 1 }));
+    expect(message.length).toBeLessThanOrEqual(MAX);
+    expect(message).toBe(`${"k".repeat(80)}…: unknown property is not allowed`);
+  });
+
+  it("cuts model-sent names in paths and property names", () => {
+    const validate = compileJsonSchemaValidator({
+      type: "object",
+      additionalProperties: { type: "object", required: ["id"] },
+      propertyNames: { maxLength: 100 },
+    });
+    const key = "n".repeat(10_000);
+    const message = errorOf(validate({ [key]: {} }));
+    expect(message.length).toBeLessThanOrEqual(MAX);
+    expect(message).not.toContain("n".repeat(81));
+    expect(message).toBe(
+      `(root): property name "${"n".repeat(80)}…": must NOT have more than 100 characters; ${"n".repeat(80)}….id: required property is missing`,
+    );
+  });
+
+  it("reports 8 of 50 failing properties, then how many more", () => {
+    const properties = Object.fromEntries(Array.from({ length: 50 }, (_, index) => [`p${index}`, { type: "string" }]));
+    const validate = compileJsonSchemaValidator({ type: "object", properties });
+    const args = Object.fromEntries(Array.from({ length: 50 }, (_, index) => [`p${index}`, index]));
+    const message = errorOf(validate(args));
+    expect(message.length).toBeLessThanOrEqual(MAX);
+    expect(message).toMatch(/; … and 42 more$/);
+    expect(message).toMatchInlineSnapshot(
+      `"p0: must be string; p1: must be string; p2: must be string; p3: must be string; p4: must be string; p5: must be string; p6: must be string; p7: must be string; … and 42 more"`,
+    );
+  });
+
+  it("cuts a line of long issues to 1,000 characters, the marker near its end, still saying how many more", () => {
+    const longEnum = Array.from({ length: 20 }, (_, index) => `${"v".repeat(39)}${index}`);
+    const properties = Object.fromEntries(Array.from({ length: 50 }, (_, index) => [`p${index}`, { enum: longEnum }]));
+    const validate = compileJsonSchemaValidator({ type: "object", properties });
+    const args = Object.fromEntries(Array.from({ length: 50 }, (_, index) => [`p${index}`, "x"]));
+    const message = errorOf(validate(args));
+    expect(message.length).toBeLessThanOrEqual(MAX);
+    expect(message).toMatch(/ … \[\d+ more characters cut\]; … and 42 more$/);
+  });
+
+  it("bounds zod's messages too: a huge enum through defineTool", () => {
+    const values = Array.from({ length: 1_000 }, (_, index) => `value-${index}`) as [string, ...string[]];
+    const defined = defineTool({
+      name: "pick",
+      description: "pick a value",
+      parameters: z.object({ mode: z.enum(values), other: z.enum(values) }),
+      execute: () => "ok",
+    });
+    const result = defined.parseArguments({ mode: "nope", other: "nope" });
+    const message = errorOf(result);
+    expect(message.length).toBeLessThanOrEqual(MAX);
+    expect(message).toMatch(MARKER);
+    expect(message.startsWith('mode: Invalid option: expected one of "value-0"|"value-1"|')).toBe(true);
+  });
+
+  it("formatIssues bounds each issue and the whole line", () => {
+    expect(formatIssues([])).toBe("");
+    expect(formatIssues(["a: bad", "b: bad"])).toBe("a: bad; b: bad");
+    const one = formatIssues([`a: ${"x".repeat(10_000)}`, "b: bad"]);
+    expect(one).toMatch(/^a: x+ … \[\d+ more characters cut\]; b: bad$/);
+    expect(one.length).toBeLessThanOrEqual(MAX);
+    const many = formatIssues(Array.from({ length: 100_000 }, () => "y".repeat(10_000)));
+    expect(many.length).toBeLessThanOrEqual(MAX);
+    expect(many).toMatch(/ … \[\d+ more characters cut\]; … and 99992 more$/);
+  });
+});
