@@ -18,7 +18,14 @@ import {
   ToolLoopError,
   type ToolReturn,
 } from "../../src/index.js";
-import { abortOnceRequested, okSample, registryOf, useReplayServers } from "../helpers/adapter-fixtures.js";
+import {
+  abortOnceRequested,
+  expectLoopRejectsUnreadable,
+  expectUnreadable,
+  okSample,
+  registryOf,
+  useReplayServers,
+} from "../helpers/adapter-fixtures.js";
 import { type ReplayResponse, type ReplayServer, readSample } from "../helpers/replay-server.js";
 
 type Json = Record<string, unknown>;
@@ -437,6 +444,111 @@ describe("createOpenAIChatProvider with the real openai client", () => {
     ],
   ])("rejects %s at creation", (_name, options, message) => {
     expect(() => createOpenAIChatProvider(options as never)).toThrow(message);
+  });
+});
+
+describe("createOpenAIChatProvider with responses it cannot read (D06)", () => {
+  const PROVIDER = "OpenAI Chat Completions";
+  const chat = (client: OpenAI) =>
+    createOpenAIChatProvider({ client }).chat([{ role: "user", content: "hi" }], undefined, "m", {});
+  const withMessage = (message: Json): Json => ({
+    id: "chatcmpl-1",
+    object: "chat.completion",
+    created: 1,
+    model: "gpt-4o",
+    choices: [{ index: 0, message: { role: "assistant", content: null, ...message }, finish_reason: "tool_calls" }],
+  });
+  const withCalls = (...calls: unknown[]) => withMessage({ tool_calls: calls });
+
+  it.each<[string, unknown, RegExp]>([
+    [
+      "an empty object",
+      {},
+      /^OpenAI Chat Completions: the response has no choice with a message \(choices: undefined\)$/,
+    ],
+    [
+      "an error body",
+      {
+        error: { message: "The server had an error while processing your request.", type: "server_error", code: null },
+      },
+      /^OpenAI Chat Completions: the response is an error \(server_error: The server had an error while processing your request\.\)$/,
+    ],
+    ["no choices", { choices: [] }, /no choice with a message \(choices: array\)$/],
+    ["a choice without a message", { choices: [{ index: 0, finish_reason: "stop" }] }, /no choice with a message/],
+    [
+      "tool_calls that are not an array",
+      withMessage({
+        tool_calls: { id: "call_1", type: "function", function: { name: "get_capital", arguments: "{}" } },
+      }),
+      /^OpenAI Chat Completions: the message's tool_calls is not an array \(got object\)$/,
+    ],
+    [
+      "a tool call that is not an object",
+      withCalls("get_capital"),
+      /^OpenAI Chat Completions: a tool call is not an object \(got string\)$/,
+    ],
+    [
+      "a tool call with neither function nor custom",
+      withCalls({ id: "call_1", type: "function" }),
+      /^OpenAI Chat Completions: a tool call has no function \(type: "function"\)$/,
+    ],
+    [
+      "a function without a name",
+      withCalls({ id: "call_1", type: "function", function: { arguments: "{}" } }),
+      /^OpenAI Chat Completions: a function tool call has no name \(got undefined\)$/,
+    ],
+    [
+      "a function with an empty name",
+      withCalls({ id: "call_1", type: "function", function: { name: "", arguments: "{}" } }),
+      /^OpenAI Chat Completions: a function tool call has no name \(got ""\)$/,
+    ],
+    [
+      "a custom tool call without a name",
+      withCalls({ id: "call_1", type: "custom", custom: { input: "x" } }),
+      /^OpenAI Chat Completions: a custom tool call has no name \(got undefined\)$/,
+    ],
+  ])("rejects %s with status 200", async (_name, response, expected) => {
+    const { client } = await replay([{ body: response }]);
+    const error = await expectUnreadable(chat(client), PROVIDER, expected);
+    expect(JSON.parse(error.body)).toEqual(response);
+  });
+
+  it.each<[string, Json, string, number]>([
+    ["an empty text", withMessage({ content: "" }), "", 0],
+    ["no text at all", withMessage({}), "", 0],
+    ["tool_calls: null", withMessage({ content: "Hi", tool_calls: null }), "Hi", 0],
+    ["tool_calls: []", withMessage({ content: "Hi", tool_calls: [] }), "Hi", 0],
+    [
+      "a call with empty arguments",
+      withCalls({ id: "call_1", type: "function", function: { name: "get_capital", arguments: "" } }),
+      "",
+      1,
+    ],
+  ])("still reads %s", async (_name, response, content, calls) => {
+    const { client } = await replay([{ body: response }]);
+    const read = await chat(client);
+    expect(read.content).toBe(content);
+    expect(read.toolCalls).toHaveLength(calls);
+  });
+
+  it("the loop rejects with ToolLoopError whose cause is the InvalidProviderResponseError, keeping the transcript", async () => {
+    const { client } = await replay([
+      okSample("openai-chat-response-tool-calls.pydantic-ai.json"),
+      { body: { error: { message: "overloaded", type: "server_error" } } },
+    ]);
+    const { tool } = getCapital();
+
+    const run = runToolLoop(
+      { provider: createOpenAIChatProvider({ client }), tools: registryOf(tool), maxIterations: 3 },
+      franceHistory,
+    );
+
+    const error = await expectLoopRejectsUnreadable(run, PROVIDER, [
+      ...franceHistory,
+      { role: "assistant", toolCalls: [expect.objectContaining({ name: "get_capital" })] },
+      { role: "tool", content: "London" },
+    ]);
+    expect(error.iterations).toBe(2);
   });
 });
 

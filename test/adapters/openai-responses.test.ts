@@ -18,7 +18,14 @@ import {
   type Tool,
   ToolLoopError,
 } from "../../src/index.js";
-import { abortOnceRequested, okSample, registryOf, useReplayServers } from "../helpers/adapter-fixtures.js";
+import {
+  abortOnceRequested,
+  expectLoopRejectsUnreadable,
+  expectUnreadable,
+  okSample,
+  registryOf,
+  useReplayServers,
+} from "../helpers/adapter-fixtures.js";
 import { type ReplayResponse, type ReplayServer, readSample } from "../helpers/replay-server.js";
 
 type Json = Record<string, unknown>;
@@ -341,6 +348,95 @@ describe("createOpenAIResponsesProvider with the real openai client", () => {
     ],
   ])("rejects %s at creation", (_name, options, message) => {
     expect(() => createOpenAIResponsesProvider(options as never)).toThrow(message);
+  });
+});
+
+describe("createOpenAIResponsesProvider with responses it cannot read (D06)", () => {
+  const PROVIDER = "OpenAI Responses";
+  const chat = (client: OpenAI) =>
+    createOpenAIResponsesProvider({ client }).chat([{ role: "user", content: "hi" }], undefined, "m", {});
+  const response = (extra: Json): Json => ({ id: "resp_1", object: "response", status: "completed", ...extra });
+
+  it.each<[string, unknown, RegExp]>([
+    ["an empty object", {}, /^OpenAI Responses: the response has no output array \(got undefined\)$/],
+    [
+      "an error body",
+      { error: { message: "The model is overloaded.", type: "server_error", code: "server_error" } },
+      /^OpenAI Responses: the response is an error \(server_error: The model is overloaded\.\)$/,
+    ],
+    [
+      "a failed response",
+      response({ status: "failed", error: { code: "server_error", message: "server overloaded" }, output: [] }),
+      /^OpenAI Responses: the response failed: server overloaded$/,
+    ],
+    [
+      "a background response still in progress",
+      response({ status: "in_progress", output: [] }),
+      /^OpenAI Responses: the response has no answer yet \(status: in_progress\)$/,
+    ],
+    ["a queued response", response({ status: "queued", output: [] }), /no answer yet \(status: queued\)$/],
+    [
+      "a cancelled response",
+      response({ status: "cancelled", output: [] }),
+      /^OpenAI Responses: the response was cancelled$/,
+    ],
+    [
+      "an output item that is not an object",
+      response({ output: ["Hello"] }),
+      /^OpenAI Responses: an output item is not an object \(got string\)$/,
+    ],
+    [
+      "a function_call without a name",
+      response({ output: [{ type: "function_call", call_id: "call_1", arguments: "{}" }] }),
+      /^OpenAI Responses: a function_call item has no name \(got undefined\)$/,
+    ],
+  ])("rejects %s with status 200", async (_name, body, expected) => {
+    const { client } = await replay([{ body }]);
+    const error = await expectUnreadable(chat(client), PROVIDER, expected);
+    // The SDK adds `output_text` to what it read.
+    expect(JSON.parse(error.body)).toMatchObject(body as Json);
+  });
+
+  it.each<[string, Json, string]>([
+    ["an empty output (completed)", response({ output: [], error: null }), "stop"],
+    [
+      "an empty text",
+      response({ output: [{ type: "message", role: "assistant", content: [{ type: "output_text", text: "" }] }] }),
+      "stop",
+    ],
+    [
+      "a filtered answer without output",
+      response({ status: "incomplete", incomplete_details: { reason: "content_filter" }, output: [] }),
+      "content_filter",
+    ],
+  ])("still reads %s", async (_name, body, finishReason) => {
+    const { client } = await replay([{ body }]);
+    await expect(chat(client)).resolves.toMatchObject({ content: "", toolCalls: [], finishReason });
+  });
+
+  it("the loop rejects with ToolLoopError whose cause is the InvalidProviderResponseError, keeping the transcript", async () => {
+    const { client } = await replay([
+      { body: functionCallResponse({ call_id: "call_1", name: "get_capital", arguments: '{"country":"France"}' }) },
+      { body: {} },
+    ]);
+    const tool: Tool = {
+      name: "get_capital",
+      description: "Capital of a country",
+      parameters: { type: "object", properties: { country: { type: "string" } } },
+      execute: () => "Paris",
+    };
+
+    const run = runToolLoop(
+      { provider: createOpenAIResponsesProvider({ client }), tools: registryOf(tool), maxIterations: 3 },
+      [{ role: "user", content: "What is the capital of France?" }],
+    );
+
+    const error = await expectLoopRejectsUnreadable(run, PROVIDER, [
+      { role: "user" },
+      { role: "assistant", toolCalls: [expect.objectContaining({ id: "call_1", name: "get_capital" })] },
+      { role: "tool", toolCallId: "call_1", content: "Paris" },
+    ]);
+    expect(error.iterations).toBe(2);
   });
 });
 

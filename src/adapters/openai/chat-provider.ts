@@ -1,8 +1,8 @@
-import { ToolloopError } from "../../errors.js";
-import { describeType, isRecord } from "../../internal/describe.js";
+import { describeType, isRecord, showValue } from "../../internal/describe.js";
 import { toOpenAIChatTools } from "../../internal/formats/openai.js";
 import type { LLMProvider, LLMResponse, Message, ProviderToolCall } from "../../provider.js";
 import { invalidOption } from "../shared/invalid-option.js";
+import { errorBodyProblem, invalidResponse } from "../shared/invalid-response.js";
 import { toLLMResponse } from "../shared/llm-response.js";
 import type { OpenAIChatClient } from "./client-types.js";
 import {
@@ -78,13 +78,22 @@ function textOf(content: unknown): string {
   return "";
 }
 
+const PROVIDER = "OpenAI Chat Completions";
+
+/** The name of a `function` or `custom` tool call. @throws InvalidProviderResponseError when it has none */
+function callName(kind: "function" | "custom", name: unknown, completion: unknown): string {
+  if (typeof name === "string" && name !== "") return name;
+  throw invalidResponse(PROVIDER, `a ${kind} tool call has no name (got ${showValue(name)})`, completion);
+}
+
 /**
  * Converts a Chat Completions response to an {@link LLMResponse}: the first choice's text (its
  * `refusal` when there is no text), its function calls with the arguments as the raw JSON text,
  * `finishReason` (`"tool_calls"` whenever there are calls, otherwise the API's `finish_reason`,
  * `"stop"` when missing) and `usage`. In strict mode pass the tool definitions' schemas by name
  * so the strict-mode nulls are stripped.
- * @throws ToolloopError when the response has no choice
+ * @throws InvalidProviderResponseError when the response has no choice with a message (an error
+ *   body, `{}` …), or a tool call that is not an object, has no `function`/`custom`, or no name
  */
 export function fromOpenAIChatCompletion(
   completion: unknown,
@@ -93,21 +102,33 @@ export function fromOpenAIChatCompletion(
   const choices = isRecord(completion) ? completion.choices : undefined;
   const choice = Array.isArray(choices) ? choices[0] : undefined;
   if (!isRecord(choice) || !isRecord(choice.message)) {
-    throw new ToolloopError(
-      `OpenAI Chat Completions: the response has no choice with a message (choices: ${describeType(choices)})`,
-      { cause: completion },
-    );
+    const problem =
+      (choices === undefined ? errorBodyProblem(completion) : undefined) ??
+      `the response has no choice with a message (choices: ${describeType(choices)})`;
+    throw invalidResponse(PROVIDER, problem, completion);
   }
   const { message } = choice;
+  const calls = message.tool_calls ?? [];
+  if (!Array.isArray(calls)) {
+    throw invalidResponse(
+      PROVIDER,
+      `the message's tool_calls is not an array (got ${describeType(calls)})`,
+      completion,
+    );
+  }
   const toolCalls: ProviderToolCall[] = [];
-  for (const call of Array.isArray(message.tool_calls) ? message.tool_calls : []) {
-    if (!isRecord(call)) continue;
+  for (const call of calls) {
+    if (!isRecord(call)) {
+      throw invalidResponse(PROVIDER, `a tool call is not an object (got ${describeType(call)})`, completion);
+    }
     if (isRecord(call.function)) {
-      const name = typeof call.function.name === "string" ? call.function.name : "";
+      const name = callName("function", call.function.name, completion);
       toolCalls.push(toProviderToolCall(call.id, name, call.function.arguments, strictSchemas));
     } else if (isRecord(call.custom)) {
-      const name = typeof call.custom.name === "string" ? call.custom.name : "";
+      const name = callName("custom", call.custom.name, completion);
       toolCalls.push(toProviderToolCall(call.id, name, call.custom.input, undefined));
+    } else {
+      throw invalidResponse(PROVIDER, `a tool call has no function (type: ${showValue(call.type)})`, completion);
     }
   }
   const text = textOf(message.content);

@@ -1,8 +1,8 @@
-import { ToolloopError } from "../../errors.js";
-import { describeType, errorMessage, isRecord } from "../../internal/describe.js";
+import { describeType, errorMessage, isRecord, showValue } from "../../internal/describe.js";
 import { toOpenAIResponsesTools } from "../../internal/formats/openai.js";
 import type { LLMProvider, LLMResponse, Message, ProviderToolCall } from "../../provider.js";
 import { invalidOption } from "../shared/invalid-option.js";
+import { errorBodyProblem, invalidResponse } from "../shared/invalid-response.js";
 import { toLLMResponse } from "../shared/llm-response.js";
 import type { OpenAIResponsesClient } from "./client-types.js";
 import {
@@ -28,6 +28,8 @@ export type OpenAIResponsesInputItem =
   | { role: "system" | "user" | "assistant"; content: string }
   | { type: "function_call"; call_id: string; name: string; arguments: string }
   | { type: "function_call_output"; call_id: string; output: string };
+
+const PROVIDER = "OpenAI Responses";
 
 /**
  * Converts a toolloop transcript to Responses API input items, statelessly (no
@@ -84,7 +86,9 @@ function finishReasonOf(response: JsonObject): string {
  * `"stop"` when completed; `"length"` / `"content_filter"` for an incomplete response) and
  * `usage` (`input_tokens` / `output_tokens` / `total_tokens`). In strict mode pass the tool
  * definitions' schemas by name so the strict-mode nulls are stripped.
- * @throws ToolloopError when the response has `status: "failed"` or no `output` array
+ * @throws InvalidProviderResponseError when the response has no `output` array (an error body,
+ *   `{}` …), has `status` `"failed"`, `"cancelled"`, `"queued"` or `"in_progress"` (background mode),
+ *   or an output item that is not an object or a `function_call` without a name
  */
 export function fromOpenAIResponse(
   response: unknown,
@@ -92,22 +96,32 @@ export function fromOpenAIResponse(
 ): LLMResponse {
   if (!isRecord(response) || !Array.isArray(response.output)) {
     const output = isRecord(response) ? response.output : response;
-    throw new ToolloopError(`OpenAI Responses: the response has no output array (got ${describeType(output)})`, {
-      cause: response,
-    });
+    const problem =
+      (output === undefined ? errorBodyProblem(response) : undefined) ??
+      `the response has no output array (got ${describeType(output)})`;
+    throw invalidResponse(PROVIDER, problem, response);
   }
-  if (response.status === "failed") {
+  const { status } = response;
+  if (status === "failed") {
     const error = isRecord(response.error) ? errorMessage(response.error.message ?? response.error) : "no details";
-    throw new ToolloopError(`OpenAI Responses: the response failed: ${error}`, { cause: response });
+    throw invalidResponse(PROVIDER, `the response failed: ${error}`, response);
+  }
+  if (status === "cancelled") throw invalidResponse(PROVIDER, "the response was cancelled", response);
+  if (status === "queued" || status === "in_progress") {
+    throw invalidResponse(PROVIDER, `the response has no answer yet (status: ${status})`, response);
   }
   const texts: string[] = [];
   const refusals: string[] = [];
   const toolCalls: ProviderToolCall[] = [];
   for (const item of response.output) {
-    if (!isRecord(item)) continue;
+    if (!isRecord(item)) {
+      throw invalidResponse(PROVIDER, `an output item is not an object (got ${describeType(item)})`, response);
+    }
     if (item.type === "function_call") {
-      const name = typeof item.name === "string" ? item.name : "";
-      toolCalls.push(toProviderToolCall(item.call_id, name, item.arguments, strictSchemas));
+      if (typeof item.name !== "string" || item.name === "") {
+        throw invalidResponse(PROVIDER, `a function_call item has no name (got ${showValue(item.name)})`, response);
+      }
+      toolCalls.push(toProviderToolCall(item.call_id, item.name, item.arguments, strictSchemas));
     } else if (item.type === "message" && Array.isArray(item.content)) {
       for (const part of item.content) {
         if (!isRecord(part)) continue;
