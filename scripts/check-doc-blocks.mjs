@@ -12,13 +12,17 @@ const root = resolve(import.meta.dirname, "..");
 const outDir = join(root, ".tmp", "doc-blocks");
 const TYPESCRIPT = new Set(["ts", "typescript"]);
 
-const markdownFiles = [
-  "README.md",
-  ...readdirSync(join(root, "docs"))
-    .filter((name) => name.endsWith(".md"))
-    .sort()
-    .map((name) => `docs/${name}`),
-];
+// Markdown files to check, relative to the repository: the arguments, or README.md and docs/*.md.
+const markdownFiles =
+  process.argv.length > 2
+    ? process.argv.slice(2)
+    : [
+        "README.md",
+        ...readdirSync(join(root, "docs"))
+          .filter((name) => name.endsWith(".md"))
+          .sort()
+          .map((name) => `docs/${name}`),
+      ];
 
 rmSync(outDir, { recursive: true, force: true });
 mkdirSync(outDir, { recursive: true });
