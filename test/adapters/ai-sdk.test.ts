@@ -10,7 +10,14 @@ import {
   toCallOptions,
 } from "../../src/adapters/ai-sdk/index.js";
 import { defineTool, errorResult, isToolLoopError, type Message, runToolLoop, ToolLoopError } from "../../src/index.js";
-import { abortOnceRequested, okSample, registryOf, useReplayServers } from "../helpers/adapter-fixtures.js";
+import {
+  abortOnceRequested,
+  expectLoopRejectsUnreadable,
+  expectUnreadable,
+  okSample,
+  registryOf,
+  useReplayServers,
+} from "../helpers/adapter-fixtures.js";
 import { type ReplayResponse, type ReplayServer, readSample } from "../helpers/replay-server.js";
 
 type Json = Record<string, unknown>;
@@ -423,6 +430,116 @@ describe("createAISDKProvider with hand-made spec v2 and v3 models", () => {
   });
 });
 
+describe("createAISDKProvider with results it cannot read (D06)", () => {
+  const PROVIDER = "AI SDK";
+  const prompt: Message[] = [{ role: "user", content: "hi" }];
+  /** A spec v2 model whose doGenerate returns `results` in turn. */
+  const modelReturning = (...results: unknown[]): AISDKLanguageModelLike => {
+    let index = 0;
+    return { specificationVersion: "v2", modelId: "hand-made", doGenerate: async () => results[index++] as never };
+  };
+  const chatWith = (model: AISDKLanguageModelLike) => createAISDKProvider({ model }).chat(prompt, undefined, "", {});
+  const nameless = {
+    id: "chatcmpl-1",
+    object: "chat.completion",
+    created: 1,
+    model: "gpt-4o",
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: "assistant",
+          content: null,
+          tool_calls: [{ id: "call_1", type: "function", function: { name: "", arguments: "{}" } }],
+        },
+        finish_reason: "tool_calls",
+      },
+    ],
+  };
+
+  it.each<[string, unknown, RegExp]>([
+    ["nothing", undefined, /^AI SDK: the doGenerate result is not an object \(got undefined\)$/],
+    ["an empty object", {}, /^AI SDK: the doGenerate result has no content array \(got undefined\)$/],
+    ["content that is text", { content: "Hello", finishReason: "stop" }, /no content array \(got string\)$/],
+    [
+      "a content part that is not an object",
+      { content: ["Hello"], finishReason: "stop" },
+      /^AI SDK: a content part is not an object \(got string\)$/,
+    ],
+    [
+      "a tool-call part without a toolName",
+      { content: [{ type: "tool-call", toolCallId: "c", input: "{}" }], finishReason: "tool-calls" },
+      /^AI SDK: a tool-call part has no toolName \(got undefined\)$/,
+    ],
+    [
+      "finishReason error with nothing (v2)",
+      { content: [], finishReason: "error" },
+      /^AI SDK: the model finished with an error and gave no answer \(finishReason: error\)$/,
+    ],
+    [
+      "finishReason error with nothing (v3, raw reason kept)",
+      { content: [], finishReason: { unified: "error", raw: "MALFORMED_FUNCTION_CALL" } },
+      /^AI SDK: the model finished with an error and gave no answer \(finishReason: error, raw: MALFORMED_FUNCTION_CALL\)$/,
+    ],
+  ])("rejects %s", async (_name, result, expected) => {
+    await expectUnreadable(chatWith(modelReturning(result)), PROVIDER, expected);
+  });
+
+  it.each<[string, unknown, string, string]>([
+    ["an empty answer", { content: [], finishReason: "stop" }, "", "stop"],
+    ["an error with text", { content: [{ type: "text", text: "Part" }], finishReason: "error" }, "Part", "error"],
+    [
+      "an empty text with finishReason other",
+      { content: [{ type: "text", text: "" }], finishReason: "other" },
+      "",
+      "other",
+    ],
+  ])("still reads %s", async (_name, result, content, finishReason) => {
+    await expect(chatWith(modelReturning(result))).resolves.toMatchObject({ content, toolCalls: [], finishReason });
+  });
+
+  it("on the wire: @ai-sdk/openai refuses {} and an error body itself; a nameless call is refused by the adapter", async () => {
+    const { model } = await replay([
+      { body: {} },
+      { body: { error: { message: "overloaded", type: "server_error" } } },
+      { body: nameless },
+    ]);
+    const provider = createAISDKProvider({ model });
+
+    for (let index = 0; index < 2; index++) {
+      const error = await provider.chat(prompt, undefined, "", {}).catch((caught: unknown) => caught);
+      expect(APICallError.isInstance(error)).toBe(true);
+    }
+    await expectUnreadable(
+      provider.chat(prompt, undefined, "", {}),
+      PROVIDER,
+      /a tool-call part has no toolName \(got ""\)$/,
+    );
+  });
+
+  it("the loop rejects with ToolLoopError whose cause is the InvalidProviderResponseError, keeping the transcript", async () => {
+    const { model } = await replay([okSample("openai-chat-response-tool-calls.pydantic-ai.json"), { body: nameless }]);
+    const capital = defineTool({
+      name: "get_capital",
+      description: "Capital of a country",
+      parameters: z.object({ country: z.string() }),
+      execute: ({ country }) => (country === "England" ? "London" : "?"),
+    });
+
+    const run = runToolLoop(
+      { provider: createAISDKProvider({ model }), tools: registryOf(capital), maxIterations: 3 },
+      [{ role: "user", content: "What is the capital of England?" }],
+    );
+
+    const error = await expectLoopRejectsUnreadable(run, PROVIDER, [
+      { role: "user" },
+      { role: "assistant", toolCalls: [expect.objectContaining({ name: "get_capital" })] },
+      { role: "tool", content: "London" },
+    ]);
+    expect(error.iterations).toBe(2);
+  });
+});
+
 describe("fromAISDKResult", () => {
   const call = { type: "tool-call", toolCallId: "c", toolName: "t", input: "{}" };
 
@@ -436,7 +553,8 @@ describe("fromAISDKResult", () => {
     [{ unified: "length", raw: "max_tokens" }, [], "length"],
     ["content-filter", [], "content_filter"],
     [{ unified: "content-filter", raw: "refusal" }, [], "content_filter"],
-    ["error", [], "error"],
+    // An error with nothing at all is refused (see "responses it cannot read"); with text, it is an answer.
+    ["error", [{ type: "text", text: "partial" }], "error"],
     [{ unified: "other", raw: "pause_turn" }, [], "other"],
     ["unknown", [], "unknown"],
     [undefined, [], "stop"],

@@ -1,7 +1,8 @@
-import { isPlainObject } from "../../internal/describe.js";
+import { describeType, isPlainObject, isRecord, showValue } from "../../internal/describe.js";
 import type { FinishReason, LLMResponse, ProviderToolCall, UsageInfo } from "../../provider.js";
 import { toCallArguments } from "../shared/call-arguments.js";
 import { mapFinishReason } from "../shared/finish-reason.js";
+import { invalidResponse, quoted } from "../shared/invalid-response.js";
 import { toLLMResponse } from "../shared/llm-response.js";
 import { tokenCount, usageInfo } from "../shared/usage.js";
 import type { AISDKPartProviderOptions, AISDKReasoningPart, AISDKToolCallMetadata } from "./convert-prompt.js";
@@ -56,19 +57,40 @@ export function toUsage(usage: unknown): UsageInfo | undefined {
   return usageInfo(input, output, tokens(usage.totalTokens));
 }
 
+const PROVIDER = "AI SDK";
+
+/** `finishReason: error, raw: …` for a message. */
+function describeFinishReason(reason: unknown): string {
+  const raw = isPlainObject(reason) ? quoted(reason.raw) : undefined;
+  return raw === undefined ? "finishReason: error" : `finishReason: error, raw: ${raw}`;
+}
+
 /**
  * Converts a `doGenerate` result: text parts are joined into `content`; `tool-call` parts the
  * caller must run become calls whose `arguments` is the `input` JSON text (parsed by the loop,
  * which tells the model when it is not valid JSON). Calls the provider executed itself, and other
  * parts, are ignored; reasoning parts are kept on the first call to be replayed.
+ * @throws InvalidProviderResponseError when the result is not an object, has no `content` array,
+ *   has a part that is not an object or a `tool-call` part without a `toolName`, or finished with
+ *   `"error"` and gave neither text nor a call
  */
 export function fromAISDKResult(result: AISDKGenerateResultLike): LLMResponse {
+  const value: unknown = result;
+  if (!isRecord(value)) {
+    throw invalidResponse(PROVIDER, `the doGenerate result is not an object (got ${describeType(value)})`, value);
+  }
+  if (!Array.isArray(value.content)) {
+    const problem = `the doGenerate result has no content array (got ${describeType(value.content)})`;
+    throw invalidResponse(PROVIDER, problem, value);
+  }
   const texts: string[] = [];
   const reasoning: AISDKReasoningPart[] = [];
   const toolCalls: ProviderToolCall[] = [];
-  for (const raw of Array.isArray(result.content) ? result.content : []) {
-    if (!isPlainObject(raw)) continue;
-    const part = raw as Record<string, unknown>;
+  for (const raw of value.content) {
+    if (!isRecord(raw)) {
+      throw invalidResponse(PROVIDER, `a content part is not an object (got ${describeType(raw)})`, value);
+    }
+    const part = raw;
     if (part.type === "text" && typeof part.text === "string") {
       texts.push(part.text);
     } else if (part.type === "reasoning" && typeof part.text === "string") {
@@ -77,9 +99,12 @@ export function fromAISDKResult(result: AISDKGenerateResultLike): LLMResponse {
         replay.providerOptions = part.providerMetadata as AISDKPartProviderOptions;
       reasoning.push(replay);
     } else if (part.type === "tool-call" && part.providerExecuted !== true) {
+      if (typeof part.toolName !== "string" || part.toolName === "") {
+        throw invalidResponse(PROVIDER, `a tool-call part has no toolName (got ${showValue(part.toolName)})`, value);
+      }
       const call: ProviderToolCall = {
         type: "function",
-        name: typeof part.toolName === "string" ? part.toolName : "",
+        name: part.toolName,
         arguments: toCallArguments(part.input),
       };
       if (typeof part.toolCallId === "string") call.id = part.toolCallId;
@@ -96,5 +121,11 @@ export function fromAISDKResult(result: AISDKGenerateResultLike): LLMResponse {
     first.providerMetadata = { aiSdk: { ...metadata, reasoning } };
   }
   const finishReason = toFinishReason(result.finishReason, toolCalls.length > 0);
-  return toLLMResponse(texts.join(""), toolCalls, finishReason, toUsage(result.usage));
+  const content = texts.join("");
+  if (finishReason === "error" && content === "") {
+    // E.g. @ai-sdk/google's MALFORMED_FUNCTION_CALL: not an empty answer but none at all.
+    const problem = `the model finished with an error and gave no answer (${describeFinishReason(result.finishReason)})`;
+    throw invalidResponse(PROVIDER, problem, value);
+  }
+  return toLLMResponse(content, toolCalls, finishReason, toUsage(result.usage));
 }
