@@ -604,6 +604,28 @@ describe("fromAISDKResult", () => {
     expect(toolCalls).toEqual([{ id: "c", type: "function", name: "t", arguments: expected }]);
   });
 
+  it("keeps reasoning and provider metadata with prototype-named keys as own data, and replays them so (D02)", () => {
+    const metadata = '{"openai":{"__proto__":{"polluted":1},"itemId":"x"}}';
+    const result = JSON.parse(
+      `{"content":[{"type":"reasoning","text":"…","providerMetadata":${metadata}},{"type":"tool-call","toolCallId":"c","toolName":"t","input":"{}","providerMetadata":${metadata}}],"finishReason":"tool-calls"}`,
+    ) as Parameters<typeof fromAISDKResult>[0];
+
+    const [call] = fromAISDKResult(result).toolCalls;
+    const prompt = toAISDKPrompt([
+      {
+        role: "assistant",
+        content: "",
+        toolCalls: [{ id: "c", name: "t", arguments: {}, providerMetadata: call?.providerMetadata ?? {} }],
+      },
+    ]);
+    const [reasoning, toolCall] = (prompt[0] as unknown as { content: Json[] }).content;
+    for (const part of [reasoning, toolCall]) {
+      expect(Object.getPrototypeOf(part)).toBe(Object.prototype);
+      expect(JSON.stringify(part?.providerOptions)).toBe(metadata);
+    }
+    expect(({} as Json).polluted).toBeUndefined();
+  });
+
   it("joins text parts and ignores sources, files and provider-executed calls", () => {
     const result = fromAISDKResult({
       content: [

@@ -18,6 +18,7 @@ import {
   newToolResult,
   runToolLoop,
   type Tool,
+  type ToolCall,
   ToolLoopError,
 } from "../../src/index.js";
 import {
@@ -598,6 +599,32 @@ describe("fromAnthropicMessage", () => {
   ])("turns input that is %s into arguments", (_label, input, expected) => {
     const { toolCalls } = fromAnthropicMessage(response("tool_use", [{ type: "tool_use", id: "x", name: "t", input }]));
     expect(toolCalls).toEqual([{ id: "x", type: "function", name: "t", arguments: expected }]);
+  });
+
+  it("copies thinking blocks with prototype-named keys as own data, and replays them so (D02)", () => {
+    const thinking = '{"type":"thinking","thinking":"…","signature":"sig","__proto__":{"polluted":1}}';
+    const response = JSON.parse(
+      `{"content":[${thinking},{"type":"tool_use","id":"toolu_1","name":"t","input":{"__proto__":{"polluted":2}}}],"stop_reason":"tool_use"}`,
+    ) as AnthropicMessageLike;
+
+    const [call] = fromAnthropicMessage(response).toolCalls;
+    const kept = (call?.providerMetadata?.anthropic as { thinking: Json[] }).thinking[0] as Json;
+    expect(Object.getPrototypeOf(kept)).toBe(Object.prototype);
+    expect(JSON.stringify(kept)).toBe(thinking);
+
+    const { messages } = toAnthropicMessages([
+      {
+        role: "assistant",
+        content: "",
+        toolCalls: [{ ...(call as ToolCall), id: "toolu_1", name: "t", arguments: call?.arguments as Json }],
+      },
+    ]);
+    const [replayed, toolUse] = messages[0]?.content as Json[];
+    expect(Object.getPrototypeOf(replayed)).toBe(Object.prototype);
+    expect(JSON.stringify(replayed)).toBe(thinking);
+    expect(Object.getPrototypeOf(toolUse?.input)).toBe(Object.prototype);
+    expect(JSON.stringify(toolUse?.input)).toBe('{"__proto__":{"polluted":2}}');
+    expect(({} as Json).polluted).toBeUndefined();
   });
 
   it("joins text blocks, ignores other blocks, and counts cache tokens as prompt tokens", () => {

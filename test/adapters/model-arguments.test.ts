@@ -16,7 +16,7 @@ import { createOllamaProvider } from "../../src/adapters/ollama/index.js";
 import { createOpenAIChatProvider, createOpenAIResponsesProvider } from "../../src/adapters/openai/index.js";
 import { type LLMProvider, runToolLoop, type Tool, type ToolCall } from "../../src/index.js";
 import { registryOf, useReplayServers } from "../helpers/adapter-fixtures.js";
-import type { ReplayResponse } from "../helpers/replay-server.js";
+import type { ReplayResponse, ReplayServer } from "../helpers/replay-server.js";
 
 const startServer = useReplayServers();
 
@@ -26,9 +26,18 @@ type Placement = "text" | "value";
 interface AdapterCase {
   name: string;
   placement: Placement;
-  /** A provider whose first answer calls `probe` with `json` (placed as `placement` says), then answers "done". */
-  setup(json: string): Promise<LLMProvider>;
+  /**
+   * A provider whose first answer calls `probe` with `json` (placed as `placement` says), then
+   * answers "done"; `echoed()` reads the call's arguments back from the follow-up request.
+   */
+  setup(json: string): Promise<{ provider: LLMProvider; echoed(): unknown }>;
 }
+
+/** The value at `path` in `value` (fixed keys only). */
+const at = (value: unknown, ...path: Array<string | number>): unknown =>
+  path.reduce<unknown>((node, key) => (node as Record<string | number, unknown> | undefined)?.[key], value);
+/** The value at `path` in the body of the server's second request (the replay server parses it with JSON.parse). */
+const followUp = (server: ReplayServer, ...path: Array<string | number>) => at(server.requests[1]?.body, ...path);
 
 /** `json` as it appears in a wire body: as a JSON string (text) or inline (value). */
 const placed = (json: string, placement: Placement) => (placement === "text" ? JSON.stringify(json) : json);
@@ -78,7 +87,10 @@ function openaiCases(strict: boolean): AdapterCase[] {
       placement,
       async setup(json) {
         const server = await startServer([chatCall(json, placement), chatDone]);
-        return createOpenAIChatProvider({ client: openaiClient(server.url), strict });
+        return {
+          provider: createOpenAIChatProvider({ client: openaiClient(server.url), strict }),
+          echoed: () => followUp(server, "messages", 1, "tool_calls", 0, "function", "arguments"),
+        };
       },
     },
     {
@@ -86,7 +98,10 @@ function openaiCases(strict: boolean): AdapterCase[] {
       placement,
       async setup(json) {
         const server = await startServer([responsesCall(json, placement), responsesDone]);
-        return createOpenAIResponsesProvider({ client: openaiClient(server.url), strict });
+        return {
+          provider: createOpenAIResponsesProvider({ client: openaiClient(server.url), strict }),
+          echoed: () => followUp(server, "input", 1, "arguments"),
+        };
       },
     },
   ]);
@@ -112,7 +127,12 @@ const otherCases: AdapterCase[] = [
           },
         },
       ]);
-      return createAnthropicProvider({ client: new Anthropic({ apiKey: "test", baseURL: server.url, maxRetries: 0 }) });
+      return {
+        provider: createAnthropicProvider({
+          client: new Anthropic({ apiKey: "test", baseURL: server.url, maxRetries: 0 }),
+        }),
+        echoed: () => followUp(server, "messages", 1, "content", 0, "input"),
+      };
     },
   },
   {
@@ -125,9 +145,12 @@ const otherCases: AdapterCase[] = [
         ),
         { body: { candidates: [{ content: { role: "model", parts: [{ text: "done" }] }, finishReason: "STOP" }] } },
       ]);
-      return createGeminiProvider({
-        client: new GoogleGenAI({ apiKey: "test", httpOptions: { baseUrl: server.url } }),
-      });
+      return {
+        provider: createGeminiProvider({
+          client: new GoogleGenAI({ apiKey: "test", httpOptions: { baseUrl: server.url } }),
+        }),
+        echoed: () => followUp(server, "contents", 1, "parts", 0, "functionCall", "args"),
+      };
     },
   },
   {
@@ -143,7 +166,10 @@ const otherCases: AdapterCase[] = [
         ),
         ndjson(ollamaChunk(`{"role":"assistant","content":"done"}`, true)),
       ]);
-      return createOllamaProvider({ client: new Ollama({ host: server.url }) });
+      return {
+        provider: createOllamaProvider({ client: new Ollama({ host: server.url }) }),
+        echoed: () => followUp(server, "messages", 1, "tool_calls", 0, "function", "arguments"),
+      };
     },
   },
   {
@@ -151,9 +177,12 @@ const otherCases: AdapterCase[] = [
     placement: "text",
     async setup(json) {
       const server = await startServer([chatCall(json, "text"), chatDone]);
-      return createAISDKProvider({
-        model: createOpenAI({ apiKey: "test", baseURL: `${server.url}/v1` }).chat("gpt-4o"),
-      });
+      return {
+        provider: createAISDKProvider({
+          model: createOpenAI({ apiKey: "test", baseURL: `${server.url}/v1` }).chat("gpt-4o"),
+        }),
+        echoed: () => followUp(server, "messages", 1, "tool_calls", 0, "function", "arguments"),
+      };
     },
   },
   {
@@ -167,13 +196,20 @@ const otherCases: AdapterCase[] = [
         },
         { content: [{ type: "text", text: "done" }], finishReason: "stop" },
       ];
-      let index = 0;
+      const calls: unknown[] = [];
       const model = {
         specificationVersion: "v2",
         modelId: "hand-made",
-        doGenerate: async () => results[index++],
+        doGenerate: async (options: unknown) => {
+          calls.push(options);
+          return results[calls.length - 1];
+        },
       } as unknown as AISDKLanguageModelLike;
-      return createAISDKProvider({ model });
+      return {
+        provider: createAISDKProvider({ model }),
+        // What the AI SDK provider would serialise: the prompt as handed over.
+        echoed: () => JSON.parse(JSON.stringify(at(calls[1], "prompt", 1, "content", 0, "input"))),
+      };
     },
   },
 ];
@@ -225,12 +261,13 @@ function expectPlainJson(value: unknown, path = "args"): void {
 describe("prototype keys in the model's arguments (D02)", () => {
   it.each(cases.map((adapter) => [adapter.name, adapter] as const))(
     "%s: the tool gets them as plain own data, at every depth",
-    async (name, { setup }) => {
+    async (name, { setup, placement }) => {
       // Strict mode makes the model send null for optional fields; the adapter strips them by copying.
       const json = name.includes(", strict,") ? `{"unit":null,${HOSTILE.slice(1)}` : HOSTILE;
       const { tool, execute } = probe();
 
-      const result = await runToolLoop({ provider: await setup(json), tools: registryOf(tool), maxIterations: 3 }, [
+      const { provider, echoed } = await setup(json);
+      const result = await runToolLoop({ provider, tools: registryOf(tool), maxIterations: 3 }, [
         { role: "user", content: "go" },
       ]);
 
@@ -246,6 +283,14 @@ describe("prototype keys in the model's arguments (D02)", () => {
       expect((args.nested as Record<string, unknown>).polluted).toBeUndefined();
       expect(({} as Record<string, unknown>).polluted).toBeUndefined();
       expect(Object.prototype).not.toHaveProperty("polluted");
+      // The follow-up request sends the call back as the model made it: as text, the very text; as
+      // a value, the arguments the tool got.
+      const echo = echoed();
+      if (typeof echo === "string") expect(echo).toBe(placement === "text" ? json : HOSTILE);
+      else {
+        expectPlainJson(echo, "echoed");
+        expect(JSON.stringify(echo)).toBe(HOSTILE);
+      }
     },
   );
 });
@@ -264,7 +309,8 @@ describe("arguments that are not a JSON object (D07)", () => {
   )("%s: %s → the model reads “got %s”, the tool does not run", async (_name, json, type, { setup }) => {
     const { tool, execute } = probe();
 
-    const result = await runToolLoop({ provider: await setup(json), tools: registryOf(tool), maxIterations: 3 }, [
+    const { provider } = await setup(json);
+    const result = await runToolLoop({ provider, tools: registryOf(tool), maxIterations: 3 }, [
       { role: "user", content: "go" },
     ]);
 
@@ -283,9 +329,8 @@ describe("arguments that are not a JSON object (D07)", () => {
     async (_name, { setup }) => {
       const { tool, execute } = probe();
 
-      await runToolLoop({ provider: await setup("null"), tools: registryOf(tool), maxIterations: 3 }, [
-        { role: "user", content: "go" },
-      ]);
+      const { provider } = await setup("null");
+      await runToolLoop({ provider, tools: registryOf(tool), maxIterations: 3 }, [{ role: "user", content: "go" }]);
 
       expect(execute).toHaveBeenCalledTimes(1);
       expect(execute.mock.calls[0]?.[0]).toEqual({});
