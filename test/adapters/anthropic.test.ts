@@ -607,8 +607,9 @@ describe("fromAnthropicMessage", () => {
       `{"content":[${thinking},{"type":"tool_use","id":"toolu_1","name":"t","input":{"__proto__":{"polluted":2}}}],"stop_reason":"tool_use"}`,
     ) as AnthropicMessageLike;
 
-    const [call] = fromAnthropicMessage(response).toolCalls;
-    const kept = (call?.providerMetadata?.anthropic as { thinking: Json[] }).thinking[0] as Json;
+    const call = fromAnthropicMessage(response).toolCalls[0] as ToolCall;
+    const { anthropic } = call.providerMetadata as { anthropic: { thinking: Json[] } };
+    const kept = anthropic.thinking[0] as Json;
     expect(Object.getPrototypeOf(kept)).toBe(Object.prototype);
     expect(JSON.stringify(kept)).toBe(thinking);
 
@@ -616,10 +617,10 @@ describe("fromAnthropicMessage", () => {
       {
         role: "assistant",
         content: "",
-        toolCalls: [{ ...(call as ToolCall), id: "toolu_1", name: "t", arguments: call?.arguments as Json }],
+        toolCalls: [{ ...call, id: "toolu_1", name: "t", arguments: call.arguments }],
       },
     ]);
-    const [replayed, toolUse] = messages[0]?.content as Json[];
+    const [replayed, toolUse] = (messages[0] as { content: Json[] }).content;
     expect(Object.getPrototypeOf(replayed)).toBe(Object.prototype);
     expect(JSON.stringify(replayed)).toBe(thinking);
     expect(Object.getPrototypeOf(toolUse?.input)).toBe(Object.prototype);
