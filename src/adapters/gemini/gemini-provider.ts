@@ -330,7 +330,7 @@ export function createGeminiProvider(options: GeminiProviderOptions): LLMProvide
         const details = message === undefined ? finishReason : `${finishReason}: ${message}`;
         throw invalidResponse(PROVIDER, `the model gave no usable answer (finishReason ${details})`, response);
       }
-      const candidateContent = isPlainObject(candidate?.content) ? candidate.content : undefined;
+      const candidateContent = isRecord(candidate?.content) ? candidate.content : undefined;
       const parts = Array.isArray(candidateContent?.parts) ? candidateContent.parts : [];
       let content = "";
       const toolCalls: ProviderToolCall[] = [];
