@@ -57,7 +57,8 @@ export interface TargetResult {
   met: boolean;
 }
 
-export const CORE_BUDGET_BYTES = 12 * 1024;
+/** 12 kB in issue 4; 14 kB since issue 8 (see docs/benchmarks.md). Keep in step with scripts/check-package.mjs. */
+export const CORE_BUDGET_BYTES = 14 * 1024;
 const UNBOUNDED_IDEAL_MS = SLEEP_MS;
 const BOUNDED_IDEAL_MS = SLEEP_MS * Math.ceil(PARALLEL_CALLS / BOUNDED_CONCURRENCY);
 
@@ -197,7 +198,7 @@ export function evaluateTargets(results: BenchResults): TargetResult[] {
   const core = results.size?.entries.find((entry) => entry.specifier === "toolloop");
   if (core !== undefined) {
     targets.push({
-      target: "Core entry ≤ 12 kB min+gzip",
+      target: `Core entry ≤ ${CORE_BUDGET_BYTES / 1024} kB min+gzip`,
       measured: kilobytes(core.gzipBytes),
       met: core.gzipBytes <= CORE_BUDGET_BYTES,
     });

@@ -51,8 +51,10 @@ try {
   throw error;
 }
 
-// Size budget of the core entry (issue 4): minified and gzipped, dependencies external.
-const CORE_BUDGET_BYTES = 12 * 1024;
+// Size budget of the core entry, minified and gzipped, dependencies external: 12 kB in issue 4,
+// 14 kB since issue 8 (linear-time schema patterns, input checks, bounded messages; see
+// docs/benchmarks.md). Keep in step with CORE_BUDGET_BYTES in bench/report.ts.
+const CORE_BUDGET_BYTES = 14 * 1024;
 {
   const { build } = await import("esbuild");
   const external = [...Object.keys(manifest.dependencies ?? {}), ...Object.keys(manifest.peerDependencies ?? {})];
