@@ -100,11 +100,12 @@ class CallContext implements ToolContext {
   };
 
   readonly #abort: CallAbort | undefined;
+  // Declared, then assigned in the constructor: class fields would each be defined twice.
   declare readonly signal: AbortSignal;
-  channel: string;
-  chatId: string;
-  metadata: Readonly<Record<string, string>>;
-  logger: Logger;
+  declare channel: string;
+  declare chatId: string;
+  declare metadata: Readonly<Record<string, string>>;
+  declare logger: Logger;
   declare toolCallId?: string;
   declare asyncCallback?: AsyncCallback;
 
