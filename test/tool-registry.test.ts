@@ -10,6 +10,22 @@ import {
 } from "../src/index.js";
 import { captureLogger } from "./helpers/capture-logger.js";
 
+/** Runs one call of a tool that records its `context.logger`; returns what it saw. */
+async function loggerSeenByTool(registry: ToolRegistry): Promise<unknown[]> {
+  const seen: unknown[] = [];
+  registry.register({
+    name: "t",
+    description: "records its logger",
+    parameters: {},
+    execute: (_args, context) => {
+      seen.push(context.logger);
+      return "ok";
+    },
+  });
+  await registry.execute("t", {});
+  return seen;
+}
+
 function makeTool(name: string, overrides: Partial<Tool> = {}): Tool & { execute: ReturnType<typeof vi.fn> } {
   return {
     name,
@@ -539,17 +555,7 @@ describe("logging", () => {
     const lines: string[] = [];
     const record = (level: string) => (_fields: object, message?: string) => void lines.push(`${level} ${message}`);
     const minimal = { debug: record("debug"), info: record("info"), warn: record("warn"), error: record("error") };
-    const registry = new ToolRegistry({ logger: minimal });
-    const seen: unknown[] = [];
-    registry.register(
-      makeTool("t", {
-        execute: (_args: Record<string, unknown>, context: ToolContext) => {
-          seen.push(context.logger);
-          return "ok";
-        },
-      }),
-    );
-    await registry.execute("t", {});
+    const seen = await loggerSeenByTool(new ToolRegistry({ logger: minimal }));
     expect(lines).toEqual(["debug tool call started", "info tool call completed"]);
     expect(seen[0]).toBe(minimal);
   });
@@ -564,17 +570,7 @@ describe("logging", () => {
       isLevelEnabled: vi.fn((level: string) => level !== "debug"),
       child: vi.fn(() => child),
     };
-    const registry = new ToolRegistry({ logger });
-    const seen: unknown[] = [];
-    registry.register(
-      makeTool("t", {
-        execute: (_args: Record<string, unknown>, context: ToolContext) => {
-          seen.push(context.logger);
-          return "ok";
-        },
-      }),
-    );
-    await registry.execute("t", {});
+    const seen = await loggerSeenByTool(new ToolRegistry({ logger }));
     expect(logger.debug).not.toHaveBeenCalled();
     expect(logger.info).toHaveBeenCalledTimes(1);
     expect(logger.child).toHaveBeenCalledWith({ tool: "t" });
