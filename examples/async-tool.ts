@@ -1,31 +1,27 @@
 /**
- * An async tool (Go's AsyncTool): it answers the model at once with `asyncResult(...)`, keeps
- * working in the background, and reports through the callback given to `executeWithContext`.
+ * An async tool: it answers the model at once with `asyncResult(...)`, keeps working in the
+ * background, and reports through the callback given to `executeWithContext`. It reads that
+ * callback from `context.asyncCallback` — this call's own, so concurrent callers never get each
+ * other's results (picoclaw's `ExecuteAsync(ctx, args, cb)`). Go's `AsyncTool.setCallback` mixin
+ * still works, but writes to the shared instance.
  * Run: npx tsx examples/async-tool.ts
  */
 import {
   type AsyncCallback,
-  type AsyncTool,
   asyncResult,
+  type Tool,
   type ToolContext,
   ToolRegistry,
   type ToolResult,
   userResult,
 } from "toolloop";
 
-class BackupTool implements AsyncTool {
+class BackupTool implements Tool {
   readonly name = "start_backup";
   readonly description = "Start a backup; reports when finished";
   readonly parameters = { type: "object", properties: { target: { type: "string" } }, required: ["target"] };
-  #callback: AsyncCallback | undefined;
-
-  setCallback(callback: AsyncCallback): void {
-    this.#callback = callback;
-  }
-
-  execute(args: Record<string, unknown>, _context: ToolContext): ToolResult {
-    // Capture this call's callback now: another call may replace the shared one later.
-    const callback = this.#callback;
+  execute(args: Record<string, unknown>, context: ToolContext): ToolResult {
+    const callback = context.asyncCallback; // this call's own
     setTimeout(() => void callback?.(userResult(`backup of ${args.target} finished: 12 files`)), 50);
     return asyncResult(`backup of ${args.target} started; I will report when it is done`);
   }
