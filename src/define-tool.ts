@@ -8,8 +8,6 @@ import { formatIssues } from "./internal/json-schema-validator.js";
 import type { ParseArgumentsResult, Tool, ToolContext, ToolReturn } from "./tool.js";
 import { newToolResult, type ToolResult } from "./tool-result.js";
 
-export type { ToolReturn };
-
 /**
  * A zod 3 (3.25+) object schema (`z.object({...})` from `"zod"` 3 or `"zod/v3"`), described by its
  * shape rather than by zod 3's classes, so that a schema from any installed copy of zod 3 fits.

@@ -1,4 +1,10 @@
-export type { DefinedTool, DefineToolOptions, ToolReturn } from "./define-tool.js";
+export type {
+  DefinedTool,
+  DefineToolOptions,
+  InferToolArgs,
+  Zod3ObjectSchema,
+  ZodObjectSchema,
+} from "./define-tool.js";
 export { defineTool } from "./define-tool.js";
 export type { DefinitionFormat, DefinitionFormats } from "./definition-format.js";
 export type { ToolErrorCode } from "./errors.js";
@@ -34,6 +40,7 @@ export type {
   ParseArgumentsResult,
   Tool,
   ToolContext,
+  ToolReturn,
 } from "./tool.js";
 export { isAsyncTool, isContextualTool, isMetadataAwareTool, toolToSchema } from "./tool.js";
 export type { ExecuteOptions, ToolRegistryOptions } from "./tool-registry.js";
