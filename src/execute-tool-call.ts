@@ -3,13 +3,16 @@ import { type ToolErrorCode, ToolExecutionError } from "./errors.js";
 import { CallAbort } from "./internal/abort.js";
 import {
   boundText,
+  cutName,
   describeType,
   errorMessage,
   isPlainObject,
+  isRecord,
+  MAX_ERROR_MESSAGE_CHARS,
   MAX_VALIDATION_MESSAGE_CHARS,
   quoteName,
 } from "./internal/describe.js";
-import type { ResolvedLogger } from "./internal/logger.js";
+import { childLogger, log, logEnabled, type ResolvedLogger } from "./internal/logger.js";
 import type { Logger } from "./logger.js";
 import type { ToolDefinition } from "./provider.js";
 import {
@@ -115,7 +118,7 @@ class CallContext implements ToolContext {
     this.channel = options.channel;
     this.chatId = options.chatId;
     this.metadata = options.metadata ?? EMPTY_METADATA;
-    entry.logger ??= options.logger.child({ tool: entry.tool.name });
+    entry.logger ??= childLogger(options.logger, { tool: entry.tool.name });
     this.logger = entry.logger;
     // Only own properties when set (exactOptionalPropertyTypes).
     if (options.toolCallId !== undefined) this.toolCallId = options.toolCallId;
@@ -124,8 +127,25 @@ class CallContext implements ToolContext {
   }
 }
 
+/** What a validator returned, checked: a tool's own `parseArguments` may return anything. */
+function checkParsed(value: unknown): ParseArgumentsResult {
+  if (!isRecord(value)) return { success: false, error: `the tool's validator returned ${describeType(value)}` };
+  if (value.success === true) {
+    if (isPlainObject(value.data)) return value as ParseArgumentsResult;
+    return { success: false, error: `the tool's validator returned data that is ${describeType(value.data)}` };
+  }
+  return { success: false, error: typeof value.error === "string" ? value.error : describeType(value.error) };
+}
+
 function normalizeResult(name: string, value: unknown): ToolResult {
-  if (isToolResult(value)) return value;
+  if (isToolResult(value)) {
+    if (typeof value.forLLM === "string") return value;
+    return failure(
+      name,
+      "no_result",
+      `tool ${quoteName(name)} returned an invalid result: forLLM must be a string, got ${describeType(value.forLLM)}`,
+    );
+  }
   if (typeof value === "string") return newToolResult(value);
   if (value === undefined || value === null) {
     return failure(name, "no_result", `tool ${quoteName(name)} returned no result`);
@@ -159,7 +179,7 @@ export async function executeRegisteredTool(
   const name = tool.name;
   // Levels are ordered: when "warn" is off, so are "info" and "debug", and nothing reads the
   // duration; skip the clock and the level checks (the default logger is silent).
-  const logging = isEnabled(options.logger, "warn");
+  const logging = logEnabled(options.logger, "warn");
   const started = logging ? performance.now() : 0;
 
   if (options.signal?.aborted) {
@@ -175,28 +195,25 @@ export async function executeRegisteredTool(
   let parsed: ParseArgumentsResult;
   try {
     parsed = isPlainObject(args)
-      ? entry.validate(args)
+      ? checkParsed(entry.validate(args))
       : { success: false, error: `(root): expected a JSON object, got ${describeType(args)}` };
   } catch (error) {
     parsed = { success: false, error: errorMessage(error) };
   }
   if (!parsed.success) {
     // A tool's own parseArguments may say anything: bounded like the validators' messages.
-    const problem = boundText(
-      typeof parsed.error === "string" ? parsed.error : describeType(parsed.error),
-      MAX_VALIDATION_MESSAGE_CHARS,
-    );
+    const problem = boundText(parsed.error, MAX_VALIDATION_MESSAGE_CHARS);
     const result = failure(name, "invalid_arguments", `invalid arguments for tool ${quoteName(name)}: ${problem}`);
     return logging ? logCallEnd(name, result, performance.now() - started, options) : result;
   }
 
-  if (logging && isEnabled(options.logger, "debug")) {
+  if (logging) {
+    const { toolCallId, logPayloads } = options;
+    const data = parsed.data;
     log(
       options.logger,
       "debug",
-      options.logPayloads
-        ? { tool: name, toolCallId: options.toolCallId, args: parsed.data }
-        : { tool: name, toolCallId: options.toolCallId },
+      () => (logPayloads ? { tool: name, toolCallId, args: data } : { tool: name, toolCallId }),
       "tool call started",
     );
   }
@@ -244,33 +261,37 @@ function describeFailure(
   return failure(name, "tool_failed", `tool ${quoteName(name)} failed: ${errorMessage(error)}`, error);
 }
 
-function isEnabled(logger: ResolvedLogger, level: string): boolean {
-  try {
-    return logger.isLevelEnabled(level);
-  } catch {
-    return false;
+/** An error's `code` and `status`, the own properties worth keeping in a log line. */
+function loggableDetails(error: Error): { code?: unknown; status?: unknown } {
+  const details: { code?: unknown; status?: unknown } = {};
+  for (const key of ["code", "status"] as const) {
+    const value: unknown = (error as unknown as Record<string, unknown>)[key];
+    if (typeof value === "string" || typeof value === "number") details[key] = value;
   }
-}
-
-// A logger that throws must not cost a call its one answer.
-function log(logger: ResolvedLogger, level: "debug" | "info" | "warn", fields: object, message: string): void {
-  try {
-    logger[level](fields, message);
-  } catch {
-    // nothing to do: the result is what matters
-  }
+  return details;
 }
 
 /**
- * The `err` to log: the call's error, but without a cause that is not an Error — a thrown object
- * may hold secrets (a request with its headers) and log writers such as `console` print causes.
+ * The `err` to log: the call's error reduced to its name, message, stack, `code` and `status`,
+ * and its cause likewise when that is an Error. Nothing else a tool attached (a request with its
+ * headers, a thrown object) is passed on, since log writers such as `console` print every own
+ * property and cause they are given.
  */
 function loggableError(error: Error | undefined): Error | undefined {
-  if (error === undefined || error.cause === undefined || error.cause instanceof Error) return error;
-  if (error instanceof ToolExecutionError) {
-    return new ToolExecutionError(error.message, { toolName: error.toolName, code: error.code });
-  }
-  return new Error(error.message);
+  if (error === undefined) return undefined;
+  const cause = error.cause instanceof Error ? loggableError(error.cause) : undefined;
+  const copy =
+    error instanceof ToolExecutionError
+      ? new ToolExecutionError(error.message, { toolName: cutName(error.toolName), code: error.code, cause })
+      : Object.assign(new Error(boundText(String(error.message), MAX_ERROR_MESSAGE_CHARS), { cause }), {
+          name: String(error.name),
+          ...loggableDetails(error),
+        });
+  if (cause === undefined) delete copy.cause;
+  // The original's stack (where it was thrown), not the copy's.
+  if (typeof error.stack === "string") copy.stack = boundText(error.stack, MAX_ERROR_MESSAGE_CHARS);
+  else delete copy.stack;
+  return copy;
 }
 
 /**
@@ -286,20 +307,19 @@ export function logCallEnd(
   options: { logger: ResolvedLogger; toolCallId: string | undefined; logPayloads: boolean },
 ): ToolResult {
   const { logger, toolCallId } = options;
+  // Model-sent names and ids are cut, as in messages: a 1 MB name must not make a 1 MB log line.
+  const base = () => ({ tool: cutName(name), toolCallId: toolCallId === undefined ? undefined : cutName(toolCallId) });
   if (result.isError) {
-    if (!isEnabled(logger, "warn")) return result;
-    log(
-      logger,
-      "warn",
-      { tool: name, toolCallId, durationMs, err: loggableError(result.err), error: result.contentForLLM() },
-      "tool call failed",
-    );
+    const fields = () => ({ ...base(), durationMs, err: loggableError(result.err), error: result.contentForLLM() });
+    log(logger, "warn", fields, "tool call failed");
     return result;
   }
-  if (!isEnabled(logger, "info")) return result;
-  const fields: Record<string, unknown> = { tool: name, toolCallId, durationMs };
-  if (result.async) fields.async = true;
-  if (options.logPayloads) fields.result = result.forLLM;
+  const fields = () => {
+    const line: Record<string, unknown> = { ...base(), durationMs };
+    if (result.async) line.async = true;
+    if (options.logPayloads) line.result = result.forLLM;
+    return line;
+  };
   log(logger, "info", fields, result.async ? "tool call started async work" : "tool call completed");
   return result;
 }

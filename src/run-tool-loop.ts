@@ -1,9 +1,9 @@
 import PQueue from "p-queue";
 import { InvalidProviderResponseError, isToolLoopError, ToolLoopError } from "./errors.js";
 import { failure, isValidTimeout, logCallEnd, TIMEOUT_EXPECTATION } from "./execute-tool-call.js";
-import { linkSignal, raceAbort } from "./internal/abort.js";
-import { describeType, errorMessage, isPlainObject, isRecord, quoteName } from "./internal/describe.js";
-import { type ResolvedLogger, resolveLogger } from "./internal/logger.js";
+import { type LinkedSignal, linkSignal, raceAbort } from "./internal/abort.js";
+import { cutName, describeType, errorMessage, isPlainObject, isRecord, quoteName } from "./internal/describe.js";
+import { log, type ResolvedLogger, resolveLogger } from "./internal/logger.js";
 import { CallIds, type NormalizedToolCall, normalizeToolCall } from "./internal/normalize-tool-call.js";
 import { checkMetadata, checkSignal, checkString, optionError } from "./internal/options.js";
 import type { Logger } from "./logger.js";
@@ -146,7 +146,14 @@ function resolveConfig(config: ToolLoopConfig): ResolvedConfig {
     throw optionError(WHERE, "llmOptions", "an object", config.llmOptions);
   }
   const logger = resolveLogger(config.logger, WHERE);
-  const model = config.model ?? provider.getDefaultModel();
+  let model: unknown = config.model;
+  if (model === undefined) {
+    try {
+      model = provider.getDefaultModel();
+    } catch (error) {
+      throw new TypeError(`${WHERE}: provider.getDefaultModel() threw: ${errorMessage(error)}`, { cause: error });
+    }
+  }
   if (typeof model !== "string") throw optionError(WHERE, "model", "a string", model);
   return {
     provider,
@@ -230,7 +237,12 @@ export async function runToolLoop(
   if (run.signal === undefined) return loop(resolved, messages, run);
   // The run's own signal follows the caller's through one shared subscription: however many runs
   // and calls wait on the caller's signal, it carries one listener of ours.
-  const link = linkSignal(run.signal);
+  let link: LinkedSignal;
+  try {
+    link = linkSignal(run.signal);
+  } catch (error) {
+    throw new TypeError(`${WHERE}: context.signal cannot be listened to: ${errorMessage(error)}`, { cause: error });
+  }
   try {
     return await loop(resolved, messages, { ...run, signal: link.signal });
   } finally {
@@ -283,9 +295,8 @@ async function loop(resolved: ResolvedConfig, messages: Message[], context: Reso
       if (signal?.aborted) throw aborted();
       iterations++;
       const definitions = tools !== null && tools.count() > 0 ? definitionsOf(tools) : undefined;
-      if (logger.isLevelEnabled("debug")) {
-        logger.debug({ iteration: iterations, model, messages: transcript.length }, "llm call");
-      }
+      const iteration = iterations;
+      log(logger, "debug", () => ({ iteration, model, messages: transcript.length }), "llm call");
 
       let response: LLMResponse;
       try {
@@ -311,7 +322,7 @@ async function loop(resolved: ResolvedConfig, messages: Message[], context: Reso
 
       if (rawCalls.length === 0) {
         transcript.push({ role: "assistant", content });
-        logger.debug({ iteration: iterations }, "tool loop completed");
+        log(logger, "debug", () => ({ iteration }), "tool loop completed");
         return withUsage({ content, iterations, messages: transcript, stopReason: "completed" }, usage);
       }
 
@@ -321,9 +332,7 @@ async function loop(resolved: ResolvedConfig, messages: Message[], context: Reso
         calls[index] = normalizeToolCall(rawCalls[index], `call_${iterations}_${index}`, ids);
       }
       transcript.push({ role: "assistant", content, toolCalls: calls.map(({ call }) => call) });
-      if (logger.isLevelEnabled("debug")) {
-        logger.debug({ iteration: iterations, toolCalls: calls.map(({ call }) => call.name) }, "running tool calls");
-      }
+      log(logger, "debug", () => ({ iteration, ...namesOf(calls) }), "running tool calls");
 
       const results = await runTurn(calls, resolved, context);
       for (let index = 0; index < calls.length; index++) {
@@ -331,21 +340,40 @@ async function loop(resolved: ResolvedConfig, messages: Message[], context: Reso
         const result = results[index] as ToolResult;
         transcript.push({
           role: "tool",
-          content: result.contentForLLM(),
+          content: contentOf(result),
           toolCallId: call.id,
           toolName: call.name,
-          isError: result.isError,
+          isError: result.isError === true,
         });
       }
     }
 
     if (signal?.aborted) throw aborted();
-    logger.debug({ iterations }, "tool loop stopped at maxIterations");
+    log(logger, "debug", () => ({ iterations }), "tool loop stopped at maxIterations");
     return withUsage({ content: "", iterations, messages: transcript, stopReason: "max_iterations" }, usage);
   } catch (error) {
     // The loop only ever rejects with a ToolLoopError, whatever broke (a throwing logger …).
     if (isToolLoopError(error)) throw error;
     throw fail(`tool loop failed: ${errorMessage(error)}`, error);
+  }
+}
+
+const MAX_LOGGED_NAMES = 20;
+
+/** The names of a turn's calls for a log line: cut, at most 20, and how many more there were. */
+function namesOf(calls: readonly NormalizedToolCall[]): { toolCalls: string[]; more?: number } {
+  const toolCalls = calls.slice(0, MAX_LOGGED_NAMES).map(({ call }) => cutName(call.name));
+  return calls.length > MAX_LOGGED_NAMES ? { toolCalls, more: calls.length - MAX_LOGGED_NAMES } : { toolCalls };
+}
+
+/** The tool message's text: `contentForLLM()`, which reads a tool's own `err` and so may throw. */
+function contentOf(result: ToolResult): string {
+  try {
+    const content: unknown = result.contentForLLM();
+    if (typeof content === "string") return content;
+    return `the tool's result has no text (got ${describeType(content)})`;
+  } catch (error) {
+    return `the tool's result cannot be read: ${errorMessage(error)}`;
   }
 }
 

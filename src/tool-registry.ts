@@ -9,7 +9,7 @@ import {
 } from "./execute-tool-call.js";
 import { describeType, errorMessage, isPlainObject, quoteName, showValue } from "./internal/describe.js";
 import { compileJsonSchemaValidator } from "./internal/json-schema-validator.js";
-import { type ResolvedLogger, resolveLogger } from "./internal/logger.js";
+import { log, type ResolvedLogger, resolveLogger } from "./internal/logger.js";
 import { checkMetadata, checkSignal, checkString, optionError } from "./internal/options.js";
 import type { Logger } from "./logger.js";
 import type { ToolDefinition } from "./provider.js";
@@ -140,9 +140,10 @@ export class ToolRegistry {
   register(tool: Tool): void {
     validateTool(tool);
     const entry = prepare(tool);
-    if (this.#tools.has(tool.name)) this.#logger.warn({ tool: tool.name }, "tool replaced by a new registration");
+    const replaced = this.#tools.has(tool.name);
     this.#tools.set(tool.name, entry);
     this.#changed();
+    if (replaced) log(this.#logger, "warn", () => ({ tool: tool.name }), "tool replaced by a new registration");
   }
 
   /** Removes a tool; `true` when it was registered. */

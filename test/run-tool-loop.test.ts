@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import * as z from "zod";
 import {
   defineTool,
+  errorResult,
   isInvalidProviderResponseError,
   isToolLoopError,
   type LLMProvider,
@@ -1093,21 +1094,58 @@ describe("logging", () => {
     for (const method of ["debug", "info", "warn"] as const) vi.mocked(console[method]).mockClear();
   });
 
-  it("a logger that throws: the loop still only rejects with ToolLoopError (D11)", async () => {
-    const throwing = {
-      debug() {
-        throw new Error("disk full");
-      },
-      info() {},
-      warn() {},
-      error() {},
+  it("a logger that throws (its levels, isLevelEnabled, child) never breaks the run or leaves a call unanswered", async () => {
+    const fail = () => {
+      throw new Error("disk full");
     };
-    const provider = new ScriptedProvider([textResponse("ok")]);
-    const error = await runToolLoop({ provider, maxIterations: 1, logger: throwing }, user).catch(
+    const throwing = { debug: fail, info: fail, warn: fail, error: fail, isLevelEnabled: fail, child: fail };
+    const provider = new ScriptedProvider([
+      toolCallResponse([
+        { name: "echo", id: "a" },
+        { name: "ghost", id: "b" },
+        { name: "echo", id: "c", arguments: "{" },
+      ]),
+      textResponse("ok"),
+    ]);
+    const result = await runToolLoop({ provider, tools: [echo], maxIterations: 2, logger: throwing }, user);
+    expect(result.content).toBe("ok");
+    expectEveryCallAnswered(result.messages);
+    expect(result.messages[2]).toMatchObject({ content: "echo:{}", isError: false });
+  });
+
+  it("anything else that breaks mid-run rejects with ToolLoopError, never a raw error (D11)", async () => {
+    const real = registryWith(echo);
+    let counted = 0;
+    const breaking = {
+      count: () => {
+        if (++counted > 1) throw new Error("registry gone");
+        return real.count();
+      },
+      toProviderDefs: () => real.toProviderDefs(),
+      executeWithContext: real.executeWithContext.bind(real),
+    };
+    const provider = new ScriptedProvider([toolCallResponse({ name: "echo", id: "a" }), textResponse("ok")]);
+    const error = await runToolLoop({ provider, tools: breaking as never, maxIterations: 2 }, user).catch(
       (caught: unknown) => caught,
     );
     expect(error).toBeInstanceOf(ToolLoopError);
-    expect((error as ToolLoopError).message).toBe("tool loop failed: disk full");
+    expect(error).toMatchObject({ message: "tool loop failed: registry gone", iterations: 2 });
+    expectEveryCallAnswered((error as ToolLoopError).messages);
+  });
+
+  it("a tool result whose text cannot be read still gives the call one answer", async () => {
+    const unreadable = tool("odd", () =>
+      errorResult("").withError({
+        get message(): string {
+          throw new Error("boom");
+        },
+      } as Error),
+    );
+    const provider = new ScriptedProvider([toolCallResponse({ name: "odd", id: "a" }), textResponse("ok")]);
+    const { logger } = captureLogger("debug");
+    const result = await runToolLoop({ provider, tools: [unreadable], maxIterations: 2, logger }, user);
+    expect(result.messages[2]).toMatchObject({ toolCallId: "a", isError: true });
+    expect(result.messages[2]?.content).toBe("the tool's result cannot be read: boom");
   });
 
   it("logs the stop at the cap", async () => {

@@ -3,6 +3,7 @@ import { describe, expect, it, vi } from "vitest";
 import {
   errorResult,
   isToolExecutionError,
+  type Logger,
   newToolResult,
   type Tool,
   type ToolContext,
@@ -620,6 +621,115 @@ describe("logging", () => {
     await expect(registry.execute("ok", {})).resolves.toMatchObject({ forLLM: "ok:{}" });
     await expect(registry.execute("bad", {})).resolves.toMatchObject({ forLLM: "no" });
     await expect(registry.execute("ghost", {})).resolves.toMatchObject({ isError: true });
+  });
+
+  it.each([
+    [
+      "parseArguments returns undefined",
+      { parseArguments: () => undefined },
+      "the tool's validator returned undefined",
+    ],
+    [
+      "parseArguments returns data that is not an object",
+      { parseArguments: () => ({ success: true, data: [1] }) },
+      "the tool's validator returned data that is array",
+    ],
+    [
+      "execute returns a ToolResult whose forLLM is not a string",
+      { execute: () => Object.assign(newToolResult(""), { forLLM: { rows: 3 } }) },
+      "returned an invalid result: forLLM must be a string, got object",
+    ],
+    [
+      "execute throws a revoked Proxy",
+      {
+        execute: () => {
+          const { proxy, revoke } = Proxy.revocable({}, {});
+          revoke();
+          throw proxy;
+        },
+      },
+      'tool "t" failed: threw',
+    ],
+    [
+      "execute returns an error result whose err.message throws",
+      {
+        execute: () =>
+          errorResult("visible").withError({
+            get message(): string {
+              throw new Error("boom");
+            },
+          } as Error),
+      },
+      "visible",
+    ],
+  ])("%s: execute still resolves with an error result, also while logging", async (_case, overrides, text) => {
+    const { logger } = captureLogger("debug");
+    const registry = new ToolRegistry({ logger });
+    registry.register(makeTool("t", overrides as Partial<Tool>));
+    const result = await registry.execute("t", {});
+    expect(result.isError).toBe(true);
+    expect(result.forLLM).toContain(text);
+  });
+
+  it("a logger whose child() throws: tools run and log through the logger itself", async () => {
+    const info = vi.fn();
+    const logger = {
+      debug() {},
+      info,
+      warn() {},
+      error() {},
+      child: () => {
+        throw new Error("child broken");
+      },
+    };
+    const [seen] = (await loggerSeenByTool(new ToolRegistry({ logger }))) as Logger[];
+    seen?.info({ step: 1 }, "from the tool");
+    expect(info).toHaveBeenLastCalledWith({ step: 1 }, "from the tool");
+  });
+
+  it("replacing a tool with a logger that throws still replaces it", () => {
+    const fail = () => {
+      throw new Error("disk full");
+    };
+    const registry = new ToolRegistry({ logger: { debug: fail, info: fail, warn: fail, error: fail } });
+    registry.register(makeTool("t"));
+    const second = makeTool("t");
+    expect(() => registry.register(second)).not.toThrow();
+    expect(registry.get("t")).toBe(second);
+  });
+
+  it("a console-like logger never gets what a tool attached to its error: own properties, causes (D05)", async () => {
+    const printed: string[] = [];
+    const consoleLike = {
+      debug() {},
+      info() {},
+      error() {},
+      warn: (...args: unknown[]) =>
+        void printed.push(inspect(args, { depth: Number.POSITIVE_INFINITY, showHidden: true })),
+    };
+    const registry = new ToolRegistry({ logger: consoleLike });
+    const axiosLike = Object.assign(new Error("Request failed with status code 401"), {
+      code: "ERR_BAD_REQUEST",
+      config: { headers: { authorization: "Bearer SECRET-1" } },
+    });
+    registry.register(makeTool("thrown", { execute: () => Promise.reject(axiosLike) }));
+    registry.register(
+      makeTool("caused", {
+        execute: () => Promise.reject(new Error("x", { cause: { headers: { authorization: "Bearer SECRET-2" } } })),
+      }),
+    );
+    registry.register(makeTool("returned", { execute: () => errorResult("no").withError(axiosLike) }));
+    for (const name of ["thrown", "caused", "returned"]) await registry.execute(name, {});
+    expect(printed).toHaveLength(3);
+    expect(printed.join("\n")).not.toContain("SECRET");
+    expect(printed[0]).toContain("Request failed with status code 401");
+    expect(printed[0]).toContain("ERR_BAD_REQUEST"); // code and status are kept
+  });
+
+  it("model-sent names and ids are cut in log lines, as in messages", async () => {
+    const { logger, lines } = captureLogger("warn");
+    await new ToolRegistry({ logger }).execute("x".repeat(1_000_000), {}, { toolCallId: "y".repeat(1_000_000) });
+    expect(JSON.stringify(lines).length).toBeLessThan(2_000);
   });
 
   it("is silent by default", async () => {

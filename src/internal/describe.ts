@@ -25,11 +25,15 @@ export function boundText(text: string, max: number): string {
   return `${text.slice(0, keep)} … [${text.length - keep} more characters cut]`;
 }
 
+/** A (possibly model-supplied) name or id cut to a readable length, for messages and log fields. */
+export function cutName(name: unknown): string {
+  const text = typeof name === "string" ? name : describeType(name);
+  return text.length > MAX_NAME_LENGTH ? `${text.slice(0, MAX_NAME_LENGTH)}…` : text;
+}
+
 /** Quotes a (possibly model-supplied) name for a message: JSON-escaped and cut to a readable length. */
 export function quoteName(name: unknown): string {
-  const text = typeof name === "string" ? name : String(name);
-  const shown = text.length > MAX_NAME_LENGTH ? `${text.slice(0, MAX_NAME_LENGTH)}…` : text;
-  return JSON.stringify(shown);
+  return JSON.stringify(cutName(name));
 }
 
 /** The class name of an object, or `undefined` for a plain or null-prototype object (never throws). */

@@ -2,6 +2,8 @@ import { pino } from "pino";
 import type { Logger } from "../logger.js";
 import { describeType } from "./describe.js";
 
+type Level = "debug" | "info" | "warn" | "error";
+
 /** A logger with the optional methods filled in: what the registry and the loop call. */
 export type ResolvedLogger = Logger & Required<Pick<Logger, "isLevelEnabled" | "child">>;
 
@@ -58,4 +60,40 @@ function completeLogger(logger: Logger): ResolvedLogger {
         : () => logger,
   };
   return completed;
+}
+
+/** `true` when `level` is written; `false` when the logger cannot say (it threw). */
+export function logEnabled(logger: ResolvedLogger, level: Level): boolean {
+  try {
+    return logger.isLevelEnabled(level);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Writes one line, never throwing: a broken logger must not cost a call its answer or the loop its
+ * transcript. `fields` is a function so that building them (reading a result, an error) is guarded
+ * too, and skipped when the level is off.
+ */
+export function log(logger: ResolvedLogger, level: Level, fields: () => object, message: string): void {
+  try {
+    if (logger.isLevelEnabled(level)) logger[level](fields(), message);
+  } catch {
+    // nothing to do: the result is what matters
+  }
+}
+
+/** `logger.child(bindings)`, or the logger itself when that throws or returns no logger. */
+export function childLogger(logger: ResolvedLogger, bindings: Record<string, unknown>): Logger {
+  try {
+    const child: unknown = logger.child(bindings);
+    if (typeof child === "object" && child !== null) {
+      const candidate = child as Partial<Record<Level, unknown>>;
+      if (LEVELS.every((method) => typeof candidate[method] === "function")) return child as Logger;
+    }
+  } catch {
+    // fall back to the logger itself
+  }
+  return logger;
 }
