@@ -352,7 +352,7 @@ async function loop(resolved: ResolvedConfig, messages: Message[], context: Reso
     log(logger, "debug", () => ({ iterations }), "tool loop stopped at maxIterations");
     return withUsage({ content: "", iterations, messages: transcript, stopReason: "max_iterations" }, usage);
   } catch (error) {
-    // The loop only ever rejects with a ToolLoopError, whatever broke (a throwing logger …).
+    // The loop only ever rejects with a ToolLoopError, whatever broke (a registry that throws …).
     if (isToolLoopError(error)) throw error;
     throw fail(`tool loop failed: ${errorMessage(error)}`, error);
   }
