@@ -1,7 +1,7 @@
-import { type AnthropicToolDefinition, toAnthropicTools } from "./internal/formats/anthropic.js";
-import { type GeminiFunctionDeclaration, toGeminiTools } from "./internal/formats/gemini.js";
-import { type OllamaTool, toOllamaTools } from "./internal/formats/ollama.js";
-import { type OpenAIResponsesFunctionTool, toOpenAIResponsesTools } from "./internal/formats/openai.js";
+import { type AnthropicToolDefinition, toAnthropicTools } from "./formats/anthropic.js";
+import { type GeminiFunctionDeclaration, toGeminiTools } from "./formats/gemini.js";
+import { type OllamaTool, toOllamaTools } from "./formats/ollama.js";
+import { type OpenAIResponsesFunctionTool, toOpenAIResponsesTools } from "./formats/openai.js";
 import type { ToolDefinition } from "./provider.js";
 
 /** The tool-definition shape of each API, as returned by `registry.getDefinitions(format)`. */

@@ -1,5 +1,5 @@
+import { toAnthropicTools } from "../../formats/anthropic.js";
 import { describeType, isPlainObject, showValue } from "../../internal/describe.js";
-import { toAnthropicTools } from "../../internal/formats/anthropic.js";
 import type { LLMProvider, LLMResponse, Message, ToolDefinition } from "../../provider.js";
 import { invalidOption } from "../shared/invalid-option.js";
 import { toAnthropicMessages } from "./convert-messages.js";

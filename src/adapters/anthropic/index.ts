@@ -4,8 +4,8 @@
  * @module
  */
 
-export type { AnthropicInputSchema, AnthropicToolDefinition } from "../../internal/formats/anthropic.js";
-export { toAnthropicTools } from "../../internal/formats/anthropic.js";
+export type { AnthropicInputSchema, AnthropicToolDefinition } from "../../formats/anthropic.js";
+export { toAnthropicTools } from "../../formats/anthropic.js";
 export type {
   AnthropicContentBlockParam,
   AnthropicMessageParam,

@@ -1,5 +1,5 @@
+import { type GeminiFunctionDeclaration, toGeminiTools } from "../../formats/gemini.js";
 import { describeType, isPlainObject, isRecord, showValue } from "../../internal/describe.js";
-import { type GeminiFunctionDeclaration, toGeminiTools } from "../../internal/formats/gemini.js";
 import type {
   FinishReason,
   LLMProvider,

@@ -4,8 +4,8 @@
  * nothing from it).
  * @module
  */
-export type { GeminiFunctionDeclaration, GeminiSchema, GeminiSchemaType } from "../../internal/formats/gemini.js";
-export { toGeminiSchema, toGeminiTools } from "../../internal/formats/gemini.js";
+export type { GeminiFunctionDeclaration, GeminiSchema, GeminiSchemaType } from "../../formats/gemini.js";
+export { toGeminiSchema, toGeminiTools } from "../../formats/gemini.js";
 export type {
   GeminiCallMetadata,
   GeminiCandidate,

@@ -3,8 +3,8 @@
  * client (an optional peer dependency, typed structurally: this module imports nothing from it).
  * @module
  */
-export type { OllamaTool } from "../../internal/formats/ollama.js";
-export { toOllamaTools } from "../../internal/formats/ollama.js";
+export type { OllamaTool } from "../../formats/ollama.js";
+export { toOllamaTools } from "../../formats/ollama.js";
 export type {
   OllamaChatChunk,
   OllamaChatRequest,

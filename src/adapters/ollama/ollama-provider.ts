@@ -1,6 +1,6 @@
 import { type InvalidProviderResponseError, isInvalidProviderResponseError } from "../../errors.js";
+import { toOllamaTools } from "../../formats/ollama.js";
 import { describeType, isPlainObject, isRecord, showValue } from "../../internal/describe.js";
-import { toOllamaTools } from "../../internal/formats/ollama.js";
 import type {
   FinishReason,
   LLMProvider,

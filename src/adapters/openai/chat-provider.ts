@@ -1,5 +1,5 @@
+import { toOpenAIChatTools } from "../../formats/openai.js";
 import { describeType, isRecord, showValue } from "../../internal/describe.js";
-import { toOpenAIChatTools } from "../../internal/formats/openai.js";
 import type { LLMProvider, LLMResponse, Message, ProviderToolCall } from "../../provider.js";
 import { invalidOption } from "../shared/invalid-option.js";
 import { errorBodyProblem, invalidResponse } from "../shared/invalid-response.js";

@@ -8,13 +8,13 @@ export type {
   OpenAIChatFunctionTool,
   OpenAIResponsesFunctionTool,
   OpenAIToolFormatOptions,
-} from "../../internal/formats/openai.js";
+} from "../../formats/openai.js";
 export {
   stripNullsForOptional,
   toOpenAIChatTools,
   toOpenAIResponsesTools,
   toOpenAIStrictSchema,
-} from "../../internal/formats/openai.js";
+} from "../../formats/openai.js";
 export type { OpenAIChatMessage, OpenAIChatProviderOptions } from "./chat-provider.js";
 export { createOpenAIChatProvider, fromOpenAIChatCompletion, toOpenAIChatMessages } from "./chat-provider.js";
 export type {

@@ -1,5 +1,5 @@
+import { toOpenAIResponsesTools } from "../../formats/openai.js";
 import { describeType, errorMessage, isRecord, showValue } from "../../internal/describe.js";
-import { toOpenAIResponsesTools } from "../../internal/formats/openai.js";
 import type { LLMProvider, LLMResponse, Message, ProviderToolCall } from "../../provider.js";
 import { invalidOption } from "../shared/invalid-option.js";
 import { errorBodyProblem, invalidResponse } from "../shared/invalid-response.js";

@@ -1,5 +1,5 @@
+import { stripNullsForOptional } from "../../formats/openai.js";
 import { describeType, isPlainObject, isRecord } from "../../internal/describe.js";
-import { stripNullsForOptional } from "../../internal/formats/openai.js";
 import type { ProviderToolCall, ToolDefinition, UsageInfo } from "../../provider.js";
 import { toCallArguments } from "../shared/call-arguments.js";
 import { invalidOption } from "../shared/invalid-option.js";

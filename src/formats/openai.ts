@@ -3,8 +3,9 @@
  * strict-mode schema conversion, and the removal of the nulls strict mode makes the model send.
  * @module
  */
-import type { ToolDefinition } from "../../provider.js";
-import { isPlainObject, isRecord } from "../describe.js";
+
+import { isPlainObject, isRecord } from "../internal/describe.js";
+import type { ToolDefinition } from "../provider.js";
 
 type JsonObject = Record<string, unknown>;
 

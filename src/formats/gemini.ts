@@ -3,8 +3,9 @@
  * use the OpenAPI 3.0 subset Gemini accepts (its `Schema` type), converted from JSON Schema.
  * @module
  */
-import type { ToolDefinition } from "../../provider.js";
-import { isPlainObject } from "../describe.js";
+
+import { isPlainObject } from "../internal/describe.js";
+import type { ToolDefinition } from "../provider.js";
 
 /** A type of Gemini's `Schema`, upper-case as the official SDK sends it. */
 export type GeminiSchemaType = "STRING" | "NUMBER" | "INTEGER" | "BOOLEAN" | "ARRAY" | "OBJECT";

@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import * as z from "zod";
-import { toGeminiSchema, toGeminiTools } from "../src/adapters/gemini/index.js";
-import { defineTool, type ToolDefinition } from "../src/index.js";
+import { toGeminiSchema, toGeminiTools } from "../../src/adapters/gemini/index.js";
+import { defineTool, type ToolDefinition } from "../../src/index.js";
 
 type Json = Record<string, unknown>;
 

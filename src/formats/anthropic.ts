@@ -1,4 +1,4 @@
-import type { ToolDefinition } from "../../provider.js";
+import type { ToolDefinition } from "../provider.js";
 
 /** The JSON Schema of a tool's input in Anthropic's format; `type` is always `"object"`. */
 export interface AnthropicInputSchema {

@@ -2,14 +2,14 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import * as z from "zod";
-import { defineTool, type ToolDefinition } from "../src/index.js";
 import {
   stripNullsForOptional,
   toOpenAIChatTools,
   toOpenAIResponsesTools,
   toOpenAIStrictSchema,
-} from "../src/internal/formats/openai.js";
-import { readSample } from "./helpers/replay-server.js";
+} from "../../src/formats/openai.js";
+import { defineTool, type ToolDefinition } from "../../src/index.js";
+import { readSample } from "../helpers/replay-server.js";
 
 type Json = Record<string, unknown>;
 

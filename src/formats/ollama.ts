@@ -2,8 +2,9 @@
  * Tool definitions in Ollama's format (`POST /api/chat` `tools`), without the client library.
  * @module
  */
-import type { ToolDefinition } from "../../provider.js";
-import { isPlainObject } from "../describe.js";
+
+import { isPlainObject } from "../internal/describe.js";
+import type { ToolDefinition } from "../provider.js";
 
 /** One entry of Ollama's `tools`: the OpenAI Chat shape. */
 export interface OllamaTool {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import * as z from "zod";
-import { defineTool, type ToolDefinition, ToolRegistry } from "../src/index.js";
-import { toAnthropicTools } from "../src/internal/formats/anthropic.js";
-import { readSample } from "./helpers/replay-server.js";
+import { toAnthropicTools } from "../../src/formats/anthropic.js";
+import { defineTool, type ToolDefinition, ToolRegistry } from "../../src/index.js";
+import { readSample } from "../helpers/replay-server.js";
 
 type Json = Record<string, unknown>;
 
