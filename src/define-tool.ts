@@ -3,8 +3,9 @@ import { createRequire } from "node:module";
 // works whichever major the user installed; it is the same module the user's zod 4 schemas use.
 import type * as z4 from "zod/v4/core";
 import { safeParse as safeParse4, toJSONSchema as toJSONSchema4 } from "zod/v4/core";
-import { describeType, isPlainObject } from "./internal/describe.js";
+import { describeType, errorMessage, isPlainObject, showValue } from "./internal/describe.js";
 import { formatIssues } from "./internal/json-schema-validator.js";
+import { optionError } from "./internal/options.js";
 import type { ParseArgumentsResult, Tool, ToolContext, ToolReturn } from "./tool.js";
 import { newToolResult, type ToolResult } from "./tool-result.js";
 
@@ -148,26 +149,23 @@ export function defineTool<Schema extends ZodObjectSchema>(
   options: DefineToolOptions<Schema>,
 ): DefinedTool<InferToolArgs<Schema> & Record<string, unknown>, Schema> {
   if (!isPlainObject(options)) {
-    throw new TypeError(`defineTool() expects an options object, got ${describeType(options)}`);
+    throw optionError("defineTool", "options", "an object", options);
   }
   const { name, description, parameters: schema, execute } = options;
   const major = zodObjectMajor(schema);
   if (major === undefined) {
-    throw new TypeError(
-      `defineTool(${JSON.stringify(name)}): parameters must be a zod object schema (z.object({...}), zod 3.25+ or 4), got ${describeType(schema)}`,
-    );
+    const expected = "a zod object schema (z.object({...}), zod 3.25+ or 4)";
+    throw optionError(`defineTool(${showValue(name)})`, "parameters", expected, schema);
   }
   if (typeof execute !== "function") {
-    throw new TypeError(
-      `defineTool(${JSON.stringify(name)}): execute must be a function, got ${describeType(execute)}`,
-    );
+    throw optionError(`defineTool(${showValue(name)})`, "execute", "a function", execute);
   }
   let parameters: Record<string, unknown>;
   try {
     parameters = toJsonSchema(schema, major);
   } catch (error) {
     throw new TypeError(
-      `defineTool(${JSON.stringify(name)}): the schema cannot be converted to JSON Schema: ${String(error)}`,
+      `defineTool(${showValue(name)}): the schema cannot be converted to JSON Schema: ${errorMessage(error)}`,
       { cause: error },
     );
   }

@@ -2,6 +2,7 @@ import { type AnthropicToolDefinition, toAnthropicTools } from "./formats/anthro
 import { type GeminiFunctionDeclaration, toGeminiTools } from "./formats/gemini.js";
 import { type OllamaTool, toOllamaTools } from "./formats/ollama.js";
 import { type OpenAIResponsesFunctionTool, toOpenAIResponsesTools } from "./formats/openai.js";
+import { optionError } from "./internal/options.js";
 import type { ToolDefinition } from "./provider.js";
 
 /** The tool-definition shape of each API, as returned by `registry.getDefinitions(format)`. */
@@ -35,11 +36,8 @@ export function convertDefinitions<F extends DefinitionFormat>(
   format: F,
 ): DefinitionFormats[F][] {
   if (!Object.hasOwn(converters, format)) {
-    throw new TypeError(
-      `getDefinitions: format must be one of ${Object.keys(converters)
-        .map((name) => JSON.stringify(name))
-        .join(", ")}, got ${JSON.stringify(format) ?? String(format)}`,
-    );
+    const names = Object.keys(converters).map((name) => JSON.stringify(name));
+    throw optionError("getDefinitions", "format", `one of ${names.join(", ")}`, format);
   }
   return converters[format](definitions);
 }

@@ -13,9 +13,28 @@ export type ToolErrorCode =
   | "timeout"
   | "aborted";
 
-/** Base class of every error toolloop creates. Check with {@link isToolloopError}. */
+/** Why `runToolLoop` rejected; set on {@link ToolLoopError.code}. */
+export type ToolLoopErrorCode =
+  /** `context.signal` aborted (`cause`: its reason). */
+  | "aborted"
+  /** `provider.chat` threw or rejected (`cause`: what it threw). */
+  | "provider_failed"
+  /** The provider's response cannot be read (`cause`: an {@link InvalidProviderResponseError}). */
+  | "invalid_response"
+  /** Anything else broke the loop, e.g. a registry that throws (`cause`: what was thrown). */
+  | "internal";
+
+/** The `code` of every error toolloop creates, one literal per subclass or per kind of failure. */
+export type ToolloopErrorCode = ToolErrorCode | ToolLoopErrorCode | "invalid_provider_response";
+
+/**
+ * Base class of every error toolloop creates. Check with {@link isToolloopError}; branch on
+ * `name` (the subclass) and `code` (the kind of failure). See docs/errors.md.
+ */
 export class ToolloopError extends Error {
   override name: string = "ToolloopError";
+  /** The kind of failure: a literal per subclass or per kind (see {@link ToolloopErrorCode}). */
+  declare readonly code: ToolloopErrorCode | undefined;
 
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
@@ -36,7 +55,7 @@ export class ToolExecutionError extends ToolloopError {
   /** Name of the tool the model asked for. */
   readonly toolName: string;
   /** The kind of failure. */
-  readonly code: ToolErrorCode;
+  override readonly code: ToolErrorCode;
 
   constructor(message: string, options: { toolName: string; code: ToolErrorCode; cause?: unknown }) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -53,13 +72,19 @@ export class ToolExecutionError extends ToolloopError {
  */
 export class ToolLoopError extends ToolloopError {
   override name = "ToolLoopError" as const;
+  /** Why the loop stopped: the caller aborted, the provider failed or answered unreadably, or another failure. */
+  override readonly code: ToolLoopErrorCode;
   /** The transcript up to the failure (the caller's messages first). */
   readonly messages: Message[];
   /** Provider calls made, including the one that failed. */
   readonly iterations: number;
 
-  constructor(message: string, options: { messages: Message[]; iterations: number; cause?: unknown }) {
+  constructor(
+    message: string,
+    options: { messages: Message[]; iterations: number; code?: ToolLoopErrorCode; cause?: unknown },
+  ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = options.code ?? "internal";
     this.messages = options.messages;
     this.iterations = options.iterations;
   }
@@ -87,6 +112,8 @@ function excerpt(body: unknown): string {
  */
 export class InvalidProviderResponseError extends ToolloopError {
   override name = "InvalidProviderResponseError" as const;
+  /** Always `"invalid_provider_response"`. */
+  override readonly code = "invalid_provider_response" as const;
   /** Which API answered (`"OpenAI Chat Completions"`, `"Anthropic"`, `"Gemini"` …). */
   readonly provider: string;
   /** The start of the response as JSON text, at most 2,000 characters (cut with a marker). */

@@ -13,8 +13,9 @@ import {
   quoteName,
 } from "./internal/describe.js";
 import { childLogger, log, logEnabled, type ResolvedLogger } from "./internal/logger.js";
+import { checkMetadata, checkSignal, checkString, optionError } from "./internal/options.js";
+import type { RegisteredTool } from "./internal/registered-tool.js";
 import type { Logger } from "./logger.js";
-import type { ToolDefinition } from "./provider.js";
 import {
   type AsyncCallback,
   isAsyncTool,
@@ -42,16 +43,6 @@ export interface CallOptions {
   timeoutMs: number | undefined;
   logger: ResolvedLogger;
   logPayloads: boolean;
-}
-
-/** A registered tool with what was prepared once at registration. @internal */
-export interface RegisteredTool {
-  tool: Tool;
-  /** Built from the tool once, at registration. */
-  definition: ToolDefinition;
-  validate: (args: Record<string, unknown>) => ParseArgumentsResult;
-  /** The registry's logger bound to `{ tool }`, made on the tool's first call. */
-  logger?: Logger;
 }
 
 /** The largest delay `setTimeout` honours; larger ones fire at once. */
@@ -322,4 +313,86 @@ export function logCallEnd(
   };
   log(logger, "info", fields, result.async ? "tool call started async work" : "tool call completed");
   return result;
+}
+
+/** Per-call options of a dispatch (the public `ExecuteOptions`, unchecked). @internal */
+export interface DispatchOptions {
+  signal?: AbortSignal | undefined;
+  toolCallId?: string | undefined;
+  timeoutMs?: number | undefined;
+  metadata?: Readonly<Record<string, string>> | undefined;
+}
+
+/** One call to dispatch by name, as `executeWithContext` takes it. @internal */
+export interface DispatchRequest {
+  name: string;
+  args: Record<string, unknown>;
+  channel: string;
+  chatId: string;
+  asyncCallback: AsyncCallback | undefined;
+  options: DispatchOptions;
+}
+
+/** The registry as dispatch reads it: its tools, sorted names, logger and payload switch. @internal */
+export interface DispatchTarget {
+  get(name: string): RegisteredTool | undefined;
+  names(): readonly string[];
+  logger: ResolvedLogger;
+  logPayloads: boolean;
+}
+
+const MAX_LISTED_NAMES = 20;
+
+/**
+ * Dispatches one call by name: checks the caller's options (a `TypeError`, thrown synchronously,
+ * for a wrong type), answers an unknown name with the available names, and runs a known tool.
+ * Every failure of the call itself resolves to an error result. @internal
+ */
+export function dispatchToolCall(target: DispatchTarget, request: DispatchRequest): Promise<ToolResult> {
+  const where = "executeWithContext";
+  const { name, options, asyncCallback, channel, chatId } = request;
+  if (typeof options !== "object" || options === null) throw optionError(where, "options", "an object", options);
+  if (asyncCallback !== undefined && typeof asyncCallback !== "function") {
+    throw optionError(where, "asyncCallback", "a function", asyncCallback);
+  }
+  if (options.timeoutMs !== undefined && !isValidTimeout(options.timeoutMs)) {
+    throw optionError(where, "timeoutMs", TIMEOUT_EXPECTATION, options.timeoutMs);
+  }
+  const signal = checkSignal(where, "signal", options.signal);
+  const metadata = checkMetadata(where, "metadata", options.metadata);
+  const toolCallId = checkString(where, "toolCallId", options.toolCallId);
+  if (typeof channel !== "string") throw optionError(where, "channel", "a string", channel);
+  if (typeof chatId !== "string") throw optionError(where, "chatId", "a string", chatId);
+  const { logger, logPayloads } = target;
+  const entry = typeof name === "string" ? target.get(name) : undefined;
+  if (entry === undefined) {
+    const result = notFound(name, target.names());
+    return Promise.resolve(logCallEnd(result.toolName, result.result, 0, { logger, toolCallId, logPayloads }));
+  }
+  return executeRegisteredTool(entry, request.args, {
+    channel,
+    chatId,
+    metadata,
+    signal,
+    toolCallId,
+    asyncCallback,
+    timeoutMs: options.timeoutMs,
+    logger,
+    logPayloads,
+  });
+}
+
+/** The answer to a call of an unknown tool: its name and the first available names. */
+function notFound(name: unknown, names: readonly string[]): { toolName: string; result: ToolResult } {
+  let available = "No tools are available.";
+  if (names.length > 0) {
+    const listed = names.slice(0, MAX_LISTED_NAMES).join(", ");
+    const more = names.length > MAX_LISTED_NAMES ? ` and ${names.length - MAX_LISTED_NAMES} more` : "";
+    available = `Available tools: ${listed}${more}.`;
+  }
+  const toolName = typeof name === "string" ? name : describeType(name);
+  return {
+    toolName,
+    result: failure(toolName, "tool_not_found", `tool ${quoteName(toolName)} not found. ${available}`),
+  };
 }

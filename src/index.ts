@@ -7,7 +7,7 @@ export type {
 } from "./define-tool.js";
 export { defineTool } from "./define-tool.js";
 export type { DefinitionFormat, DefinitionFormats } from "./definition-format.js";
-export type { ToolErrorCode } from "./errors.js";
+export type { ToolErrorCode, ToolLoopErrorCode, ToolloopErrorCode } from "./errors.js";
 export {
   InvalidProviderResponseError,
   isInvalidProviderResponseError,

@@ -1,5 +1,11 @@
 import PQueue from "p-queue";
-import { InvalidProviderResponseError, isToolLoopError, ToolLoopError } from "./errors.js";
+import {
+  InvalidProviderResponseError,
+  isInvalidProviderResponseError,
+  isToolLoopError,
+  ToolLoopError,
+  type ToolLoopErrorCode,
+} from "./errors.js";
 import { failure, isValidTimeout, logCallEnd, TIMEOUT_EXPECTATION } from "./execute-tool-call.js";
 import { type LinkedSignal, linkSignal, raceAbort } from "./internal/abort.js";
 import { cutName, describeType, errorMessage, isPlainObject, isRecord, quoteName } from "./internal/describe.js";
@@ -277,9 +283,9 @@ async function loop(resolved: ResolvedConfig, messages: Message[], context: Reso
   const transcript: Message[] = [...messages];
   let iterations = 0;
   let usage: UsageInfo | undefined;
-  const fail = (message: string, cause: unknown) =>
-    new ToolLoopError(message, { messages: transcript, iterations, cause });
-  const aborted = () => fail(`tool loop aborted: ${errorMessage(signal?.reason)}`, signal?.reason);
+  const fail = (code: ToolLoopErrorCode, message: string, cause: unknown) =>
+    new ToolLoopError(message, { messages: transcript, iterations, code, cause });
+  const aborted = () => fail("aborted", `tool loop aborted: ${errorMessage(signal?.reason)}`, signal?.reason);
 
   try {
     // Call ids must be unique in the whole transcript (Anthropic rejects duplicates), also against
@@ -306,7 +312,8 @@ async function loop(resolved: ResolvedConfig, messages: Message[], context: Reso
         );
       } catch (error) {
         if (signal?.aborted) throw aborted();
-        throw fail(`LLM call failed: ${errorMessage(error)}`, error);
+        const code = isInvalidProviderResponseError(error) ? "invalid_response" : "provider_failed";
+        throw fail(code, `LLM call failed: ${errorMessage(error)}`, error);
       }
       const problem = responseProblem(response);
       if (problem !== undefined) {
@@ -314,7 +321,7 @@ async function loop(resolved: ResolvedConfig, messages: Message[], context: Reso
           provider: "LLMProvider",
           body: response,
         });
-        throw fail(`LLM call failed: ${cause.message}`, cause);
+        throw fail("invalid_response", `LLM call failed: ${cause.message}`, cause);
       }
       usage = addUsage(usage, response.usage);
       const content = typeof response.content === "string" ? response.content : "";
@@ -354,7 +361,7 @@ async function loop(resolved: ResolvedConfig, messages: Message[], context: Reso
   } catch (error) {
     // The loop only ever rejects with a ToolLoopError, whatever broke (a registry that throws …).
     if (isToolLoopError(error)) throw error;
-    throw fail(`tool loop failed: ${errorMessage(error)}`, error);
+    throw fail("internal", `tool loop failed: ${errorMessage(error)}`, error);
   }
 }
 

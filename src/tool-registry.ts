@@ -1,23 +1,14 @@
-import { convertDefinitions, type DefinitionFormat, type DefinitionFormats } from "./definition-format.js";
-import {
-  executeRegisteredTool,
-  failure,
-  isValidTimeout,
-  logCallEnd,
-  type RegisteredTool,
-  TIMEOUT_EXPECTATION,
-} from "./execute-tool-call.js";
-import { describeType, errorMessage, isPlainObject, quoteName, showValue } from "./internal/describe.js";
-import { compileJsonSchemaValidator } from "./internal/json-schema-validator.js";
+import type { DefinitionFormat, DefinitionFormats } from "./definition-format.js";
+import { type DispatchTarget, dispatchToolCall, logCallEnd } from "./execute-tool-call.js";
+import { DefinitionCache } from "./internal/definition-cache.js";
+import { describeType } from "./internal/describe.js";
 import { log, type ResolvedLogger, resolveLogger } from "./internal/logger.js";
-import { checkMetadata, checkSignal, checkString, optionError } from "./internal/options.js";
+import { optionError } from "./internal/options.js";
+import { prepareTool, type RegisteredTool } from "./internal/registered-tool.js";
 import type { Logger } from "./logger.js";
 import type { ToolDefinition } from "./provider.js";
-import { type AsyncCallback, type Tool, toolToSchema } from "./tool.js";
+import type { AsyncCallback, Tool } from "./tool.js";
 import type { ToolResult } from "./tool-result.js";
-
-const TOOL_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
-const MAX_LISTED_NAMES = 20;
 
 /** Options of {@link ToolRegistry}. */
 export interface ToolRegistryOptions {
@@ -48,47 +39,6 @@ export interface ExecuteOptions {
   metadata?: Readonly<Record<string, string>> | undefined;
 }
 
-function validateTool(tool: Tool): void {
-  if (typeof tool !== "object" || tool === null) {
-    throw new TypeError(`register() expects a tool object, got ${describeType(tool)}`);
-  }
-  const { name, parameters } = tool;
-  if (typeof name !== "string" || !TOOL_NAME_PATTERN.test(name)) {
-    throw new TypeError(`tool name must match ${TOOL_NAME_PATTERN}, got ${showValue(name)}`);
-  }
-  if (typeof tool.description !== "string") {
-    throw new TypeError(`tool ${quoteName(name)}: description must be a string, got ${describeType(tool.description)}`);
-  }
-  if (typeof tool.execute !== "function") {
-    throw new TypeError(`tool ${quoteName(name)}: execute must be a function, got ${describeType(tool.execute)}`);
-  }
-  if (!isPlainObject(parameters)) {
-    throw new TypeError(
-      `tool ${quoteName(name)}: parameters must be a JSON Schema object, got ${describeType(parameters)}`,
-    );
-  }
-  if ("type" in parameters && parameters.type !== "object") {
-    throw new TypeError(
-      `tool ${quoteName(name)}: parameters.type must be "object", got ${JSON.stringify(parameters.type) ?? "undefined"}`,
-    );
-  }
-}
-
-function prepare(tool: Tool): RegisteredTool {
-  const definition = Object.freeze(toolToSchema(tool));
-  if (typeof tool.parseArguments === "function") {
-    const parseArguments = tool.parseArguments.bind(tool);
-    return { tool, definition, validate: parseArguments };
-  }
-  try {
-    return { tool, definition, validate: compileJsonSchemaValidator(definition.function.parameters) };
-  } catch (error) {
-    throw new TypeError(`tool ${quoteName(tool.name)}: parameters is not a valid JSON Schema: ${errorMessage(error)}`, {
-      cause: error,
-    });
-  }
-}
-
 // What the loop reads from a registry beyond its public API. `Symbol.for`, so that a registry made
 // by another installed copy of toolloop serves the loop too (no private fields read across copies).
 
@@ -115,21 +65,25 @@ export const LOG_REFUSED_CALL: unique symbol = Symbol.for("toolloop.registry.log
 export class ToolRegistry {
   // A Map, never a plain object: tool names come from the model ("__proto__", "constructor" …).
   readonly #tools = new Map<string, RegisteredTool>();
-  readonly #logger: ResolvedLogger;
-  readonly #logPayloads: boolean;
-  #definitions: readonly ToolDefinition[] | undefined;
-  readonly #converted = new Map<DefinitionFormat, readonly unknown[]>();
-  #names: string[] | undefined;
+  readonly #definitions = new DefinitionCache(this.#tools);
+  readonly #dispatch: DispatchTarget;
 
   constructor(options: ToolRegistryOptions = {}) {
     if (typeof options !== "object" || options === null) {
-      throw new TypeError(`ToolRegistry options must be an object, got ${describeType(options)}`);
+      throw optionError("ToolRegistry", "options", "an object", options);
     }
-    this.#logger = resolveLogger(options.logger, "ToolRegistry");
+    const logger = resolveLogger(options.logger, "ToolRegistry");
     if (options.logPayloads !== undefined && typeof options.logPayloads !== "boolean") {
       throw optionError("ToolRegistry", "logPayloads", "a boolean", options.logPayloads);
     }
-    this.#logPayloads = options.logPayloads ?? false;
+    const tools = this.#tools;
+    const definitions = this.#definitions;
+    this.#dispatch = {
+      get: (name) => tools.get(name),
+      names: () => definitions.names(),
+      logger,
+      logPayloads: options.logPayloads ?? false,
+    };
   }
 
   /**
@@ -138,18 +92,18 @@ export class ToolRegistry {
    * not a plain object, has a `type` other than `"object"`, or is not a valid JSON Schema.
    */
   register(tool: Tool): void {
-    validateTool(tool);
-    const entry = prepare(tool);
+    const entry = prepareTool(tool);
     const replaced = this.#tools.has(tool.name);
     this.#tools.set(tool.name, entry);
-    this.#changed();
-    if (replaced) log(this.#logger, "warn", () => ({ tool: tool.name }), "tool replaced by a new registration");
+    this.#definitions.invalidate();
+    if (replaced)
+      log(this.#dispatch.logger, "warn", () => ({ tool: tool.name }), "tool replaced by a new registration");
   }
 
   /** Removes a tool; `true` when it was registered. */
   unregister(name: string): boolean {
     const removed = this.#tools.delete(name);
-    if (removed) this.#changed();
+    if (removed) this.#definitions.invalidate();
     return removed;
   }
 
@@ -186,84 +140,31 @@ export class ToolRegistry {
     asyncCallback?: AsyncCallback,
     options: ExecuteOptions = {},
   ): Promise<ToolResult> {
-    const where = "executeWithContext";
-    if (typeof options !== "object" || options === null) throw optionError(where, "options", "an object", options);
-    if (asyncCallback !== undefined && typeof asyncCallback !== "function") {
-      throw optionError(where, "asyncCallback", "a function", asyncCallback);
-    }
-    if (options.timeoutMs !== undefined && !isValidTimeout(options.timeoutMs)) {
-      throw optionError(where, "timeoutMs", TIMEOUT_EXPECTATION, options.timeoutMs);
-    }
-    const signal = checkSignal(where, "signal", options.signal);
-    const metadata = checkMetadata(where, "metadata", options.metadata);
-    const toolCallId = checkString(where, "toolCallId", options.toolCallId);
-    if (typeof channel !== "string") throw optionError(where, "channel", "a string", channel);
-    if (typeof chatId !== "string") throw optionError(where, "chatId", "a string", chatId);
-    const entry = typeof name === "string" ? this.#tools.get(name) : undefined;
-    if (entry === undefined) return Promise.resolve(this.#notFound(name, toolCallId));
-    return executeRegisteredTool(entry, args, {
-      channel,
-      chatId,
-      metadata,
-      signal,
-      toolCallId,
-      asyncCallback,
-      timeoutMs: options.timeoutMs,
-      logger: this.#logger,
-      logPayloads: this.#logPayloads,
-    });
-  }
-
-  #notFound(name: unknown, toolCallId: string | undefined): ToolResult {
-    const names = this.list();
-    let available = "No tools are available.";
-    if (names.length > 0) {
-      const listed = names.slice(0, MAX_LISTED_NAMES).join(", ");
-      const more = names.length > MAX_LISTED_NAMES ? ` and ${names.length - MAX_LISTED_NAMES} more` : "";
-      available = `Available tools: ${listed}${more}.`;
-    }
-    const toolName = typeof name === "string" ? name : describeType(name);
-    const result = failure(toolName, "tool_not_found", `tool ${quoteName(toolName)} not found. ${available}`);
-    return logCallEnd(toolName, result, 0, { logger: this.#logger, toolCallId, logPayloads: this.#logPayloads });
+    return dispatchToolCall(this.#dispatch, { name, args, channel, chatId, asyncCallback, options });
   }
 
   /**
    * Definitions of every tool, sorted by name (stable for prompt caching). Without a format (or
    * with `"openai"`) they are what `toolToSchema` makes; other formats are the shape that API's
-   * `tools` takes (seed 003's `GetDefinitions(format)`). Each array is cached until the registry
-   * changes; each call returns a deep copy, free to modify.
+   * `tools` takes (seed 003's `GetDefinitions(format)`). Each call returns a deep copy, free to
+   * modify; the loop reads the cached arrays instead (see {@link CACHED_DEFINITIONS}).
    */
   getDefinitions(): ToolDefinition[];
   getDefinitions<F extends DefinitionFormat>(format: F): DefinitionFormats[F][];
   getDefinitions(format: DefinitionFormat = "openai"): unknown[] {
     // A deep copy: some SDKs rewrite the declarations they are given in place (e.g. @google/genai),
     // which must never reach the cached definitions the loop sends.
-    return structuredClone(this.#cachedDefinitions(format)) as unknown[];
-  }
-
-  #cachedDefinitions(format: DefinitionFormat): readonly unknown[] {
-    if (format === "openai") {
-      this.#definitions ??= Object.freeze(
-        this.list().map((name) => (this.#tools.get(name) as RegisteredTool).definition),
-      );
-      return this.#definitions;
-    }
-    let converted = this.#converted.get(format);
-    if (converted === undefined) {
-      converted = Object.freeze(convertDefinitions(this.#cachedDefinitions("openai") as ToolDefinition[], format));
-      this.#converted.set(format, converted);
-    }
-    return converted;
+    return structuredClone(this.#definitions.definitions(format)) as unknown[];
   }
 
   /** @internal see CACHED_DEFINITIONS: the loop hands these to the provider without a copy. */
   [CACHED_DEFINITIONS](): readonly ToolDefinition[] {
-    return this.#cachedDefinitions("openai") as readonly ToolDefinition[];
+    return this.#definitions.definitions("openai") as readonly ToolDefinition[];
   }
 
   /** @internal see LOG_REFUSED_CALL: refused calls are logged like every other failed call. */
   [LOG_REFUSED_CALL](name: string, toolCallId: string | undefined, result: ToolResult): void {
-    logCallEnd(name, result, 0, { logger: this.#logger, toolCallId, logPayloads: this.#logPayloads });
+    logCallEnd(name, result, 0, { ...this.#dispatch, toolCallId });
   }
 
   /** The definitions in the provider format `LLMProvider.chat` takes; sorted by name. */
@@ -273,8 +174,7 @@ export class ToolRegistry {
 
   /** Registered names, sorted. */
   list(): string[] {
-    this.#names ??= [...this.#tools.keys()].sort();
-    return [...this.#names];
+    return [...this.#definitions.names()];
   }
 
   /** Number of registered tools. */
@@ -284,12 +184,8 @@ export class ToolRegistry {
 
   /** One line per tool for humans: ``- `name` - description``, sorted by name. */
   getSummaries(): string[] {
-    return this.list().map((name) => `- \`${name}\` - ${(this.#tools.get(name) as RegisteredTool).tool.description}`);
-  }
-
-  #changed(): void {
-    this.#definitions = undefined;
-    this.#converted.clear();
-    this.#names = undefined;
+    return this.#definitions
+      .names()
+      .map((name) => `- \`${name}\` - ${(this.#tools.get(name) as RegisteredTool).tool.description}`);
   }
 }

@@ -153,11 +153,11 @@ describe("defineTool", () => {
   });
 
   it.each([
-    ["null options", null, /defineTool\(\) expects an options object, got null/],
+    ["null options", null, /defineTool: options must be an object, got null/],
     [
       "a plain JSON Schema as parameters",
       { name: "x", description: "d", parameters: { type: "object" }, execute: (): string => "" },
-      /defineTool\("x"\): parameters must be a zod object schema \(z\.object\(\{\.\.\.\}\), zod 3\.25\+ or 4\), got object/,
+      /defineTool\("x"\): parameters must be a zod object schema \(z\.object\(\{\.\.\.\}\), zod 3\.25\+ or 4\), got \{"type":"object"/,
     ],
     [
       "a zod string as parameters",

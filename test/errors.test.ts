@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  InvalidProviderResponseError,
   isToolExecutionError,
   isToolLoopError,
   isToolloopError,
@@ -39,6 +40,16 @@ describe("error classes", () => {
     expect(error).toBeInstanceOf(ToolloopError);
     expect(error).toMatchObject({ name: "ToolLoopError", messages, iterations: 2, cause });
     expect(error.stack).toContain("ToolLoopError: LLM call failed: 503");
+  });
+
+  it("every error a caller may branch on has a literal code: ToolLoopError's defaults to internal", () => {
+    expect(new ToolLoopError("x", { messages: [], iterations: 0 }).code).toBe("internal");
+    expect(new ToolLoopError("x", { messages: [], iterations: 0, code: "aborted" }).code).toBe("aborted");
+    const invalid = new InvalidProviderResponseError("p: empty", { provider: "p", body: "" });
+    expect(invalid.code).toBe("invalid_provider_response");
+    expect(new ToolExecutionError("m", { toolName: "x", code: "timeout" }).code).toBe("timeout");
+    // The base class has no code of its own (and no own property that would show in logs).
+    expect(new ToolloopError("x")).not.toHaveProperty("code");
   });
 });
 

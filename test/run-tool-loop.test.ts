@@ -4,6 +4,7 @@ import * as z from "zod";
 import {
   defineTool,
   errorResult,
+  InvalidProviderResponseError,
   isInvalidProviderResponseError,
   isToolLoopError,
   type LLMProvider,
@@ -665,6 +666,7 @@ describe("failures of the loop itself", () => {
     expect(isToolLoopError(error)).toBe(true);
     const loopError = error as ToolLoopError;
     expect(loopError.message).toMatchInlineSnapshot(`"LLM call failed: 503 Service Unavailable"`);
+    expect(loopError.code).toBe("provider_failed");
     expect(loopError.cause).toBe(cause);
     expect(loopError.iterations).toBe(2);
     expect(loopError.messages.map((message) => [message.role, message.toolCallId])).toEqual([
@@ -673,6 +675,16 @@ describe("failures of the loop itself", () => {
       ["tool", "c1"],
     ]);
     expectEveryCallAnswered(loopError.messages);
+  });
+
+  it("an adapter's InvalidProviderResponseError rejects with code invalid_response", async () => {
+    const cause = new InvalidProviderResponseError("Gemini: the response has no candidates", {
+      provider: "Gemini",
+      body: {},
+    });
+    const provider = new ScriptedProvider([cause]);
+    const error = await runToolLoop({ provider, maxIterations: 1 }, user).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ name: "ToolLoopError", code: "invalid_response", cause });
   });
 
   it("a provider that throws synchronously is a provider error too", async () => {
@@ -684,6 +696,7 @@ describe("failures of the loop itself", () => {
     };
     await expect(runToolLoop({ provider, maxIterations: 1 }, user)).rejects.toMatchObject({
       name: "ToolLoopError",
+      code: "provider_failed",
       message: "LLM call failed: bad request",
       iterations: 1,
     });
@@ -724,7 +737,8 @@ describe("failures of the loop itself", () => {
         getDefaultModel: () => "m",
       };
       const error = await runToolLoop({ provider, maxIterations: 1 }, user).catch((caught: unknown) => caught);
-      expect(error).toMatchObject({ name: "ToolLoopError", message, iterations: 1, messages: user });
+      expect(error).toMatchObject({ name: "ToolLoopError", code: "invalid_response", message, iterations: 1 });
+      expect(error).toMatchObject({ messages: user });
       const cause = (error as ToolLoopError).cause;
       expect(isInvalidProviderResponseError(cause)).toBe(true);
       const body = typeof response === "string" ? response : JSON.stringify(response);
@@ -806,6 +820,7 @@ describe("abort", () => {
     )) as ToolLoopError;
     expect(error).toBeInstanceOf(ToolLoopError);
     expect(error.message).toMatchInlineSnapshot(`"tool loop aborted: user left"`);
+    expect(error.code).toBe("aborted");
     expect(error.cause).toBe(controller.signal.reason);
     expect(error.iterations).toBe(0);
     expect(error.messages).toEqual(user);
@@ -1129,7 +1144,7 @@ describe("logging", () => {
       (caught: unknown) => caught,
     );
     expect(error).toBeInstanceOf(ToolLoopError);
-    expect(error).toMatchObject({ message: "tool loop failed: registry gone", iterations: 2 });
+    expect(error).toMatchObject({ code: "internal", message: "tool loop failed: registry gone", iterations: 2 });
     expectEveryCallAnswered((error as ToolLoopError).messages);
   });
 
@@ -1226,7 +1241,7 @@ describe("configuration", () => {
     [
       "a logger without warn",
       { logger: { debug() {}, info() {}, error() {} } },
-      "runToolLoop: logger must have debug, info, warn and error methods; missing: warn() (got object)",
+      "runToolLoop: logger must be an object with debug, info, warn and error methods (missing: warn()), got {}",
     ],
   ])("%s is a TypeError echoing the value", async (_case, overrides, message) => {
     const config = { provider: provider(), maxIterations: 1, ...overrides } as unknown as ToolLoopConfig;

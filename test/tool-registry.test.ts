@@ -103,7 +103,7 @@ describe("registration and introspection", () => {
   });
 
   it.each([
-    ["an empty name", { name: "" }, 'tool name must match /^[A-Za-z0-9_-]{1,64}$/, got ""'],
+    ["an empty name", { name: "" }, 'register: tool.name must be a string matching /^[A-Za-z0-9_-]{1,64}$/, got ""'],
     ["a name with a space", { name: "read file" }, 'got "read file"'],
     ["a name with a dot", { name: "fs.read" }, 'got "fs.read"'],
     ["a non-ASCII name", { name: "météo" }, 'got "météo"'],
@@ -111,8 +111,8 @@ describe("registration and introspection", () => {
     ["a numeric name", { name: 42 }, "got 42"],
     ["a missing name", { name: undefined }, "got undefined"],
     ["null parameters", { parameters: null }, 'tool "t": parameters must be a JSON Schema object, got null'],
-    ["array parameters", { parameters: [] }, "parameters must be a JSON Schema object, got array"],
-    ["string parameters", { parameters: "{}" }, "parameters must be a JSON Schema object, got string"],
+    ["array parameters", { parameters: [] }, 'tool "t": parameters must be a JSON Schema object, got []'],
+    ["string parameters", { parameters: "{}" }, 'tool "t": parameters must be a JSON Schema object, got "{}"'],
     ["missing parameters", { parameters: undefined }, "parameters must be a JSON Schema object, got undefined"],
     ['type "array"', { parameters: { type: "array" } }, 'tool "t": parameters.type must be "object", got "array"'],
     ['type "string"', { parameters: { type: "string" } }, 'parameters.type must be "object", got "string"'],
@@ -127,7 +127,7 @@ describe("registration and introspection", () => {
       { parameters: { type: "object", properties: { a: { type: "text" } } } },
       'tool "t": parameters is not a valid JSON Schema',
     ],
-    ["a non-string description", { description: 1 }, 'tool "t": description must be a string, got number'],
+    ["a non-string description", { description: 1 }, 'tool "t": description must be a string, got 1'],
     ["a missing execute", { execute: undefined }, 'tool "t": execute must be a function, got undefined'],
   ])("register() throws a TypeError for %s, echoing the value", (_case, overrides, message) => {
     const registry = new ToolRegistry();
@@ -148,7 +148,7 @@ describe("registration and introspection", () => {
   });
 
   it("rejects options that are not an object", () => {
-    expect(() => new ToolRegistry(null as never)).toThrow("ToolRegistry options must be an object, got null");
+    expect(() => new ToolRegistry(null as never)).toThrow("ToolRegistry: options must be an object, got null");
   });
 });
 
@@ -584,7 +584,7 @@ describe("logging", () => {
     [
       "a string",
       "debug",
-      "ToolRegistry: logger must be an object with debug, info, warn and error methods (pino, console …), got string",
+      'ToolRegistry: logger must be an object with debug, info, warn and error methods (pino, console …), got "debug"',
     ],
     [
       "null",
@@ -594,7 +594,7 @@ describe("logging", () => {
     [
       "an object without info and error",
       { debug() {}, warn() {} },
-      "ToolRegistry: logger must have debug, info, warn and error methods; missing: info, error() (got object)",
+      "ToolRegistry: logger must be an object with debug, info, warn and error methods (missing: info, error()), got {}",
     ],
   ])("a logger that is %s is a TypeError at construction naming what is missing", (_case, logger, message) => {
     expect(() => new ToolRegistry({ logger: logger as never })).toThrow(new TypeError(message));

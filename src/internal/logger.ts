@@ -1,6 +1,7 @@
 import { pino } from "pino";
 import type { Logger } from "../logger.js";
 import { describeType } from "./describe.js";
+import { optionError } from "./options.js";
 
 type Level = "debug" | "info" | "warn" | "error";
 
@@ -25,16 +26,13 @@ export function defaultLogger(): ResolvedLogger {
 export function resolveLogger(value: unknown, where: string): ResolvedLogger {
   if (value === undefined) return defaultLogger();
   if (typeof value !== "object" || value === null) {
-    throw new TypeError(
-      `${where}: logger must be an object with debug, info, warn and error methods (pino, console …), got ${describeType(value)}`,
-    );
+    throw optionError(where, "logger", "an object with debug, info, warn and error methods (pino, console …)", value);
   }
   const logger = value as Record<string, unknown>;
   const missing = LEVELS.filter((level) => typeof logger[level] !== "function");
   if (missing.length > 0) {
-    throw new TypeError(
-      `${where}: logger must have debug, info, warn and error methods; missing: ${missing.join(", ")}() (got ${describeType(value)})`,
-    );
+    const expected = `an object with debug, info, warn and error methods (missing: ${missing.join(", ")}())`;
+    throw optionError(where, "logger", expected, value);
   }
   const candidate = value as Logger;
   if (typeof candidate.isLevelEnabled === "function" && typeof candidate.child === "function") {

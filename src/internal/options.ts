@@ -1,10 +1,14 @@
 import { describeType, isPlainObject, showValue } from "./describe.js";
 
-/** The `TypeError` for a bad option: `<where>: <option> must be <expected>, got <the value>`. */
+/**
+ * The one `TypeError` wording for a bad option or argument of any public API:
+ * `<where>: <option> must be <expected>, got <the value>` (the value echoed, bounded).
+ */
 export function optionError(where: string, option: string, expected: string, value: unknown): TypeError {
-  // A class instance (a Date, a client object) is named by its class; anything else is echoed.
+  // A class instance (a Date, a client object) is named by its class, a function by its type
+  // (never its source); anything else is echoed, bounded.
   const instance = typeof value === "object" && value !== null && !Array.isArray(value) && !isPlainObject(value);
-  const shown = instance ? describeType(value) : showValue(value);
+  const shown = instance || typeof value === "function" ? describeType(value) : showValue(value);
   return new TypeError(`${where}: ${option} must be ${expected}, got ${shown}`);
 }
 

@@ -1,5 +1,5 @@
-import { describeType } from "../internal/describe.js";
 import { defaultLogger } from "../internal/logger.js";
+import { optionError } from "../internal/options.js";
 import type { ToolContext } from "../tool.js";
 
 /**
@@ -17,7 +17,7 @@ import type { ToolContext } from "../tool.js";
  */
 export function createToolContext(overrides: Partial<ToolContext> = {}): ToolContext {
   if (typeof overrides !== "object" || overrides === null) {
-    throw new TypeError(`createToolContext: overrides must be an object, got ${describeType(overrides)}`);
+    throw optionError("createToolContext", "overrides", "an object", overrides);
   }
   return {
     signal: new AbortController().signal,

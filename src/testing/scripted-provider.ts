@@ -1,3 +1,4 @@
+import { optionError } from "../internal/options.js";
 import type { LLMProvider, LLMResponse, Message, ProviderToolCall, ToolDefinition } from "../provider.js";
 
 /** What the provider received in one `chat` call (the messages are a snapshot). */
@@ -63,7 +64,7 @@ export class ScriptedProvider implements LLMProvider {
   readonly #defaultModel: string;
 
   constructor(steps: ScriptStep[], options: ScriptedProviderOptions = {}) {
-    if (!Array.isArray(steps)) throw new TypeError(`ScriptedProvider expects an array of steps, got ${typeof steps}`);
+    if (!Array.isArray(steps)) throw optionError("ScriptedProvider", "steps", "an array of steps", steps);
     this.#steps = [...steps];
     this.#defaultModel = options.defaultModel ?? "scripted-model";
   }

@@ -1,0 +1,50 @@
+import { convertDefinitions, type DefinitionFormat } from "../definition-format.js";
+import type { ToolDefinition } from "../provider.js";
+import type { RegisteredTool } from "./registered-tool.js";
+
+/**
+ * The registry's sorted names and its definitions in each format, built on first use and kept,
+ * frozen, until {@link invalidate} (every registration change). The loop hands the cached arrays to
+ * providers as they are; adapters cache their own conversions by the array's identity.
+ */
+export class DefinitionCache {
+  readonly #tools: ReadonlyMap<string, RegisteredTool>;
+  #names: readonly string[] | undefined;
+  #definitions: readonly ToolDefinition[] | undefined;
+  readonly #converted = new Map<DefinitionFormat, readonly unknown[]>();
+
+  constructor(tools: ReadonlyMap<string, RegisteredTool>) {
+    this.#tools = tools;
+  }
+
+  /** Registered names, sorted (stable for prompt caching). */
+  names(): readonly string[] {
+    this.#names ??= Object.freeze([...this.#tools.keys()].sort());
+    return this.#names;
+  }
+
+  /** The definitions in `format`, in name order: one frozen array per format until the next change. */
+  definitions(format: DefinitionFormat): readonly unknown[] {
+    if (format === "openai") return this.#openAI();
+    let converted = this.#converted.get(format);
+    if (converted === undefined) {
+      converted = Object.freeze(convertDefinitions(this.#openAI(), format));
+      this.#converted.set(format, converted);
+    }
+    return converted;
+  }
+
+  /** Forgets everything built: the next read rebuilds from the tools. */
+  invalidate(): void {
+    this.#names = undefined;
+    this.#definitions = undefined;
+    this.#converted.clear();
+  }
+
+  #openAI(): readonly ToolDefinition[] {
+    this.#definitions ??= Object.freeze(
+      this.names().map((name) => (this.#tools.get(name) as RegisteredTool).definition),
+    );
+    return this.#definitions;
+  }
+}
