@@ -1,0 +1,380 @@
+#!/usr/bin/env node
+// Import directions of src/ (docs/architecture.md), checked on the syntax tree of every
+// src/**/*.ts by the TypeScript compiler API: imports, `import type`, `export … from`, `import()`
+// (also in types), `require("…")`, `import x = require("…")` and `declare module "…"` all count.
+// Fails (exit 1) with `file:line: [rule] message` for each forbidden direction:
+//   core (src/*.ts, src/formats/, src/internal/) imports only core, the allow-listed packages
+//   below and the allow-listed node: modules; src/testing likewise (plus itself);
+//   an adapter (src/adapters/<p>/) imports core, src/adapters/shared/ and its own folder;
+//   src/adapters/shared/ imports core and itself; any other src/<dir>/ (builtin/, mcp/ …) imports
+//   core and its own folder; no relative import leaves src/; no file imports the package by its own
+//   name or a package that package.json does not declare (dependencies, peerDependencies);
+//   no public entry (package.json "exports" → tsup.config.ts entries) exports a symbol declared
+//   under src/internal/, directly or through re-exports (checked with the type checker).
+// `node scripts/check-imports.mjs` checks this repository; `checkImports({ root, entries })` is the
+// same check as a function (test/scripts/check-imports.test.ts runs it on fixture trees).
+import { readdirSync, readFileSync } from "node:fs";
+import { builtinModules } from "node:module";
+import { dirname, join, relative, resolve, sep } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import ts from "typescript";
+
+const repositoryRoot = resolve(import.meta.dirname, "..");
+
+/**
+ * Packages the core (and src/testing) may import, by package name (subpaths included: `zod/v4/core`,
+ * `ajv/dist/2020.js`). Exactly what the core uses today; adding one is a decision — record it in
+ * docs/architecture.md. Each must also be declared in package.json (rule `undeclared-package`).
+ */
+export const CORE_PACKAGES = Object.freeze([
+  "zod", // peer dependency: defineTool's schemas (zod/v4/core)
+  "zod-to-json-schema", // zod 3 schemas → JSON Schema, loaded on first use
+  "ajv", // JSON Schema validation of hand-written tools, loaded on first use
+  "re2js", // linear-time schema patterns
+  "pino", // the default (silent) logger
+  "p-queue", // bounded concurrency of a turn's calls
+]);
+
+/**
+ * Node built-in modules the core (and src/testing) may import: none that reaches the filesystem, a
+ * process, the network or a worker. `node:module` is there for `createRequire` (lazy loading of
+ * optional dependencies), `node:events` for `setMaxListeners`.
+ */
+export const CORE_NODE_MODULES = Object.freeze(["node:events", "node:module"]);
+
+const SOURCE_FILE = /\.(?:[cm]?ts|tsx)$/;
+
+/** @typedef {{ kind: "core" | "testing" | "shared" | "adapter" | "extension" | "outside", name: string }} Layer */
+/** @typedef {{ file: string, line: number, rule: string, message: string }} Violation */
+/** @typedef {{ subpath: string, file: string }} PublicEntry */
+
+/**
+ * The layer of a path relative to the repository root (forward slashes).
+ * @param {string} path
+ * @returns {Layer}
+ */
+export function layerOf(path) {
+  const parts = path.split("/");
+  if (parts[0] !== "src") return { kind: "outside", name: parts[0] ?? "" };
+  if (parts.length === 2) return { kind: "core", name: "core" };
+  const folder = parts[1];
+  if (folder === "formats" || folder === "internal") return { kind: "core", name: "core" };
+  if (folder === "testing") return { kind: "testing", name: "testing" };
+  if (folder === "adapters") {
+    // A loose file directly in src/adapters/ is shared by its place.
+    if (parts.length === 3 || parts[2] === "shared") return { kind: "shared", name: "adapters/shared" };
+    return { kind: "adapter", name: `adapters/${parts[2]}` };
+  }
+  return { kind: "extension", name: folder };
+}
+
+const describeLayer = (layer) =>
+  layer.kind === "core"
+    ? "core"
+    : layer.kind === "testing"
+      ? "src/testing"
+      : layer.kind === "outside"
+        ? `${layer.name}/`
+        : `src/${layer.name}`;
+
+/**
+ * Whether a file of layer `from` may import a file of layer `to`; the rule broken when not.
+ * @param {Layer} from
+ * @param {Layer} to
+ * @returns {string | undefined}
+ */
+export function forbiddenDirection(from, to) {
+  if (to.kind === "outside") return "imports-outside-src";
+  if (to.kind === "core") return undefined;
+  if (from.name === to.name) return undefined;
+  if (from.kind === "core") return "core-imports-edge";
+  if (from.kind === "adapter" && to.kind === "shared") return undefined;
+  if (from.kind === "adapter" && to.kind === "adapter") return "adapter-imports-adapter";
+  return `${from.kind}-imports-${to.kind}`;
+}
+
+const ALLOWED = {
+  core: "core imports only core (src/*.ts, src/formats/, src/internal/)",
+  testing: "src/testing imports only core and itself",
+  shared: "src/adapters/shared imports only core and itself",
+  adapter: "an adapter imports only core, src/adapters/shared and its own folder",
+  extension: "a subpath folder imports only core and its own folder",
+};
+
+/** The package name of a bare specifier (`@scope/name/sub` → `@scope/name`). */
+export function packageName(specifier) {
+  const parts = specifier.split("/");
+  return specifier.startsWith("@") ? parts.slice(0, 2).join("/") : parts[0];
+}
+
+const BUILTINS = new Set(
+  builtinModules.flatMap((name) => (name.startsWith("node:") ? [name] : [name, `node:${name}`])),
+);
+
+/** `fs` and `node:fs` → `node:fs`; undefined for a specifier that is not a Node built-in. */
+function builtinName(specifier) {
+  if (!BUILTINS.has(specifier)) return undefined;
+  return specifier.startsWith("node:") ? specifier : `node:${specifier}`;
+}
+
+/**
+ * Every module specifier a source file names, with its line (1-based).
+ * @param {ts.SourceFile} sourceFile
+ * @returns {{ specifier: string | undefined, line: number, how: string }[]} `specifier` undefined: computed
+ */
+export function moduleReferences(sourceFile) {
+  const found = [];
+  const add = (node, literal, how) =>
+    found.push({
+      specifier: literal !== undefined && ts.isStringLiteralLike(literal) ? literal.text : undefined,
+      line: sourceFile.getLineAndCharacterOfPosition(node.getStart(sourceFile)).line + 1,
+      how,
+    });
+  const visit = (node) => {
+    if (ts.isImportDeclaration(node)) add(node, node.moduleSpecifier, "import");
+    else if (ts.isExportDeclaration(node) && node.moduleSpecifier !== undefined)
+      add(node, node.moduleSpecifier, "export … from");
+    else if (ts.isImportEqualsDeclaration(node) && ts.isExternalModuleReference(node.moduleReference))
+      add(node, node.moduleReference.expression, "import = require");
+    else if (ts.isModuleDeclaration(node) && ts.isStringLiteral(node.name)) add(node, node.name, "declare module");
+    else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument))
+      add(node, node.argument.literal, "import() type");
+    else if (ts.isCallExpression(node)) {
+      const callee = node.expression;
+      const isImport = callee.kind === ts.SyntaxKind.ImportKeyword;
+      const isRequire = ts.isIdentifier(callee) && callee.text === "require";
+      if (isImport || isRequire) add(node, node.arguments[0], isImport ? "import()" : "require()");
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(sourceFile);
+  for (const reference of sourceFile.typeReferenceDirectives) {
+    found.push({
+      specifier: reference.fileName,
+      line: sourceFile.getLineAndCharacterOfPosition(reference.pos).line + 1,
+      how: "/// <reference types>",
+    });
+  }
+  return found;
+}
+
+/** Every .ts file under `directory`, as paths relative to `root` with forward slashes, sorted. */
+function sourceFiles(root, directory) {
+  const files = [];
+  const walk = (absolute) => {
+    for (const entry of readdirSync(absolute, { withFileTypes: true })) {
+      const path = join(absolute, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (SOURCE_FILE.test(entry.name)) files.push(relative(root, path).split(sep).join("/"));
+    }
+  };
+  walk(join(root, directory));
+  return files.sort();
+}
+
+/** A relative specifier of `file` → the target's path relative to root (`.js` → `.ts`). */
+function resolveRelative(root, file, specifier) {
+  const absolute = resolve(root, dirname(file), specifier);
+  const path = relative(root, absolute).split(sep).join("/");
+  return path.replace(/\.([cm]?)js$/, ".$1ts").replace(/\.jsx$/, ".tsx");
+}
+
+/**
+ * The public entries of the package: each `exports` subpath of package.json, through its `dist/`
+ * file, mapped to its source by tsup.config.ts's `entry`. Throws when an export has no source entry.
+ * @param {string} [root]
+ * @returns {Promise<PublicEntry[]>}
+ */
+export async function publicEntries(root = repositoryRoot) {
+  const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
+  const { tsImport } = await import("tsx/esm/api");
+  const loaded = await tsImport(pathToFileURL(join(root, "tsup.config.ts")).href, import.meta.url);
+  const config = loaded.default?.default ?? loaded.default;
+  const configs = Array.isArray(config) ? config : [config];
+  /** @type {Map<string, string>} tsup entry name (`openai/index`) → source path */
+  const sources = new Map();
+  for (const { entry } of configs) {
+    if (Array.isArray(entry)) throw new Error("tsup.config.ts: name the entries ({ name: source }) to map exports");
+    for (const [name, source] of Object.entries(entry ?? {})) sources.set(name, source.replace(/^\.\//, ""));
+  }
+  const entries = [];
+  for (const [key, target] of Object.entries(manifest.exports ?? {})) {
+    const file = typeof target === "string" ? target : (target.import ?? target.default);
+    if (typeof file !== "string" || !/^\.\/dist\/.*\.[cm]?js$/.test(file)) continue; // ./package.json
+    const name = file.replace(/^\.\/dist\//, "").replace(/\.[cm]?js$/, "");
+    const source = sources.get(name);
+    if (source === undefined)
+      throw new Error(`package.json export "${key}" (${file}) has no entry "${name}" in tsup.config.ts`);
+    entries.push({ subpath: key === "." ? manifest.name : `${manifest.name}/${key.slice(2)}`, file: source });
+  }
+  return entries;
+}
+
+/**
+ * Compiler options of `root`'s tsconfig.json (defaults when there is none), for a program over a few
+ * entry files.
+ * @param {string} root
+ */
+export function compilerOptions(root) {
+  const path = join(root, "tsconfig.json");
+  const read = ts.readConfigFile(path, ts.sys.readFile);
+  if (read.error !== undefined) {
+    return {
+      target: ts.ScriptTarget.ES2022,
+      module: ts.ModuleKind.NodeNext,
+      moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      strict: true,
+      skipLibCheck: true,
+      noEmit: true,
+      types: [],
+    };
+  }
+  const parsed = ts.parseJsonConfigFileContent(read.config, ts.sys, root, undefined, path);
+  return { ...parsed.options, noEmit: true, incremental: false };
+}
+
+/**
+ * A type-checking program over the public entries (and what they import).
+ * @param {string} root
+ * @param {PublicEntry[]} entries
+ */
+export function entryProgram(root, entries) {
+  return ts.createProgram({
+    rootNames: entries.map((entry) => join(root, entry.file)),
+    options: compilerOptions(root),
+  });
+}
+
+const toPath = (root, fileName) => relative(root, fileName).split(sep).join("/");
+
+/**
+ * Symbols a public entry exports that are declared under src/internal/.
+ * @param {string} root
+ * @param {PublicEntry[]} entries
+ * @returns {Violation[]}
+ */
+function internalExports(root, entries) {
+  const program = entryProgram(root, entries);
+  const checker = program.getTypeChecker();
+  const violations = [];
+  for (const entry of entries) {
+    const sourceFile = program.getSourceFile(join(root, entry.file));
+    if (sourceFile === undefined) {
+      violations.push({ file: entry.file, line: 1, rule: "missing-entry", message: `${entry.subpath}: no such file` });
+      continue;
+    }
+    const moduleSymbol = checker.getSymbolAtLocation(sourceFile);
+    if (moduleSymbol === undefined) continue; // no import or export at all
+    const line = (node) => sourceFile.getLineAndCharacterOfPosition(node.getStart(sourceFile)).line + 1;
+    for (const exported of checker.getExportsOfModule(moduleSymbol)) {
+      const target = exported.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(exported) : exported;
+      const declaration = (target.declarations ?? []).find((node) =>
+        toPath(root, node.getSourceFile().fileName).startsWith("src/internal/"),
+      );
+      if (declaration === undefined) continue;
+      // Where the entry exports it: its own export specifier, or the `export *` that brings it in.
+      const own = (exported.declarations ?? []).find((node) => node.getSourceFile() === sourceFile);
+      const star = sourceFile.statements.find(
+        (statement) =>
+          ts.isExportDeclaration(statement) &&
+          statement.exportClause === undefined &&
+          statement.moduleSpecifier !== undefined,
+      );
+      const at = own ?? star;
+      violations.push({
+        file: entry.file,
+        line: at === undefined ? 1 : line(at),
+        rule: "entry-exports-internal",
+        message: `public entry ${entry.subpath} exports ${exported.name}, declared in ${toPath(root, declaration.getSourceFile().fileName)} (src/internal is never public: move it to a public module)`,
+      });
+    }
+  }
+  return violations;
+}
+
+/**
+ * Checks the import directions of every src/**\/*.ts under `root`.
+ * @param {{ root?: string, entries?: PublicEntry[] }} [options] `entries`: the public entries
+ *   (default: from package.json and tsup.config.ts)
+ * @returns {Promise<{ violations: Violation[], files: number, references: number }>}
+ */
+export async function checkImports({ root = repositoryRoot, entries } = {}) {
+  const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
+  const declared = new Set([
+    ...Object.keys(manifest.dependencies ?? {}),
+    ...Object.keys(manifest.peerDependencies ?? {}),
+  ]);
+  const corePackages = new Set(CORE_PACKAGES);
+  const coreBuiltins = new Set(CORE_NODE_MODULES);
+  const publicFiles = entries ?? (await publicEntries(root));
+
+  /** @type {Violation[]} */
+  const violations = [];
+  const files = sourceFiles(root, "src");
+  let references = 0;
+  for (const file of files) {
+    const from = layerOf(file);
+    const restricted = from.kind === "core" || from.kind === "testing";
+    const sourceFile = ts.createSourceFile(file, readFileSync(join(root, file), "utf8"), ts.ScriptTarget.Latest, true);
+    for (const { specifier, line, how } of moduleReferences(sourceFile)) {
+      references++;
+      const report = (rule, message) => violations.push({ file, line, rule, message });
+      if (specifier === undefined) {
+        report("computed-specifier", `${how} with a computed specifier cannot be checked: use a string literal`);
+      } else if (specifier.startsWith(".") || specifier.startsWith("/")) {
+        const target = resolveRelative(root, file, specifier);
+        const to = layerOf(target);
+        const rule = forbiddenDirection(from, to);
+        if (rule === "imports-outside-src") {
+          report(
+            rule,
+            `"${specifier}" resolves to ${target}: nothing in src imports test/, bench/ or anything outside src/`,
+          );
+        } else if (rule !== undefined) {
+          report(rule, `${describeLayer(from)} imports ${describeLayer(to)} ("${specifier}"): ${ALLOWED[from.kind]}`);
+        }
+      } else if (builtinName(specifier) !== undefined) {
+        const name = builtinName(specifier);
+        if (restricted && !coreBuiltins.has(name)) {
+          report(
+            "core-imports-node-module",
+            `${describeLayer(from)} imports ${name}: core and src/testing use only ${[...coreBuiltins].join(", ")} (no filesystem, process or network API; put it behind a subpath export)`,
+          );
+        }
+      } else {
+        const name = packageName(specifier);
+        if (name === manifest.name) {
+          report("self-import", `"${specifier}" imports the package by its own name: use a relative import`);
+        } else if (!declared.has(name)) {
+          report(
+            "undeclared-package",
+            `"${specifier}": ${name} is not in package.json dependencies or peerDependencies (a devDependency is not installed for users)`,
+          );
+        } else if (restricted && !corePackages.has(name)) {
+          report(
+            "core-imports-package",
+            `${describeLayer(from)} imports "${specifier}": core and src/testing use only ${[...corePackages].join(", ")} (a provider SDK belongs in an adapter, typed structurally)`,
+          );
+        }
+      }
+    }
+  }
+  violations.push(...internalExports(root, publicFiles));
+  violations.sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line);
+  return { violations, files: files.length, references };
+}
+
+if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const { violations, files, references } = await checkImports();
+  if (violations.length > 0) {
+    for (const { file, line, rule, message } of violations)
+      process.stderr.write(`${file}:${line}: [${rule}] ${message}\n`);
+    process.stderr.write(
+      `check-imports: ${violations.length} forbidden import${violations.length === 1 ? "" : "s"} (allowed directions: docs/architecture.md)\n`,
+    );
+    process.exit(1);
+  }
+  process.stdout.write(
+    `check-imports: ${references} module references in ${files} files follow docs/architecture.md\n`,
+  );
+}
