@@ -1,16 +1,78 @@
 import { setMaxListeners } from "node:events";
 
-type AbortSubscriber = (reason: unknown) => void;
+import { addDeadline, type DeadlineEntry } from "./deadline.js";
 
-interface Fanout {
-  readonly subscribers: Set<AbortSubscriber>;
-  readonly listener: () => void;
+/** Told once when a signal aborts. */
+interface AbortTarget {
+  onAbort(reason: unknown): void;
 }
 
-// One real listener per signal, however many runs and calls wait on it: Node's EventTarget warns
-// past ten listeners and removes a listener by a linear search, so a listener per call would make
-// a turn of n calls cost O(n²) and print MaxListenersExceededWarning on the caller's console.
+/**
+ * The one real listener of ours on a signal, however many runs and calls wait on it: Node's
+ * EventTarget warns past ten listeners and removes a listener by a linear search, so a listener per
+ * call would make a turn of n calls cost O(n²) and print MaxListenersExceededWarning on the
+ * caller's console. Subscribing is a Set add, leaving a Set delete; the listener is on the signal
+ * while anyone is subscribed, and also between subscriptions while the fan-out is held (a run holds
+ * its signal's, so that its calls never add or remove the listener).
+ */
+class Fanout {
+  readonly #signal: AbortSignal;
+  readonly #targets = new Set<AbortTarget>();
+  #holds = 0;
+  #listening = false;
+
+  constructor(signal: AbortSignal) {
+    this.#signal = signal;
+  }
+
+  add(target: AbortTarget): void {
+    this.#targets.add(target);
+    if (!this.#listening) {
+      this.#listening = true;
+      this.#signal.addEventListener("abort", this.#listener, { once: true });
+    }
+  }
+
+  delete(target: AbortTarget): void {
+    if (this.#targets.delete(target) && this.#targets.size === 0 && this.#holds === 0) this.#detach();
+  }
+
+  hold(): () => void {
+    this.#holds++;
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
+      if (--this.#holds === 0 && this.#targets.size === 0) this.#detach();
+    };
+  }
+
+  #detach(): void {
+    if (this.#listening) this.#signal.removeEventListener("abort", this.#listener);
+    this.#listening = false;
+    if (fanouts.get(this.#signal) === this) fanouts.delete(this.#signal);
+  }
+
+  readonly #listener = (): void => {
+    this.#listening = false;
+    fanouts.delete(this.#signal);
+    const reason = this.#signal.reason;
+    for (const target of this.#targets) target.onAbort(reason);
+    this.#targets.clear();
+  };
+}
+
 const fanouts = new WeakMap<AbortSignal, Fanout>();
+
+/** The fan-out of `signal`, which must not be aborted yet. */
+function fanoutOf(signal: AbortSignal): Fanout {
+  let fanout = fanouts.get(signal);
+  if (fanout === undefined) {
+    fanout = new Fanout(signal);
+    fanouts.set(signal, fanout);
+  }
+  return fanout;
+}
 
 /**
  * Calls `subscriber` with the signal's reason once `signal` aborts; returns the function that
@@ -18,28 +80,12 @@ const fanouts = new WeakMap<AbortSignal, Fanout>();
  * subscriber leaves, so nothing stays on a long-lived caller signal after the calls end.
  * The signal must not be aborted yet (check `signal.aborted` first).
  */
-export function subscribeAbort(signal: AbortSignal, subscriber: AbortSubscriber): () => void {
-  let fanout = fanouts.get(signal);
-  if (fanout === undefined) {
-    const subscribers = new Set<AbortSubscriber>();
-    const listener = () => {
-      fanouts.delete(signal);
-      for (const notify of subscribers) notify(signal.reason);
-      subscribers.clear();
-    };
-    fanout = { subscribers, listener };
-    fanouts.set(signal, fanout);
-    signal.addEventListener("abort", listener, { once: true });
-  }
-  const current = fanout;
-  // A fresh function per subscription: the Set needs distinct entries.
-  const entry: AbortSubscriber = (reason) => subscriber(reason);
-  current.subscribers.add(entry);
-  return () => {
-    if (!current.subscribers.delete(entry) || current.subscribers.size > 0) return;
-    signal.removeEventListener("abort", current.listener);
-    if (fanouts.get(signal) === current) fanouts.delete(signal);
-  };
+export function subscribeAbort(signal: AbortSignal, subscriber: (reason: unknown) => void): () => void {
+  const fanout = fanoutOf(signal);
+  // A fresh object per subscription: the Set needs distinct entries.
+  const target: AbortTarget = { onAbort: subscriber };
+  fanout.add(target);
+  return () => fanout.delete(target);
 }
 
 /**
@@ -76,44 +122,56 @@ export interface LinkedSignal {
 /**
  * A child signal that follows `parent` (through the one shared subscription), with no listener
  * limit: a provider SDK may add a listener per request without Node warning on the console.
+ * Until {@link LinkedSignal.dispose}, the child's own fan-out is held: the calls of a run
+ * subscribing to it add and remove no listener.
  */
 export function linkSignal(parent: AbortSignal | undefined): LinkedSignal {
   if (parent === undefined) return { signal: undefined, dispose: () => {} };
   const controller = new AbortController();
-  setMaxListeners(0, controller.signal);
+  const { signal } = controller;
+  setMaxListeners(0, signal);
   if (parent.aborted) {
     controller.abort(parent.reason);
-    return { signal: controller.signal, dispose: () => {} };
+    return { signal, dispose: () => {} };
   }
-  const dispose = subscribeAbort(parent, (reason) => controller.abort(reason));
-  return { signal: controller.signal, dispose };
+  const unsubscribe = subscribeAbort(parent, (reason) => controller.abort(reason));
+  const release = fanoutOf(signal).hold();
+  return {
+    signal,
+    dispose: () => {
+      unsubscribe();
+      release();
+    },
+  };
 }
 
 /**
  * The abort state of one tool call: it follows the caller's signal and an optional timeout, and
- * makes the call's own `AbortSignal` only when the tool reads it. Nothing is armed (no
- * subscription, no timer) for a tool that neither reads its signal nor returns a promise.
- * {@link dispose} detaches it when the call ends, so listeners a tool adds to its signal and
- * forgets die with the call instead of piling up on the caller's long-lived signal.
+ * makes the call's own `AbortSignal` only when the tool reads it. Nothing is armed for a tool that
+ * neither reads its signal nor returns a promise; otherwise the call joins the caller signal's
+ * fan-out and its timeout's deadline queue (a Set add each, no listener, timer or controller of
+ * its own). {@link dispose} detaches it when the call ends, so listeners a tool adds to its signal
+ * and forgets die with the call instead of piling up on the caller's long-lived signal.
  */
-export class CallAbort {
+export class CallAbort implements AbortTarget, DeadlineEntry {
+  /** When the timeout fires (`performance.now()`), counted from the start of the call. */
+  readonly deadline: number;
   readonly #parent: AbortSignal | undefined;
   readonly #timeoutMs: number | undefined;
-  readonly #started: number;
   #armed = false;
   #controller: AbortController | undefined;
   #aborted = false;
   #reason: unknown;
   #timedOut = false;
   #reject: ((reason: unknown) => void) | undefined;
-  #unsubscribe: (() => void) | undefined;
-  #timer: ReturnType<typeof setTimeout> | undefined;
+  #fanout: Fanout | undefined;
+  #deadlines: { delete(entry: DeadlineEntry): void } | undefined;
 
   /** @param timeoutMs finite milliseconds from now, or `undefined` for none */
   constructor(parent: AbortSignal | undefined, timeoutMs: number | undefined) {
     this.#parent = parent;
     this.#timeoutMs = timeoutMs;
-    this.#started = timeoutMs === undefined ? 0 : performance.now();
+    this.deadline = timeoutMs === undefined ? 0 : performance.now() + timeoutMs;
   }
 
   /** `true` once the timeout fired (and not the caller's signal first). */
@@ -150,21 +208,35 @@ export class CallAbort {
       value.catch(() => {});
       return Promise.reject(this.#reason);
     }
-    if (this.#unsubscribe === undefined && this.#timer === undefined) return value;
+    if (this.#fanout === undefined && this.#deadlines === undefined) return value;
     return new Promise<T>((resolve, reject) => {
       this.#reject = reject;
       value.then(resolve, reject);
     });
   }
 
-  /** Detaches from the caller's signal and clears the timer. The call's signal stays as it is. */
+  /** Leaves the caller signal's fan-out and the deadline queue. The call's signal stays as it is. */
   dispose(): void {
     this.#armed = true; // nothing to arm after the end
-    this.#unsubscribe?.();
-    this.#unsubscribe = undefined;
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
-    this.#timer = undefined;
+    this.#fanout?.delete(this);
+    this.#fanout = undefined;
+    this.#deadlines?.delete(this);
+    this.#deadlines = undefined;
     this.#reject = undefined;
+  }
+
+  /** @internal the caller's signal aborted */
+  onAbort(reason: unknown): void {
+    this.#fanout = undefined;
+    this.#abort(reason);
+  }
+
+  /** @internal the timeout passed */
+  expire(): void {
+    this.#deadlines = undefined;
+    if (this.#aborted) return;
+    this.#timedOut = true;
+    this.#abort(new DOMException(`tool timed out after ${this.#timeoutMs} ms`, "TimeoutError"));
   }
 
   #arm(): void {
@@ -176,17 +248,10 @@ export class CallAbort {
         this.#abort(parent.reason);
         return;
       }
-      this.#unsubscribe = subscribeAbort(parent, (reason) => this.#abort(reason));
+      this.#fanout = fanoutOf(parent);
+      this.#fanout.add(this);
     }
-    const timeoutMs = this.#timeoutMs;
-    if (timeoutMs !== undefined) {
-      // The timeout counts from the start of the call, not from when it was first needed.
-      const remaining = Math.max(0, timeoutMs - (performance.now() - this.#started));
-      this.#timer = setTimeout(() => {
-        this.#timedOut = true;
-        this.#abort(new DOMException(`tool timed out after ${timeoutMs} ms`, "TimeoutError"));
-      }, remaining);
-    }
+    if (this.#timeoutMs !== undefined) this.#deadlines = addDeadline(this.#timeoutMs, this);
   }
 
   #abort(reason: unknown): void {
