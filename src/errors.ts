@@ -1,4 +1,4 @@
-import { boundText, showValue } from "./internal/describe.js";
+import { boundText, jsonText, showValue } from "./internal/describe.js";
 import type { Message } from "./provider.js";
 
 const ERROR_BRAND = Symbol.for("toolloop.error");
@@ -94,14 +94,9 @@ export class ToolLoopError extends ToolloopError {
 const MAX_BODY_EXCERPT_CHARS = 2_000;
 
 function excerpt(body: unknown): string {
-  if (typeof body === "string") return boundText(body, MAX_BODY_EXCERPT_CHARS);
-  try {
-    const text = JSON.stringify(body);
-    if (text !== undefined) return boundText(text, MAX_BODY_EXCERPT_CHARS);
-  } catch {
-    // not serialisable (a cycle, a BigInt …): fall back to its type
-  }
-  return showValue(body);
+  // Not serialisable (a cycle, a BigInt …): its type, or what it is.
+  const text = typeof body === "string" ? body : jsonText(body);
+  return text === undefined ? showValue(body) : boundText(text, MAX_BODY_EXCERPT_CHARS);
 }
 
 /**

@@ -4,7 +4,8 @@
  * @module
  */
 
-import { isPlainObject } from "../internal/describe.js";
+import { isPlainObject, showValue } from "../internal/describe.js";
+import { resolveLocalRef } from "../internal/json-pointer.js";
 import type { ToolDefinition } from "../provider.js";
 
 /** A type of Gemini's `Schema`, upper-case as the official SDK sends it. */
@@ -89,22 +90,6 @@ function isNullSchema(value: unknown): boolean {
   return isPlainObject(value) && value.type === "null";
 }
 
-function shown(value: unknown): string {
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return String(value);
-  }
-}
-
-function resolveRef(ref: string, context: Context): unknown {
-  const match = /^#\/(\$defs|definitions)\/(.+)$/.exec(ref);
-  if (match === null) return undefined;
-  const defs = context.root[match[1] as string];
-  const name = (match[2] as string).replaceAll("~1", "/").replaceAll("~0", "~");
-  return isPlainObject(defs) && Object.hasOwn(defs, name) ? defs[name] : undefined;
-}
-
 /** Text appended to a description for constraints Gemini cannot express. */
 function withNotes(description: string | undefined, notes: string[]): string | undefined {
   if (notes.length === 0) return description;
@@ -117,7 +102,7 @@ function convertNode(node: unknown, context: Context): GeminiSchema {
 
   if (typeof node.$ref === "string") {
     const ref = node.$ref;
-    const target = resolveRef(ref, context);
+    const target = resolveLocalRef(ref, context.root);
     const { $ref: _ref, ...siblings } = node;
     if (target === undefined || context.expanding.has(ref)) {
       // Gemini's `parameters` has no references: a recursive level becomes an untyped object.
@@ -184,7 +169,7 @@ function convertNode(node: unknown, context: Context): GeminiSchema {
     addConstraints(node, result, notes, context);
   }
 
-  if (node.default !== undefined) notes.push(`default: ${shown(node.default)}`);
+  if (node.default !== undefined) notes.push(`default: ${showValue(node.default)}`);
   const finalDescription = withNotes(description, notes);
   if (finalDescription === undefined) delete result.description;
   else result.description = finalDescription;
@@ -218,7 +203,9 @@ function addConstraints(node: Record<string, unknown>, result: GeminiSchema, not
       result.enum = values as string[];
     } else if (values.length > 0) {
       // Gemini's enum takes strings only.
-      notes.push(values.length === 1 ? `must be ${shown(values[0])}` : `one of ${values.map(shown).join(", ")}`);
+      notes.push(
+        values.length === 1 ? `must be ${showValue(values[0])}` : `one of ${values.map(showValue).join(", ")}`,
+      );
     }
     if (values.length < enumValues.length) result.nullable = true;
   }

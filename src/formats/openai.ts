@@ -5,6 +5,7 @@
  */
 
 import { isPlainObject, isRecord } from "../internal/describe.js";
+import { resolveLocalRef } from "../internal/json-pointer.js";
 import type { ToolDefinition } from "../provider.js";
 
 type JsonObject = Record<string, unknown>;
@@ -49,22 +50,6 @@ function hasType(schema: JsonObject, type: string): boolean {
 /** An object schema whose `properties` strict mode must close: `type` object or no `type` at all. */
 function isPropertiesObject(schema: JsonObject): schema is JsonObject & { properties: JsonObject } {
   return isRecord(schema.properties) && (schema.type === undefined || hasType(schema, "object"));
-}
-
-/** Resolves a local `#`, `#/$defs/x` or `#/definitions/x` style pointer against `root`. */
-function resolveLocalRef(ref: string, root: unknown): unknown {
-  if (!ref.startsWith("#")) return undefined;
-  const pointer = ref.slice(1);
-  if (pointer === "") return root;
-  if (!pointer.startsWith("/")) return undefined;
-  let node: unknown = root;
-  for (const raw of pointer.slice(1).split("/")) {
-    const part = decodeURIComponent(raw).replaceAll("~1", "/").replaceAll("~0", "~");
-    if (Array.isArray(node)) node = node[Number(part)];
-    else if (isRecord(node) && Object.hasOwn(node, part)) node = node[part];
-    else return undefined;
-  }
-  return node;
 }
 
 /**

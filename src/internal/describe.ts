@@ -65,12 +65,27 @@ export function describeType(value: unknown): string {
  */
 export function showValue(value: unknown): string {
   let text: string;
-  try {
-    text = typeof value === "number" ? String(value) : (JSON.stringify(value) ?? String(value));
-  } catch {
-    text = describeType(value);
+  if (typeof value === "number") text = String(value);
+  else {
+    const json = jsonText(value);
+    if (json !== undefined) text = json;
+    else if (typeof value === "object" && value !== null) text = describeType(value);
+    else text = String(value);
   }
   return boundText(text, MAX_SHOWN_VALUE_CHARS);
+}
+
+/**
+ * The JSON text of `value`, or `undefined` when it has none: `undefined`, a function or a symbol,
+ * or a value that cannot be serialised (a cycle, a BigInt, a throwing `toJSON`). Never throws. The
+ * one place toolloop serialises a value it did not build; callers bound the text.
+ */
+export function jsonText(value: unknown): string | undefined {
+  try {
+    return JSON.stringify(value);
+  } catch {
+    return undefined;
+  }
 }
 
 /** `true` for any non-array object, class instances included (SDK responses are plain JSON, but a custom client may use classes). */

@@ -4,7 +4,8 @@ import type { Ajv2019 } from "ajv/dist/2019.js";
 import type { Ajv2020 } from "ajv/dist/2020.js";
 import type { RE2JS } from "re2js";
 import type { ParseArgumentsResult } from "../tool.js";
-import { boundText, MAX_VALIDATION_MESSAGE_CHARS } from "./describe.js";
+import { boundText, cutName, jsonText, MAX_VALIDATION_MESSAGE_CHARS } from "./describe.js";
+import { unescapePointerSegment } from "./json-pointer.js";
 
 // Ajv (a CommonJS package) is loaded on the first JSON Schema compilation, not at import: it is
 // the largest part of toolloop's start-up, and apps whose tools all use zod never need it.
@@ -26,7 +27,6 @@ const MAX_ISSUE_CHARS = 400;
 /** How many of an enum's allowed values a message lists. */
 const MAX_ENUM_VALUES_SHOWN = 10;
 /** Longest property name (often the model's own) or allowed value echoed in a message. */
-const MAX_NAME_CHARS = 80;
 const MAX_ENUM_VALUE_CHARS = 40;
 /** Longest schema pattern quoted in a registration error. */
 const MAX_PATTERN_CHARS = 200;
@@ -433,13 +433,8 @@ export function compileJsonSchemaValidator(schema: Record<string, unknown>): Arg
 
 // ─── Messages ───────────────────────────────────────────────────────────────────────────────────
 
-/** A name (often sent by the model) cut to a readable length, as `quoteName` cuts names. */
-function cutName(name: string): string {
-  return name.length > MAX_NAME_CHARS ? `${name.slice(0, MAX_NAME_CHARS)}…` : name;
-}
-
 function showAllowedValue(value: unknown): string {
-  const text = typeof value === "string" ? value : (JSON.stringify(value) ?? String(value));
+  const text = typeof value === "string" ? value : (jsonText(value) ?? String(value));
   const cut = text.length > MAX_ENUM_VALUE_CHARS ? `${text.slice(0, MAX_ENUM_VALUE_CHARS)}…` : text;
   return typeof value === "string" ? JSON.stringify(cut) : cut;
 }
@@ -449,7 +444,7 @@ function pointerToPath(pointer: string): string {
   return pointer
     .slice(1)
     .split("/")
-    .map((segment) => cutName(segment.replace(/~1/g, "/").replace(/~0/g, "~")))
+    .map((segment) => cutName(unescapePointerSegment(segment)))
     .reduce((path, segment) => {
       if (/^\d+$/.test(segment)) return `${path}[${segment}]`;
       return path === "" ? segment : `${path}.${segment}`;

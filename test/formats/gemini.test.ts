@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import * as z from "zod";
-import { toGeminiSchema, toGeminiTools } from "../../src/adapters/gemini/index.js";
+import { toGeminiSchema, toGeminiTools } from "../../src/formats/gemini.js";
 import { defineTool, type ToolDefinition } from "../../src/index.js";
 
 type Json = Record<string, unknown>;
@@ -261,6 +261,11 @@ describe("toGeminiSchema", () => {
     const output = toGeminiSchema(input);
     expect(output).toEqual(expected);
     expect(unsupported(output)).toEqual([]);
+  });
+
+  it("expands any local $ref, not only $defs (#/properties/a)", () => {
+    const schema = { type: "object", properties: { a: { type: "string" }, b: { $ref: "#/properties/a" } } };
+    expect(toGeminiSchema(schema)).toMatchObject({ properties: { b: { type: "STRING" } } });
   });
 
   it("keeps model-facing property names such as __proto__ as plain properties", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { boundText, describeType, errorMessage, showValue } from "../../src/internal/describe.js";
+import { boundText, describeType, errorMessage, jsonText, showValue } from "../../src/internal/describe.js";
 
 describe("boundText", () => {
   it("keeps short text and cuts long text to the bound, saying how much was cut", () => {
@@ -54,6 +54,26 @@ describe("showValue", () => {
     cyclic.self = cyclic;
     expect(showValue(cyclic)).toBe("object");
     expect(showValue("x".repeat(10_000)).length).toBeLessThanOrEqual(200);
+    expect(showValue(10n)).toBe("10");
+  });
+});
+
+describe("jsonText", () => {
+  it("is the JSON text, or undefined for a value without one, and never throws", () => {
+    expect(jsonText({ a: [1, "b"] })).toBe('{"a":[1,"b"]}');
+    expect(jsonText(undefined)).toBeUndefined();
+    expect(jsonText(() => 1)).toBeUndefined();
+    expect(jsonText(1n)).toBeUndefined();
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    expect(jsonText(cyclic)).toBeUndefined();
+    expect(
+      jsonText({
+        toJSON() {
+          throw new Error("no");
+        },
+      }),
+    ).toBeUndefined();
   });
 });
 
