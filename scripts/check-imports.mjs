@@ -239,11 +239,24 @@ export function compilerOptions(root) {
  * @param {PublicEntry[]} entries
  */
 export function entryProgram(root, entries) {
-  return ts.createProgram({
-    rootNames: entries.map((entry) => join(root, entry.file)),
-    options: compilerOptions(root),
-  });
+  const options = compilerOptions(root);
+  const host = ts.createCompilerHost(options);
+  const getSourceFile = host.getSourceFile.bind(host);
+  // Declaration files (TypeScript's lib, node_modules) are parsed once per process, not per program.
+  host.getSourceFile = (fileName, languageVersion, ...rest) => {
+    if (!fileName.endsWith(".d.ts")) return getSourceFile(fileName, languageVersion, ...rest);
+    const key = `${fileName}\0${JSON.stringify(languageVersion)}`;
+    let sourceFile = declarationFiles.get(key);
+    if (sourceFile === undefined) {
+      sourceFile = getSourceFile(fileName, languageVersion, ...rest);
+      if (sourceFile !== undefined) declarationFiles.set(key, sourceFile);
+    }
+    return sourceFile;
+  };
+  return ts.createProgram({ rootNames: entries.map((entry) => join(root, entry.file)), options, host });
 }
+
+const declarationFiles = new Map();
 
 const toPath = (root, fileName) => relative(root, fileName).split(sep).join("/");
 
