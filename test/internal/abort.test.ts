@@ -66,6 +66,45 @@ describe("linkSignal", () => {
     expect(links.slice(1).every((link) => link.signal?.aborted && link.signal.reason === "why")).toBe(true);
   });
 
+  it("the child keeps its one listener for all its subscribers until disposed (a run's calls add none)", () => {
+    const parent = new AbortController();
+    const link = linkSignal(parent.signal);
+    const child = link.signal as AbortSignal;
+    const added = vi.spyOn(child, "addEventListener");
+    const removed = vi.spyOn(child, "removeEventListener");
+    for (let index = 0; index < 100; index++) {
+      const call = new CallAbort(child, 30_000);
+      call.race(Promise.resolve()).catch(() => {});
+      call.dispose();
+      subscribeAbort(child, () => {})(); // as raceAbort does for a provider call
+    }
+    expect(added).toHaveBeenCalledTimes(1);
+    expect(removed).not.toHaveBeenCalled();
+    expect(getEventListeners(child, "abort")).toHaveLength(1);
+    expect(getEventListeners(parent.signal, "abort")).toHaveLength(1);
+    link.dispose();
+    link.dispose(); // twice: no effect
+    expect(getEventListeners(child, "abort")).toHaveLength(0);
+    expect(getEventListeners(parent.signal, "abort")).toHaveLength(0);
+  });
+
+  it("aborting the parent aborts every call in flight on the child, with the parent's reason", async () => {
+    const parent = new AbortController();
+    const link = linkSignal(parent.signal);
+    const calls = Array.from({ length: 100 }, () => new CallAbort(link.signal, 30_000));
+    const races = calls.map((call) => call.race(new Promise(() => {})));
+    const signals = calls.slice(0, 10).map((call) => call.signal);
+    const reason = new Error("stop");
+    parent.abort(reason);
+    const settled = await Promise.allSettled(races);
+    expect(settled.every((result) => result.status === "rejected" && result.reason === reason)).toBe(true);
+    expect(calls.every((call) => call.aborted && !call.timedOut && call.reason === reason)).toBe(true);
+    expect(signals.every((signal) => signal.aborted && signal.reason === reason)).toBe(true);
+    for (const call of calls) call.dispose();
+    link.dispose();
+    expect(getEventListeners(parent.signal, "abort")).toHaveLength(0);
+  });
+
   it("an already aborted parent gives an aborted child", () => {
     const parent = new AbortController();
     parent.abort("early");
