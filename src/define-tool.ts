@@ -14,10 +14,18 @@ import { newToolResult, type ToolResult } from "./tool-result.js";
  * shape rather than by zod 3's classes, so that a schema from any installed copy of zod 3 fits.
  */
 export interface Zod3ObjectSchema {
-  readonly _def: { readonly typeName: string };
+  /** zod 3's definition; `typeName` is `"ZodObject"` for an object schema. */
+  readonly _def: {
+    /** The zod 3 class name (`"ZodObject"`). */
+    readonly typeName: string;
+  };
+  /** The parsed type (type-level only): what `execute` receives. */
   readonly _output: unknown;
+  /** The input type (type-level only). */
   readonly _input: unknown;
+  /** The object's fields. */
   readonly shape: object;
+  /** Validates the model's arguments (zod 3's method). */
   safeParse(data: unknown): Zod3SafeParseResult;
 }
 

@@ -7,9 +7,13 @@
  * treated as enabled; without `child`, tools receive this logger itself as `context.logger`.
  */
 export interface Logger {
+  /** Detail of each step and call (`llm call`, `tool call started` …). */
   debug(fields: object, message?: string): void;
+  /** One line per completed tool call (`tool call completed`, with `durationMs`). */
   info(fields: object, message?: string): void;
+  /** A failed tool call (`tool call failed`), a tool replaced by a new registration. */
   warn(fields: object, message?: string): void;
+  /** Part of the contract of pino and `console`; toolloop itself logs nothing at this level today. */
   error(fields: object, message?: string): void;
   /** `true` when messages of `level` are written (pino's method); lets toolloop skip building them. */
   isLevelEnabled?(level: string): boolean;

@@ -24,7 +24,16 @@ export interface ToolCall {
   /** Parsed arguments. */
   arguments: Record<string, unknown>;
   /** OpenAI wire shape: the name and the arguments as a JSON string. */
-  function?: { name: string; arguments: string };
+  function?: {
+    /** The same as {@link ToolCall.name}. */
+    name: string;
+    /**
+     * The arguments as the model sent them, as JSON text (`"{}"` for none). It differs from
+     * `arguments` only where an adapter changed the parsed value, e.g. OpenAI strict mode's
+     * removed nulls.
+     */
+    arguments: string;
+  };
   /**
    * Provider-specific data that must round-trip with the call (for example Gemini's
    * `thoughtSignature`). Adapters own the keys they put here; the loop copies it unchanged.
@@ -37,17 +46,33 @@ export interface ToolCall {
  * OpenAI-style `function` carries them, and `arguments` may still be the raw JSON text.
  */
 export interface ProviderToolCall {
+  /** The provider's call id; missing or repeated ids are made unique (`call_<iteration>_<index>`, `_2` …). */
   id?: string;
+  /** `"function"` when present. */
   type?: "function";
+  /** The tool's name; when absent, `function.name` is used. */
   name?: string;
+  /**
+   * The arguments, parsed or as JSON text; when absent, `function.arguments` is used. An object is
+   * what the tool receives; text is parsed (empty text means `{}`).
+   */
   arguments?: Record<string, unknown> | string;
-  function?: { name?: string; arguments?: string };
+  /** OpenAI wire shape: the name and the arguments as JSON text. */
+  function?: {
+    /** The tool's name, used when `name` is absent. */
+    name?: string;
+    /** The arguments as JSON text: what the transcript records as sent by the model. */
+    arguments?: string;
+  };
+  /** Provider-specific data that must round-trip with the call; copied to the transcript unchanged. */
   providerMetadata?: Record<string, unknown>;
 }
 
 /** One message of the conversation. */
 export interface Message {
+  /** Who speaks: `system`, `user`, `assistant`, or `tool` for a tool's answer. */
   role: MessageRole;
+  /** The text (on tool messages: what the model reads, `ToolResult.contentForLLM()`); `""` when there is none. */
   content: string;
   /** On assistant messages: the calls the model made in that turn. */
   toolCalls?: ToolCall[];
@@ -61,18 +86,26 @@ export interface Message {
 
 /** A tool definition in OpenAI's function-calling shape (Go's `providers.ToolDefinition`). */
 export interface ToolDefinition {
+  /** Always `"function"`. */
   type: "function";
+  /** The tool as the model sees it. */
   function: {
+    /** The tool's name, as registered. */
     name: string;
+    /** What the model reads to decide when to call the tool. */
     description: string;
+    /** JSON Schema of the arguments object. */
     parameters: Record<string, unknown>;
   };
 }
 
 /** Token usage of one provider call, or the sum over a loop. */
 export interface UsageInfo {
+  /** Input (prompt) tokens; each adapter's mapping is in docs/adapters.md. */
   promptTokens: number;
+  /** Output (completion) tokens. */
   completionTokens: number;
+  /** The API's total, or the sum of the two when it reports none. */
   totalTokens: number;
 }
 
@@ -90,6 +123,7 @@ export interface LLMResponse {
   toolCalls: ProviderToolCall[];
   /** Why the model stopped, in OpenAI's words (see {@link FinishReason}). */
   finishReason: FinishReason;
+  /** Token usage of this call; absent when the API reported none. */
   usage?: UsageInfo;
 }
 

@@ -2,20 +2,31 @@ const TOOL_RESULT_BRAND = Symbol.for("toolloop.ToolResult");
 
 /** The JSON form of a {@link ToolResult}, with the keys of Go's JSON tags. */
 export interface ToolResultJSON {
+  /** {@link ToolResult.forLLM}. */
   for_llm: string;
+  /** {@link ToolResult.forUser}; omitted when empty (Go's `omitempty`). */
   for_user?: string;
+  /** {@link ToolResult.silent}. */
   silent: boolean;
+  /** {@link ToolResult.isError}. */
   is_error: boolean;
+  /** {@link ToolResult.async}. */
   async: boolean;
 }
 
 /** Fields accepted by the {@link ToolResult} constructor. */
 export interface ToolResultInit {
+  /** Content sent to the model as the tool message. */
   forLLM: string;
+  /** Shown to the user unless `silent` is set. @default "" */
   forUser?: string;
+  /** Show nothing to the user. @default false */
   silent?: boolean;
+  /** The call failed; the model sees it and can explain or retry. @default false */
   isError?: boolean;
+  /** The tool started background work and will report through its `AsyncCallback`. @default false */
   async?: boolean;
+  /** The underlying error, for your code and logs; never serialised. */
   err?: Error;
 }
 

@@ -37,7 +37,19 @@ export interface ToolContext {
 export type ToolReturn = ToolResult | string;
 
 /** Outcome of {@link Tool.parseArguments}. */
-export type ParseArgumentsResult = { success: true; data: Record<string, unknown> } | { success: false; error: string };
+export type ParseArgumentsResult =
+  | {
+      /** The arguments are valid. */
+      success: true;
+      /** The arguments `execute` receives (possibly transformed, e.g. defaults applied). */
+      data: Record<string, unknown>;
+    }
+  | {
+      /** The arguments are invalid: the tool does not run. */
+      success: false;
+      /** What is wrong, for the model (`invalid arguments for tool "x": <error>`; bounded). */
+      error: string;
+    };
 
 /**
  * A tool the model can call (Go's `tools.Tool`).
@@ -74,6 +86,10 @@ export interface Tool {
 
 /** Optional mixin (Go's `ContextualTool`): receives channel and chat id before each call. */
 export interface ContextualTool extends Tool {
+  /**
+   * Called synchronously right before `execute`, only when channel and chat id are both non-empty.
+   * Writes to the shared instance: prefer `context.channel` and `context.chatId`.
+   */
   setContext(channel: string, chatId: string): void;
 }
 
@@ -86,11 +102,13 @@ export type AsyncCallback = (result: ToolResult) => void | Promise<void>;
  * a later call. Concurrent calls still share the instance: use `context.asyncCallback` instead.
  */
 export interface AsyncTool extends Tool {
+  /** Called synchronously right before every `execute`: the caller's callback, or a no-op. */
   setCallback(callback: AsyncCallback): void;
 }
 
 /** Optional mixin (Go's `MetadataAwareTool`): receives message metadata before each call. */
 export interface MetadataAwareTool extends Tool {
+  /** Called synchronously right before every `execute` with a copy of the metadata (`{}` when there is none). */
   setMetadata(metadata: Record<string, string>): void;
 }
 

@@ -3,10 +3,15 @@ import type { LLMProvider, LLMResponse, Message, ProviderToolCall, ToolDefinitio
 
 /** What the provider received in one `chat` call (the messages are a snapshot). */
 export interface ScriptedCall {
+  /** A copy of the transcript the provider was sent, taken when the call was made. */
   messages: Message[];
+  /** The definitions offered, or `undefined` when there were none. */
   tools: ToolDefinition[] | undefined;
+  /** The model asked for. */
   model: string;
+  /** The provider options (`llmOptions`). */
   options: Record<string, unknown>;
+  /** The signal the call was given, if any. */
   signal: AbortSignal | undefined;
 }
 
@@ -16,7 +21,9 @@ export interface ScriptedCall {
  * (`toolCalls` may hold anything) so tests can feed the loop malformed provider output.
  */
 export type ScriptedResponse = Omit<LLMResponse, "toolCalls" | "finishReason"> & {
+  /** The calls the model makes; passed to the loop as written. @default [] */
   toolCalls?: ProviderToolCall[] | undefined;
+  /** Why the model stopped. @default "tool_calls" when there are calls, else "stop" */
   finishReason?: LLMResponse["finishReason"] | undefined;
 };
 
@@ -123,8 +130,11 @@ export class ScriptedProvider implements LLMProvider {
 
 /** A tool call for a script; `id` defaults to `call_<n>` numbered across the process. */
 export interface ScriptedToolCall {
+  /** The tool to call. */
   name: string;
+  /** The arguments: an object, or JSON text (possibly malformed, to test what the model is told). @default {} */
   arguments?: Record<string, unknown> | string;
+  /** The call id. @default `call_<n>`, numbered across the process */
   id?: string;
 }
 
