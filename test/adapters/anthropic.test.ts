@@ -281,7 +281,7 @@ describe("createAnthropicProvider with the real @anthropic-ai/sdk client", () =>
     await expect(chat).rejects.toBeInstanceOf(Anthropic.APIUserAbortError);
   });
 
-  it("passes llmOptions through; max_tokens overrides maxTokens; stream is ignored", async () => {
+  it("passes llmOptions through; max_tokens overrides maxTokens; stream: false is left out", async () => {
     const { server, client } = await replay([okSample("anthropic-followup-response.json")]);
     const provider = createAnthropicProvider({ client, model: "claude-haiku-4-5", maxTokens: 1024 });
 
@@ -295,7 +295,7 @@ describe("createAnthropicProvider with the real @anthropic-ai/sdk client", () =>
           max_tokens: 300,
           tool_choice: { type: "any" },
           metadata: { user_id: "u-1" },
-          stream: true,
+          stream: false,
         },
       },
       [{ role: "user", content: "hi" }],

@@ -608,7 +608,7 @@ describe("createGeminiProvider with the real @google/genai client", () => {
   });
 
   it.each([
-    ["no options", undefined, /options object/],
+    ["no options", undefined, /^createGeminiProvider: options must be an object, got undefined$/],
     ["no client", {}, /client must be a GoogleGenAI client/],
     ["a client without models", { client: {} }, /client must be a GoogleGenAI client/],
     ["a non-string model", { client: new GoogleGenAI({ apiKey: "x" }), model: 3 }, /model must be a string/],

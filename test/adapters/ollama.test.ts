@@ -566,7 +566,7 @@ describe("createOllamaProvider with the real ollama client", () => {
   });
 
   it.each([
-    ["no options", undefined, /options object/],
+    ["no options", undefined, /^createOllamaProvider: options must be an object, got undefined$/],
     ["no client", {}, /client must be an Ollama client/],
     ["a client without chat", { client: {} }, /client must be an Ollama client/],
     ["a non-string model", { client: new Ollama(), model: 3 }, /model must be a string/],

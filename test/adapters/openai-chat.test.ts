@@ -440,7 +440,7 @@ describe("createOpenAIChatProvider with the real openai client", () => {
     [
       "a non-boolean strict",
       { client: new OpenAI({ apiKey: "x" }), strict: "yes" },
-      /strict must be a boolean, got string/,
+      /^createOpenAIChatProvider: strict must be a boolean, got "yes"$/,
     ],
   ])("rejects %s at creation", (_name, options, message) => {
     expect(() => createOpenAIChatProvider(options as never)).toThrow(message);

@@ -344,7 +344,7 @@ describe("createOpenAIResponsesProvider with the real openai client", () => {
     [
       "a non-string model",
       { client: new OpenAI({ apiKey: "x" }), model: 4 },
-      /model must be a non-empty string, got number/,
+      /^createOpenAIResponsesProvider: model must be a non-empty string, got 4$/,
     ],
   ])("rejects %s at creation", (_name, options, message) => {
     expect(() => createOpenAIResponsesProvider(options as never)).toThrow(message);

@@ -1,9 +1,11 @@
-import { describeType, isPlainObject, showValue } from "../../internal/describe.js";
-import type { LLMProvider, LLMResponse, Message, ToolDefinition } from "../../provider.js";
-import { invalidOption } from "../shared/invalid-option.js";
-import { toCallOptions } from "./call-options.js";
-import { toAISDKPrompt, toAISDKTools } from "./convert-prompt.js";
-import { type AISDKGenerateResultLike, fromAISDKResult } from "./convert-result.js";
+import { isPlainObject } from "../../internal/describe.js";
+import { optionError } from "../../internal/options.js";
+import type { LLMProvider, ToolDefinition } from "../../provider.js";
+import { checkClientMethod, checkFactoryOptions } from "../shared/factory-options.js";
+import { portableLLMOptions } from "../shared/request-options.js";
+import { convertOncePerArray, frozenTools } from "../shared/tools-cache.js";
+import { type AISDKGenerateResultLike, fromAISDKResult, PROVIDER } from "./convert-ai-sdk-response.js";
+import { toAISDKPrompt } from "./convert-to-ai-sdk-messages.js";
 
 /**
  * The call options this adapter passes to `doGenerate`. Typed loosely on purpose so that the
@@ -34,9 +36,78 @@ export interface AISDKProviderOptions {
   model: AISDKLanguageModelLike;
 }
 
-function invalid(option: string, expected: string, value: unknown): TypeError {
-  return invalidOption("createAISDKProvider", option, expected, showValue(value));
+/** A function tool of the LanguageModel call options. */
+export interface AISDKFunctionTool {
+  type: "function";
+  name: string;
+  description?: string;
+  inputSchema: Record<string, unknown>;
 }
+
+/** Converts definitions in OpenAI's function shape to LanguageModel function tools, in the same order. */
+export function toAISDKTools(definitions: readonly ToolDefinition[]): AISDKFunctionTool[] {
+  return definitions.map(({ function: { name, description, parameters } }) => {
+    const inputSchema = { ...parameters, type: "object" };
+    return typeof description === "string" && description !== ""
+      ? { type: "function", name, description, inputSchema }
+      : { type: "function", name, inputSchema };
+  });
+}
+
+/** `llmOptions` keys in OpenAI's or Anthropic's spelling, and the LanguageModel call option each sets. */
+const ALIASES: ReadonlyMap<string, string> = new Map([
+  ["max_tokens", "maxOutputTokens"],
+  ["max_completion_tokens", "maxOutputTokens"],
+  ["max_output_tokens", "maxOutputTokens"],
+  ["maxTokens", "maxOutputTokens"],
+  ["top_p", "topP"],
+  ["top_k", "topK"],
+  ["presence_penalty", "presencePenalty"],
+  ["frequency_penalty", "frequencyPenalty"],
+  ["stop", "stopSequences"],
+  ["stop_sequences", "stopSequences"],
+  ["tool_choice", "toolChoice"],
+]);
+
+/**
+ * A tool choice in any common spelling, as a LanguageModel `toolChoice`: `"auto"`, `"none"`,
+ * `"required"` (Anthropic's `"any"` too), OpenAI's `{ type: "function", function: { name } }`,
+ * Anthropic's `{ type: "tool", name }`, or the AI SDK's own `{ type: "tool", toolName }`.
+ */
+export function toToolChoice(choice: unknown): unknown {
+  const type = typeof choice === "string" ? choice : isPlainObject(choice) ? choice.type : undefined;
+  if (type === "auto" || type === "none" || type === "required") return { type };
+  if (type === "any") return { type: "required" };
+  if (!isPlainObject(choice)) return choice;
+  if (type === "function" && isPlainObject(choice.function) && typeof choice.function.name === "string") {
+    return { type: "tool", toolName: choice.function.name };
+  }
+  if (type === "tool" && typeof choice.toolName !== "string" && typeof choice.name === "string") {
+    return { type: "tool", toolName: choice.name };
+  }
+  return choice;
+}
+
+/**
+ * Maps `llmOptions` to LanguageModel call options: the AI SDK's own names (`maxOutputTokens`,
+ * `temperature`, `topP`, `toolChoice`, `providerOptions`, `headers` …) pass as they are; OpenAI-style
+ * names (`max_tokens`, `top_p`, `stop`, `tool_choice` …) are renamed, the AI SDK's name winning when
+ * both are given. A `stop` string becomes a one-element `stopSequences`. Other keys pass through.
+ */
+export function toCallOptions(llmOptions: Record<string, unknown>): Record<string, unknown> {
+  const options: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(llmOptions)) {
+    if (value === undefined) continue;
+    const target = ALIASES.get(key);
+    if (target === undefined) options[key] = value;
+    else if (!(target in llmOptions)) options[target] = value;
+  }
+  if (typeof options.stopSequences === "string") options.stopSequences = [options.stopSequences];
+  if (options.toolChoice !== undefined) options.toolChoice = toToolChoice(options.toolChoice);
+  return options;
+}
+
+const aiSdkTools = convertOncePerArray((definitions) => frozenTools(toAISDKTools(definitions)));
 
 /**
  * An {@link LLMProvider} for any Vercel AI SDK language model (specification v2 or v3), calling
@@ -44,9 +115,10 @@ function invalid(option: string, expected: string, value: unknown): TypeError {
  *
  * The model object is bound to its model id, so `getDefaultModel()` returns `model.modelId` and a
  * `model` given to the loop is not sent (create another provider for another model).
- * `llmOptions` become call options (`maxOutputTokens`, `temperature`, `toolChoice`,
- * `providerOptions` …; OpenAI spellings such as `max_tokens` and `tool_choice` are renamed). Errors
- * the model throws (e.g. `APICallError`) propagate unchanged.
+ * `llmOptions` become call options ({@link toCallOptions}: `maxOutputTokens`, `temperature`,
+ * `toolChoice`, `providerOptions` …; OpenAI spellings such as `max_tokens` and `tool_choice` are
+ * renamed, and `stream` is refused, as in every adapter: see "`max_tokens` and `stream`" in
+ * `docs/adapters.md`). Errors the model throws (e.g. `APICallError`) propagate unchanged.
  *
  * @example
  * ```ts
@@ -58,29 +130,29 @@ function invalid(option: string, expected: string, value: unknown): TypeError {
  * ```
  */
 export function createAISDKProvider(options: AISDKProviderOptions): LLMProvider {
-  if (!isPlainObject(options)) throw invalid("options", "an object", describeType(options));
+  const factory = "createAISDKProvider";
+  checkFactoryOptions(factory, options);
   const { model } = options;
-  if (typeof model !== "object" || model === null || typeof model.doGenerate !== "function") {
-    throw invalid("model", "an AI SDK LanguageModel object (with doGenerate)", describeType(model));
-  }
+  checkClientMethod({
+    factory,
+    option: "model",
+    value: model,
+    method: ["doGenerate"],
+    expected: "an AI SDK LanguageModel object (with doGenerate)",
+  });
   if (model.specificationVersion === "v1") {
-    throw invalid("model.specificationVersion", '"v2" or newer (ai >= 5)', model.specificationVersion);
+    throw optionError(factory, "model.specificationVersion", '"v2" or newer (ai >= 5)', model.specificationVersion);
   }
   const modelId = typeof model.modelId === "string" ? model.modelId : "";
 
   return {
-    async chat(
-      messages: Message[],
-      tools: ToolDefinition[] | undefined,
-      _model: string,
-      llmOptions: Record<string, unknown>,
-      signal?: AbortSignal,
-    ): Promise<LLMResponse> {
+    async chat(messages, definitions, _model, llmOptions, signal) {
+      const portable = portableLLMOptions({ provider: PROVIDER, llmOptions, maxTokensField: "maxOutputTokens" });
       const callOptions: AISDKCallOptions & Record<string, unknown> = {
-        ...toCallOptions(llmOptions ?? {}),
+        ...toCallOptions(portable),
         prompt: toAISDKPrompt(messages),
       };
-      if (tools !== undefined && tools.length > 0) callOptions.tools = toAISDKTools(tools);
+      if (definitions !== undefined && definitions.length > 0) callOptions.tools = aiSdkTools(definitions);
       if (signal !== undefined) callOptions.abortSignal = signal;
       return fromAISDKResult(await model.doGenerate(callOptions));
     },

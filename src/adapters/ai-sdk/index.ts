@@ -3,9 +3,15 @@
  * v3). Neither `ai` nor `@ai-sdk/*` is imported here.
  * @module
  */
-export { toCallOptions, toToolChoice } from "./call-options.js";
 export type {
-  AISDKFunctionTool,
+  AISDKContentLike,
+  AISDKFinishReasonLike,
+  AISDKGenerateResultLike,
+  AISDKTokenCountLike,
+  AISDKUsageLike,
+} from "./convert-ai-sdk-response.js";
+export { fromAISDKResult } from "./convert-ai-sdk-response.js";
+export type {
   AISDKPartProviderOptions,
   AISDKPromptMessage,
   AISDKReasoningPart,
@@ -13,15 +19,12 @@ export type {
   AISDKToolCallMetadata,
   AISDKToolCallPart,
   AISDKToolResultPart,
-} from "./convert-prompt.js";
-export { toAISDKPrompt, toAISDKTools } from "./convert-prompt.js";
+} from "./convert-to-ai-sdk-messages.js";
+export { toAISDKPrompt } from "./convert-to-ai-sdk-messages.js";
 export type {
-  AISDKContentLike,
-  AISDKFinishReasonLike,
-  AISDKGenerateResultLike,
-  AISDKTokenCountLike,
-  AISDKUsageLike,
-} from "./convert-result.js";
-export { fromAISDKResult } from "./convert-result.js";
-export type { AISDKCallOptions, AISDKLanguageModelLike, AISDKProviderOptions } from "./create-ai-sdk-provider.js";
-export { createAISDKProvider } from "./create-ai-sdk-provider.js";
+  AISDKCallOptions,
+  AISDKFunctionTool,
+  AISDKLanguageModelLike,
+  AISDKProviderOptions,
+} from "./create-ai-sdk-provider.js";
+export { createAISDKProvider, toAISDKTools, toCallOptions, toToolChoice } from "./create-ai-sdk-provider.js";

@@ -1,9 +1,11 @@
 import { toAnthropicTools } from "../../formats/anthropic.js";
-import { describeType, isPlainObject, showValue } from "../../internal/describe.js";
-import type { LLMProvider, LLMResponse, Message, ToolDefinition } from "../../provider.js";
-import { invalidOption } from "../shared/invalid-option.js";
-import { toAnthropicMessages } from "./convert-messages.js";
-import { type AnthropicMessageLike, fromAnthropicMessage } from "./convert-response.js";
+import { optionError } from "../../internal/options.js";
+import type { LLMProvider } from "../../provider.js";
+import { checkClientMethod, checkFactoryOptions, checkModel } from "../shared/factory-options.js";
+import { portableLLMOptions, signalOption } from "../shared/request-options.js";
+import { convertOncePerArray, frozenTools } from "../shared/tools-cache.js";
+import { type AnthropicMessageLike, fromAnthropicMessage, PROVIDER } from "./convert-anthropic-response.js";
+import { toAnthropicMessages } from "./convert-to-anthropic-messages.js";
 
 /** The model used when neither the factory nor the loop names one. */
 export const DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-4-6";
@@ -52,9 +54,7 @@ export interface AnthropicProviderOptions {
   maxTokens?: number;
 }
 
-function invalid(option: string, expected: string, value: unknown): TypeError {
-  return invalidOption("createAnthropicProvider", option, expected, showValue(value));
-}
+const anthropicTools = convertOncePerArray((definitions) => frozenTools(toAnthropicTools(definitions)));
 
 /**
  * An {@link LLMProvider} for Anthropic's Messages API through your `@anthropic-ai/sdk` client
@@ -62,8 +62,9 @@ function invalid(option: string, expected: string, value: unknown): TypeError {
  *
  * System messages become the top-level `system`; each turn's tool results are sent first in one
  * user message, with `is_error` from the tool message. `llmOptions` pass through to the request
- * (`temperature`, `tool_choice`, `thinking` …; `max_tokens` overrides the factory's `maxTokens`;
- * `stream` is ignored). API errors propagate unchanged as the client threw them.
+ * (`temperature`, `tool_choice`, `thinking` …); `llmOptions.max_tokens` overrides the factory's
+ * `maxTokens`, and `stream` is refused, as in every adapter (see "`max_tokens` and `stream`" in
+ * `docs/adapters.md`). API errors propagate unchanged as the client threw them.
  *
  * @example
  * ```ts
@@ -75,23 +76,27 @@ function invalid(option: string, expected: string, value: unknown): TypeError {
  * ```
  */
 export function createAnthropicProvider(options: AnthropicProviderOptions): LLMProvider {
-  if (!isPlainObject(options)) throw invalid("options", "an object", describeType(options));
-  const { client, model = DEFAULT_ANTHROPIC_MODEL, maxTokens = DEFAULT_ANTHROPIC_MAX_TOKENS } = options;
-  if (typeof client !== "object" || client === null || typeof client.messages?.create !== "function") {
-    throw invalid("client", "an Anthropic client (with messages.create)", describeType(client));
-  }
-  if (typeof model !== "string" || model === "") throw invalid("model", "a non-empty string", model);
-  if (!Number.isInteger(maxTokens) || maxTokens < 1) throw invalid("maxTokens", "an integer ≥ 1", maxTokens);
+  const factory = "createAnthropicProvider";
+  checkFactoryOptions(factory, options);
+  const { client, maxTokens = DEFAULT_ANTHROPIC_MAX_TOKENS } = options;
+  checkClientMethod({
+    factory,
+    option: "client",
+    value: client,
+    method: ["messages", "create"],
+    expected: "an Anthropic client (with messages.create)",
+  });
+  const model = checkModel(factory, options.model, DEFAULT_ANTHROPIC_MODEL);
+  if (!Number.isInteger(maxTokens) || maxTokens < 1)
+    throw optionError(factory, "maxTokens", "an integer ≥ 1", maxTokens);
 
   return {
-    async chat(
-      messages: Message[],
-      tools: ToolDefinition[] | undefined,
-      requestModel: string,
-      llmOptions: Record<string, unknown>,
-      signal?: AbortSignal,
-    ): Promise<LLMResponse> {
-      const { stream: _stream, max_tokens, ...passthrough } = llmOptions ?? {};
+    async chat(messages, definitions, requestModel, llmOptions, signal) {
+      const { max_tokens, ...passthrough } = portableLLMOptions({
+        provider: PROVIDER,
+        llmOptions,
+        maxTokensField: "max_tokens",
+      });
       const { system, messages: wireMessages } = toAnthropicMessages(messages);
       const body: AnthropicMessagesRequest & Record<string, unknown> = {
         ...passthrough,
@@ -100,8 +105,8 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): LLMP
         messages: wireMessages,
       };
       if (system !== undefined) body.system = system;
-      if (tools !== undefined && tools.length > 0) body.tools = toAnthropicTools(tools);
-      const response = await client.messages.create(body, signal === undefined ? undefined : { signal });
+      if (definitions !== undefined && definitions.length > 0) body.tools = anthropicTools(definitions);
+      const response = await client.messages.create(body, signalOption(signal));
       return fromAnthropicMessage(response);
     },
     getDefaultModel(): string {

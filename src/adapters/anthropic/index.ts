@@ -7,6 +7,12 @@
 export type { AnthropicInputSchema, AnthropicToolDefinition } from "../../formats/anthropic.js";
 export { toAnthropicTools } from "../../formats/anthropic.js";
 export type {
+  AnthropicContentBlockLike,
+  AnthropicMessageLike,
+  AnthropicUsageLike,
+} from "./convert-anthropic-response.js";
+export { fromAnthropicMessage } from "./convert-anthropic-response.js";
+export type {
   AnthropicContentBlockParam,
   AnthropicMessageParam,
   AnthropicTextBlockParam,
@@ -14,10 +20,8 @@ export type {
   AnthropicToolCallMetadata,
   AnthropicToolResultBlockParam,
   AnthropicToolUseBlockParam,
-} from "./convert-messages.js";
-export { toAnthropicMessages } from "./convert-messages.js";
-export type { AnthropicContentBlockLike, AnthropicMessageLike, AnthropicUsageLike } from "./convert-response.js";
-export { fromAnthropicMessage } from "./convert-response.js";
+} from "./convert-to-anthropic-messages.js";
+export { toAnthropicMessages } from "./convert-to-anthropic-messages.js";
 export type {
   AnthropicClientLike,
   AnthropicMessagesRequest,

@@ -6,17 +6,18 @@
  */
 export type { GeminiFunctionDeclaration, GeminiSchema, GeminiSchemaType } from "../../formats/gemini.js";
 export { toGeminiSchema, toGeminiTools } from "../../formats/gemini.js";
+export type { GeminiCandidate, GeminiGenerateContentResponse } from "./convert-gemini-response.js";
 export type {
   GeminiCallMetadata,
-  GeminiCandidate,
-  GeminiClientLike,
   GeminiContent,
   GeminiFunctionCall,
   GeminiFunctionResponse,
+  GeminiPart,
+} from "./convert-to-gemini-messages.js";
+export type {
+  GeminiClientLike,
   GeminiGenerateContentConfig,
   GeminiGenerateContentParameters,
-  GeminiGenerateContentResponse,
-  GeminiPart,
   GeminiProviderOptions,
-} from "./gemini-provider.js";
-export { createGeminiProvider } from "./gemini-provider.js";
+} from "./create-gemini-provider.js";
+export { createGeminiProvider } from "./create-gemini-provider.js";

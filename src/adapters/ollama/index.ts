@@ -5,13 +5,12 @@
  */
 export type { OllamaTool } from "../../formats/ollama.js";
 export { toOllamaTools } from "../../formats/ollama.js";
+export type { OllamaChatChunk } from "./convert-ollama-response.js";
+export type { OllamaMessage, OllamaToolCall } from "./convert-to-ollama-messages.js";
 export type {
-  OllamaChatChunk,
   OllamaChatRequest,
   OllamaChatStream,
   OllamaClientLike,
-  OllamaMessage,
   OllamaProviderOptions,
-  OllamaToolCall,
-} from "./ollama-provider.js";
-export { createOllamaProvider } from "./ollama-provider.js";
+} from "./create-ollama-provider.js";
+export { createOllamaProvider } from "./create-ollama-provider.js";

@@ -15,16 +15,23 @@ export {
   toOpenAIResponsesTools,
   toOpenAIStrictSchema,
 } from "../../formats/openai.js";
-export type { OpenAIChatMessage, OpenAIChatProviderOptions } from "./chat-provider.js";
-export { createOpenAIChatProvider, fromOpenAIChatCompletion, toOpenAIChatMessages } from "./chat-provider.js";
+export { fromOpenAIChatCompletion } from "./convert-openai-chat-response.js";
+export { fromOpenAIResponse } from "./convert-openai-responses-response.js";
+export type { OpenAIChatMessage } from "./convert-to-openai-chat-messages.js";
+export { toOpenAIChatMessages } from "./convert-to-openai-chat-messages.js";
+export type { OpenAIResponsesInputItem } from "./convert-to-openai-responses-messages.js";
+export { toOpenAIResponsesInput } from "./convert-to-openai-responses-messages.js";
 export type {
   OpenAIChatClient,
   OpenAIChatCompletionLike,
+  OpenAIChatProviderOptions,
+  OpenAIProviderOptionsBase,
   OpenAIRequestOptions,
+} from "./create-openai-chat-provider.js";
+export { createOpenAIChatProvider, DEFAULT_OPENAI_MODEL } from "./create-openai-chat-provider.js";
+export type {
   OpenAIResponseLike,
   OpenAIResponsesClient,
-} from "./client-types.js";
-export type { OpenAIResponsesInputItem, OpenAIResponsesProviderOptions } from "./responses-provider.js";
-export { createOpenAIResponsesProvider, fromOpenAIResponse, toOpenAIResponsesInput } from "./responses-provider.js";
-export type { OpenAIProviderOptionsBase } from "./shared.js";
-export { DEFAULT_OPENAI_MODEL } from "./shared.js";
+  OpenAIResponsesProviderOptions,
+} from "./create-openai-responses-provider.js";
+export { createOpenAIResponsesProvider } from "./create-openai-responses-provider.js";

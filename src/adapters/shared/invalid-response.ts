@@ -4,16 +4,28 @@ import { boundText, isRecord } from "../../internal/describe.js";
 /** Longest text of an API's own error message quoted in ours. */
 const MAX_QUOTED_CHARS = 300;
 
+/** What {@link invalidResponse} reports. */
+export interface InvalidResponseReport {
+  /** The API's name, e.g. `"Anthropic"`: the message's prefix and the error's `provider`. */
+  provider: string;
+  /** What is wrong, e.g. `the response has no content array (got undefined)`. */
+  problem: string;
+  /** The raw response (bounded by the error itself). */
+  body: unknown;
+  /** The error that revealed the problem, when there is one. */
+  cause?: unknown;
+}
+
 /**
  * The error an adapter throws for a response it cannot read: `<provider>: <problem>`, with the
- * raw response as `body` (bounded by the error itself) and, when there is one, the `cause`.
+ * raw response as `body` and, when there is one, the `cause`.
  */
-export function invalidResponse(
-  provider: string,
-  problem: string,
-  body: unknown,
-  cause?: unknown,
-): InvalidProviderResponseError {
+export function invalidResponse({
+  provider,
+  problem,
+  body,
+  cause,
+}: InvalidResponseReport): InvalidProviderResponseError {
   return new InvalidProviderResponseError(`${provider}: ${problem}`, {
     provider,
     body,

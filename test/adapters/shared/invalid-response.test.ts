@@ -5,7 +5,12 @@ import { InvalidProviderResponseError, isInvalidProviderResponseError } from "..
 describe("invalidResponse", () => {
   it("names the provider in the message and on the error, and keeps a bounded excerpt of the body", () => {
     const cause = new Error("stream cut");
-    const error = invalidResponse("Ollama", "the stream ended without any chunk", { text: "x".repeat(5_000) }, cause);
+    const error = invalidResponse({
+      provider: "Ollama",
+      problem: "the stream ended without any chunk",
+      body: { text: "x".repeat(5_000) },
+      cause,
+    });
 
     expect(error).toBeInstanceOf(InvalidProviderResponseError);
     expect(isInvalidProviderResponseError(error)).toBe(true);
@@ -17,7 +22,7 @@ describe("invalidResponse", () => {
   });
 
   it("sets no cause when there is none", () => {
-    expect(Object.hasOwn(invalidResponse("Gemini", "p", {}), "cause")).toBe(false);
+    expect(Object.hasOwn(invalidResponse({ provider: "Gemini", problem: "p", body: {} }), "cause")).toBe(false);
   });
 });
 

@@ -1,11 +1,17 @@
+import type { InvalidProviderResponseError } from "../../errors.js";
 import { describeType, isPlainObject, isRecord, showValue } from "../../internal/describe.js";
 import type { FinishReason, LLMResponse, ProviderToolCall, UsageInfo } from "../../provider.js";
 import { toCallArguments } from "../shared/call-arguments.js";
 import { mapFinishReason } from "../shared/finish-reason.js";
 import { errorBodyProblem, invalidResponse } from "../shared/invalid-response.js";
 import { toLLMResponse } from "../shared/llm-response.js";
+import { keepOnFirstCall } from "../shared/transcript.js";
 import { tokenCount, usageInfo } from "../shared/usage.js";
-import type { AnthropicThinkingBlockParam, AnthropicToolCallMetadata } from "./convert-messages.js";
+import {
+  type AnthropicThinkingBlockParam,
+  type AnthropicToolCallMetadata,
+  METADATA_KEY,
+} from "./convert-to-anthropic-messages.js";
 
 /** A content block of a response, as far as this adapter reads it. */
 export interface AnthropicContentBlockLike {
@@ -36,11 +42,6 @@ const STOP_REASONS: ReadonlyMap<string, FinishReason> = new Map([
   ["refusal", "content_filter"],
 ]);
 
-/** Maps Anthropic's `stop_reason` to OpenAI's words; any call makes it `"tool_calls"`; others pass through. */
-export function toFinishReason(stopReason: string | null | undefined, hasCalls: boolean): FinishReason | undefined {
-  return mapFinishReason(stopReason, hasCalls, STOP_REASONS);
-}
-
 function count(value: unknown): number {
   return tokenCount(value) ?? 0;
 }
@@ -50,14 +51,19 @@ function count(value: unknown): number {
  * OpenAI counts cached tokens in `prompt_tokens`), completion tokens are `output_tokens`, and the
  * total is their sum (the API reports none).
  */
-export function toUsage(usage: AnthropicUsageLike | null | undefined): UsageInfo | undefined {
+function toUsage(usage: AnthropicUsageLike | null | undefined): UsageInfo | undefined {
   if (!isPlainObject(usage)) return undefined;
   const promptTokens =
     count(usage.input_tokens) + count(usage.cache_creation_input_tokens) + count(usage.cache_read_input_tokens);
-  return usageInfo(promptTokens, count(usage.output_tokens));
+  return usageInfo({ promptTokens, completionTokens: count(usage.output_tokens) });
 }
 
-const PROVIDER = "Anthropic";
+/** @internal The API's name in error messages. */
+export const PROVIDER = "Anthropic";
+
+function unreadable(problem: string, response: unknown): InvalidProviderResponseError {
+  return invalidResponse({ provider: PROVIDER, problem, body: response });
+}
 
 /**
  * Converts a Messages API response: `text` blocks are joined into `content`, `tool_use` blocks
@@ -70,12 +76,12 @@ const PROVIDER = "Anthropic";
 export function fromAnthropicMessage(message: AnthropicMessageLike): LLMResponse {
   const response: unknown = message;
   if (!isRecord(response)) {
-    throw invalidResponse(PROVIDER, `the response is not an object (got ${describeType(response)})`, response);
+    throw unreadable(`the response is not an object (got ${describeType(response)})`, response);
   }
   if (!Array.isArray(response.content)) {
     const problem =
       errorBodyProblem(response) ?? `the response has no content array (got ${describeType(response.content)})`;
-    throw invalidResponse(PROVIDER, problem, response);
+    throw unreadable(problem, response);
   }
   const texts: string[] = [];
   const thinking: AnthropicThinkingBlockParam[] = [];
@@ -89,7 +95,7 @@ export function fromAnthropicMessage(message: AnthropicMessageLike): LLMResponse
       thinking.push({ ...block } as AnthropicThinkingBlockParam);
     } else if (block.type === "tool_use") {
       if (typeof block.name !== "string" || block.name === "") {
-        throw invalidResponse(PROVIDER, `a tool_use block has no name (got ${showValue(block.name)})`, response);
+        throw unreadable(`a tool_use block has no name (got ${showValue(block.name)})`, response);
       }
       const call: ProviderToolCall = {
         type: "function",
@@ -98,16 +104,16 @@ export function fromAnthropicMessage(message: AnthropicMessageLike): LLMResponse
       };
       if (typeof block.id === "string") call.id = block.id;
       if (block.caller !== undefined && block.caller !== null) {
-        call.providerMetadata = { anthropic: { caller: block.caller } satisfies AnthropicToolCallMetadata };
+        call.providerMetadata = { [METADATA_KEY]: { caller: block.caller } satisfies AnthropicToolCallMetadata };
       }
       toolCalls.push(call);
     }
   }
-  const [first] = toolCalls;
-  if (first !== undefined && thinking.length > 0) {
-    const metadata = (first.providerMetadata?.anthropic ?? {}) as AnthropicToolCallMetadata;
-    first.providerMetadata = { anthropic: { ...metadata, thinking } };
-  }
-  const finishReason = toFinishReason(message.stop_reason, toolCalls.length > 0);
-  return toLLMResponse(texts.join(""), toolCalls, finishReason, toUsage(message.usage));
+  keepOnFirstCall(toolCalls, { key: METADATA_KEY, field: "thinking", parts: thinking });
+  return toLLMResponse({
+    content: texts.join(""),
+    toolCalls,
+    finishReason: mapFinishReason({ reason: message.stop_reason, hasCalls: toolCalls.length > 0, table: STOP_REASONS }),
+    usage: toUsage(message.usage),
+  });
 }

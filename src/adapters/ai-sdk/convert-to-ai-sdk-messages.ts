@@ -1,5 +1,6 @@
 import { isPlainObject } from "../../internal/describe.js";
-import type { Message, ToolCall, ToolDefinition } from "../../provider.js";
+import type { Message, ToolCall } from "../../provider.js";
+import { assistantTurnParts, providerMetadataOf } from "../shared/transcript.js";
 
 /** Provider-specific options of a prompt part, keyed by provider (`{ openai: { … } }`). */
 export type AISDKPartProviderOptions = Record<string, Record<string, unknown>>;
@@ -41,14 +42,6 @@ export type AISDKPromptMessage =
   | { role: "assistant"; content: Array<AISDKTextPart | AISDKReasoningPart | AISDKToolCallPart> }
   | { role: "tool"; content: AISDKToolResultPart[] };
 
-/** A function tool of the LanguageModel call options. */
-export interface AISDKFunctionTool {
-  type: "function";
-  name: string;
-  description?: string;
-  inputSchema: Record<string, unknown>;
-}
-
 /** What this adapter keeps on a `ToolCall`'s `providerMetadata.aiSdk` so it round-trips. */
 export interface AISDKToolCallMetadata {
   /** The call's `providerMetadata` from the model, sent back as the part's `providerOptions`. */
@@ -57,30 +50,28 @@ export interface AISDKToolCallMetadata {
   reasoning?: AISDKReasoningPart[];
 }
 
-function metadataOf(call: ToolCall): AISDKToolCallMetadata | undefined {
-  const metadata = call.providerMetadata?.aiSdk;
-  return isPlainObject(metadata) ? (metadata as AISDKToolCallMetadata) : undefined;
+/** The key of this adapter's data in `ToolCall.providerMetadata`. */
+export const METADATA_KEY = "aiSdk";
+
+function toolCallPart(call: ToolCall): AISDKToolCallPart {
+  const part: AISDKToolCallPart = {
+    type: "tool-call",
+    toolCallId: call.id,
+    toolName: call.name,
+    input: isPlainObject(call.arguments) ? call.arguments : {},
+  };
+  const providerOptions = providerMetadataOf(call, METADATA_KEY)?.providerOptions;
+  if (isPlainObject(providerOptions)) part.providerOptions = providerOptions as AISDKPartProviderOptions;
+  return part;
 }
 
 function assistantMessage(message: Message): AISDKPromptMessage | undefined {
-  const calls = message.toolCalls ?? [];
-  const content: Array<AISDKTextPart | AISDKReasoningPart | AISDKToolCallPart> = [];
-  for (const call of calls) {
-    const reasoning = metadataOf(call)?.reasoning;
-    if (Array.isArray(reasoning)) content.push(...reasoning.filter(isPlainObject).map((part) => ({ ...part })));
-  }
-  if (message.content !== "") content.push({ type: "text", text: message.content });
-  for (const call of calls) {
-    const part: AISDKToolCallPart = {
-      type: "tool-call",
-      toolCallId: call.id,
-      toolName: call.name,
-      input: isPlainObject(call.arguments) ? call.arguments : {},
-    };
-    const providerOptions = metadataOf(call)?.providerOptions;
-    if (isPlainObject(providerOptions)) part.providerOptions = providerOptions;
-    content.push(part);
-  }
+  const content = assistantTurnParts<AISDKTextPart | AISDKReasoningPart | AISDKToolCallPart>(message, {
+    key: METADATA_KEY,
+    replayed: "reasoning",
+    text: (text) => ({ type: "text", text }),
+    call: toolCallPart,
+  });
   return content.length > 0 ? { role: "assistant", content } : undefined;
 }
 
@@ -122,14 +113,4 @@ export function toAISDKPrompt(messages: readonly Message[]): AISDKPromptMessage[
     }
   }
   return prompt;
-}
-
-/** Converts definitions in OpenAI's function shape to LanguageModel function tools, in the same order. */
-export function toAISDKTools(definitions: readonly ToolDefinition[]): AISDKFunctionTool[] {
-  return definitions.map(({ function: { name, description, parameters } }) => {
-    const inputSchema = { ...parameters, type: "object" };
-    return typeof description === "string" && description !== ""
-      ? { type: "function", name, description, inputSchema }
-      : { type: "function", name, inputSchema };
-  });
 }

@@ -1,5 +1,6 @@
 import { isPlainObject } from "../../internal/describe.js";
 import type { Message, ToolCall } from "../../provider.js";
+import { assistantTurnParts, providerMetadataOf } from "../shared/transcript.js";
 
 /** A `text` content block. */
 export interface AnthropicTextBlockParam {
@@ -55,32 +56,28 @@ export interface AnthropicToolCallMetadata {
   thinking?: AnthropicThinkingBlockParam[];
 }
 
-/** Reads this adapter's metadata from a call, if any. */
-export function anthropicMetadata(call: ToolCall): AnthropicToolCallMetadata | undefined {
-  const metadata = call.providerMetadata?.anthropic;
-  return isPlainObject(metadata) ? (metadata as AnthropicToolCallMetadata) : undefined;
+/** The key of this adapter's data in `ToolCall.providerMetadata`. */
+export const METADATA_KEY = "anthropic";
+
+function toolUseBlock(call: ToolCall): AnthropicToolUseBlockParam {
+  const block: AnthropicToolUseBlockParam = {
+    type: "tool_use",
+    id: call.id,
+    name: call.name,
+    input: isPlainObject(call.arguments) ? call.arguments : {},
+  };
+  const caller = providerMetadataOf(call, METADATA_KEY)?.caller;
+  if (caller !== undefined) block.caller = caller;
+  return block;
 }
 
 function assistantBlocks(message: Message): AnthropicContentBlockParam[] {
-  const calls = message.toolCalls ?? [];
-  const blocks: AnthropicContentBlockParam[] = [];
-  for (const call of calls) {
-    const thinking = anthropicMetadata(call)?.thinking;
-    if (Array.isArray(thinking)) blocks.push(...thinking.filter(isPlainObject).map((block) => ({ ...block })));
-  }
-  if (message.content !== "") blocks.push({ type: "text", text: message.content });
-  for (const call of calls) {
-    const block: AnthropicToolUseBlockParam = {
-      type: "tool_use",
-      id: call.id,
-      name: call.name,
-      input: isPlainObject(call.arguments) ? call.arguments : {},
-    };
-    const caller = anthropicMetadata(call)?.caller;
-    if (caller !== undefined) block.caller = caller;
-    blocks.push(block);
-  }
-  return blocks;
+  return assistantTurnParts<AnthropicContentBlockParam>(message, {
+    key: METADATA_KEY,
+    replayed: "thinking",
+    text: (text) => ({ type: "text", text }),
+    call: toolUseBlock,
+  });
 }
 
 function toolResultBlock(message: Message): AnthropicToolResultBlockParam {

@@ -1,11 +1,18 @@
+import type { InvalidProviderResponseError } from "../../errors.js";
 import { describeType, isPlainObject, isRecord, showValue } from "../../internal/describe.js";
 import type { FinishReason, LLMResponse, ProviderToolCall, UsageInfo } from "../../provider.js";
 import { toCallArguments } from "../shared/call-arguments.js";
 import { mapFinishReason } from "../shared/finish-reason.js";
 import { invalidResponse, quoted } from "../shared/invalid-response.js";
 import { toLLMResponse } from "../shared/llm-response.js";
+import { keepOnFirstCall } from "../shared/transcript.js";
 import { tokenCount, usageInfo } from "../shared/usage.js";
-import type { AISDKPartProviderOptions, AISDKReasoningPart, AISDKToolCallMetadata } from "./convert-prompt.js";
+import {
+  type AISDKPartProviderOptions,
+  type AISDKReasoningPart,
+  type AISDKToolCallMetadata,
+  METADATA_KEY,
+} from "./convert-to-ai-sdk-messages.js";
 
 /** A content part of a `doGenerate` result, as far as this adapter reads it. */
 export interface AISDKContentLike {
@@ -39,25 +46,25 @@ const FINISH_REASONS: ReadonlyMap<string, FinishReason> = new Map([
   ["content-filter", "content_filter"],
 ]);
 
-/** Maps an AI SDK finish reason (v2 string or v3 object) to OpenAI's words; any call makes it `"tool_calls"`. */
-export function toFinishReason(reason: unknown, hasCalls: boolean): FinishReason | undefined {
-  return mapFinishReason(isPlainObject(reason) ? reason.unified : reason, hasCalls, FINISH_REASONS);
-}
-
 function tokens(count: unknown): number | undefined {
   return tokenCount(isPlainObject(count) ? count.total : count);
 }
 
 /** Maps usage: input → prompt, output → completion, total = the reported total (v2) or their sum. */
-export function toUsage(usage: unknown): UsageInfo | undefined {
+function toUsage(usage: unknown): UsageInfo | undefined {
   if (!isPlainObject(usage)) return undefined;
   const input = tokens(usage.inputTokens);
   const output = tokens(usage.outputTokens);
   if (input === undefined && output === undefined) return undefined;
-  return usageInfo(input, output, tokens(usage.totalTokens));
+  return usageInfo({ promptTokens: input, completionTokens: output, totalTokens: tokens(usage.totalTokens) });
 }
 
-const PROVIDER = "AI SDK";
+/** @internal The adapter's name in error messages. */
+export const PROVIDER = "AI SDK";
+
+function unreadable(problem: string, result: unknown): InvalidProviderResponseError {
+  return invalidResponse({ provider: PROVIDER, problem, body: result });
+}
 
 /** `finishReason: error, raw: …` for a message. */
 function describeFinishReason(reason: unknown): string {
@@ -77,18 +84,18 @@ function describeFinishReason(reason: unknown): string {
 export function fromAISDKResult(result: AISDKGenerateResultLike): LLMResponse {
   const value: unknown = result;
   if (!isRecord(value)) {
-    throw invalidResponse(PROVIDER, `the doGenerate result is not an object (got ${describeType(value)})`, value);
+    throw unreadable(`the doGenerate result is not an object (got ${describeType(value)})`, value);
   }
   if (!Array.isArray(value.content)) {
     const problem = `the doGenerate result has no content array (got ${describeType(value.content)})`;
-    throw invalidResponse(PROVIDER, problem, value);
+    throw unreadable(problem, value);
   }
   const texts: string[] = [];
   const reasoning: AISDKReasoningPart[] = [];
   const toolCalls: ProviderToolCall[] = [];
   for (const raw of value.content) {
     if (!isRecord(raw)) {
-      throw invalidResponse(PROVIDER, `a content part is not an object (got ${describeType(raw)})`, value);
+      throw unreadable(`a content part is not an object (got ${describeType(raw)})`, value);
     }
     const part = raw;
     if (part.type === "text" && typeof part.text === "string") {
@@ -100,7 +107,7 @@ export function fromAISDKResult(result: AISDKGenerateResultLike): LLMResponse {
       reasoning.push(replay);
     } else if (part.type === "tool-call" && part.providerExecuted !== true) {
       if (typeof part.toolName !== "string" || part.toolName === "") {
-        throw invalidResponse(PROVIDER, `a tool-call part has no toolName (got ${showValue(part.toolName)})`, value);
+        throw unreadable(`a tool-call part has no toolName (got ${showValue(part.toolName)})`, value);
       }
       const call: ProviderToolCall = {
         type: "function",
@@ -110,22 +117,23 @@ export function fromAISDKResult(result: AISDKGenerateResultLike): LLMResponse {
       if (typeof part.toolCallId === "string") call.id = part.toolCallId;
       if (isPlainObject(part.providerMetadata)) {
         const metadata: AISDKToolCallMetadata = { providerOptions: part.providerMetadata as AISDKPartProviderOptions };
-        call.providerMetadata = { aiSdk: metadata };
+        call.providerMetadata = { [METADATA_KEY]: metadata };
       }
       toolCalls.push(call);
     }
   }
-  const [first] = toolCalls;
-  if (first !== undefined && reasoning.length > 0) {
-    const metadata = (first.providerMetadata?.aiSdk ?? {}) as AISDKToolCallMetadata;
-    first.providerMetadata = { aiSdk: { ...metadata, reasoning } };
-  }
-  const finishReason = toFinishReason(result.finishReason, toolCalls.length > 0);
+  keepOnFirstCall(toolCalls, { key: METADATA_KEY, field: "reasoning", parts: reasoning });
+  const reason = result.finishReason;
+  const finishReason = mapFinishReason({
+    reason: isPlainObject(reason) ? reason.unified : reason,
+    hasCalls: toolCalls.length > 0,
+    table: FINISH_REASONS,
+  });
   const content = texts.join("");
   if (finishReason === "error" && content === "") {
     // E.g. @ai-sdk/google's MALFORMED_FUNCTION_CALL: not an empty answer but none at all.
     const problem = `the model finished with an error and gave no answer (${describeFinishReason(result.finishReason)})`;
-    throw invalidResponse(PROVIDER, problem, value);
+    throw unreadable(problem, value);
   }
-  return toLLMResponse(content, toolCalls, finishReason, toUsage(result.usage));
+  return toLLMResponse({ content, toolCalls, finishReason, usage: toUsage(result.usage) });
 }

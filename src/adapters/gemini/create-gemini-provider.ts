@@ -1,0 +1,136 @@
+import { type GeminiFunctionDeclaration, toGeminiTools } from "../../formats/gemini.js";
+import { checkString } from "../../internal/options.js";
+import type { LLMProvider, ToolDefinition } from "../../provider.js";
+import { checkClientMethod, checkFactoryOptions } from "../shared/factory-options.js";
+import { portableLLMOptions } from "../shared/request-options.js";
+import { convertOncePerArray, frozenTools } from "../shared/tools-cache.js";
+import { fromGeminiResponse, type GeminiGenerateContentResponse, PROVIDER } from "./convert-gemini-response.js";
+import { type GeminiContent, toGeminiMessages } from "./convert-to-gemini-messages.js";
+
+/** The `config` this adapter sends: your `llmOptions` plus the fields below. */
+export interface GeminiGenerateContentConfig {
+  systemInstruction?: GeminiContent;
+  tools?: Array<{ functionDeclarations?: GeminiFunctionDeclaration[] }>;
+  abortSignal?: AbortSignal;
+  [key: string]: unknown;
+}
+
+/** The `generateContent` parameters this adapter sends. */
+export interface GeminiGenerateContentParameters {
+  model: string;
+  contents: GeminiContent[];
+  config: GeminiGenerateContentConfig;
+}
+
+/**
+ * The part of `@google/genai`'s client (`new GoogleGenAI()`) this adapter uses. The parameter is
+ * typed loosely on purpose (the SDK types schema types as its own enum); the adapter sends
+ * {@link GeminiGenerateContentParameters}.
+ */
+export interface GeminiClientLike {
+  models: {
+    generateContent(params: {
+      model: string;
+      contents: unknown;
+      config?: object;
+    }): Promise<GeminiGenerateContentResponse>;
+  };
+}
+
+/** Options of {@link createGeminiProvider}. */
+export interface GeminiProviderOptions {
+  /** Your client: `new GoogleGenAI({ apiKey })` from `@google/genai` (Gemini API or Vertex AI). */
+  client: GeminiClientLike;
+  /** What `getDefaultModel()` returns; a `model` given to `runToolLoop` wins. @default "gemini-2.5-flash" */
+  model?: string;
+}
+
+const DEFAULT_MODEL = "gemini-2.5-flash";
+
+const geminiTools = convertOncePerArray((definitions) => frozenTools(toGeminiTools(definitions)));
+
+/**
+ * The function declarations for `definitions`: converted once per definitions array, and handed
+ * out as fresh (shallow) copies on every call, because the SDK rewrites each declaration's
+ * `parameters` in place.
+ */
+function declarationsFor(definitions: readonly ToolDefinition[] | undefined): GeminiFunctionDeclaration[] {
+  if (definitions === undefined || definitions.length === 0) return [];
+  return geminiTools(definitions).map((declaration) => ({ ...declaration }));
+}
+
+/** What {@link buildConfig} puts together. */
+interface ConfigParts {
+  system: readonly string[];
+  declarations: GeminiFunctionDeclaration[];
+  llmOptions: Record<string, unknown>;
+  signal: AbortSignal | undefined;
+}
+
+function buildConfig({ system, declarations, llmOptions, signal }: ConfigParts): GeminiGenerateContentConfig {
+  const { tools: extraTools, abortSignal: ownSignal, ...rest } = llmOptions;
+  const config: GeminiGenerateContentConfig = { ...rest };
+  if (system.length > 0) config.systemInstruction = { parts: system.map((text) => ({ text })) };
+  const tools = Array.isArray(extraTools) ? [...extraTools] : [];
+  if (declarations.length > 0) tools.push({ functionDeclarations: declarations });
+  if (tools.length > 0) config.tools = tools;
+  const signals = [signal, ownSignal].filter((value): value is AbortSignal => value instanceof AbortSignal);
+  if (signals.length === 1) config.abortSignal = signals[0] as AbortSignal;
+  else if (signals.length > 1) config.abortSignal = AbortSignal.any(signals);
+  return config;
+}
+
+/**
+ * An {@link LLMProvider} for Gemini's `generateContent`, through your `@google/genai` client.
+ *
+ * System messages become `systemInstruction`; assistant turns become `model` contents with text
+ * and `functionCall` parts; all answers of a turn go in one `user` content right after it, as
+ * `functionResponse` parts (`response: { output }`, or `{ error }` for a failed tool). The Gemini
+ * Developer API gives calls no ids: the adapter makes stable ones from the response
+ * (`gemini_<responseId>_<index>`) and pairs answers by name and position; ids the API does give
+ * are echoed. A call's `thoughtSignature` is kept in `toolCall.providerMetadata.gemini` and sent
+ * back on the same part. Tool schemas are converted to the subset Gemini accepts (`toGeminiSchema`).
+ *
+ * `llmOptions` are `GenerateContentConfig` fields (`temperature`, `maxOutputTokens`, `toolConfig`,
+ * `thinkingConfig`, `httpOptions` …); `max_tokens` becomes `maxOutputTokens` and `stream` is
+ * refused, as in every adapter (see "`max_tokens` and `stream`" in `docs/adapters.md`), and `tools`
+ * you give (e.g. `googleSearch`) are sent alongside the function declarations.
+ *
+ * @example
+ * ```ts
+ * import { GoogleGenAI } from "@google/genai";
+ * import { createGeminiProvider } from "toolloop/gemini";
+ *
+ * const provider = createGeminiProvider({ client: new GoogleGenAI({}), model: "gemini-2.5-flash" });
+ * const result = await runToolLoop({ provider, tools: registry, maxIterations: 10 }, messages);
+ * ```
+ */
+export function createGeminiProvider(options: GeminiProviderOptions): LLMProvider {
+  const factory = "createGeminiProvider";
+  checkFactoryOptions(factory, options);
+  const { client } = options;
+  checkClientMethod({
+    factory,
+    option: "client",
+    value: client,
+    method: ["models", "generateContent"],
+    expected: "a GoogleGenAI client (models.generateContent)",
+  });
+  const defaultModel = checkString(factory, "model", options.model) ?? DEFAULT_MODEL;
+  let responses = 0;
+
+  return {
+    getDefaultModel: () => defaultModel,
+
+    async chat(messages, definitions, model, llmOptions, signal) {
+      signal?.throwIfAborted();
+      const portable = portableLLMOptions({ provider: PROVIDER, llmOptions, maxTokensField: "maxOutputTokens" });
+      const { contents, system } = toGeminiMessages(messages);
+      const declarations = declarationsFor(definitions);
+      const config = buildConfig({ system, declarations, llmOptions: portable, signal });
+      const response = await client.models.generateContent({ model, contents, config });
+      responses++;
+      return fromGeminiResponse({ response, sequence: responses });
+    },
+  };
+}

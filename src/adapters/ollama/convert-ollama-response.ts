@@ -1,0 +1,163 @@
+import type { InvalidProviderResponseError } from "../../errors.js";
+import { describeType, isRecord, showValue } from "../../internal/describe.js";
+import type { LLMResponse, ProviderToolCall } from "../../provider.js";
+import { toCallArguments } from "../shared/call-arguments.js";
+import { mapFinishReason } from "../shared/finish-reason.js";
+import { invalidResponse } from "../shared/invalid-response.js";
+import { toLLMResponse } from "../shared/llm-response.js";
+import { usageOf } from "../shared/usage.js";
+import { METADATA_KEY } from "./convert-to-ollama-messages.js";
+
+/** One NDJSON chunk of a streamed `/api/chat` answer (only the fields this adapter reads). */
+export interface OllamaChatChunk {
+  created_at?: Date | string;
+  message?: {
+    content?: string;
+    tool_calls?: Array<{
+      id?: string;
+      function?: { index?: number; name?: string; arguments?: Record<string, unknown> | string };
+    }>;
+  };
+  done?: boolean;
+  done_reason?: string;
+  prompt_eval_count?: number;
+  eval_count?: number;
+}
+
+/** @internal The API's name in error messages. */
+export const PROVIDER = "Ollama";
+
+/** Chunks kept for the excerpt on an {@link InvalidProviderResponseError}. */
+const MAX_KEPT_CHUNKS = 20;
+
+const USAGE_FIELDS = { prompt: "prompt_eval_count", completion: "eval_count" } as const;
+
+type StreamedToolCall = { id?: unknown; function: { name: string; arguments?: unknown } };
+
+/** What one streamed answer gathered: its text, its calls, and its last (final) chunk. */
+export interface OllamaStreamedAnswer {
+  content: string;
+  calls: StreamedToolCall[];
+  last: Record<string, unknown> | undefined;
+  /** `created_at` of the first chunk with calls: seeds the ids made for them. */
+  createdAt: string;
+}
+
+/**
+ * Gathers the chunks of one streamed answer and checks them: every chunk an object, every
+ * `message` an object, every tool call named. {@link finish} checks that the stream was whole.
+ */
+export class OllamaStreamReader {
+  readonly #kept: unknown[] = [];
+  #chunks = 0;
+  #messages = 0;
+  #done = false;
+  #content = "";
+  readonly #calls: StreamedToolCall[] = [];
+  #last: Record<string, unknown> | undefined;
+  #createdAt = "";
+
+  /** @throws InvalidProviderResponseError for a chunk it cannot read */
+  add(chunk: unknown): void {
+    this.#chunks++;
+    if (this.#kept.length < MAX_KEPT_CHUNKS) this.#kept.push(chunk);
+    if (!isRecord(chunk)) this.#fail(`a chunk of the stream is not an object (got ${describeType(chunk)})`);
+    this.#last = chunk;
+    if (chunk.done === true) this.#done = true;
+    const { message } = chunk;
+    if (message === undefined || message === null) return;
+    if (!isRecord(message)) this.#fail(`a chunk's message is not an object (got ${describeType(message)})`);
+    this.#messages++;
+    if (typeof message.content === "string") this.#content += message.content;
+    const calls = message.tool_calls;
+    if (calls === undefined || calls === null) return;
+    if (!Array.isArray(calls)) this.#fail(`a chunk's tool_calls is not an array (got ${describeType(calls)})`);
+    for (const call of calls) {
+      if (!isRecord(call)) this.#fail(`a tool call is not an object (got ${describeType(call)})`);
+      const name = isRecord(call.function) ? call.function.name : undefined;
+      if (typeof name !== "string" || name === "") {
+        this.#fail(`a tool call has no function name (got ${showValue(name)})`);
+      }
+      this.#calls.push(call as StreamedToolCall);
+    }
+    if (calls.length > 0) this.#createdAt ||= String(chunk.created_at ?? "");
+  }
+
+  /** The error for a stream the client found unfinished (it threw `error`). */
+  unfinished(error: unknown): InvalidProviderResponseError {
+    return this.#error(this.#endProblem() ?? "the stream ended before its final chunk", error);
+  }
+
+  /** @throws InvalidProviderResponseError for a stream that was not whole or carried no message */
+  finish(): OllamaStreamedAnswer {
+    const problem =
+      this.#endProblem() ?? (this.#messages === 0 ? "no chunk of the stream carries a message" : undefined);
+    if (problem !== undefined) throw this.#error(problem);
+    return { content: this.#content, calls: this.#calls, last: this.#last, createdAt: this.#createdAt };
+  }
+
+  #endProblem(): string | undefined {
+    if (this.#chunks === 0) return "the stream ended without any chunk";
+    if (!this.#done) return "the stream ended before its final chunk (no chunk with done: true)";
+    return undefined;
+  }
+
+  #fail(problem: string): never {
+    throw this.#error(problem);
+  }
+
+  #error(problem: string, cause?: unknown): InvalidProviderResponseError {
+    return invalidResponse({ provider: PROVIDER, problem, body: this.#kept, cause });
+  }
+}
+
+/** A short, stable hash (FNV-1a, base 36) for generated call ids. */
+function hash(text: string): string {
+  let value = 0x811c9dc5;
+  for (let index = 0; index < text.length; index++) {
+    value ^= text.charCodeAt(index);
+    value = Math.imul(value, 0x01000193) >>> 0;
+  }
+  return value.toString(36);
+}
+
+/** What {@link fromOllamaAnswer} reads. */
+export interface OllamaAnswerRequest {
+  /** The gathered stream. */
+  answer: OllamaStreamedAnswer;
+  /** Seeds the ids of the calls of an answer without `created_at`. */
+  sequence: number;
+}
+
+/**
+ * Converts a gathered answer: its text; its calls, with the server's ids (kept in
+ * `providerMetadata.ollama.id`) or stable ones (`ollama_<hash of created_at, index and name>_<index>`);
+ * `finishReason` (`"tool_calls"` whenever there are calls — Ollama says `"stop"` —, `"length"`,
+ * else `"stop"`) and `usage` from the final chunk's counts.
+ */
+export function fromOllamaAnswer({ answer, sequence }: OllamaAnswerRequest): LLMResponse {
+  const { content, calls, last, createdAt } = answer;
+  const seed = createdAt === "" ? `${sequence}` : createdAt;
+  const toolCalls = calls.map((call, index): ProviderToolCall => {
+    const { name } = call.function;
+    const given = typeof call.id === "string" && call.id !== "" ? call.id : undefined;
+    const converted: ProviderToolCall = {
+      id: given ?? `ollama_${hash(`${seed}|${index}|${name}`)}_${index}`,
+      type: "function",
+      name,
+      // An object normally; text (a model that wrote broken JSON) or any other value reaches
+      // the loop, which tells the model.
+      arguments: toCallArguments(call.function.arguments),
+    };
+    if (given !== undefined) converted.providerMetadata = { [METADATA_KEY]: { id: given } };
+    return converted;
+  });
+  // Ollama's `done_reason`s other than "length" ("stop", "load", "unload") are stops.
+  const reason = last?.done_reason === "length" ? "length" : "stop";
+  return toLLMResponse({
+    content,
+    toolCalls,
+    finishReason: mapFinishReason({ reason, hasCalls: toolCalls.length > 0 }),
+    usage: usageOf(last, USAGE_FIELDS),
+  });
+}

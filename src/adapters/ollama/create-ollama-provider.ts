@@ -1,0 +1,186 @@
+import { isInvalidProviderResponseError } from "../../errors.js";
+import { toOllamaTools } from "../../formats/ollama.js";
+import { isPlainObject } from "../../internal/describe.js";
+import { checkString } from "../../internal/options.js";
+import type { LLMProvider, LLMResponse, Message, ToolDefinition } from "../../provider.js";
+import { checkClientMethod, checkFactoryOptions } from "../shared/factory-options.js";
+import { portableLLMOptions } from "../shared/request-options.js";
+import { convertOncePerArray, frozenTools } from "../shared/tools-cache.js";
+import {
+  fromOllamaAnswer,
+  type OllamaChatChunk,
+  type OllamaStreamedAnswer,
+  OllamaStreamReader,
+  PROVIDER,
+} from "./convert-ollama-response.js";
+import { type OllamaMessage, toOllamaMessages } from "./convert-to-ollama-messages.js";
+
+/** The `/api/chat` request this adapter sends (always streamed, see {@link createOllamaProvider}). */
+export interface OllamaChatRequest {
+  model: string;
+  messages: OllamaMessage[];
+  stream: true;
+  tools?: Array<{ type: string; function: { name?: string; description?: string; parameters?: object } }>;
+  options?: Record<string, unknown>;
+  format?: string | object;
+  keep_alive?: string | number;
+  think?: boolean | "high" | "medium" | "low";
+  logprobs?: boolean;
+  top_logprobs?: number;
+}
+
+/** What the `ollama` client returns for `chat({ stream: true })`: chunks, and `abort()` to stop the request. */
+export interface OllamaChatStream extends AsyncIterable<OllamaChatChunk> {
+  abort(): void;
+}
+
+/** The part of the `ollama` package's client (`new Ollama()`) this adapter uses. */
+export interface OllamaClientLike {
+  chat(request: OllamaChatRequest): Promise<OllamaChatStream>;
+}
+
+/** Options of {@link createOllamaProvider}. */
+export interface OllamaProviderOptions {
+  /** Your client: `new Ollama({ host })` from the `ollama` package. */
+  client: OllamaClientLike;
+  /** What `getDefaultModel()` returns; a `model` given to `runToolLoop` wins. @default "llama3.2" */
+  model?: string;
+}
+
+const DEFAULT_MODEL = "llama3.2";
+
+// Top-level fields of Ollama's ChatRequest; every other llmOptions key is a model option.
+const REQUEST_FIELDS = new Set(["format", "keep_alive", "think", "logprobs", "top_logprobs"]);
+
+// Keys the adapter sets itself.
+const OWN_FIELDS = new Set(["options", "model", "messages", "tools"]);
+
+/** What the `ollama` client throws when a stream ends without its final (`done`) chunk. */
+const CLIENT_NO_DONE_MESSAGE = "Did not receive done or success response in stream.";
+
+const ollamaTools = convertOncePerArray((definitions) => frozenTools(toOllamaTools(definitions)));
+
+/** What {@link buildRequest} puts together. */
+interface RequestParts {
+  messages: readonly Message[];
+  definitions: readonly ToolDefinition[] | undefined;
+  model: string;
+  llmOptions: Record<string, unknown>;
+}
+
+function buildRequest({ messages, definitions, model, llmOptions }: RequestParts): OllamaChatRequest {
+  const request: Record<string, unknown> = { model, messages: toOllamaMessages(messages), stream: true };
+  if (definitions !== undefined && definitions.length > 0) request.tools = ollamaTools(definitions);
+  const modelOptions: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(llmOptions)) {
+    if (value === undefined || OWN_FIELDS.has(key)) continue;
+    if (REQUEST_FIELDS.has(key)) request[key] = value;
+    else modelOptions[key] = value;
+  }
+  if (isPlainObject(llmOptions.options)) Object.assign(modelOptions, llmOptions.options);
+  if (Object.keys(modelOptions).length > 0) request.options = modelOptions;
+  return request as unknown as OllamaChatRequest;
+}
+
+/**
+ * Waits for the stream to start. The client cannot abort a request before its response headers
+ * arrive, so on abort this stops waiting at once and aborts the stream as soon as it exists.
+ */
+function streamOrAbort(pending: Promise<OllamaChatStream>, signal: AbortSignal | undefined): Promise<OllamaChatStream> {
+  if (signal === undefined) return pending;
+  return new Promise<OllamaChatStream>((resolve, reject) => {
+    const onAbort = () => {
+      pending.then(
+        (stream) => stream.abort(),
+        () => {},
+      );
+      reject(signal.reason);
+    };
+    if (signal.aborted) {
+      onAbort();
+      return;
+    }
+    signal.addEventListener("abort", onAbort, { once: true });
+    pending.then(
+      (stream) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(stream);
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+/** Reads the whole stream; the loop's signal calls the stream's `abort()`. */
+async function readStream(stream: OllamaChatStream, signal: AbortSignal | undefined): Promise<OllamaStreamedAnswer> {
+  const onAbort = () => stream.abort();
+  signal?.addEventListener("abort", onAbort, { once: true });
+  const read = new OllamaStreamReader();
+  try {
+    for await (const chunk of stream) read.add(chunk);
+  } catch (error) {
+    if (signal?.aborted) throw signal.reason;
+    // An unreadable chunk: the rest of the stream is not wanted, so the request is closed.
+    if (isInvalidProviderResponseError(error)) stream.abort();
+    if (error instanceof Error && error.message === CLIENT_NO_DONE_MESSAGE) throw read.unfinished(error);
+    throw error;
+  } finally {
+    signal?.removeEventListener("abort", onAbort);
+  }
+  return read.finish();
+}
+
+/**
+ * An {@link LLMProvider} for Ollama's native `/api/chat`, through your `ollama` client.
+ *
+ * The request is always streamed (`stream: true`), because the `ollama` client can only abort a
+ * streamed request: the chunks are gathered into one response, and the loop's signal calls the
+ * stream's `abort()`. Ollama's `done_reason` stays `"stop"` when the model calls tools; the
+ * adapter reports `"tool_calls"` then. Ollama gives no call ids (newer servers do): the adapter
+ * makes stable ones from the response (`ollama_<hash>_<index>`), and answers carry `tool_name`.
+ *
+ * `llmOptions`: `format`, `keep_alive`, `think`, `logprobs` and `top_logprobs` go to the request's
+ * top level; every other key (`temperature`, `num_ctx`, `seed`, `stop` …) goes into Ollama's
+ * `options`, as do the entries of an `options` object; `max_tokens` becomes `num_predict` and
+ * `stream` is refused, as in every adapter (see "`max_tokens` and `stream`" in `docs/adapters.md`).
+ *
+ * @example
+ * ```ts
+ * import { Ollama } from "ollama";
+ * import { createOllamaProvider } from "toolloop/ollama";
+ *
+ * const provider = createOllamaProvider({ client: new Ollama(), model: "qwen3" });
+ * const result = await runToolLoop({ provider, tools: registry, maxIterations: 10 }, messages);
+ * ```
+ */
+export function createOllamaProvider(options: OllamaProviderOptions): LLMProvider {
+  const factory = "createOllamaProvider";
+  checkFactoryOptions(factory, options);
+  const { client } = options;
+  checkClientMethod({
+    factory,
+    option: "client",
+    value: client,
+    method: ["chat"],
+    expected: "an Ollama client (new Ollama())",
+  });
+  const defaultModel = checkString(factory, "model", options.model) ?? DEFAULT_MODEL;
+  let responses = 0;
+
+  return {
+    getDefaultModel: () => defaultModel,
+
+    async chat(messages, definitions, model, llmOptions, signal): Promise<LLMResponse> {
+      signal?.throwIfAborted();
+      const portable = portableLLMOptions({ provider: PROVIDER, llmOptions, maxTokensField: "num_predict" });
+      const request = buildRequest({ messages, definitions, model, llmOptions: portable });
+      const stream = await streamOrAbort(client.chat(request), signal);
+      const answer = await readStream(stream, signal);
+      responses++;
+      return fromOllamaAnswer({ answer, sequence: responses });
+    },
+  };
+}

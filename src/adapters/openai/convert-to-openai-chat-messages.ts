@@ -1,0 +1,60 @@
+import { isRecord } from "../../internal/describe.js";
+import type { Message, ToolCall } from "../../provider.js";
+
+/** A Chat Completions message as the adapter sends it (`ChatCompletionMessageParam` in the SDK). */
+export type OpenAIChatMessage =
+  | { role: "system" | "user"; content: string }
+  | {
+      role: "assistant";
+      content: string | null;
+      tool_calls?: Array<{ id: string; type: "function"; function: { name: string; arguments: string } }>;
+    }
+  | { role: "tool"; tool_call_id: string; content: string };
+
+/**
+ * A transcript call as both OpenAI APIs replay it: its name, and its arguments as JSON text — the
+ * text the model sent when the transcript kept it (`function.arguments`), else the parsed arguments
+ * serialised.
+ */
+export function openAICallOf(call: ToolCall): { name: string; arguments: string } {
+  return { name: call.name || (call.function?.name ?? ""), arguments: argumentsText(call) };
+}
+
+function argumentsText(call: ToolCall): string {
+  const { arguments: parsed, function: sent } = call as { arguments?: unknown; function?: { arguments?: unknown } };
+  if (typeof sent?.arguments === "string") return sent.arguments;
+  try {
+    return JSON.stringify(isRecord(parsed) ? parsed : {});
+  } catch {
+    return "{}";
+  }
+}
+
+/**
+ * Converts a toolloop transcript to Chat Completions messages: system, user and assistant text
+ * as they are; an assistant turn with calls becomes one message with `tool_calls` (its text as
+ * `content`, or `null` when there is none); each `tool` message becomes
+ * `{ role: "tool", tool_call_id, content }`, in transcript order.
+ */
+export function toOpenAIChatMessages(messages: readonly Message[]): OpenAIChatMessage[] {
+  return messages.map((message): OpenAIChatMessage => {
+    switch (message.role) {
+      case "system":
+      case "user":
+        return { role: message.role, content: message.content };
+      case "assistant": {
+        const calls = message.toolCalls ?? [];
+        if (calls.length === 0) return { role: "assistant", content: message.content };
+        return {
+          role: "assistant",
+          content: message.content === "" ? null : message.content,
+          tool_calls: calls.map((call) => ({ id: call.id, type: "function", function: openAICallOf(call) })),
+        };
+      }
+      case "tool":
+        return { role: "tool", tool_call_id: message.toolCallId ?? "", content: message.content };
+      default:
+        throw new TypeError(`unsupported message role ${JSON.stringify((message as Message).role)}`);
+    }
+  });
+}

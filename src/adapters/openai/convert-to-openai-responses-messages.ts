@@ -1,0 +1,39 @@
+import type { Message } from "../../provider.js";
+import { openAICallOf } from "./convert-to-openai-chat-messages.js";
+
+/** A Responses API input item as the adapter sends it (`ResponseInputItem` in the SDK). */
+export type OpenAIResponsesInputItem =
+  | { role: "system" | "user" | "assistant"; content: string }
+  | { type: "function_call"; call_id: string; name: string; arguments: string }
+  | { type: "function_call_output"; call_id: string; output: string };
+
+/**
+ * Converts a toolloop transcript to Responses API input items, statelessly (no
+ * `previous_response_id`, no item ids): system, user and assistant text become messages (an
+ * assistant turn's text comes before its calls, and is left out when empty); each call becomes a
+ * `function_call` item and each `tool` message a `function_call_output` item, both keyed by
+ * `call_id`, in transcript order.
+ */
+export function toOpenAIResponsesInput(messages: readonly Message[]): OpenAIResponsesInputItem[] {
+  const input: OpenAIResponsesInputItem[] = [];
+  for (const message of messages) {
+    switch (message.role) {
+      case "system":
+      case "user":
+        input.push({ role: message.role, content: message.content });
+        break;
+      case "assistant": {
+        const calls = message.toolCalls ?? [];
+        if (calls.length === 0 || message.content !== "") input.push({ role: "assistant", content: message.content });
+        for (const call of calls) input.push({ type: "function_call", call_id: call.id, ...openAICallOf(call) });
+        break;
+      }
+      case "tool":
+        input.push({ type: "function_call_output", call_id: message.toolCallId ?? "", output: message.content });
+        break;
+      default:
+        throw new TypeError(`unsupported message role ${JSON.stringify((message as Message).role)}`);
+    }
+  }
+  return input;
+}

@@ -1,0 +1,165 @@
+import { type OpenAIToolFormatOptions, toOpenAIChatTools } from "../../formats/openai.js";
+import { optionError } from "../../internal/options.js";
+import type { LLMProvider, ToolDefinition } from "../../provider.js";
+import { checkClientMethod, checkFactoryOptions, checkModel } from "../shared/factory-options.js";
+import { portableLLMOptions, signalOption } from "../shared/request-options.js";
+import { convertOncePerArray, frozenTools } from "../shared/tools-cache.js";
+import { fromOpenAIChatCompletion, PROVIDER } from "./convert-openai-chat-response.js";
+import { type OpenAIChatMessage, toOpenAIChatMessages } from "./convert-to-openai-chat-messages.js";
+
+/*
+ * The parts of the `openai` client the adapters use are typed structurally, so that `toolloop`
+ * never imports `openai` (an optional peer dependency). `new OpenAI()` from openai 5, 6 and 7 fits;
+ * so does any object with the same methods (a proxy, a test double, a compatible client). The
+ * request and response types are deliberately loose: the adapters check every field they read at
+ * run time, so an OpenAI-compatible server that omits or adds fields does not break them.
+ */
+
+/** Per-request options the adapters pass as the second argument of `create`. */
+export interface OpenAIRequestOptions {
+  /** The loop's signal: aborting it cancels the HTTP request. */
+  signal?: AbortSignal | undefined;
+}
+
+/** A Chat Completions response, as far as the adapter relies on it (`ChatCompletion` in the SDK). */
+export interface OpenAIChatCompletionLike {
+  choices: readonly unknown[];
+  usage?: unknown;
+}
+
+/** What {@link createOpenAIChatProvider} needs from `new OpenAI()`: `client.chat.completions.create`. */
+export interface OpenAIChatClient {
+  chat: {
+    completions: {
+      create(
+        body: { model: string; messages: readonly unknown[] },
+        options?: OpenAIRequestOptions,
+      ): PromiseLike<OpenAIChatCompletionLike>;
+    };
+  };
+}
+
+/** The model both OpenAI adapters use when the factory is given none. */
+export const DEFAULT_OPENAI_MODEL = "gpt-4.1-mini";
+
+/** Options shared by both OpenAI factories. */
+export interface OpenAIProviderOptionsBase {
+  /**
+   * Model used when the loop is not given one (`getDefaultModel()`); a `model` passed to
+   * `runToolLoop` wins on the wire.
+   * @default "gpt-4.1-mini"
+   */
+  model?: string;
+  /**
+   * Strict function calling: every tool schema is made strict-compatible (all properties
+   * required, optional ones nullable, `additionalProperties: false`) and sent with
+   * `strict: true`; the nulls the model then sends for optional fields are removed before the
+   * arguments reach the tool, so validation sees them absent.
+   * @default false
+   */
+  strict?: boolean;
+}
+
+/** Options of {@link createOpenAIChatProvider}. */
+export interface OpenAIChatProviderOptions extends OpenAIProviderOptionsBase {
+  /**
+   * Your client, e.g. `new OpenAI()` — or `new OpenAI({ baseURL })` for any OpenAI-compatible
+   * server (vLLM, llama.cpp server, LM Studio, Ollama's `/v1`). Its retries, timeout and headers apply.
+   */
+  client: OpenAIChatClient;
+}
+
+/** @internal Checks the options both OpenAI factories share and returns them resolved. */
+export function resolveOpenAIOptions(
+  factory: string,
+  options: OpenAIProviderOptionsBase,
+): { model: string; strict: boolean } {
+  const model = checkModel(factory, options.model, DEFAULT_OPENAI_MODEL);
+  const { strict = false } = options;
+  if (typeof strict !== "boolean") throw optionError(factory, "strict", "a boolean", strict);
+  return { model, strict };
+}
+
+/** @internal The tools of an OpenAI request, and in strict mode the schemas to strip the nulls against. */
+export interface OpenAITools<T> {
+  tools: readonly T[];
+  strictSchemas: Map<string, Record<string, unknown>> | undefined;
+}
+
+/**
+ * @internal Both OpenAI APIs' tool conversion, plain and strict, each run once per definitions
+ * array (see {@link convertOncePerArray}): with 1,000 tools a strict step would otherwise spend
+ * milliseconds converting schemas.
+ */
+export function openAIToolsConversion<T extends object>(
+  toTools: (definitions: readonly ToolDefinition[], options: OpenAIToolFormatOptions) => T[],
+): (definitions: readonly ToolDefinition[], strict: boolean) => OpenAITools<T> {
+  const plain = convertOncePerArray((definitions) => ({
+    tools: frozenTools(toTools(definitions, { strict: false })),
+    strictSchemas: undefined,
+  }));
+  const strict = convertOncePerArray((definitions) => {
+    const strictSchemas = new Map<string, Record<string, unknown>>();
+    for (const tool of definitions) strictSchemas.set(tool.function.name, tool.function.parameters);
+    return { tools: frozenTools(toTools(definitions, { strict: true })), strictSchemas };
+  });
+  return (definitions, isStrict) => (isStrict ? strict : plain)(definitions);
+}
+
+const chatTools = openAIToolsConversion(toOpenAIChatTools);
+
+/**
+ * An {@link LLMProvider} over OpenAI's Chat Completions API, using your own client
+ * (`client.chat.completions.create(body, { signal })`). `llmOptions` go into the request body
+ * (`temperature`, `max_tokens`, `tool_choice`, `parallel_tool_calls` …; `max_tokens` and `stream`
+ * as in every adapter, see "`max_tokens` and `stream`" in `docs/adapters.md`); the loop's `model`
+ * is the one sent; API errors propagate unchanged (the loop's `ToolLoopError.cause` is the
+ * client's error).
+ *
+ * Works with every OpenAI-compatible server through the client's `baseURL`.
+ *
+ * @example
+ * ```ts
+ * import OpenAI from "openai";
+ * import { runToolLoop } from "toolloop";
+ * import { createOpenAIChatProvider } from "toolloop/openai";
+ *
+ * const provider = createOpenAIChatProvider({ client: new OpenAI(), model: "gpt-4.1-mini" });
+ * const result = await runToolLoop({ provider, tools: registry, maxIterations: 10 }, [
+ *   { role: "user", content: "What's the weather in Paris?" },
+ * ]);
+ * ```
+ */
+export function createOpenAIChatProvider(options: OpenAIChatProviderOptions): LLMProvider {
+  const factory = "createOpenAIChatProvider";
+  checkFactoryOptions(factory, options);
+  const { client } = options;
+  checkClientMethod({
+    factory,
+    option: "client",
+    value: client,
+    method: ["chat", "completions", "create"],
+    expected: "an OpenAI client (client.chat.completions.create)",
+  });
+  const { model: defaultModel, strict } = resolveOpenAIOptions(factory, options);
+
+  return {
+    async chat(messages, definitions, model, llmOptions, signal) {
+      const body: Record<string, unknown> = {
+        ...portableLLMOptions({ provider: PROVIDER, llmOptions, maxTokensField: "max_tokens" }),
+        model,
+        messages: toOpenAIChatMessages(messages),
+      };
+      const tools = definitions !== undefined && definitions.length > 0 ? chatTools(definitions, strict) : undefined;
+      if (tools !== undefined) body.tools = tools.tools;
+      const completion = await client.chat.completions.create(
+        body as { model: string; messages: OpenAIChatMessage[] },
+        signalOption(signal),
+      );
+      return fromOpenAIChatCompletion(completion, tools?.strictSchemas);
+    },
+    getDefaultModel() {
+      return defaultModel;
+    },
+  };
+}

@@ -1,0 +1,89 @@
+import { toOpenAIResponsesTools } from "../../formats/openai.js";
+import type { LLMProvider } from "../../provider.js";
+import { checkClientMethod, checkFactoryOptions } from "../shared/factory-options.js";
+import { portableLLMOptions, signalOption } from "../shared/request-options.js";
+import { fromOpenAIResponse, PROVIDER } from "./convert-openai-responses-response.js";
+import { toOpenAIResponsesInput } from "./convert-to-openai-responses-messages.js";
+import {
+  type OpenAIProviderOptionsBase,
+  type OpenAIRequestOptions,
+  openAIToolsConversion,
+  resolveOpenAIOptions,
+} from "./create-openai-chat-provider.js";
+
+/** A Responses API response, as far as the adapter relies on it (`Response` in the SDK). */
+export interface OpenAIResponseLike {
+  output: readonly unknown[];
+  status?: unknown;
+  usage?: unknown;
+}
+
+/** What {@link createOpenAIResponsesProvider} needs from `new OpenAI()`: `client.responses.create`. */
+export interface OpenAIResponsesClient {
+  responses: {
+    create(body: { model?: string; input?: unknown }, options?: OpenAIRequestOptions): PromiseLike<OpenAIResponseLike>;
+  };
+}
+
+/** Options of {@link createOpenAIResponsesProvider}. */
+export interface OpenAIResponsesProviderOptions extends OpenAIProviderOptionsBase {
+  /** Your client, e.g. `new OpenAI()`. Its retries, timeout and headers apply. */
+  client: OpenAIResponsesClient;
+}
+
+const responsesTools = openAIToolsConversion(toOpenAIResponsesTools);
+
+/**
+ * An {@link LLMProvider} over OpenAI's Responses API, using your own client
+ * (`client.responses.create(body, { signal })`). Stateless: every call sends the whole transcript
+ * as input items (`function_call` / `function_call_output` keyed by `call_id`), never a
+ * `previous_response_id`. Function tools carry `strict` explicitly (`false` unless `strict: true`,
+ * since the API treats an omitted `strict` as `true`). `llmOptions` go into the request body
+ * (`temperature`, `max_output_tokens`, `tool_choice`, `instructions`, `store`, `reasoning` …);
+ * `max_tokens` becomes `max_output_tokens` unless that is given, and `stream` is refused, as in
+ * every adapter (see "`max_tokens` and `stream`" in `docs/adapters.md`). API errors propagate
+ * unchanged (the loop's `ToolLoopError.cause` is the client's error).
+ *
+ * @example
+ * ```ts
+ * import OpenAI from "openai";
+ * import { runToolLoop } from "toolloop";
+ * import { createOpenAIResponsesProvider } from "toolloop/openai";
+ *
+ * const provider = createOpenAIResponsesProvider({ client: new OpenAI(), strict: true });
+ * const result = await runToolLoop({ provider, tools: registry, maxIterations: 10 }, [
+ *   { role: "user", content: "What's the weather in Paris?" },
+ * ]);
+ * ```
+ */
+export function createOpenAIResponsesProvider(options: OpenAIResponsesProviderOptions): LLMProvider {
+  const factory = "createOpenAIResponsesProvider";
+  checkFactoryOptions(factory, options);
+  const { client } = options;
+  checkClientMethod({
+    factory,
+    option: "client",
+    value: client,
+    method: ["responses", "create"],
+    expected: "an OpenAI client (client.responses.create)",
+  });
+  const { model: defaultModel, strict } = resolveOpenAIOptions(factory, options);
+
+  return {
+    async chat(messages, definitions, model, llmOptions, signal) {
+      const body: Record<string, unknown> = {
+        ...portableLLMOptions({ provider: PROVIDER, llmOptions, maxTokensField: "max_output_tokens" }),
+        model,
+        input: toOpenAIResponsesInput(messages),
+      };
+      const tools =
+        definitions !== undefined && definitions.length > 0 ? responsesTools(definitions, strict) : undefined;
+      if (tools !== undefined) body.tools = tools.tools;
+      const response = await client.responses.create(body as { model: string; input: unknown }, signalOption(signal));
+      return fromOpenAIResponse(response, tools?.strictSchemas);
+    },
+    getDefaultModel() {
+      return defaultModel;
+    },
+  };
+}

@@ -1,0 +1,47 @@
+import { isRecord } from "../../internal/describe.js";
+import { optionError } from "../../internal/options.js";
+
+/** What {@link portableLLMOptions} reads. */
+export interface PortableOptionsRequest {
+  /** The API's name, e.g. `"Anthropic"`: the refusal's prefix. */
+  provider: string;
+  /** The loop's `llmOptions` (anything that is not an object counts as none). */
+  llmOptions: unknown;
+  /**
+   * The API's own field for the output cap (`"max_output_tokens"`, `"maxOutputTokens"` …), to
+   * which `max_tokens` is renamed; `"max_tokens"` where the API's name is `max_tokens` itself.
+   */
+  maxTokensField: string;
+}
+
+/**
+ * `llmOptions` as every adapter reads them (the table in `docs/adapters.md`, "`max_tokens` and
+ * `stream`"): a copy in which `max_tokens` — the portable name, picoclaw's — is renamed to the
+ * API's own `maxTokensField` unless that field is given too (the API's own name wins), and from
+ * which `stream` is removed: the adapters return whole responses, so `stream` may only be absent
+ * or `false`.
+ * @throws TypeError `<provider>: llmOptions.stream must be false or absent (…), got true` for any
+ *   other `stream`
+ */
+export function portableLLMOptions({
+  provider,
+  llmOptions,
+  maxTokensField,
+}: PortableOptionsRequest): Record<string, unknown> {
+  const options: Record<string, unknown> = isRecord(llmOptions) ? { ...llmOptions } : {};
+  const { stream, max_tokens: maxTokens } = options;
+  if (stream !== undefined && stream !== false) {
+    throw optionError(provider, "llmOptions.stream", "false or absent (the adapter returns whole responses)", stream);
+  }
+  delete options.stream;
+  if (maxTokensField !== "max_tokens" && Object.hasOwn(options, "max_tokens")) {
+    if (maxTokens !== undefined && options[maxTokensField] === undefined) options[maxTokensField] = maxTokens;
+    delete options.max_tokens;
+  }
+  return options;
+}
+
+/** The per-request options argument of an official client: the loop's signal, only when there is one. */
+export function signalOption(signal: AbortSignal | undefined): { signal: AbortSignal } | undefined {
+  return signal === undefined ? undefined : { signal };
+}
