@@ -1,9 +1,9 @@
 import { type GeminiFunctionDeclaration, toGeminiTools } from "../../formats/gemini.js";
 import { checkString } from "../../internal/options.js";
-import type { LLMProvider, ToolDefinition } from "../../provider.js";
+import type { LLMProvider } from "../../provider.js";
 import { checkClientMethod, checkFactoryOptions } from "../shared/factory-options.js";
 import { portableLLMOptions } from "../shared/request-options.js";
-import { convertOncePerArray, frozenTools } from "../shared/tools-cache.js";
+import { convertOncePerArray } from "../shared/tools-cache.js";
 import { fromGeminiResponse, type GeminiGenerateContentResponse, PROVIDER } from "./convert-gemini-response.js";
 import { type GeminiContent, toGeminiMessages } from "./convert-to-gemini-messages.js";
 
@@ -47,17 +47,14 @@ export interface GeminiProviderOptions {
 
 const DEFAULT_MODEL = "gemini-2.5-flash";
 
-const geminiTools = convertOncePerArray((definitions) => frozenTools(toGeminiTools(definitions)));
-
 /**
- * The function declarations for `definitions`: converted once per definitions array, and handed
- * out as fresh (shallow) copies on every call, because the SDK rewrites each declaration's
- * `parameters` in place.
+ * The function declarations for a definitions array, converted once per array. They are not
+ * frozen, unlike the other adapters' tools: `@google/genai` rewrites each declaration's
+ * `parameters` in place (`parameters = processJsonSchema(parameters)`), which would throw on a
+ * frozen object. That rewrite is harmless to share: for a schema in Gemini's subset (what
+ * `toGeminiSchema` makes) it builds an equal object, so every step still sends the same tools.
  */
-function declarationsFor(definitions: readonly ToolDefinition[] | undefined): GeminiFunctionDeclaration[] {
-  if (definitions === undefined || definitions.length === 0) return [];
-  return geminiTools(definitions).map((declaration) => ({ ...declaration }));
-}
+const geminiDeclarations = convertOncePerArray((definitions) => toGeminiTools(definitions));
 
 /** What {@link buildConfig} puts together. */
 interface ConfigParts {
@@ -126,7 +123,7 @@ export function createGeminiProvider(options: GeminiProviderOptions): LLMProvide
       signal?.throwIfAborted();
       const portable = portableLLMOptions({ provider: PROVIDER, llmOptions, maxTokensField: "maxOutputTokens" });
       const { contents, system } = toGeminiMessages(messages);
-      const declarations = declarationsFor(definitions);
+      const declarations = definitions !== undefined && definitions.length > 0 ? geminiDeclarations(definitions) : [];
       const config = buildConfig({ system, declarations, llmOptions: portable, signal });
       const response = await client.models.generateContent({ model, contents, config });
       responses++;
