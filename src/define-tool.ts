@@ -3,7 +3,7 @@ import { createRequire } from "node:module";
 // works whichever major the user installed; it is the same module the user's zod 4 schemas use.
 import type * as z4 from "zod/v4/core";
 import { safeParse as safeParse4, toJSONSchema as toJSONSchema4 } from "zod/v4/core";
-import { describeType, errorMessage, isPlainObject, showValue } from "./internal/describe.js";
+import { errorMessage, isPlainObject, showValue } from "./internal/describe.js";
 import { formatIssues } from "./internal/json-schema-validator.js";
 import { optionError } from "./internal/options.js";
 import type { ParseArgumentsResult, Tool, ToolContext, ToolReturn } from "./tool.js";

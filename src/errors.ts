@@ -32,6 +32,7 @@ export type ToolloopErrorCode = ToolErrorCode | ToolLoopErrorCode | "invalid_pro
  * `name` (the subclass) and `code` (the kind of failure). See docs/errors.md.
  */
 export class ToolloopError extends Error {
+  /** The class: `"ToolloopError"` here, each subclass its own literal. */
   override name: string = "ToolloopError";
   /** The kind of failure: a literal per subclass or per kind (see {@link ToolloopErrorCode}). */
   declare readonly code: ToolloopErrorCode | undefined;
@@ -51,6 +52,7 @@ export class ToolloopError extends Error {
  * text, your code sees the tool, the kind of failure and the original `cause`.
  */
 export class ToolExecutionError extends ToolloopError {
+  /** Always `"ToolExecutionError"`. */
   override name = "ToolExecutionError" as const;
   /** Name of the tool the model asked for. */
   readonly toolName: string;
@@ -71,6 +73,7 @@ export class ToolExecutionError extends ToolloopError {
  * conversation can be resumed.
  */
 export class ToolLoopError extends ToolloopError {
+  /** Always `"ToolLoopError"`. */
   override name = "ToolLoopError" as const;
   /** Why the loop stopped: the caller aborted, the provider failed or answered unreadably, or another failure. */
   override readonly code: ToolLoopErrorCode;
@@ -106,6 +109,7 @@ function excerpt(body: unknown): string {
  * `cause` is this error.
  */
 export class InvalidProviderResponseError extends ToolloopError {
+  /** Always `"InvalidProviderResponseError"`. */
   override name = "InvalidProviderResponseError" as const;
   /** Always `"invalid_provider_response"`. */
   override readonly code = "invalid_provider_response" as const;

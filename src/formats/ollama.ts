@@ -8,10 +8,15 @@ import type { ToolDefinition } from "../provider.js";
 
 /** One entry of Ollama's `tools`: the OpenAI Chat shape. */
 export interface OllamaTool {
+  /** Always `"function"`. */
   type: "function";
+  /** The function the model may call. */
   function: {
+    /** The tool's name, as the model calls it. */
     name: string;
+    /** What the tool does, for the model. */
     description: string;
+    /** The JSON Schema of the tool's arguments. */
     parameters: Record<string, unknown>;
   };
 }

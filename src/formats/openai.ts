@@ -23,10 +23,15 @@ export interface OpenAIToolFormatOptions {
 
 /** A Chat Completions function tool: `{ type: "function", function: { name, description, parameters, strict? } }`. */
 export interface OpenAIChatFunctionTool {
+  /** Always `"function"`. */
   type: "function";
+  /** The function the model may call. */
   function: {
+    /** The tool's name, as the model calls it. */
     name: string;
+    /** What the tool does, for the model. */
     description: string;
+    /** The JSON Schema of the tool's arguments. */
     parameters: Record<string, unknown>;
     /** Present (`true`) only in strict mode; Chat Completions treats an omitted `strict` as `false`. */
     strict?: boolean;
@@ -35,9 +40,13 @@ export interface OpenAIChatFunctionTool {
 
 /** A Responses API function tool: flat `{ type: "function", name, description, parameters, strict }`. */
 export interface OpenAIResponsesFunctionTool {
+  /** Always `"function"`. */
   type: "function";
+  /** The tool's name, as the model calls it. */
   name: string;
+  /** What the tool does, for the model. */
   description: string;
+  /** The JSON Schema of the tool's arguments (strict-compatible when `strict` is `true`). */
   parameters: Record<string, unknown>;
   /** Always sent: the Responses API treats an omitted `strict` as `true`. */
   strict: boolean;
