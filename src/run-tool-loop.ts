@@ -8,6 +8,7 @@ import {
 } from "./errors.js";
 import { failure, isValidTimeout, logCallEnd, TIMEOUT_EXPECTATION } from "./execute-tool-call.js";
 import { type LinkedSignal, linkSignal, raceAbort } from "./internal/abort.js";
+import { holdDeadlines } from "./internal/deadline.js";
 import { cutName, describeType, errorMessage, isPlainObject, isRecord, quoteName } from "./internal/describe.js";
 import { log, type ResolvedLogger, resolveLogger } from "./internal/logger.js";
 import { CallIds, type NormalizedToolCall, normalizeToolCall } from "./internal/normalize-tool-call.js";
@@ -286,6 +287,8 @@ async function loop(resolved: ResolvedConfig, messages: Message[], context: Reso
   const fail = (code: ToolLoopErrorCode, message: string, cause: unknown) =>
     new ToolLoopError(message, { messages: transcript, iterations, code, cause });
   const aborted = () => fail("aborted", `tool loop aborted: ${errorMessage(signal?.reason)}`, signal?.reason);
+  // The run's calls share one timer for their timeouts, kept until the run ends.
+  const releaseDeadlines = holdDeadlines(resolved.toolTimeoutMs);
 
   try {
     // Call ids must be unique in the whole transcript (Anthropic rejects duplicates), also against
@@ -362,6 +365,8 @@ async function loop(resolved: ResolvedConfig, messages: Message[], context: Reso
     // The loop only ever rejects with a ToolLoopError, whatever broke (a registry that throws …).
     if (isToolLoopError(error)) throw error;
     throw fail("internal", `tool loop failed: ${errorMessage(error)}`, error);
+  } finally {
+    releaseDeadlines();
   }
 }
 

@@ -959,6 +959,88 @@ describe("timeouts", () => {
   });
 });
 
+describe("the cost of a signal and a timeout per call (issue 9)", () => {
+  const activeTimeouts = () => process.getActiveResourcesInfo().filter((name) => name === "Timeout").length;
+  const steps = (count: number, calls: number) => [
+    ...Array.from({ length: count }, (_, step) =>
+      toolCallResponse(Array.from({ length: calls }, (_, index) => ({ id: `c${step}_${index}`, name: "later" }))),
+    ),
+    textResponse("ok"),
+  ];
+
+  it("a run's calls share the caller signal's one listener and one timer; nothing stays armed after the run", async () => {
+    const controller = new AbortController();
+    const baseline = activeTimeouts();
+    const during: Array<{ listeners: number; timeouts: number }> = [];
+    const later = tool("later", async () => {
+      await new Promise((resolve) => setImmediate(resolve)); // I/O: the call is pending across a macrotask
+      during.push({ listeners: getEventListeners(controller.signal, "abort").length, timeouts: activeTimeouts() });
+      return "done";
+    });
+    const add = vi.spyOn(EventTarget.prototype, "addEventListener");
+    const remove = vi.spyOn(EventTarget.prototype, "removeEventListener");
+    const setTimer = vi.spyOn(globalThis, "setTimeout");
+    const provider = new ScriptedProvider(steps(10, 2));
+    const result = await runToolLoop({ provider, tools: [later], maxIterations: 11, toolTimeoutMs: 30_000 }, user, {
+      signal: controller.signal,
+    });
+    expect(result.content).toBe("ok");
+    expect(result.messages.filter((message) => message.isError)).toEqual([]);
+    expect(during).toHaveLength(20);
+    // One listener on the caller's signal throughout; a pending call keeps the timer ref()ed.
+    expect(during.every(({ listeners }) => listeners === 1)).toBe(true);
+    expect(during.every(({ timeouts }) => timeouts === baseline + 1)).toBe(true);
+    // In all: the caller's signal and the run's own signal, one listener each, added once and removed once.
+    expect(add).toHaveBeenCalledTimes(2);
+    expect(remove).toHaveBeenCalledTimes(2);
+    expect(setTimer.mock.calls.filter(([, delay]) => delay === 30_000)).toHaveLength(1);
+    expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
+    expect(activeTimeouts()).toBe(baseline);
+  });
+
+  it("aborting the caller's signal aborts every call in flight, each through the run's one subscription", async () => {
+    const controller = new AbortController();
+    const started = deferred();
+    const signals: AbortSignal[] = [];
+    const later = tool("later", (_args, context) => {
+      signals.push(context.signal);
+      if (signals.length === 4) started.resolve();
+      return new Promise<ToolResult>(() => {});
+    });
+    const provider = new ScriptedProvider(steps(1, 4));
+    const run = runToolLoop({ provider, tools: [later], maxIterations: 2, toolTimeoutMs: 30_000 }, user, {
+      signal: controller.signal,
+    });
+    await started.promise;
+    expect(getEventListeners(controller.signal, "abort")).toHaveLength(1);
+    const reason = new Error("stop");
+    controller.abort(reason);
+    const error = await run.catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ name: "ToolLoopError", code: "aborted", cause: reason });
+    expect(signals.every((signal) => signal.aborted && signal.reason === reason)).toBe(true);
+    expectEveryCallAnswered((error as ToolLoopError).messages);
+  });
+
+  it("a hung call of a run still times out (the shared timer is ref()ed while it is pending)", async () => {
+    const calls: string[] = [];
+    const mixed = tool("later", async (_args, context) => {
+      calls.push(context.toolCallId ?? "");
+      if (calls.length === 3) return new Promise<ToolResult>(() => {}); // the third call hangs
+      return "done";
+    });
+    const provider = new ScriptedProvider(steps(3, 1));
+    const result = await runToolLoop({ provider, tools: [mixed], maxIterations: 4, toolTimeoutMs: 20 }, user);
+    expect(result.messages.map((message) => message.content).filter((content) => content !== "done")).toEqual([
+      "hi",
+      "",
+      "",
+      "",
+      'tool "later" timed out after 20 ms',
+      "ok",
+    ]);
+  });
+});
+
 describe("context reaching the tools", () => {
   it("channel, chatId, metadata, signal and the call id reach every call's context and the mixins", async () => {
     const controller = new AbortController();
