@@ -5,16 +5,16 @@ import {
   createGeminiProvider,
   type GeminiClientLike,
   type GeminiGenerateContentResponse,
-} from "../../src/adapters/gemini/index.js";
-import { defineTool, isToolLoopError, type Message, runToolLoop } from "../../src/index.js";
+} from "../../../src/adapters/gemini/index.js";
+import { defineTool, isToolLoopError, type Message, runToolLoop } from "../../../src/index.js";
 import {
   abortOnceRequested,
   expectLoopRejectsUnreadable,
   expectUnreadable,
   registryOf,
   useReplayServers,
-} from "../helpers/adapter-fixtures.js";
-import { type ReplayResponse, type ReplayServer, readSample, readSampleText } from "../helpers/replay-server.js";
+} from "../../helpers/adapter-fixtures.js";
+import { type ReplayResponse, type ReplayServer, readSample, readSampleText } from "../../helpers/replay-server.js";
 
 // The structural client type accepts the real client.
 const _typeCheck: GeminiClientLike = new GoogleGenAI({ apiKey: "test" });

@@ -5,10 +5,8 @@ import * as z from "zod";
 import {
   createOpenAIChatProvider,
   DEFAULT_OPENAI_MODEL,
-  fromOpenAIChatCompletion,
-  toOpenAIChatMessages,
   toOpenAIStrictSchema,
-} from "../../src/adapters/openai/index.js";
+} from "../../../src/adapters/openai/index.js";
 import {
   defineTool,
   errorResult,
@@ -17,7 +15,7 @@ import {
   runToolLoop,
   ToolLoopError,
   type ToolReturn,
-} from "../../src/index.js";
+} from "../../../src/index.js";
 import {
   abortOnceRequested,
   expectLoopRejectsUnreadable,
@@ -25,8 +23,8 @@ import {
   okSample,
   registryOf,
   useReplayServers,
-} from "../helpers/adapter-fixtures.js";
-import { type ReplayResponse, type ReplayServer, readSample } from "../helpers/replay-server.js";
+} from "../../helpers/adapter-fixtures.js";
+import { type ReplayResponse, type ReplayServer, readSample } from "../../helpers/replay-server.js";
 
 type Json = Record<string, unknown>;
 type WireToolCall = { id: string; type: "function"; function: { name: string; arguments: string } };
@@ -552,143 +550,8 @@ describe("createOpenAIChatProvider with responses it cannot read (D06)", () => {
   });
 });
 
-describe("fromOpenAIChatCompletion", () => {
-  const completion = (message: Json, finish_reason: unknown, usage?: unknown) => ({
-    choices: [{ index: 0, message: { role: "assistant", ...message }, finish_reason }],
-    ...(usage === undefined ? {} : { usage }),
-  });
-  const call = { id: "call_1", type: "function", function: { name: "t", arguments: "{}" } };
-
-  it.each<[string, unknown, string]>([
-    ["a final answer", completion({ content: "Hi" }, "stop"), "stop"],
-    ["a truncated answer", completion({ content: "Hi" }, "length"), "length"],
-    ["a filtered answer", completion({ content: "" }, "content_filter"), "content_filter"],
-    ["calls", completion({ content: null, tool_calls: [call] }, "tool_calls"), "tool_calls"],
-    [
-      "calls a compatible server reports as stop",
-      completion({ content: null, tool_calls: [call] }, "stop"),
-      "tool_calls",
-    ],
-    ["no finish_reason", completion({ content: "Hi" }, null), "stop"],
-  ])("finishReason for %s", (_name, response, expected) => {
-    expect(fromOpenAIChatCompletion(response).finishReason).toBe(expected);
-  });
-
-  it.each<[string, unknown, unknown]>([
-    [
-      "the API's counts",
-      { prompt_tokens: 82, completion_tokens: 17, total_tokens: 99 },
-      { promptTokens: 82, completionTokens: 17, totalTokens: 99 },
-    ],
-    [
-      "the sum when total is missing",
-      { prompt_tokens: 5, completion_tokens: 7 },
-      { promptTokens: 5, completionTokens: 7, totalTokens: 12 },
-    ],
-    ["nothing when usage is absent", undefined, undefined],
-    ["nothing when usage is null", null, undefined],
-  ])("usage: %s", (_name, usage, expected) => {
-    expect(fromOpenAIChatCompletion(completion({ content: "x" }, "stop", usage)).usage).toEqual(expected);
-  });
-
-  it("reads the official docs example: newline-formatted arguments stay raw text", () => {
-    expect(fromOpenAIChatCompletion(readSample("openai-chat-response-tool-calls.json"))).toEqual({
-      content: "",
-      finishReason: "tool_calls",
-      toolCalls: [
-        {
-          id: "call_abc123",
-          type: "function",
-          name: "get_current_weather",
-          arguments: '{\n"location": "Boston, MA"\n}',
-        },
-      ],
-      usage: { promptTokens: 82, completionTokens: 17, totalTokens: 99 },
-    });
-  });
-
-  it("shows a refusal as the content, and reads text given as content parts", () => {
-    expect(
-      fromOpenAIChatCompletion(completion({ content: null, refusal: "I can't help with that." }, "stop")).content,
-    ).toBe("I can't help with that.");
-    expect(
-      fromOpenAIChatCompletion(
-        completion(
-          {
-            content: [
-              { type: "text", text: "a" },
-              { type: "text", text: "b" },
-            ],
-          },
-          "stop",
-        ),
-      ).content,
-    ).toBe("ab");
-  });
-
-  it("passes arguments a compatible server sends as an object", () => {
-    const response = completion(
-      { tool_calls: [{ id: "c", type: "function", function: { name: "t", arguments: { a: 1 } } }] },
-      "tool_calls",
-    );
-    expect(fromOpenAIChatCompletion(response).toolCalls).toEqual([
-      { id: "c", type: "function", name: "t", arguments: { a: 1 } },
-    ]);
-  });
-
-  it.each([
-    ["no choices", { choices: [] }],
-    ["not an object", "oops"],
-    ["a choice without message", { choices: [{}] }],
-  ])("throws a ToolloopError for %s", (_name, response) => {
-    expect(() => fromOpenAIChatCompletion(response)).toThrow(/no choice with a message/);
-  });
-});
-
-describe("toOpenAIChatMessages", () => {
-  it("converts every role, keeping call order and filling arguments for calls without their JSON text", () => {
-    expect(
-      toOpenAIChatMessages([
-        { role: "system", content: "S" },
-        { role: "user", content: "U" },
-        { role: "assistant", content: "", toolCalls: [] },
-        {
-          role: "assistant",
-          content: "A",
-          toolCalls: [
-            { id: "1", name: "a", arguments: { x: 1 } },
-            { id: "2", name: "b", arguments: {}, function: { name: "b", arguments: "{}" } },
-          ],
-        },
-        { role: "tool", content: "r1", toolCallId: "1", toolName: "a" },
-        { role: "tool", content: "r2", toolCallId: "2", toolName: "b", isError: true },
-      ]),
-    ).toEqual([
-      { role: "system", content: "S" },
-      { role: "user", content: "U" },
-      { role: "assistant", content: "" },
-      {
-        role: "assistant",
-        content: "A",
-        tool_calls: [
-          { id: "1", type: "function", function: { name: "a", arguments: '{"x":1}' } },
-          { id: "2", type: "function", function: { name: "b", arguments: "{}" } },
-        ],
-      },
-      { role: "tool", tool_call_id: "1", content: "r1" },
-      { role: "tool", tool_call_id: "2", content: "r2" },
-    ]);
-  });
-
-  it("rejects an unknown role", () => {
-    expect(() => toOpenAIChatMessages([{ role: "developer", content: "x" } as never])).toThrow(
-      /unsupported message role "developer"/,
-    );
-  });
-});
-
 describe("examples/openai.ts against an OpenAI-compatible server (OPENAI_BASE_URL)", () => {
-  const root = new URL("../../", import.meta.url).pathname;
+  const root = new URL("../../../", import.meta.url).pathname;
   const weatherCalls = (file: string) =>
     completionFrom(file, (message) => {
       message.content = null;

@@ -6,17 +6,16 @@ import {
   type OllamaChatChunk,
   type OllamaChatStream,
   type OllamaClientLike,
-  toOllamaTools,
-} from "../../src/adapters/ollama/index.js";
-import { defineTool, isToolLoopError, type Message, runToolLoop, type ToolDefinition } from "../../src/index.js";
+} from "../../../src/adapters/ollama/index.js";
+import { defineTool, isToolLoopError, type Message, runToolLoop } from "../../../src/index.js";
 import {
   abortOnceRequested,
   expectLoopRejectsUnreadable,
   expectUnreadable,
   registryOf,
   useReplayServers,
-} from "../helpers/adapter-fixtures.js";
-import { type ReplayResponse, type ReplayServer, readSample } from "../helpers/replay-server.js";
+} from "../../helpers/adapter-fixtures.js";
+import { type ReplayResponse, type ReplayServer, readSample } from "../../helpers/replay-server.js";
 
 // The structural client type accepts the real client.
 const _typeCheck: OllamaClientLike = new Ollama();
@@ -701,37 +700,5 @@ describe("createOllamaProvider with responses it cannot read (D06)", () => {
       { role: "tool", content: "11 degrees celsius" },
     ]);
     expect(error.iterations).toBe(2);
-  });
-});
-
-describe("toOllamaTools", () => {
-  const definition = (parameters: Json): ToolDefinition => ({
-    type: "function",
-    function: { name: "t", description: "d", parameters },
-  });
-
-  it.each([
-    [
-      "a schema as is",
-      { type: "object", properties: { a: { type: "string" } } },
-      { type: "object", properties: { a: { type: "string" } } },
-    ],
-    [
-      "without $schema",
-      { $schema: "https://json-schema.org/draft/2020-12/schema", type: "object", properties: {} },
-      { type: "object", properties: {} },
-    ],
-    ["an empty schema completed", {}, { type: "object", properties: {} }],
-  ])("converts %s", (_case, parameters, expected) => {
-    expect(toOllamaTools([definition(parameters)])).toEqual([
-      { type: "function", function: { name: "t", description: "d", parameters: expected } },
-    ]);
-  });
-
-  it("returns copies: changing the result leaves the definitions alone", () => {
-    const definitions = [Object.freeze(definition({ type: "object", properties: {} }))];
-    const [tool] = toOllamaTools(definitions);
-    (tool as { function: { parameters: Json } }).function.parameters.extra = true;
-    expect(definitions[0]?.function.parameters).toEqual({ type: "object", properties: {} });
   });
 });

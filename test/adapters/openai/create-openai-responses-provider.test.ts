@@ -4,20 +4,17 @@ import * as z from "zod";
 import {
   createOpenAIResponsesProvider,
   DEFAULT_OPENAI_MODEL,
-  fromOpenAIResponse,
-  toOpenAIResponsesInput,
   toOpenAIStrictSchema,
-} from "../../src/adapters/openai/index.js";
+} from "../../../src/adapters/openai/index.js";
 import {
   defineTool,
   errorResult,
   isToolLoopError,
-  type Message,
   newToolResult,
   runToolLoop,
   type Tool,
   ToolLoopError,
-} from "../../src/index.js";
+} from "../../../src/index.js";
 import {
   abortOnceRequested,
   expectLoopRejectsUnreadable,
@@ -25,8 +22,8 @@ import {
   okSample,
   registryOf,
   useReplayServers,
-} from "../helpers/adapter-fixtures.js";
-import { type ReplayResponse, type ReplayServer, readSample } from "../helpers/replay-server.js";
+} from "../../helpers/adapter-fixtures.js";
+import { type ReplayResponse, type ReplayServer, readSample } from "../../helpers/replay-server.js";
 
 type Json = Record<string, unknown>;
 type WireRequest = Json & { model: string; input: Json[]; tools?: Json[] };
@@ -440,86 +437,32 @@ describe("createOpenAIResponsesProvider with responses it cannot read (D06)", ()
   });
 });
 
-describe("fromOpenAIResponse", () => {
-  const text = (value: string) => ({
-    type: "message",
-    role: "assistant",
-    content: [{ type: "output_text", text: value }],
-  });
-  const call = { type: "function_call", call_id: "call_1", name: "t", arguments: "{}" };
+function recordingClient() {
+  const bodies: Record<string, unknown>[] = [];
+  const client = {
+    responses: {
+      create: async (body: Record<string, unknown>) => {
+        bodies.push(body);
+        return { status: "completed", output: [{ type: "message", content: [{ type: "output_text", text: "ok" }] }] };
+      },
+    },
+  };
+  return { client, bodies };
+}
 
-  it.each<[string, Json, string]>([
-    ["a completed answer", { status: "completed", output: [text("Hi")] }, "stop"],
-    ["function calls", { status: "completed", output: [call] }, "tool_calls"],
+describe("createOpenAIResponsesProvider llmOptions", () => {
+  it.each([
+    [{ max_tokens: 100 }, { max_output_tokens: 100 }],
+    [{ max_tokens: 100, max_output_tokens: 50 }, { max_output_tokens: 50 }],
     [
-      "an answer cut at max_output_tokens",
-      { status: "incomplete", incomplete_details: { reason: "max_output_tokens" }, output: [text("Hi")] },
-      "length",
+      { max_output_tokens: 70, temperature: 0 },
+      { max_output_tokens: 70, temperature: 0 },
     ],
-    [
-      "a filtered answer",
-      { status: "incomplete", incomplete_details: { reason: "content_filter" }, output: [] },
-      "content_filter",
-    ],
-    ["a response without status", { output: [text("Hi")] }, "stop"],
-  ])("finishReason for %s", (_name, response, expected) => {
-    expect(fromOpenAIResponse(response).finishReason).toBe(expected);
-  });
-
-  it("reads the official docs example: call_id is the id, arguments stay raw text, usage maps", () => {
-    expect(fromOpenAIResponse(readSample("openai-responses-response-function-call.json"))).toEqual({
-      content: "",
-      finishReason: "tool_calls",
-      toolCalls: [
-        {
-          id: "call_unLAR8MvFNptuiZK6K6HCy5k",
-          type: "function",
-          name: "get_current_weather",
-          arguments: '{"location":"Boston, MA","unit":"celsius"}',
-        },
-      ],
-      usage: { promptTokens: 291, completionTokens: 23, totalTokens: 314 },
-    });
-  });
-
-  it("joins the text of several parts and shows a refusal when there is no text", () => {
-    expect(fromOpenAIResponse({ output: [text("a"), { type: "reasoning", summary: [] }, text("b")] }).content).toBe(
-      "ab",
-    );
-    expect(
-      fromOpenAIResponse({
-        output: [{ type: "message", content: [{ type: "refusal", refusal: "I can't help with that." }] }],
-      }).content,
-    ).toBe("I can't help with that.");
-  });
-
-  it.each<[string, unknown, RegExp]>([
-    [
-      "a failed response",
-      { status: "failed", error: { message: "server overloaded" }, output: [] },
-      /failed: server overloaded/,
-    ],
-    ["a response without output", { status: "completed" }, /no output array/],
-  ])("throws for %s", (_name, response, message) => {
-    expect(() => fromOpenAIResponse(response)).toThrow(message);
-  });
-});
-
-describe("toOpenAIResponsesInput", () => {
-  it("converts every role; calls without JSON text get their arguments serialised", () => {
-    const messages: Message[] = [
-      { role: "system", content: "S" },
-      { role: "user", content: "U" },
-      { role: "assistant", content: "", toolCalls: [{ id: "c1", name: "a", arguments: { x: 1 } }] },
-      { role: "tool", content: "r1", toolCallId: "c1", toolName: "a" },
-      { role: "assistant", content: "done" },
-    ];
-    expect(toOpenAIResponsesInput(messages)).toEqual([
-      { role: "system", content: "S" },
-      { role: "user", content: "U" },
-      { type: "function_call", call_id: "c1", name: "a", arguments: '{"x":1}' },
-      { type: "function_call_output", call_id: "c1", output: "r1" },
-      { role: "assistant", content: "done" },
-    ]);
+  ])("%j is sent as %j (the Responses API has no max_tokens)", async (llmOptions, expected) => {
+    const { client, bodies } = recordingClient();
+    const provider = createOpenAIResponsesProvider({ client: client as never });
+    await provider.chat([{ role: "user", content: "hi" }], undefined, "gpt-4.1-mini", llmOptions);
+    expect(bodies[0]).toMatchObject(expected);
+    expect(bodies[0]).not.toHaveProperty("max_tokens");
   });
 });

@@ -3,13 +3,10 @@ import { describe, expect, it, vi } from "vitest";
 import * as z from "zod";
 import {
   type AnthropicClientLike,
-  type AnthropicMessageLike,
   createAnthropicProvider,
   DEFAULT_ANTHROPIC_MAX_TOKENS,
   DEFAULT_ANTHROPIC_MODEL,
-  fromAnthropicMessage,
-  toAnthropicMessages,
-} from "../../src/adapters/anthropic/index.js";
+} from "../../../src/adapters/anthropic/index.js";
 import {
   defineTool,
   errorResult,
@@ -18,9 +15,8 @@ import {
   newToolResult,
   runToolLoop,
   type Tool,
-  type ToolCall,
   ToolLoopError,
-} from "../../src/index.js";
+} from "../../../src/index.js";
 import {
   abortOnceRequested,
   expectLoopRejectsUnreadable,
@@ -28,8 +24,8 @@ import {
   okSample,
   registryOf,
   useReplayServers,
-} from "../helpers/adapter-fixtures.js";
-import { type ReplayResponse, type ReplayServer, readSample } from "../helpers/replay-server.js";
+} from "../../helpers/adapter-fixtures.js";
+import { type ReplayResponse, type ReplayServer, readSample } from "../../helpers/replay-server.js";
 
 type Json = Record<string, unknown>;
 type WireMessage = { role: string; content: string | Json[] };
@@ -469,180 +465,5 @@ describe("createAnthropicProvider options", () => {
     const failure = new Error("boom");
     const provider = createAnthropicProvider({ client: { messages: { create: () => Promise.reject(failure) } } });
     await expect(provider.chat([{ role: "user", content: "hi" }], undefined, "", {})).rejects.toBe(failure);
-  });
-});
-
-describe("toAnthropicMessages", () => {
-  const call = (id: string, args: Json = {}) => ({ id, name: "t", arguments: args });
-
-  it.each<[string, Message[], unknown]>([
-    [
-      "merges consecutive user messages, tool_result blocks first even when text came before them",
-      [
-        { role: "user", content: "go" },
-        { role: "assistant", content: "", toolCalls: [call("a"), call("b")] },
-        { role: "tool", content: "A", toolCallId: "a" },
-        { role: "user", content: "and hurry" },
-        { role: "tool", content: "B", toolCallId: "b", isError: true },
-      ],
-      [
-        { role: "user", content: "go" },
-        {
-          role: "assistant",
-          content: [
-            { type: "tool_use", id: "a", name: "t", input: {} },
-            { type: "tool_use", id: "b", name: "t", input: {} },
-          ],
-        },
-        {
-          role: "user",
-          content: [
-            { type: "tool_result", tool_use_id: "a", content: "A" },
-            { type: "tool_result", tool_use_id: "b", content: "B", is_error: true },
-            { type: "text", text: "and hurry" },
-          ],
-        },
-      ],
-    ],
-    [
-      "merges consecutive assistant messages and plain user texts",
-      [
-        { role: "user", content: "a" },
-        { role: "user", content: "b" },
-        { role: "assistant", content: "x" },
-        { role: "assistant", content: "y", toolCalls: [call("c", { q: 1 })] },
-      ],
-      [
-        {
-          role: "user",
-          content: [
-            { type: "text", text: "a" },
-            { type: "text", text: "b" },
-          ],
-        },
-        {
-          role: "assistant",
-          content: [
-            { type: "text", text: "x" },
-            { type: "text", text: "y" },
-            { type: "tool_use", id: "c", name: "t", input: { q: 1 } },
-          ],
-        },
-      ],
-    ],
-    [
-      "drops empty texts and leaves out empty tool content and a false is_error",
-      [
-        { role: "user", content: "" },
-        { role: "user", content: "q" },
-        { role: "assistant", content: "" },
-        { role: "assistant", content: "", toolCalls: [call("d")] },
-        { role: "tool", content: "", toolCallId: "d", isError: false },
-      ],
-      [
-        { role: "user", content: "q" },
-        { role: "assistant", content: [{ type: "tool_use", id: "d", name: "t", input: {} }] },
-        { role: "user", content: [{ type: "tool_result", tool_use_id: "d" }] },
-      ],
-    ],
-  ])("%s", (_label, messages, expected) => {
-    expect(toAnthropicMessages(messages)).toEqual({ messages: expected });
-  });
-
-  it("hoists system messages from anywhere, joined by a blank line", () => {
-    expect(
-      toAnthropicMessages([
-        { role: "system", content: "one" },
-        { role: "user", content: "hi" },
-        { role: "system", content: "two" },
-      ]),
-    ).toEqual({ system: "one\n\ntwo", messages: [{ role: "user", content: "hi" }] });
-  });
-});
-
-describe("fromAnthropicMessage", () => {
-  const response = (stop_reason: string | null, content: Json[] = []): AnthropicMessageLike => ({
-    content: content as unknown as AnthropicMessageLike["content"],
-    stop_reason,
-    usage: { input_tokens: 10, output_tokens: 5 },
-  });
-  const toolUse = { type: "tool_use", id: "toolu_1", name: "t", input: { a: 1 } };
-
-  it.each([
-    ["tool_use", [toolUse], "tool_calls"],
-    ["tool_use", [], "tool_calls"],
-    ["end_turn", [toolUse], "tool_calls"],
-    ["end_turn", [], "stop"],
-    ["stop_sequence", [], "stop"],
-    ["max_tokens", [], "length"],
-    ["model_context_window_exceeded", [], "length"],
-    ["refusal", [], "content_filter"],
-    ["pause_turn", [], "pause_turn"],
-  ])("maps stop_reason %s (calls: %j) to %s", (stopReason, content, expected) => {
-    expect(fromAnthropicMessage(response(stopReason, content)).finishReason).toBe(expected);
-  });
-
-  it("always has toolCalls and a finishReason, and leaves usage out when the response has none", () => {
-    expect(fromAnthropicMessage({ content: [], stop_reason: null })).toEqual({
-      content: "",
-      toolCalls: [],
-      finishReason: "stop",
-    });
-  });
-
-  it.each<[string, unknown, unknown]>([
-    ["an object", { a: 1 }, { a: 1 }],
-    ["absent", undefined, {}],
-    ["null", null, {}],
-    ["a string (passed on for the loop to report)", "{bad", "{bad"],
-    ["an array (as JSON text, for the loop to report)", [1], "[1]"],
-  ])("turns input that is %s into arguments", (_label, input, expected) => {
-    const { toolCalls } = fromAnthropicMessage(response("tool_use", [{ type: "tool_use", id: "x", name: "t", input }]));
-    expect(toolCalls).toEqual([{ id: "x", type: "function", name: "t", arguments: expected }]);
-  });
-
-  it("copies thinking blocks with prototype-named keys as own data, and replays them so (D02)", () => {
-    const thinking = '{"type":"thinking","thinking":"…","signature":"sig","__proto__":{"polluted":1}}';
-    const response = JSON.parse(
-      `{"content":[${thinking},{"type":"tool_use","id":"toolu_1","name":"t","input":{"__proto__":{"polluted":2}}}],"stop_reason":"tool_use"}`,
-    ) as AnthropicMessageLike;
-
-    const call = fromAnthropicMessage(response).toolCalls[0] as ToolCall;
-    const { anthropic } = call.providerMetadata as { anthropic: { thinking: Json[] } };
-    const kept = anthropic.thinking[0] as Json;
-    expect(Object.getPrototypeOf(kept)).toBe(Object.prototype);
-    expect(JSON.stringify(kept)).toBe(thinking);
-
-    const { messages } = toAnthropicMessages([
-      {
-        role: "assistant",
-        content: "",
-        toolCalls: [{ ...call, id: "toolu_1", name: "t", arguments: call.arguments }],
-      },
-    ]);
-    const [replayed, toolUse] = (messages[0] as { content: Json[] }).content;
-    expect(Object.getPrototypeOf(replayed)).toBe(Object.prototype);
-    expect(JSON.stringify(replayed)).toBe(thinking);
-    expect(Object.getPrototypeOf(toolUse?.input)).toBe(Object.prototype);
-    expect(JSON.stringify(toolUse?.input)).toBe('{"__proto__":{"polluted":2}}');
-    expect(({} as Json).polluted).toBeUndefined();
-  });
-
-  it("joins text blocks, ignores other blocks, and counts cache tokens as prompt tokens", () => {
-    const converted = fromAnthropicMessage({
-      content: [
-        { type: "text", text: "a" },
-        { type: "server_tool_use" },
-        { type: "text", text: "b" },
-      ] as AnthropicMessageLike["content"],
-      stop_reason: "end_turn",
-      usage: { input_tokens: 10, cache_creation_input_tokens: 3, cache_read_input_tokens: 2, output_tokens: 7 },
-    });
-    expect(converted).toEqual({
-      content: "ab",
-      toolCalls: [],
-      finishReason: "stop",
-      usage: { promptTokens: 15, completionTokens: 7, totalTokens: 22 },
-    });
   });
 });
