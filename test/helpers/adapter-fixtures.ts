@@ -1,8 +1,14 @@
 import { afterEach, expect } from "vitest";
+import { createAISDKProvider } from "../../src/adapters/ai-sdk/index.js";
+import { createAnthropicProvider } from "../../src/adapters/anthropic/index.js";
+import { createGeminiProvider } from "../../src/adapters/gemini/index.js";
+import { createOllamaProvider } from "../../src/adapters/ollama/index.js";
+import { createOpenAIChatProvider, createOpenAIResponsesProvider } from "../../src/adapters/openai/index.js";
 import {
   type InvalidProviderResponseError,
   isInvalidProviderResponseError,
   isToolLoopError,
+  type LLMProvider,
   type Message,
   type Tool,
   type ToolLoopError,
@@ -107,3 +113,137 @@ export async function expectLoopRejectsUnreadable(
   });
   return loopError;
 }
+
+/** What an adapter sent its client in one request, as the client received it. */
+export type RecordedBody = Record<string, unknown>;
+
+/**
+ * One adapter over an in-process client that records every request and answers each with a
+ * final text answer ("ok"): for tests of what every adapter does the same way.
+ */
+export interface RecordingAdapter {
+  /** The adapter, as tests name it: `"openai-chat"`, `"openai-chat strict"`, `"anthropic"` … */
+  name: string;
+  /** The API's name in the adapter's errors (`InvalidProviderResponseError.provider`). */
+  provider: string;
+  /** A new provider over a new recording client. */
+  create(): { provider: LLMProvider; requests: RecordedBody[] };
+  /** The tools array a recorded request carries (the function declarations for Gemini). */
+  toolsOf(request: RecordedBody): unknown;
+  /** The names of the tools a recorded request carries. */
+  toolNamesOf(request: RecordedBody): string[];
+}
+
+const record = (requests: RecordedBody[], body: unknown) => {
+  requests.push(body as RecordedBody);
+};
+
+const at = (value: unknown, ...path: Array<string | number>): unknown =>
+  path.reduce<unknown>((node, key) => (node as Record<string | number, unknown> | undefined)?.[key], value);
+
+const names = (tools: unknown, ...path: string[]) =>
+  Array.isArray(tools) ? tools.map((tool) => String(at(tool, ...path))) : [];
+
+function openAIChat(strict: boolean): RecordingAdapter {
+  return {
+    name: strict ? "openai-chat strict" : "openai-chat",
+    provider: "OpenAI Chat Completions",
+    create() {
+      const requests: RecordedBody[] = [];
+      const create = async (body: unknown) => {
+        record(requests, body);
+        return { choices: [{ message: { role: "assistant", content: "ok" }, finish_reason: "stop" }] };
+      };
+      return {
+        provider: createOpenAIChatProvider({ client: { chat: { completions: { create } } }, strict }),
+        requests,
+      };
+    },
+    toolsOf: (request) => request.tools,
+    toolNamesOf: (request) => names(request.tools, "function", "name"),
+  };
+}
+
+function openAIResponses(strict: boolean): RecordingAdapter {
+  return {
+    name: strict ? "openai-responses strict" : "openai-responses",
+    provider: "OpenAI Responses",
+    create() {
+      const requests: RecordedBody[] = [];
+      const create = async (body: unknown) => {
+        record(requests, body);
+        return { status: "completed", output: [{ type: "message", content: [{ type: "output_text", text: "ok" }] }] };
+      };
+      return { provider: createOpenAIResponsesProvider({ client: { responses: { create } }, strict }), requests };
+    },
+    toolsOf: (request) => request.tools,
+    toolNamesOf: (request) => names(request.tools, "name"),
+  };
+}
+
+/** Every adapter (the OpenAI ones with and without strict mode) over a recording client. */
+export const recordingAdapters: readonly RecordingAdapter[] = [
+  openAIChat(false),
+  openAIChat(true),
+  openAIResponses(false),
+  openAIResponses(true),
+  {
+    name: "anthropic",
+    provider: "Anthropic",
+    create() {
+      const requests: RecordedBody[] = [];
+      const create = async (body: unknown) => {
+        record(requests, body);
+        return { content: [{ type: "text", text: "ok" }], stop_reason: "end_turn" };
+      };
+      return { provider: createAnthropicProvider({ client: { messages: { create } } }), requests };
+    },
+    toolsOf: (request) => request.tools,
+    toolNamesOf: (request) => names(request.tools, "name"),
+  },
+  {
+    name: "gemini",
+    provider: "Gemini",
+    create() {
+      const requests: RecordedBody[] = [];
+      const generateContent = async (params: unknown) => {
+        record(requests, params);
+        return { candidates: [{ content: { role: "model", parts: [{ text: "ok" }] }, finishReason: "STOP" }] };
+      };
+      return { provider: createGeminiProvider({ client: { models: { generateContent } } }), requests };
+    },
+    toolsOf: (request) => at(request, "config", "tools", 0, "functionDeclarations"),
+    toolNamesOf: (request) => names(at(request, "config", "tools", 0, "functionDeclarations"), "name"),
+  },
+  {
+    name: "ollama",
+    provider: "Ollama",
+    create() {
+      const requests: RecordedBody[] = [];
+      const chat = async (request: unknown) => {
+        record(requests, request);
+        async function* chunks() {
+          yield { message: { role: "assistant", content: "ok" }, done: true, done_reason: "stop" };
+        }
+        return Object.assign(chunks(), { abort() {} });
+      };
+      return { provider: createOllamaProvider({ client: { chat } }), requests };
+    },
+    toolsOf: (request) => request.tools,
+    toolNamesOf: (request) => names(request.tools, "function", "name"),
+  },
+  {
+    name: "ai-sdk",
+    provider: "AI SDK",
+    create() {
+      const requests: RecordedBody[] = [];
+      const doGenerate = async (options: unknown) => {
+        record(requests, options);
+        return { content: [{ type: "text", text: "ok" }], finishReason: "stop" };
+      };
+      return { provider: createAISDKProvider({ model: { modelId: "m", doGenerate } }), requests };
+    },
+    toolsOf: (request) => request.tools,
+    toolNamesOf: (request) => names(request.tools, "name"),
+  },
+];

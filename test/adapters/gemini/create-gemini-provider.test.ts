@@ -125,6 +125,33 @@ describe("createGeminiProvider with the real @google/genai client", () => {
     });
   });
 
+  it("sends the same declarations on every step, although the SDK rewrites the cached ones in place", async () => {
+    const forecast = defineTool({
+      name: "forecast",
+      description: "Forecast for a city",
+      parameters: z.object({
+        city: z.string().min(1),
+        unit: z.enum(["c", "f"]).nullable(),
+        days: z.array(z.object({ offset: z.number().int().min(0), hourly: z.boolean().optional() })).optional(),
+        mode: z.union([z.string(), z.number()]),
+      }),
+      execute: () => "sunny",
+    });
+    const call = (id: string) => answer([{ functionCall: { id, name: "forecast", args: { city: "Paris", mode: 1 } } }]);
+    const { server, client } = await replay([call("c1"), call("c2"), finalAnswer]);
+
+    const result = await runToolLoop(
+      { provider: createGeminiProvider({ client }), tools: registryOf(forecast), maxIterations: 5 },
+      [{ role: "user", content: "Forecast for Paris?" }],
+    );
+
+    expect(result.iterations).toBe(3);
+    const [first, second, third] = server.requests.map((request) => (request.body as GeminiRequestBody).tools);
+    expect(first?.[0]?.functionDeclarations).toHaveLength(1);
+    expect(second).toEqual(first);
+    expect(third).toEqual(first);
+  });
+
   it("sends parallel answers in one user content and echoes the thoughtSignature on its call only", async () => {
     const sample = readSample<GeminiRequestBody>("gemini-followup-request-parallel-function-responses.json");
     const response = readSample<Json>("gemini-response-parallel-function-calls.json");
