@@ -1,0 +1,50 @@
+import { describe, expect, it } from "vitest";
+import { toOllamaMessages } from "../../../src/adapters/ollama/convert-to-ollama-messages.js";
+import type { Message } from "../../../src/index.js";
+
+describe("toOllamaMessages", () => {
+  it("sends calls with their index and the server's id, and answers with tool_name and tool_call_id", () => {
+    const messages: Message[] = [
+      { role: "system", content: "Be brief." },
+      { role: "user", content: "Weather?" },
+      {
+        role: "assistant",
+        content: "",
+        toolCalls: [
+          { id: "ollama_x_0", name: "weather", arguments: { city: "Paris" } },
+          { id: "call_1", name: "time", arguments: {}, providerMetadata: { ollama: { id: "call_1" } } },
+        ],
+      },
+      { role: "tool", content: "sunny", toolCallId: "ollama_x_0" },
+      { role: "tool", content: "noon", toolCallId: "call_1", toolName: "time" },
+    ];
+    expect(toOllamaMessages(messages)).toEqual([
+      { role: "system", content: "Be brief." },
+      { role: "user", content: "Weather?" },
+      {
+        role: "assistant",
+        content: "",
+        tool_calls: [
+          { type: "function", function: { index: 0, name: "weather", arguments: { city: "Paris" } } },
+          { id: "call_1", type: "function", function: { index: 1, name: "time", arguments: {} } },
+        ],
+      },
+      { role: "tool", content: "sunny", tool_name: "weather" },
+      { role: "tool", content: "noon", tool_name: "time", tool_call_id: "call_1" },
+    ]);
+  });
+
+  it("pairs each answer of a large turn with its own call", () => {
+    const calls = Array.from({ length: 2_000 }, (_, index) => ({
+      id: `c${index}`,
+      name: `t${index}`,
+      arguments: {},
+      providerMetadata: { ollama: { id: `c${index}` } },
+    }));
+    const answers: Message[] = calls.map((call) => ({ role: "tool", content: "ok", toolCallId: call.id }));
+    const converted = toOllamaMessages([{ role: "assistant", content: "", toolCalls: calls }, ...answers.reverse()]);
+    expect(converted.slice(1).map((message) => [message.tool_name, message.tool_call_id])).toEqual(
+      calls.map((call) => [call.name, call.id]).reverse(),
+    );
+  });
+});
