@@ -16,26 +16,46 @@ import {
 
 /** A content part of a `doGenerate` result, as far as this adapter reads it. */
 export interface AISDKContentLike {
+  /** The part's type: `"text"`, `"reasoning"`, `"tool-call"` … (others are ignored). */
   type: string;
 }
 
 /** A token count: a number (spec v2) or `{ total }` (spec v3). */
-export type AISDKTokenCountLike = number | { total?: number | undefined } | undefined;
+export type AISDKTokenCountLike =
+  | number
+  | {
+      /** The count (spec v3). */
+      total?: number | undefined;
+    }
+  | undefined;
 
 /** Usage of a `doGenerate` result: flat in spec v2, nested in spec v3. */
 export interface AISDKUsageLike {
+  /** Input tokens, cached ones included. */
   inputTokens?: AISDKTokenCountLike;
+  /** Output tokens. */
   outputTokens?: AISDKTokenCountLike;
+  /** The total (spec v2 only). */
   totalTokens?: number | undefined;
 }
 
 /** The finish reason: a string in spec v2, `{ unified, raw }` in spec v3. */
-export type AISDKFinishReasonLike = string | { unified?: string; raw?: string | undefined };
+export type AISDKFinishReasonLike =
+  | string
+  | {
+      /** The AI SDK's word: `"stop"`, `"tool-calls"`, `"length"`, `"content-filter"`, `"error"` …. */
+      unified?: string;
+      /** The provider's own reason (quoted in the error for `"error"`). */
+      raw?: string | undefined;
+    };
 
 /** The part of a `doGenerate` result (spec v2 or v3) this adapter reads. */
 export interface AISDKGenerateResultLike {
+  /** The result's content parts. */
   content: readonly AISDKContentLike[];
+  /** Why the model stopped. */
   finishReason?: AISDKFinishReasonLike;
+  /** Token counts. */
   usage?: AISDKUsageLike;
 }
 

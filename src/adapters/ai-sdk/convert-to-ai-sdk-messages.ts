@@ -7,40 +7,79 @@ export type AISDKPartProviderOptions = Record<string, Record<string, unknown>>;
 
 /** A `text` part. */
 export interface AISDKTextPart {
+  /** Always `"text"`. */
   type: "text";
+  /** The text. */
   text: string;
 }
 
 /** A `reasoning` part, replayed before a turn's tool calls when the model returned one. */
 export interface AISDKReasoningPart {
+  /** Always `"reasoning"`. */
   type: "reasoning";
+  /** The reasoning text the model returned. */
   text: string;
+  /** The part's `providerMetadata` from the model (e.g. Anthropic's thinking signature), sent back. */
   providerOptions?: AISDKPartProviderOptions;
 }
 
 /** A `tool-call` part of an assistant message; `input` is the arguments object. */
 export interface AISDKToolCallPart {
+  /** Always `"tool-call"`. */
   type: "tool-call";
+  /** The call's id, answered by a `tool-result` part with the same `toolCallId`. */
   toolCallId: string;
+  /** The tool's name. */
   toolName: string;
+  /** The call's arguments, as an object. */
   input: Record<string, unknown>;
+  /** The call's `providerMetadata` from the model, sent back (e.g. OpenAI Responses item ids). */
   providerOptions?: AISDKPartProviderOptions;
 }
 
 /** A `tool-result` part of a tool message. */
 export interface AISDKToolResultPart {
+  /** Always `"tool-result"`. */
   type: "tool-result";
+  /** The id of the call it answers. */
   toolCallId: string;
+  /** The name of the tool that answered. */
   toolName: string;
-  output: { type: "text" | "error-text"; value: string };
+  /** The tool's text. */
+  output: {
+    /** `"error-text"` when the tool failed, else `"text"`. */
+    type: "text" | "error-text";
+    /** The tool's text (its error message when it failed). */
+    value: string;
+  };
 }
 
 /** One message of a LanguageModel prompt (spec v2 and v3) as this adapter builds it. */
 export type AISDKPromptMessage =
-  | { role: "system"; content: string }
-  | { role: "user"; content: AISDKTextPart[] }
-  | { role: "assistant"; content: Array<AISDKTextPart | AISDKReasoningPart | AISDKToolCallPart> }
-  | { role: "tool"; content: AISDKToolResultPart[] };
+  | {
+      /** A system message, where it stands in the transcript. */
+      role: "system";
+      /** Its text. */
+      content: string;
+    }
+  | {
+      /** A user message. */
+      role: "user";
+      /** Its text, as one part. */
+      content: AISDKTextPart[];
+    }
+  | {
+      /** A turn of the model. */
+      role: "assistant";
+      /** Replayed reasoning, its text, then one part per call. */
+      content: Array<AISDKTextPart | AISDKReasoningPart | AISDKToolCallPart>;
+    }
+  | {
+      /** The answers to a turn's calls. */
+      role: "tool";
+      /** One part per answer, in call order. */
+      content: AISDKToolResultPart[];
+    };
 
 /** What this adapter keeps on a `ToolCall`'s `providerMetadata.aiSdk` so it round-trips. */
 export interface AISDKToolCallMetadata {

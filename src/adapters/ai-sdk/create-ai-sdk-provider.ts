@@ -12,8 +12,11 @@ import { toAISDKPrompt } from "./convert-to-ai-sdk-messages.js";
  * stricter option types of every LanguageModel spec version fit.
  */
 export interface AISDKCallOptions {
+  /** The transcript as a LanguageModel prompt (see `toAISDKPrompt`). */
   prompt: readonly unknown[];
+  /** The registry's tools as function tools, when it has any. */
   tools?: readonly unknown[];
+  /** The loop's signal: aborting it cancels the request. */
   abortSignal?: AbortSignal;
 }
 
@@ -27,6 +30,7 @@ export interface AISDKLanguageModelLike {
   readonly specificationVersion?: string;
   /** The provider's model id; what `getDefaultModel()` returns. */
   readonly modelId: string;
+  /** Generates one whole answer (not streamed) for the call options. */
   doGenerate(options: AISDKCallOptions): PromiseLike<AISDKGenerateResultLike>;
 }
 
@@ -38,9 +42,13 @@ export interface AISDKProviderOptions {
 
 /** A function tool of the LanguageModel call options. */
 export interface AISDKFunctionTool {
+  /** Always `"function"`. */
   type: "function";
+  /** The tool's name. */
   name: string;
+  /** What the tool does; left out when empty. */
   description?: string;
+  /** The tool's JSON Schema, with `type: "object"`. */
   inputSchema: Record<string, unknown>;
 }
 

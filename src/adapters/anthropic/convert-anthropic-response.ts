@@ -15,21 +15,29 @@ import {
 
 /** A content block of a response, as far as this adapter reads it. */
 export interface AnthropicContentBlockLike {
+  /** The block's type: `"text"`, `"tool_use"`, `"thinking"` … (others are ignored). */
   type: string;
 }
 
 /** Token counts of a response (`Usage` in the SDK). */
 export interface AnthropicUsageLike {
+  /** Uncached input tokens. */
   input_tokens?: number | null;
+  /** Output tokens. */
   output_tokens?: number | null;
+  /** Input tokens written to the prompt cache. */
   cache_creation_input_tokens?: number | null;
+  /** Input tokens read from the prompt cache. */
   cache_read_input_tokens?: number | null;
 }
 
 /** The part of a Messages API response (`Message` in the SDK) this adapter reads. */
 export interface AnthropicMessageLike {
+  /** The response's content blocks. */
   content: readonly AnthropicContentBlockLike[];
+  /** Why the model stopped: `"end_turn"`, `"tool_use"`, `"max_tokens"` …. */
   stop_reason?: string | null;
+  /** Token counts. */
   usage?: AnthropicUsageLike | null;
 }
 

@@ -4,15 +4,21 @@ import { assistantTurnParts, providerMetadataOf } from "../shared/transcript.js"
 
 /** A `text` content block. */
 export interface AnthropicTextBlockParam {
+  /** Always `"text"`. */
   type: "text";
+  /** The text; never empty (the API rejects empty text blocks). */
   text: string;
 }
 
 /** A `tool_use` content block of an assistant turn in the history. */
 export interface AnthropicToolUseBlockParam {
+  /** Always `"tool_use"`. */
   type: "tool_use";
+  /** The call's id, answered by a `tool_result` block's `tool_use_id`. */
   id: string;
+  /** The tool's name. */
   name: string;
+  /** The call's arguments, as an object. */
   input: Record<string, unknown>;
   /** Echoed from the response (`{ type: "direct" }` …) when the API sent one. */
   caller?: unknown;
@@ -20,14 +26,19 @@ export interface AnthropicToolUseBlockParam {
 
 /** A `tool_result` content block: the answer to one `tool_use`. */
 export interface AnthropicToolResultBlockParam {
+  /** Always `"tool_result"`. */
   type: "tool_result";
+  /** The id of the `tool_use` block it answers. */
   tool_use_id: string;
+  /** The tool's text; left out when empty (the API rejects empty text). */
   content?: string;
+  /** `true` when the tool failed (`Message.isError`). */
   is_error?: boolean;
 }
 
 /** A `thinking` or `redacted_thinking` block, replayed unchanged before the turn's tool calls. */
 export interface AnthropicThinkingBlockParam {
+  /** The block's type; its other fields are the API's, kept as they came. */
   type: "thinking" | "redacted_thinking";
   [key: string]: unknown;
 }
@@ -41,7 +52,9 @@ export type AnthropicContentBlockParam =
 
 /** One message of `messages[]` as this adapter sends it. */
 export interface AnthropicMessageParam {
+  /** `"user"` (also for tool results) or `"assistant"`. */
   role: "user" | "assistant";
+  /** One text as a string, else the blocks. */
   content: string | AnthropicContentBlockParam[];
 }
 

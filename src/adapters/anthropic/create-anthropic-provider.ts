@@ -22,15 +22,21 @@ export const DEFAULT_ANTHROPIC_MAX_TOKENS = 4096;
  * official client's stricter parameter types fit.
  */
 export interface AnthropicMessagesRequest {
+  /** The loop's model, else the factory's. */
   model: string;
+  /** `llmOptions.max_tokens`, else the factory's `maxTokens`. */
   max_tokens: number;
+  /** The transcript without its system messages (see `toAnthropicMessages`). */
   messages: readonly unknown[];
+  /** The system messages, joined; without them, `llmOptions.system` as given. */
   system?: unknown;
+  /** The registry's tools in Anthropic's shape, when it has any. */
   tools?: readonly unknown[];
 }
 
 /** Per-request options; the loop's signal goes here. */
 export interface AnthropicRequestOptions {
+  /** The loop's signal: aborting it cancels the HTTP request. */
   signal?: AbortSignal;
 }
 
@@ -39,7 +45,9 @@ export interface AnthropicRequestOptions {
  * `@anthropic-ai/sdk` fits; the SDK is not imported by toolloop.
  */
 export interface AnthropicClientLike {
+  /** The Messages resource. */
   readonly messages: {
+    /** Sends one request (`POST /v1/messages`, not streamed) and resolves with the whole message. */
     create(body: AnthropicMessagesRequest, options?: AnthropicRequestOptions): PromiseLike<AnthropicMessageLike>;
   };
 }

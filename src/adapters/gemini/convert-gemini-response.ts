@@ -10,7 +10,9 @@ import { type GeminiCallMetadata, type GeminiContent, METADATA_KEY } from "./con
 
 /** A candidate of a `generateContent` answer (only the fields this adapter reads). */
 export interface GeminiCandidate {
+  /** The candidate's parts. */
   content?: GeminiContent;
+  /** Why the model stopped: `"STOP"`, `"MAX_TOKENS"`, `"SAFETY"` …. */
   finishReason?: string;
   /** Why the model stopped, in words (e.g. the text of a malformed function call). */
   finishMessage?: string;
@@ -18,14 +20,25 @@ export interface GeminiCandidate {
 
 /** A `generateContent` answer (only the fields this adapter reads). */
 export interface GeminiGenerateContentResponse {
+  /** The candidates; the adapter reads the first. */
   candidates?: GeminiCandidate[];
+  /** Token counts. */
   usageMetadata?: {
+    /** Input tokens. */
     promptTokenCount?: number;
+    /** Output tokens of the answer. */
     candidatesTokenCount?: number;
+    /** Thinking tokens (billed as output). */
     thoughtsTokenCount?: number;
+    /** All tokens of the request. */
     totalTokenCount?: number;
   };
-  promptFeedback?: { blockReason?: string };
+  /** Set when the prompt was blocked (then there is no candidate). */
+  promptFeedback?: {
+    /** Why the prompt was blocked (`"SAFETY"` …). */
+    blockReason?: string;
+  };
+  /** The response's id; seeds the ids made for calls without one. */
   responseId?: string;
 }
 

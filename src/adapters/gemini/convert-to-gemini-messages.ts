@@ -3,32 +3,43 @@ import { callsById, providerMetadataOf } from "../shared/transcript.js";
 
 /** A function call in a Gemini part; the Gemini Developer API usually gives no `id`. */
 export interface GeminiFunctionCall {
+  /** The call's id, when the API gave one (echoed in the answer's `functionResponse.id`). */
   id?: string;
+  /** The function's name. */
   name?: string;
+  /** The call's arguments, as an object. */
   args?: Record<string, unknown>;
 }
 
 /** A function result in a Gemini part. */
 export interface GeminiFunctionResponse {
+  /** The id of the call it answers, when the call had one. */
   id?: string;
+  /** The name of the function that answered (Gemini pairs answers with calls by name). */
   name?: string;
+  /** `{ output: "<tool text>" }`, or `{ error: "<text>" }` for a failed tool. */
   response?: Record<string, unknown>;
 }
 
 /** One part of a Gemini content (only the fields this adapter reads or writes). */
 export interface GeminiPart {
+  /** A text part. */
   text?: string;
   /** `true` on the model's thought summaries, which are not part of the answer. */
   thought?: boolean;
   /** Opaque signature the model attaches to (the first of) its function calls; it must be sent back. */
   thoughtSignature?: string;
+  /** A call the model made. */
   functionCall?: GeminiFunctionCall;
+  /** A tool's answer. */
   functionResponse?: GeminiFunctionResponse;
 }
 
 /** A Gemini content: a turn of `"user"` or `"model"`. */
 export interface GeminiContent {
+  /** `"user"` (also for tool answers) or `"model"`. */
   role?: string;
+  /** The turn's parts. */
   parts?: GeminiPart[];
 }
 

@@ -9,16 +9,22 @@ import { type GeminiContent, toGeminiMessages } from "./convert-to-gemini-messag
 
 /** The `config` this adapter sends: your `llmOptions` plus the fields below. */
 export interface GeminiGenerateContentConfig {
+  /** The transcript's system messages, one text part each. */
   systemInstruction?: GeminiContent;
+  /** The `tools` you gave in `llmOptions`, then the registry's function declarations. */
   tools?: Array<{ functionDeclarations?: GeminiFunctionDeclaration[] }>;
+  /** The loop's signal, combined with an `abortSignal` you gave in `llmOptions`. */
   abortSignal?: AbortSignal;
   [key: string]: unknown;
 }
 
 /** The `generateContent` parameters this adapter sends. */
 export interface GeminiGenerateContentParameters {
+  /** The loop's model. */
   model: string;
+  /** The transcript without its system messages (see the adapter's description). */
   contents: GeminiContent[];
+  /** Your `llmOptions` plus the fields the adapter sets. */
   config: GeminiGenerateContentConfig;
 }
 
@@ -28,7 +34,9 @@ export interface GeminiGenerateContentParameters {
  * {@link GeminiGenerateContentParameters}.
  */
 export interface GeminiClientLike {
+  /** The models resource. */
   models: {
+    /** Generates one whole answer (not streamed). */
     generateContent(params: {
       model: string;
       contents: unknown;

@@ -10,17 +10,34 @@ import { METADATA_KEY } from "./convert-to-ollama-messages.js";
 
 /** One NDJSON chunk of a streamed `/api/chat` answer (only the fields this adapter reads). */
 export interface OllamaChatChunk {
+  /** When the server made the chunk (a `Date` from the `ollama` client); seeds the ids made for calls. */
   created_at?: Date | string;
+  /** The chunk's part of the answer. */
   message?: {
+    /** Text, to be joined with the other chunks'. */
     content?: string;
+    /** Calls (Ollama sends them whole, in one chunk). */
     tool_calls?: Array<{
+      /** The call's id (newer servers only). */
       id?: string;
-      function?: { index?: number; name?: string; arguments?: Record<string, unknown> | string };
+      /** The function called. */
+      function?: {
+        /** The call's position in the turn (newer servers only). */
+        index?: number;
+        /** The tool's name. */
+        name?: string;
+        /** The arguments: an object, or text from a model that wrote broken JSON. */
+        arguments?: Record<string, unknown> | string;
+      };
     }>;
   };
+  /** `true` on the final chunk. */
   done?: boolean;
+  /** Why the model stopped (final chunk): `"stop"`, `"length"`, `"load"` …. */
   done_reason?: string;
+  /** Input tokens (final chunk). */
   prompt_eval_count?: number;
+  /** Output tokens (final chunk). */
   eval_count?: number;
 }
 

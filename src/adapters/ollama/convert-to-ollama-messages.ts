@@ -3,17 +3,32 @@ import { callsById, providerMetadataOf } from "../shared/transcript.js";
 
 /** A tool call in an Ollama message (`id` and `function.index` are sent by newer servers only). */
 export interface OllamaToolCall {
+  /** The id the server gave the call, echoed back (newer servers only). */
   id?: string;
+  /** Always `"function"` as the adapter sends it. */
   type?: string;
-  function: { index?: number; name: string; arguments: Record<string, unknown> };
+  /** The function called. */
+  function: {
+    /** The call's position in the turn. */
+    index?: number;
+    /** The tool's name. */
+    name: string;
+    /** The call's arguments, as an object. */
+    arguments: Record<string, unknown>;
+  };
 }
 
 /** A message of Ollama's `/api/chat`, as this adapter sends it. */
 export interface OllamaMessage {
+  /** `"system"`, `"user"`, `"assistant"` or `"tool"`. */
   role: string;
+  /** Its text (a tool's error message when it failed). */
   content: string;
+  /** An assistant turn's calls. */
   tool_calls?: OllamaToolCall[];
+  /** On a tool answer: the tool's name (Ollama pairs answers with calls by position and name). */
   tool_name?: string;
+  /** On a tool answer: the id the server gave the call, when it gave one. */
   tool_call_id?: string;
 }
 

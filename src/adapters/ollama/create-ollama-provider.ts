@@ -17,25 +17,37 @@ import { type OllamaMessage, toOllamaMessages } from "./convert-to-ollama-messag
 
 /** The `/api/chat` request this adapter sends (always streamed, see {@link createOllamaProvider}). */
 export interface OllamaChatRequest {
+  /** The loop's model. */
   model: string;
+  /** The transcript (see the adapter's description). */
   messages: OllamaMessage[];
+  /** Always `true`: the `ollama` client can abort only a streamed request. */
   stream: true;
+  /** The registry's tools in the Chat Completions shape, when it has any. */
   tools?: Array<{ type: string; function: { name?: string; description?: string; parameters?: object } }>;
+  /** Model options: every `llmOptions` key not sent at the top level, and the entries of `llmOptions.options`. */
   options?: Record<string, unknown>;
+  /** `llmOptions.format`: `"json"` or a JSON Schema for the answer. */
   format?: string | object;
+  /** `llmOptions.keep_alive`: how long the model stays loaded. */
   keep_alive?: string | number;
+  /** `llmOptions.think`: thinking on or off, or its level. */
   think?: boolean | "high" | "medium" | "low";
+  /** `llmOptions.logprobs`. */
   logprobs?: boolean;
+  /** `llmOptions.top_logprobs`. */
   top_logprobs?: number;
 }
 
 /** What the `ollama` client returns for `chat({ stream: true })`: chunks, and `abort()` to stop the request. */
 export interface OllamaChatStream extends AsyncIterable<OllamaChatChunk> {
+  /** Stops the request (the stream then ends with an `AbortError`). */
   abort(): void;
 }
 
 /** The part of the `ollama` package's client (`new Ollama()`) this adapter uses. */
 export interface OllamaClientLike {
+  /** Sends one `/api/chat` request and resolves with its stream once the response headers arrived. */
   chat(request: OllamaChatRequest): Promise<OllamaChatStream>;
 }
 

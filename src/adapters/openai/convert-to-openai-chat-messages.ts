@@ -3,13 +3,40 @@ import type { Message, ToolCall } from "../../provider.js";
 
 /** A Chat Completions message as the adapter sends it (`ChatCompletionMessageParam` in the SDK). */
 export type OpenAIChatMessage =
-  | { role: "system" | "user"; content: string }
   | {
-      role: "assistant";
-      content: string | null;
-      tool_calls?: Array<{ id: string; type: "function"; function: { name: string; arguments: string } }>;
+      /** A system or user message. */
+      role: "system" | "user";
+      /** Its text. */
+      content: string;
     }
-  | { role: "tool"; tool_call_id: string; content: string };
+  | {
+      /** A turn of the model. */
+      role: "assistant";
+      /** Its text; `null` when a turn with calls has none. */
+      content: string | null;
+      /** The turn's calls, with their arguments as the JSON text the model sent. */
+      tool_calls?: Array<{
+        /** The call's id, answered by a `tool` message's `tool_call_id`. */
+        id: string;
+        /** Always `"function"`. */
+        type: "function";
+        /** The tool's name and the arguments as JSON text. */
+        function: {
+          /** The tool's name. */
+          name: string;
+          /** The arguments as JSON text. */
+          arguments: string;
+        };
+      }>;
+    }
+  | {
+      /** A tool's answer to one call. */
+      role: "tool";
+      /** The id of the call it answers. */
+      tool_call_id: string;
+      /** The tool's text (its error message when it failed). */
+      content: string;
+    };
 
 /**
  * A transcript call as both OpenAI APIs replay it: its name, and its arguments as JSON text — the

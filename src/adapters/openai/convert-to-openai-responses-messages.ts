@@ -3,9 +3,30 @@ import { openAICallOf } from "./convert-to-openai-chat-messages.js";
 
 /** A Responses API input item as the adapter sends it (`ResponseInputItem` in the SDK). */
 export type OpenAIResponsesInputItem =
-  | { role: "system" | "user" | "assistant"; content: string }
-  | { type: "function_call"; call_id: string; name: string; arguments: string }
-  | { type: "function_call_output"; call_id: string; output: string };
+  | {
+      /** Who wrote the message. */
+      role: "system" | "user" | "assistant";
+      /** Its text. */
+      content: string;
+    }
+  | {
+      /** A call the model made. */
+      type: "function_call";
+      /** The call's id, answered by a `function_call_output` with the same `call_id`. */
+      call_id: string;
+      /** The tool's name. */
+      name: string;
+      /** The arguments as the JSON text the model sent. */
+      arguments: string;
+    }
+  | {
+      /** A tool's answer to one call. */
+      type: "function_call_output";
+      /** The id of the call it answers. */
+      call_id: string;
+      /** The tool's text (its error message when it failed). */
+      output: string;
+    };
 
 /**
  * Converts a toolloop transcript to Responses API input items, statelessly (no

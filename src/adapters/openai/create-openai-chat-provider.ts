@@ -23,14 +23,19 @@ export interface OpenAIRequestOptions {
 
 /** A Chat Completions response, as far as the adapter relies on it (`ChatCompletion` in the SDK). */
 export interface OpenAIChatCompletionLike {
+  /** The choices; the adapter reads the first one's `message` and `finish_reason`. */
   choices: readonly unknown[];
+  /** Token counts (`prompt_tokens`, `completion_tokens`, `total_tokens`), when the server reports them. */
   usage?: unknown;
 }
 
 /** What {@link createOpenAIChatProvider} needs from `new OpenAI()`: `client.chat.completions.create`. */
 export interface OpenAIChatClient {
+  /** The Chat Completions resource. */
   chat: {
+    /** Its completions. */
     completions: {
+      /** Sends one request (`POST /chat/completions`) and resolves with the whole completion. */
       create(
         body: { model: string; messages: readonly unknown[] },
         options?: OpenAIRequestOptions,

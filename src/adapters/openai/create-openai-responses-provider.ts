@@ -13,14 +13,19 @@ import {
 
 /** A Responses API response, as far as the adapter relies on it (`Response` in the SDK). */
 export interface OpenAIResponseLike {
+  /** The output items: `message` items with text, `function_call` items with calls. */
   output: readonly unknown[];
+  /** `"completed"`, `"incomplete"` (see `incomplete_details`), or a state without an answer. */
   status?: unknown;
+  /** Token counts (`input_tokens`, `output_tokens`, `total_tokens`). */
   usage?: unknown;
 }
 
 /** What {@link createOpenAIResponsesProvider} needs from `new OpenAI()`: `client.responses.create`. */
 export interface OpenAIResponsesClient {
+  /** The Responses resource. */
   responses: {
+    /** Sends one request (`POST /responses`) and resolves with the whole response. */
     create(body: { model?: string; input?: unknown }, options?: OpenAIRequestOptions): PromiseLike<OpenAIResponseLike>;
   };
 }
