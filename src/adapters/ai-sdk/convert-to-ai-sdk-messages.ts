@@ -1,6 +1,6 @@
 import { isPlainObject } from "../../internal/describe.js";
-import type { Message, ToolCall } from "../../provider.js";
-import { assistantTurnParts, providerMetadataOf } from "../shared/transcript.js";
+import type { Message } from "../../provider.js";
+import { argumentsObject, assistantTurnParts } from "../shared/transcript.js";
 
 /** Provider-specific options of a prompt part, keyed by provider (`{ openai: { … } }`). */
 export type AISDKPartProviderOptions = Record<string, Record<string, unknown>>;
@@ -92,24 +92,22 @@ export interface AISDKToolCallMetadata {
 /** The key of this adapter's data in `ToolCall.providerMetadata`. */
 export const METADATA_KEY = "aiSdk";
 
-function toolCallPart(call: ToolCall): AISDKToolCallPart {
-  const part: AISDKToolCallPart = {
-    type: "tool-call",
-    toolCallId: call.id,
-    toolName: call.name,
-    input: isPlainObject(call.arguments) ? call.arguments : {},
-  };
-  const providerOptions = providerMetadataOf(call, METADATA_KEY)?.providerOptions;
-  if (isPlainObject(providerOptions)) part.providerOptions = providerOptions as AISDKPartProviderOptions;
-  return part;
-}
-
 function assistantMessage(message: Message): AISDKPromptMessage | undefined {
   const content = assistantTurnParts<AISDKTextPart | AISDKReasoningPart | AISDKToolCallPart>(message, {
     key: METADATA_KEY,
     replayed: "reasoning",
     text: (text) => ({ type: "text", text }),
-    call: toolCallPart,
+    call: (call, kept) => {
+      const part: AISDKToolCallPart = {
+        type: "tool-call",
+        toolCallId: call.id,
+        toolName: call.name,
+        input: argumentsObject(call),
+      };
+      // The call's providerMetadata from the model (e.g. OpenAI Responses item ids), sent back.
+      if (isPlainObject(kept?.providerOptions)) part.providerOptions = kept.providerOptions as AISDKPartProviderOptions;
+      return part;
+    },
   });
   return content.length > 0 ? { role: "assistant", content } : undefined;
 }

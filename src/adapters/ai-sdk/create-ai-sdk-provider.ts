@@ -1,7 +1,7 @@
 import { isPlainObject } from "../../internal/describe.js";
 import { optionError } from "../../internal/options.js";
 import type { LLMProvider, ToolDefinition } from "../../provider.js";
-import { checkClientMethod, checkFactoryOptions } from "../shared/factory-options.js";
+import { checkedClient } from "../shared/factory-options.js";
 import { portableLLMOptions } from "../shared/request-options.js";
 import { convertOncePerArray, frozenTools } from "../shared/tools-cache.js";
 import { type AISDKGenerateResultLike, fromAISDKResult, PROVIDER } from "./convert-ai-sdk-response.js";
@@ -115,6 +115,12 @@ export function toCallOptions(llmOptions: Record<string, unknown>): Record<strin
   return options;
 }
 
+const MODEL = {
+  option: "model",
+  method: ["doGenerate"],
+  expected: "an AI SDK LanguageModel object (with doGenerate)",
+} as const;
+
 const aiSdkTools = convertOncePerArray((definitions) => frozenTools(toAISDKTools(definitions)));
 
 /**
@@ -139,15 +145,7 @@ const aiSdkTools = convertOncePerArray((definitions) => frozenTools(toAISDKTools
  */
 export function createAISDKProvider(options: AISDKProviderOptions): LLMProvider {
   const factory = "createAISDKProvider";
-  checkFactoryOptions(factory, options);
-  const { model } = options;
-  checkClientMethod({
-    factory,
-    option: "model",
-    value: model,
-    method: ["doGenerate"],
-    expected: "an AI SDK LanguageModel object (with doGenerate)",
-  });
+  const model = checkedClient({ factory, options, ...MODEL });
   if (model.specificationVersion === "v1") {
     throw optionError(factory, "model.specificationVersion", '"v2" or newer (ai >= 5)', model.specificationVersion);
   }

@@ -1,6 +1,5 @@
-import { isPlainObject } from "../../internal/describe.js";
-import type { Message, ToolCall } from "../../provider.js";
-import { assistantTurnParts, providerMetadataOf } from "../shared/transcript.js";
+import type { Message } from "../../provider.js";
+import { argumentsObject, assistantTurnParts } from "../shared/transcript.js";
 
 /** A `text` content block. */
 export interface AnthropicTextBlockParam {
@@ -72,24 +71,22 @@ export interface AnthropicToolCallMetadata {
 /** The key of this adapter's data in `ToolCall.providerMetadata`. */
 export const METADATA_KEY = "anthropic";
 
-function toolUseBlock(call: ToolCall): AnthropicToolUseBlockParam {
-  const block: AnthropicToolUseBlockParam = {
-    type: "tool_use",
-    id: call.id,
-    name: call.name,
-    input: isPlainObject(call.arguments) ? call.arguments : {},
-  };
-  const caller = providerMetadataOf(call, METADATA_KEY)?.caller;
-  if (caller !== undefined) block.caller = caller;
-  return block;
-}
-
 function assistantBlocks(message: Message): AnthropicContentBlockParam[] {
   return assistantTurnParts<AnthropicContentBlockParam>(message, {
     key: METADATA_KEY,
     replayed: "thinking",
     text: (text) => ({ type: "text", text }),
-    call: toolUseBlock,
+    call: (call, kept) => {
+      const block: AnthropicToolUseBlockParam = {
+        type: "tool_use",
+        id: call.id,
+        name: call.name,
+        input: argumentsObject(call),
+      };
+      // The `caller` the API gave the block, echoed as the SDK's own tool runner does.
+      if (kept?.caller !== undefined) block.caller = kept.caller;
+      return block;
+    },
   });
 }
 

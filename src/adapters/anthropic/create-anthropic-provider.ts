@@ -1,7 +1,7 @@
 import { toAnthropicTools } from "../../formats/anthropic.js";
 import { optionError } from "../../internal/options.js";
 import type { LLMProvider } from "../../provider.js";
-import { checkClientMethod, checkFactoryOptions, checkModel } from "../shared/factory-options.js";
+import { checkedClient, checkModel } from "../shared/factory-options.js";
 import { portableLLMOptions, signalOption } from "../shared/request-options.js";
 import { convertOncePerArray, frozenTools } from "../shared/tools-cache.js";
 import { type AnthropicMessageLike, fromAnthropicMessage, PROVIDER } from "./convert-anthropic-response.js";
@@ -62,6 +62,12 @@ export interface AnthropicProviderOptions {
   maxTokens?: number;
 }
 
+const CLIENT = {
+  option: "client",
+  method: ["messages", "create"],
+  expected: "an Anthropic client (with messages.create)",
+} as const;
+
 const anthropicTools = convertOncePerArray((definitions) => frozenTools(toAnthropicTools(definitions)));
 
 /**
@@ -85,15 +91,8 @@ const anthropicTools = convertOncePerArray((definitions) => frozenTools(toAnthro
  */
 export function createAnthropicProvider(options: AnthropicProviderOptions): LLMProvider {
   const factory = "createAnthropicProvider";
-  checkFactoryOptions(factory, options);
-  const { client, maxTokens = DEFAULT_ANTHROPIC_MAX_TOKENS } = options;
-  checkClientMethod({
-    factory,
-    option: "client",
-    value: client,
-    method: ["messages", "create"],
-    expected: "an Anthropic client (with messages.create)",
-  });
+  const client = checkedClient({ factory, options, ...CLIENT });
+  const { maxTokens = DEFAULT_ANTHROPIC_MAX_TOKENS } = options;
   const model = checkModel(factory, options.model, DEFAULT_ANTHROPIC_MODEL);
   if (!Number.isInteger(maxTokens) || maxTokens < 1)
     throw optionError(factory, "maxTokens", "an integer ≥ 1", maxTokens);

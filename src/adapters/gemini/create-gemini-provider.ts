@@ -1,7 +1,7 @@
 import { type GeminiFunctionDeclaration, toGeminiTools } from "../../formats/gemini.js";
 import { checkString } from "../../internal/options.js";
 import type { LLMProvider } from "../../provider.js";
-import { checkClientMethod, checkFactoryOptions } from "../shared/factory-options.js";
+import { checkedClient } from "../shared/factory-options.js";
 import { portableLLMOptions } from "../shared/request-options.js";
 import { convertOncePerArray } from "../shared/tools-cache.js";
 import { fromGeminiResponse, type GeminiGenerateContentResponse, PROVIDER } from "./convert-gemini-response.js";
@@ -54,6 +54,12 @@ export interface GeminiProviderOptions {
 }
 
 const DEFAULT_MODEL = "gemini-2.5-flash";
+
+const CLIENT = {
+  option: "client",
+  method: ["models", "generateContent"],
+  expected: "a GoogleGenAI client (models.generateContent)",
+} as const;
 
 /**
  * The function declarations for a definitions array, converted once per array. They are not
@@ -112,15 +118,7 @@ function buildConfig({ system, declarations, llmOptions, signal }: ConfigParts):
  */
 export function createGeminiProvider(options: GeminiProviderOptions): LLMProvider {
   const factory = "createGeminiProvider";
-  checkFactoryOptions(factory, options);
-  const { client } = options;
-  checkClientMethod({
-    factory,
-    option: "client",
-    value: client,
-    method: ["models", "generateContent"],
-    expected: "a GoogleGenAI client (models.generateContent)",
-  });
+  const client = checkedClient({ factory, options, ...CLIENT });
   const defaultModel = checkString(factory, "model", options.model) ?? DEFAULT_MODEL;
   let responses = 0;
 

@@ -3,7 +3,7 @@ import { toOllamaTools } from "../../formats/ollama.js";
 import { isPlainObject } from "../../internal/describe.js";
 import { checkString } from "../../internal/options.js";
 import type { LLMProvider, LLMResponse, Message, ToolDefinition } from "../../provider.js";
-import { checkClientMethod, checkFactoryOptions } from "../shared/factory-options.js";
+import { checkedClient } from "../shared/factory-options.js";
 import { portableLLMOptions } from "../shared/request-options.js";
 import { convertOncePerArray, frozenTools } from "../shared/tools-cache.js";
 import {
@@ -60,6 +60,8 @@ export interface OllamaProviderOptions {
 }
 
 const DEFAULT_MODEL = "llama3.2";
+
+const CLIENT = { option: "client", method: ["chat"], expected: "an Ollama client (new Ollama())" } as const;
 
 // Top-level fields of Ollama's ChatRequest; every other llmOptions key is a model option.
 const REQUEST_FIELDS = new Set(["format", "keep_alive", "think", "logprobs", "top_logprobs"]);
@@ -170,15 +172,7 @@ async function readStream(stream: OllamaChatStream, signal: AbortSignal | undefi
  */
 export function createOllamaProvider(options: OllamaProviderOptions): LLMProvider {
   const factory = "createOllamaProvider";
-  checkFactoryOptions(factory, options);
-  const { client } = options;
-  checkClientMethod({
-    factory,
-    option: "client",
-    value: client,
-    method: ["chat"],
-    expected: "an Ollama client (new Ollama())",
-  });
+  const client = checkedClient({ factory, options, ...CLIENT });
   const defaultModel = checkString(factory, "model", options.model) ?? DEFAULT_MODEL;
   let responses = 0;
 

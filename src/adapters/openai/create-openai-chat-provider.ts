@@ -1,7 +1,7 @@
 import { type OpenAIToolFormatOptions, toOpenAIChatTools } from "../../formats/openai.js";
 import { optionError } from "../../internal/options.js";
-import type { LLMProvider, ToolDefinition } from "../../provider.js";
-import { checkClientMethod, checkFactoryOptions, checkModel } from "../shared/factory-options.js";
+import type { LLMProvider, LLMResponse, Message, ToolDefinition } from "../../provider.js";
+import { type ClientSpec, checkedClient, checkModel } from "../shared/factory-options.js";
 import { portableLLMOptions, signalOption } from "../shared/request-options.js";
 import { convertOncePerArray, frozenTools } from "../shared/tools-cache.js";
 import { fromOpenAIChatCompletion, PROVIDER } from "./convert-openai-chat-response.js";
@@ -74,17 +74,6 @@ export interface OpenAIChatProviderOptions extends OpenAIProviderOptionsBase {
   client: OpenAIChatClient;
 }
 
-/** @internal Checks the options both OpenAI factories share and returns them resolved. */
-export function resolveOpenAIOptions(
-  factory: string,
-  options: OpenAIProviderOptionsBase,
-): { model: string; strict: boolean } {
-  const model = checkModel(factory, options.model, DEFAULT_OPENAI_MODEL);
-  const { strict = false } = options;
-  if (typeof strict !== "boolean") throw optionError(factory, "strict", "a boolean", strict);
-  return { model, strict };
-}
-
 /** @internal The tools of an OpenAI request, and in strict mode the schemas to strip the nulls against. */
 export interface OpenAITools<T> {
   tools: readonly T[];
@@ -109,6 +98,62 @@ export function openAIToolsConversion<T extends object>(
     return { tools: frozenTools(toTools(definitions, { strict: true })), strictSchemas };
   });
   return (definitions, isStrict) => (isStrict ? strict : plain)(definitions);
+}
+
+/** @internal One request of {@link OpenAIApi.send}. */
+export interface OpenAIRequest<C> {
+  client: C;
+  body: Record<string, unknown>;
+  options: OpenAIRequestOptions | undefined;
+}
+
+/** @internal What tells the two OpenAI APIs apart; {@link openAIProvider} does the rest. */
+export interface OpenAIApi<C, T> {
+  /** The factory's name, for its `TypeError`s. */
+  factory: string;
+  /** The API's name, for the adapter's errors. */
+  provider: string;
+  /** The client method the adapter calls. */
+  client: Omit<ClientSpec, "option">;
+  /** The API's own field for the output cap. */
+  maxTokensField: string;
+  /** The tools, converted once per definitions array. */
+  tools(definitions: readonly ToolDefinition[], strict: boolean): OpenAITools<T>;
+  /** The body fields that carry the transcript. */
+  transcript(messages: readonly Message[]): Record<string, unknown>;
+  /** Sends the request through the client. */
+  send(request: OpenAIRequest<C>): PromiseLike<unknown>;
+  /** Reads the response. */
+  read(response: unknown, strictSchemas: Map<string, Record<string, unknown>> | undefined): LLMResponse;
+}
+
+/** @internal An {@link LLMProvider} over one OpenAI API: options checked, body built, response read. */
+export function openAIProvider<C, T>(
+  options: OpenAIProviderOptionsBase & { client: C },
+  api: OpenAIApi<C, T>,
+): LLMProvider {
+  const { factory } = api;
+  const client = checkedClient({ factory, options, option: "client", ...api.client });
+  const defaultModel = checkModel(factory, options.model, DEFAULT_OPENAI_MODEL);
+  const { strict = false } = options;
+  if (typeof strict !== "boolean") throw optionError(factory, "strict", "a boolean", strict);
+
+  return {
+    async chat(messages, definitions, model, llmOptions, signal) {
+      const body: Record<string, unknown> = {
+        ...portableLLMOptions({ provider: api.provider, llmOptions, maxTokensField: api.maxTokensField }),
+        model,
+        ...api.transcript(messages),
+      };
+      const tools = definitions !== undefined && definitions.length > 0 ? api.tools(definitions, strict) : undefined;
+      if (tools !== undefined) body.tools = tools.tools;
+      const response = await api.send({ client, body, options: signalOption(signal) });
+      return api.read(response, tools?.strictSchemas);
+    },
+    getDefaultModel() {
+      return defaultModel;
+    },
+  };
 }
 
 const chatTools = openAIToolsConversion(toOpenAIChatTools);
@@ -136,35 +181,18 @@ const chatTools = openAIToolsConversion(toOpenAIChatTools);
  * ```
  */
 export function createOpenAIChatProvider(options: OpenAIChatProviderOptions): LLMProvider {
-  const factory = "createOpenAIChatProvider";
-  checkFactoryOptions(factory, options);
-  const { client } = options;
-  checkClientMethod({
-    factory,
-    option: "client",
-    value: client,
-    method: ["chat", "completions", "create"],
-    expected: "an OpenAI client (client.chat.completions.create)",
+  return openAIProvider(options, {
+    factory: "createOpenAIChatProvider",
+    provider: PROVIDER,
+    client: {
+      method: ["chat", "completions", "create"],
+      expected: "an OpenAI client (client.chat.completions.create)",
+    },
+    maxTokensField: "max_tokens",
+    tools: chatTools,
+    transcript: (messages) => ({ messages: toOpenAIChatMessages(messages) }),
+    send: ({ client, body, options: request }) =>
+      client.chat.completions.create(body as { model: string; messages: OpenAIChatMessage[] }, request),
+    read: fromOpenAIChatCompletion,
   });
-  const { model: defaultModel, strict } = resolveOpenAIOptions(factory, options);
-
-  return {
-    async chat(messages, definitions, model, llmOptions, signal) {
-      const body: Record<string, unknown> = {
-        ...portableLLMOptions({ provider: PROVIDER, llmOptions, maxTokensField: "max_tokens" }),
-        model,
-        messages: toOpenAIChatMessages(messages),
-      };
-      const tools = definitions !== undefined && definitions.length > 0 ? chatTools(definitions, strict) : undefined;
-      if (tools !== undefined) body.tools = tools.tools;
-      const completion = await client.chat.completions.create(
-        body as { model: string; messages: OpenAIChatMessage[] },
-        signalOption(signal),
-      );
-      return fromOpenAIChatCompletion(completion, tools?.strictSchemas);
-    },
-    getDefaultModel() {
-      return defaultModel;
-    },
-  };
 }

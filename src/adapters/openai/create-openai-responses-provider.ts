@@ -1,14 +1,12 @@
 import { toOpenAIResponsesTools } from "../../formats/openai.js";
 import type { LLMProvider } from "../../provider.js";
-import { checkClientMethod, checkFactoryOptions } from "../shared/factory-options.js";
-import { portableLLMOptions, signalOption } from "../shared/request-options.js";
 import { fromOpenAIResponse, PROVIDER } from "./convert-openai-responses-response.js";
 import { toOpenAIResponsesInput } from "./convert-to-openai-responses-messages.js";
 import {
   type OpenAIProviderOptionsBase,
   type OpenAIRequestOptions,
+  openAIProvider,
   openAIToolsConversion,
-  resolveOpenAIOptions,
 } from "./create-openai-chat-provider.js";
 
 /** A Responses API response, as far as the adapter relies on it (`Response` in the SDK). */
@@ -62,33 +60,15 @@ const responsesTools = openAIToolsConversion(toOpenAIResponsesTools);
  * ```
  */
 export function createOpenAIResponsesProvider(options: OpenAIResponsesProviderOptions): LLMProvider {
-  const factory = "createOpenAIResponsesProvider";
-  checkFactoryOptions(factory, options);
-  const { client } = options;
-  checkClientMethod({
-    factory,
-    option: "client",
-    value: client,
-    method: ["responses", "create"],
-    expected: "an OpenAI client (client.responses.create)",
+  return openAIProvider(options, {
+    factory: "createOpenAIResponsesProvider",
+    provider: PROVIDER,
+    client: { method: ["responses", "create"], expected: "an OpenAI client (client.responses.create)" },
+    maxTokensField: "max_output_tokens",
+    tools: responsesTools,
+    transcript: (messages) => ({ input: toOpenAIResponsesInput(messages) }),
+    send: ({ client, body, options: request }) =>
+      client.responses.create(body as { model: string; input: unknown }, request),
+    read: fromOpenAIResponse,
   });
-  const { model: defaultModel, strict } = resolveOpenAIOptions(factory, options);
-
-  return {
-    async chat(messages, definitions, model, llmOptions, signal) {
-      const body: Record<string, unknown> = {
-        ...portableLLMOptions({ provider: PROVIDER, llmOptions, maxTokensField: "max_output_tokens" }),
-        model,
-        input: toOpenAIResponsesInput(messages),
-      };
-      const tools =
-        definitions !== undefined && definitions.length > 0 ? responsesTools(definitions, strict) : undefined;
-      if (tools !== undefined) body.tools = tools.tools;
-      const response = await client.responses.create(body as { model: string; input: unknown }, signalOption(signal));
-      return fromOpenAIResponse(response, tools?.strictSchemas);
-    },
-    getDefaultModel() {
-      return defaultModel;
-    },
-  };
 }

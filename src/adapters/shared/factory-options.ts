@@ -1,39 +1,47 @@
 import { isRecord } from "../../internal/describe.js";
 import { optionError } from "../../internal/options.js";
 
-/**
- * Checks the options object an adapter factory is given.
- * @throws TypeError `<factory>: options must be an object, got …`
- */
-export function checkFactoryOptions(factory: string, options: unknown): asserts options is Record<string, unknown> {
-  if (!isRecord(options)) throw optionError(factory, "options", "an object", options);
-}
-
-/** What {@link checkClientMethod} checks. */
-export interface ClientMethodCheck {
-  /** The factory's name, the message's prefix. */
-  factory: string;
-  /** The option holding the client, e.g. `"client"`. */
+/** The client a factory needs, as {@link checkedClient} checks it. */
+export interface ClientSpec {
+  /** The option holding the client, e.g. `"client"` (the AI SDK adapter's is `"model"`). */
   option: string;
-  /** The client. */
-  value: unknown;
   /** The path to the method the adapter calls, e.g. `["chat", "completions", "create"]`. */
   method: readonly string[];
   /** What the option must be, e.g. `"an OpenAI client (client.chat.completions.create)"`. */
   expected: string;
 }
 
+/** What {@link checkedClient} checks. */
+export interface FactoryCheck<O, K extends keyof O> extends ClientSpec {
+  /** The factory's name, the messages' prefix. */
+  factory: string;
+  /** The options the factory was given. */
+  options: O;
+  option: K & string;
+}
+
 /**
- * Checks that a client (typed structurally) has the method the adapter calls.
- * @throws TypeError `<factory>: <option> must be <expected>, got …`
+ * The client (typed structurally) in a factory's options, once checked: the options must be an
+ * object, and the client must have the method the adapter calls.
+ * @throws TypeError `<factory>: options must be an object, got …` or
+ *   `<factory>: <option> must be <expected>, got …`
  */
-export function checkClientMethod({ factory, option, value, method, expected }: ClientMethodCheck): void {
-  let node: unknown = value;
+export function checkedClient<O, K extends keyof O>({
+  factory,
+  options,
+  option,
+  method,
+  expected,
+}: FactoryCheck<O, K>): O[K] {
+  if (!isRecord(options)) throw optionError(factory, "options", "an object", options);
+  const client = options[option];
+  let node: unknown = client;
   for (const key of method) {
     const readable = (typeof node === "object" || typeof node === "function") && node !== null;
     node = readable ? (node as Record<string, unknown>)[key] : undefined;
   }
-  if (typeof node !== "function") throw optionError(factory, option, expected, value);
+  if (typeof node !== "function") throw optionError(factory, option, expected, client);
+  return client;
 }
 
 /**

@@ -28,8 +28,8 @@ export interface AssistantTurnShape<P> {
   replayed: string;
   /** The part for the turn's text. */
   text(text: string): P;
-  /** The part for one call. */
-  call(call: ToolCall): P;
+  /** The part for one call, given what the adapter kept on it (`providerMetadata[key]`). */
+  call(call: ToolCall, kept: Record<string, unknown> | undefined): P;
 }
 
 /**
@@ -45,8 +45,13 @@ export function assistantTurnParts<P>(message: Message, shape: AssistantTurnShap
     if (Array.isArray(kept)) parts.push(...kept.filter(isPlainObject).map((part) => ({ ...part }) as P));
   }
   if (message.content !== "") parts.push(shape.text(message.content));
-  for (const call of calls) parts.push(shape.call(call));
+  for (const call of calls) parts.push(shape.call(call, providerMetadataOf(call, shape.key)));
   return parts;
+}
+
+/** A transcript call's arguments as an object to send back: `{}` for anything else. */
+export function argumentsObject(call: ToolCall): Record<string, unknown> {
+  return isPlainObject(call.arguments) ? call.arguments : {};
 }
 
 /** What {@link keepOnFirstCall} keeps. */

@@ -1,44 +1,40 @@
 import { describe, expect, it } from "vitest";
-import { checkClientMethod, checkFactoryOptions, checkModel } from "../../../src/adapters/shared/factory-options.js";
+import { checkedClient, checkModel } from "../../../src/adapters/shared/factory-options.js";
 
-describe("checkFactoryOptions", () => {
+describe("checkedClient", () => {
+  const check = (options: unknown) =>
+    checkedClient({
+      factory: "createXProvider",
+      options: options as { client: unknown },
+      option: "client",
+      method: ["chat", "create"],
+      expected: "an X client (chat.create)",
+    });
+
   it.each<[unknown, string]>([
     [undefined, "undefined"],
     [null, "null"],
     ["gpt", '"gpt"'],
     [[1], "[1]"],
   ])("refuses %j as options", (options, shown) => {
-    expect(() => checkFactoryOptions("createXProvider", options)).toThrow(
-      new TypeError(`createXProvider: options must be an object, got ${shown}`),
-    );
+    expect(() => check(options)).toThrow(new TypeError(`createXProvider: options must be an object, got ${shown}`));
   });
 
-  it("accepts any object", () => {
-    expect(() => checkFactoryOptions("createXProvider", {})).not.toThrow();
-    expect(() => checkFactoryOptions("createXProvider", new (class Options {})())).not.toThrow();
-  });
-});
-
-describe("checkClientMethod", () => {
-  const check = (value: unknown) =>
-    checkClientMethod({
-      factory: "createXProvider",
-      option: "client",
-      value,
-      method: ["chat", "create"],
-      expected: "an X client (chat.create)",
-    });
-
-  it("accepts an object with the method, also a class instance or a function holding it", () => {
-    expect(() => check({ chat: { create() {} } })).not.toThrow();
-    expect(() =>
+  it("returns a client with the method, also a class instance or a function holding it, from any options object", () => {
+    const plain = { chat: { create() {} } };
+    expect(check({ client: plain })).toBe(plain);
+    const instance = new (class Client {
+      chat = { create() {} };
+    })();
+    expect(
       check(
-        new (class Client {
-          chat = { create() {} };
+        new (class Options {
+          client = instance;
         })(),
       ),
-    ).not.toThrow();
-    expect(() => check(Object.assign(() => {}, { chat: { create() {} } }))).not.toThrow();
+    ).toBe(instance);
+    const callable = Object.assign(() => {}, { chat: { create() {} } });
+    expect(check({ client: callable })).toBe(callable);
   });
 
   it.each<[unknown, string]>([
@@ -47,8 +43,8 @@ describe("checkClientMethod", () => {
     [{ chat: {} }, '{"chat":{}}'],
     [{ chat: { create: "x" } }, '{"chat":{"create":"x"}}'],
     [new (class Client {})(), "Client"],
-  ])("refuses %j, echoing it", (value, shown) => {
-    expect(() => check(value)).toThrow(
+  ])("refuses the client %j, echoing it", (client, shown) => {
+    expect(() => check({ client })).toThrow(
       new TypeError(`createXProvider: client must be an X client (chat.create), got ${shown}`),
     );
   });
