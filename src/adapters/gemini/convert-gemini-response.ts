@@ -110,8 +110,21 @@ function toUsage(metadata: unknown): UsageInfo | undefined {
   });
 }
 
-/** The calls of a candidate's parts, with ids `<idPrefix>_<index>` where the API gave none. */
-function toolCallsOf(parts: readonly unknown[], idPrefix: string, response: unknown): ProviderToolCall[] {
+/** What {@link toolCallsOf} reads. */
+interface CandidateCalls {
+  /** The first candidate's parts. */
+  parts: readonly unknown[];
+  /** The ids made for calls without one are `<idPrefix>_<index>`. */
+  idPrefix: string;
+  /** The whole response, for the errors. */
+  response: unknown;
+}
+
+/**
+ * The calls of a candidate's parts, with the API's ids or `<idPrefix>_<index>`.
+ * @throws InvalidProviderResponseError for a `functionCall` that is not an object or has no name
+ */
+function toolCallsOf({ parts, idPrefix, response }: CandidateCalls): ProviderToolCall[] {
   const toolCalls: ProviderToolCall[] = [];
   for (const part of parts) {
     if (!isPlainObject(part)) continue;
@@ -171,7 +184,7 @@ export function fromGeminiResponse({ response, sequence }: GeminiResponseRequest
   const candidateContent = isRecord(candidate?.content) ? candidate.content : undefined;
   const parts: unknown[] = Array.isArray(candidateContent?.parts) ? candidateContent.parts : [];
   const responseId = typeof response.responseId === "string" && response.responseId !== "" ? response.responseId : "";
-  const toolCalls = toolCallsOf(parts, `gemini_${responseId || sequence}`, response);
+  const toolCalls = toolCallsOf({ parts, idPrefix: `gemini_${responseId || sequence}`, response });
   const content = parts
     .map((part) => (isPlainObject(part) && typeof part.text === "string" && part.thought !== true ? part.text : ""))
     .join("");

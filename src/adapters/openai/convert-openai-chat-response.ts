@@ -74,26 +74,33 @@ function unreadable(problem: string, completion: unknown): InvalidProviderRespon
   return invalidResponse({ provider: PROVIDER, problem, body: completion });
 }
 
-/** The name of a `function` or `custom` tool call. @throws InvalidProviderResponseError when it has none */
-function callName(kind: "function" | "custom", name: unknown, completion: unknown): string {
-  if (typeof name === "string" && name !== "") return name;
-  throw unreadable(`a ${kind} tool call has no name (got ${showValue(name)})`, completion);
+/** What {@link toolCallsOf} reads. */
+interface ChatToolCalls {
+  /** The message's `tool_calls`. */
+  calls: readonly unknown[];
+  /** The whole response, for the errors. */
+  completion: unknown;
+  strictSchemas: ReadonlyMap<string, Record<string, unknown>> | undefined;
 }
 
-/** The calls of a Chat Completions message. */
-function toolCallsOf(
-  calls: readonly unknown[],
-  completion: unknown,
-  strictSchemas: ReadonlyMap<string, Record<string, unknown>> | undefined,
-): ProviderToolCall[] {
+/**
+ * The calls of a Chat Completions message.
+ * @throws InvalidProviderResponseError for a call that is not an object, has neither `function`
+ *   nor `custom`, or has no name
+ */
+function toolCallsOf({ calls, completion, strictSchemas }: ChatToolCalls): ProviderToolCall[] {
+  const callName = (kind: "function" | "custom", name: unknown): string => {
+    if (typeof name === "string" && name !== "") return name;
+    throw unreadable(`a ${kind} tool call has no name (got ${showValue(name)})`, completion);
+  };
   return calls.map((call) => {
     if (!isRecord(call)) throw unreadable(`a tool call is not an object (got ${describeType(call)})`, completion);
     if (isRecord(call.function)) {
-      const name = callName("function", call.function.name, completion);
+      const name = callName("function", call.function.name);
       return toOpenAIToolCall({ id: call.id, name, rawArguments: call.function.arguments, strictSchemas });
     }
     if (isRecord(call.custom)) {
-      const name = callName("custom", call.custom.name, completion);
+      const name = callName("custom", call.custom.name);
       return toOpenAIToolCall({ id: call.id, name, rawArguments: call.custom.input });
     }
     throw unreadable(`a tool call has no function (type: ${showValue(call.type)})`, completion);
@@ -126,7 +133,7 @@ export function fromOpenAIChatCompletion(
   if (!Array.isArray(calls)) {
     throw unreadable(`the message's tool_calls is not an array (got ${describeType(calls)})`, completion);
   }
-  const toolCalls = toolCallsOf(calls, completion, strictSchemas);
+  const toolCalls = toolCallsOf({ calls, completion, strictSchemas });
   const text = textOf(message.content);
   return toLLMResponse({
     content: text === "" && typeof message.refusal === "string" ? message.refusal : text,
