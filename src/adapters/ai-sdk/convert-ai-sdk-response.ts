@@ -92,6 +92,30 @@ function describeFinishReason(reason: unknown): string {
   return raw === undefined ? "finishReason: error" : `finishReason: error, raw: ${raw}`;
 }
 
+/** A reasoning part of the result as it is replayed, with its `providerMetadata` as `providerOptions`. */
+function reasoningPart(part: Record<string, unknown>): AISDKReasoningPart {
+  const replay: AISDKReasoningPart = { type: "reasoning", text: String(part.text) };
+  if (isPlainObject(part.providerMetadata)) replay.providerOptions = part.providerMetadata as AISDKPartProviderOptions;
+  return replay;
+}
+
+/**
+ * A `tool-call` part as a call: `arguments` is its `input` JSON text, its `providerMetadata` kept.
+ * @throws InvalidProviderResponseError when it has no `toolName`
+ */
+function toolCallOf(part: Record<string, unknown>, result: unknown): ProviderToolCall {
+  if (typeof part.toolName !== "string" || part.toolName === "") {
+    throw unreadable(`a tool-call part has no toolName (got ${showValue(part.toolName)})`, result);
+  }
+  const call: ProviderToolCall = { type: "function", name: part.toolName, arguments: toCallArguments(part.input) };
+  if (typeof part.toolCallId === "string") call.id = part.toolCallId;
+  if (isPlainObject(part.providerMetadata)) {
+    const metadata: AISDKToolCallMetadata = { providerOptions: part.providerMetadata as AISDKPartProviderOptions };
+    call.providerMetadata = { [METADATA_KEY]: metadata };
+  }
+  return call;
+}
+
 /**
  * Converts a `doGenerate` result: text parts are joined into `content`; `tool-call` parts the
  * caller must run become calls whose `arguments` is the `input` JSON text (parsed by the loop,
@@ -113,34 +137,11 @@ export function fromAISDKResult(result: AISDKGenerateResultLike): LLMResponse {
   const texts: string[] = [];
   const reasoning: AISDKReasoningPart[] = [];
   const toolCalls: ProviderToolCall[] = [];
-  for (const raw of value.content) {
-    if (!isRecord(raw)) {
-      throw unreadable(`a content part is not an object (got ${describeType(raw)})`, value);
-    }
-    const part = raw;
-    if (part.type === "text" && typeof part.text === "string") {
-      texts.push(part.text);
-    } else if (part.type === "reasoning" && typeof part.text === "string") {
-      const replay: AISDKReasoningPart = { type: "reasoning", text: part.text };
-      if (isPlainObject(part.providerMetadata))
-        replay.providerOptions = part.providerMetadata as AISDKPartProviderOptions;
-      reasoning.push(replay);
-    } else if (part.type === "tool-call" && part.providerExecuted !== true) {
-      if (typeof part.toolName !== "string" || part.toolName === "") {
-        throw unreadable(`a tool-call part has no toolName (got ${showValue(part.toolName)})`, value);
-      }
-      const call: ProviderToolCall = {
-        type: "function",
-        name: part.toolName,
-        arguments: toCallArguments(part.input),
-      };
-      if (typeof part.toolCallId === "string") call.id = part.toolCallId;
-      if (isPlainObject(part.providerMetadata)) {
-        const metadata: AISDKToolCallMetadata = { providerOptions: part.providerMetadata as AISDKPartProviderOptions };
-        call.providerMetadata = { [METADATA_KEY]: metadata };
-      }
-      toolCalls.push(call);
-    }
+  for (const part of value.content) {
+    if (!isRecord(part)) throw unreadable(`a content part is not an object (got ${describeType(part)})`, value);
+    if (part.type === "text" && typeof part.text === "string") texts.push(part.text);
+    else if (part.type === "reasoning" && typeof part.text === "string") reasoning.push(reasoningPart(part));
+    else if (part.type === "tool-call" && part.providerExecuted !== true) toolCalls.push(toolCallOf(part, value));
   }
   keepOnFirstCall(toolCalls, { key: METADATA_KEY, field: "reasoning", parts: reasoning });
   const reason = result.finishReason;

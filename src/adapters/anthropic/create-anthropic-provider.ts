@@ -94,8 +94,9 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): LLMP
   const client = checkedClient({ factory, options, ...CLIENT });
   const { maxTokens = DEFAULT_ANTHROPIC_MAX_TOKENS } = options;
   const model = checkModel(factory, options.model, DEFAULT_ANTHROPIC_MODEL);
-  if (!Number.isInteger(maxTokens) || maxTokens < 1)
+  if (!Number.isInteger(maxTokens) || maxTokens < 1) {
     throw optionError(factory, "maxTokens", "an integer ≥ 1", maxTokens);
+  }
 
   return {
     async chat(messages, definitions, requestModel, llmOptions, signal) {

@@ -84,8 +84,9 @@ function firstCandidate(response: Record<string, unknown>): GeminiCandidate | un
   const { candidates } = response;
   if (Array.isArray(candidates) && candidates.length > 0) {
     const [first] = candidates;
-    if (!isRecord(first))
+    if (!isRecord(first)) {
       throw unreadable(`the first candidate is not an object (got ${describeType(first)})`, response);
+    }
     // A finished candidate always has a finishReason; one without it and without content is nothing.
     if ((first.content === undefined || first.content === null) && typeof first.finishReason !== "string") {
       throw unreadable("the first candidate has no content and no finishReason", response);
