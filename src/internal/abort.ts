@@ -12,53 +12,45 @@ interface AbortTarget {
  * EventTarget warns past ten listeners and removes a listener by a linear search, so a listener per
  * call would make a turn of n calls cost O(n²) and print MaxListenersExceededWarning on the
  * caller's console. Subscribing is a Set add, leaving a Set delete; the listener is on the signal
- * while anyone is subscribed, and also between subscriptions while the fan-out is held (a run holds
- * its signal's, so that its calls never add or remove the listener).
+ * while anyone is subscribed. A run's own signal (see {@link linkSignal}) has a fan-out driven by
+ * the run's subscription to the caller's signal instead, with no listener at all: its calls
+ * subscribe and leave without touching any signal.
  */
 class Fanout {
   readonly #signal: AbortSignal;
   readonly #targets = new Set<AbortTarget>();
-  #holds = 0;
+  // Driven: told by linkSignal, never listens.
+  readonly #driven: boolean;
   #listening = false;
 
-  constructor(signal: AbortSignal) {
+  constructor(signal: AbortSignal, driven: boolean) {
     this.#signal = signal;
+    this.#driven = driven;
   }
 
   add(target: AbortTarget): void {
     this.#targets.add(target);
-    if (!this.#listening) {
+    if (!this.#listening && !this.#driven) {
       this.#listening = true;
-      this.#signal.addEventListener("abort", this.#listener, { once: true });
+      this.#signal.addEventListener("abort", this.fire, { once: true });
     }
   }
 
   delete(target: AbortTarget): void {
-    if (this.#targets.delete(target) && this.#targets.size === 0 && this.#holds === 0) this.#detach();
-  }
-
-  hold(): () => void {
-    this.#holds++;
-    let held = true;
-    return () => {
-      if (!held) return;
-      held = false;
-      if (--this.#holds === 0 && this.#targets.size === 0) this.#detach();
-    };
-  }
-
-  #detach(): void {
-    if (this.#listening) this.#signal.removeEventListener("abort", this.#listener);
+    if (!this.#targets.delete(target) || this.#targets.size > 0 || !this.#listening) return;
+    this.#signal.removeEventListener("abort", this.fire);
     this.#listening = false;
     if (fanouts.get(this.#signal) === this) fanouts.delete(this.#signal);
   }
 
-  readonly #listener = (): void => {
+  /** Tells every subscriber the signal's reason, once. */
+  readonly fire = (): void => {
     this.#listening = false;
-    fanouts.delete(this.#signal);
+    if (fanouts.get(this.#signal) === this) fanouts.delete(this.#signal);
     const reason = this.#signal.reason;
-    for (const target of this.#targets) target.onAbort(reason);
+    const targets = [...this.#targets];
     this.#targets.clear();
+    for (const target of targets) target.onAbort(reason);
   };
 }
 
@@ -68,7 +60,7 @@ const fanouts = new WeakMap<AbortSignal, Fanout>();
 function fanoutOf(signal: AbortSignal): Fanout {
   let fanout = fanouts.get(signal);
   if (fanout === undefined) {
-    fanout = new Fanout(signal);
+    fanout = new Fanout(signal, false);
     fanouts.set(signal, fanout);
   }
   return fanout;
@@ -98,15 +90,17 @@ export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefine
     promise.catch(() => {});
     return Promise.reject(signal.reason);
   }
+  const fanout = fanoutOf(signal);
   return new Promise<T>((resolve, reject) => {
-    const unsubscribe = subscribeAbort(signal, reject);
+    const target: AbortTarget = { onAbort: reject };
+    fanout.add(target);
     promise.then(
       (value) => {
-        unsubscribe();
+        fanout.delete(target);
         resolve(value);
       },
       (error: unknown) => {
-        unsubscribe();
+        fanout.delete(target);
         reject(error);
       },
     );
@@ -119,28 +113,34 @@ export interface LinkedSignal {
   dispose(): void;
 }
 
+const NOTHING_TO_DISPOSE = () => {};
+
 /**
  * A child signal that follows `parent` (through the one shared subscription), with no listener
  * limit: a provider SDK may add a listener per request without Node warning on the console.
- * Until {@link LinkedSignal.dispose}, the child's own fan-out is held: the calls of a run
- * subscribing to it add and remove no listener.
+ * Until {@link LinkedSignal.dispose}, whatever subscribes to the child (a run's calls, its provider
+ * calls) is told by the subscription to `parent` directly: no listener is added to the child.
  */
 export function linkSignal(parent: AbortSignal | undefined): LinkedSignal {
-  if (parent === undefined) return { signal: undefined, dispose: () => {} };
+  if (parent === undefined) return { signal: undefined, dispose: NOTHING_TO_DISPOSE };
   const controller = new AbortController();
   const { signal } = controller;
   setMaxListeners(0, signal);
   if (parent.aborted) {
     controller.abort(parent.reason);
-    return { signal, dispose: () => {} };
+    return { signal, dispose: NOTHING_TO_DISPOSE };
   }
-  const unsubscribe = subscribeAbort(parent, (reason) => controller.abort(reason));
-  const release = fanoutOf(signal).hold();
+  const fanout = new Fanout(signal, true);
+  fanouts.set(signal, fanout);
+  const unsubscribe = subscribeAbort(parent, (reason) => {
+    controller.abort(reason);
+    fanout.fire();
+  });
   return {
     signal,
     dispose: () => {
       unsubscribe();
-      release();
+      if (fanouts.get(signal) === fanout) fanouts.delete(signal);
     },
   };
 }
