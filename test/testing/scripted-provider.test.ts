@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { LLMResponse, Message } from "../src/index.js";
-import { ScriptedProvider, textResponse, toolCallResponse } from "../src/testing/index.js";
+import type { LLMResponse, Message } from "../../src/index.js";
+import { ScriptedProvider, textResponse, toolCallResponse } from "../../src/testing/index.js";
 
 const user: Message[] = [{ role: "user", content: "hi" }];
 
