@@ -5,8 +5,10 @@ import {
   defineTool,
   errorResult,
   isToolExecutionError,
+  isToolResult,
   newToolResult,
   type Tool,
+  type ToolContext,
   ToolRegistry,
   userResult,
 } from "../src/index.js";
@@ -295,5 +297,28 @@ describe("defineTool with zod 3 (3.25+) and zod 4", () => {
   it("zod 3: keeps the schema on the tool", () => {
     const schema = z3.object({ q: z3.string() });
     expect(defineTool({ name: "search", description: "d", parameters: schema, execute: () => "" }).schema).toBe(schema);
+  });
+});
+
+// Moved from review-regressions.test.ts (findings of the independent review; each failed before its fix).
+describe("a defined tool called directly (review regressions)", () => {
+  it("a defined tool called directly returns a ToolResult for a string", async () => {
+    const tool = defineTool({
+      name: "hello",
+      description: "says hello",
+      parameters: z.object({ name: z.string() }),
+      execute: ({ name }) => `hello ${name}`,
+    });
+    const context = {} as ToolContext;
+    const direct = await tool.execute({ name: "Ada" }, context);
+    expect(isToolResult(direct)).toBe(true);
+    expect(direct.forLLM).toBe("hello Ada");
+    const asyncTool = defineTool({
+      name: "hello_async",
+      description: "says hello later",
+      parameters: z.object({}),
+      execute: async () => "later",
+    });
+    expect(isToolResult(await asyncTool.execute({}, context))).toBe(true);
   });
 });

@@ -581,3 +581,51 @@ describe("context and mixins", () => {
     expect(result.forLLM).toBe('tool "t" failed: bad metadata');
   });
 });
+
+// Moved from review-regressions.test.ts (findings of the independent review; each failed before its fix).
+describe("the call's context and options (review regressions)", () => {
+  const capture = (contexts: ToolContext[]): Tool => ({
+    name: "capture",
+    description: "keeps its context",
+    parameters: { type: "object" },
+    execute: (_args, context) => {
+      contexts.push(context);
+      return newToolResult("ok");
+    },
+  });
+
+  it("a copied ToolContext keeps signal and logger", async () => {
+    const contexts: ToolContext[] = [];
+    const registry = new ToolRegistry();
+    registry.register(capture(contexts));
+    const controller = new AbortController();
+    await registry.execute("capture", {}, { signal: controller.signal, toolCallId: "c1" });
+    const copy = { ...contexts[0] } as ToolContext;
+    expect(Object.keys(copy).sort()).toEqual(["channel", "chatId", "logger", "metadata", "signal", "toolCallId"]);
+    expect(copy.signal).toBeInstanceOf(AbortSignal);
+    expect(typeof copy.logger.info).toBe("function");
+  });
+
+  it("a context without a call id has no toolCallId property", async () => {
+    const contexts: ToolContext[] = [];
+    const registry = new ToolRegistry();
+    registry.register(capture(contexts));
+    await registry.execute("capture", {});
+    expect(Object.hasOwn(contexts[0] as object, "toolCallId")).toBe(false);
+  });
+
+  it("registry timeoutMs: Infinity means none, and a delay setTimeout cannot honour is a TypeError", async () => {
+    const registry = new ToolRegistry();
+    registry.register({
+      name: "later",
+      description: "resolves on the next turn of the event loop",
+      parameters: { type: "object" },
+      execute: () => new Promise((resolve) => setTimeout(() => resolve(newToolResult("done")), 5)),
+    });
+    const result = await registry.execute("later", {}, { timeoutMs: Number.POSITIVE_INFINITY });
+    expect(result.forLLM).toBe("done");
+    for (const timeoutMs of [0, -1, Number.NaN, 2 ** 31]) {
+      expect(() => registry.execute("later", {}, { timeoutMs })).toThrow(TypeError);
+    }
+  });
+});

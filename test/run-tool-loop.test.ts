@@ -1448,3 +1448,59 @@ describe("configuration", () => {
     ).resolves.toMatchObject({ content: "ok" });
   });
 });
+
+// Moved from review-regressions.test.ts (findings of the independent review; each failed before its fix).
+describe("listeners on the caller's signal (review regressions)", () => {
+  it("a turn of 16 calls under a caller's signal makes Node print no listener warning", async () => {
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning);
+    process.on("warning", onWarning);
+    try {
+      const tool: Tool = {
+        name: "wait",
+        description: "waits on its signal",
+        parameters: { type: "object" },
+        execute: async (_args, { signal }) => {
+          signal.addEventListener("abort", () => {}); // as fetch(…, { signal }) would
+          await new Promise((resolve) => setImmediate(resolve));
+          return newToolResult("done");
+        },
+      };
+      const registry = new ToolRegistry();
+      registry.register(tool);
+      const calls = Array.from({ length: 16 }, (_, index) => ({ name: "wait", id: `c${index}` }));
+      const provider = new ScriptedProvider([toolCallResponse(calls), textResponse("ok")]);
+      const controller = new AbortController();
+      const result = await runToolLoop({ provider, tools: registry, maxIterations: 2, toolTimeoutMs: 10_000 }, [], {
+        signal: controller.signal,
+      });
+      expect(result.messages.filter((message) => message.role === "tool")).toHaveLength(16);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings.map((warning) => warning.name)).not.toContain("MaxListenersExceededWarning");
+    } finally {
+      process.off("warning", onWarning);
+    }
+  });
+
+  it("many runs under one long-lived signal leave no listener behind on it", async () => {
+    const controller = new AbortController();
+    let added = 0;
+    let removed = 0;
+    const add = controller.signal.addEventListener.bind(controller.signal);
+    const remove = controller.signal.removeEventListener.bind(controller.signal);
+    controller.signal.addEventListener = ((...args: Parameters<typeof add>) => {
+      added++;
+      add(...args);
+    }) as typeof add;
+    controller.signal.removeEventListener = ((...args: Parameters<typeof remove>) => {
+      removed++;
+      remove(...args);
+    }) as typeof remove;
+    for (let run = 0; run < 20; run++) {
+      const provider = new ScriptedProvider([textResponse("ok")]);
+      await runToolLoop({ provider, maxIterations: 1 }, [], { signal: controller.signal });
+    }
+    expect(added).toBe(20);
+    expect(removed).toBe(20);
+  });
+});

@@ -741,3 +741,43 @@ describe("logging", () => {
     // test/setup.ts fails the test on any console output.
   });
 });
+
+// Moved from review-regressions.test.ts (findings of the independent review; each failed before its fix).
+describe("schemas at registration (review regressions)", () => {
+  it("a 2019-09 schema with tuple items registers and validates", async () => {
+    const registry = new ToolRegistry();
+    registry.register({
+      name: "pair",
+      description: "a pair",
+      parameters: {
+        $schema: "https://json-schema.org/draft/2019-09/schema",
+        type: "object",
+        properties: {
+          pair: { type: "array", items: [{ type: "string" }, { type: "number" }], additionalItems: false },
+        },
+        required: ["pair"],
+      },
+      execute: () => newToolResult("ok"),
+    });
+    expect((await registry.execute("pair", { pair: ["a", 1] })).isError).toBe(false);
+    expect((await registry.execute("pair", { pair: ["a", 1, 2] })).forLLM).toMatch(/invalid arguments for tool "pair"/);
+  });
+
+  it("two different schemas with the same $id can both be registered", () => {
+    const registry = new ToolRegistry();
+    const schema = (type: string) => ({
+      $id: "https://example.com/args.json",
+      type: "object",
+      properties: { value: { type } },
+    });
+    registry.register({ name: "a", description: "a", parameters: schema("string"), execute: () => newToolResult("") });
+    expect(() =>
+      registry.register({
+        name: "b",
+        description: "b",
+        parameters: schema("number"),
+        execute: () => newToolResult(""),
+      }),
+    ).not.toThrow();
+  });
+});

@@ -5,6 +5,7 @@ import {
   isMetadataAwareTool,
   newToolResult,
   type Tool,
+  ToolRegistry,
   toolToSchema,
 } from "../src/index.js";
 
@@ -87,5 +88,19 @@ describe("toolToSchema", () => {
         "type": "function",
       }
     `);
+  });
+});
+
+// Moved from review-regressions.test.ts (findings of the independent review; each failed before its fix).
+describe("mixin guards on anything (review regressions)", () => {
+  it.each([undefined, null, 42, "setContext"])("the mixin guards answer false for %j", (value) => {
+    expect(isContextualTool(value)).toBe(false);
+    expect(isAsyncTool(value)).toBe(false);
+    expect(isMetadataAwareTool(value)).toBe(false);
+  });
+
+  it("isContextualTool accepts registry.get() output directly", () => {
+    const registry = new ToolRegistry();
+    expect(isContextualTool(registry.get("missing"))).toBe(false);
   });
 });

@@ -115,3 +115,14 @@ describe("response builders", () => {
     expect(ids.every((id) => typeof id === "string" && id !== "")).toBe(true);
   });
 });
+
+// Moved from review-regressions.test.ts (findings of the independent review; each failed before its fix).
+describe("ScriptedProvider overrun (review regressions)", () => {
+  it("ScriptedProvider.assertDone() also reports a script that was overrun", async () => {
+    const provider = new ScriptedProvider([textResponse("one")]);
+    await provider.chat([], undefined, "m", {});
+    await expect(provider.chat([], undefined, "m", {})).rejects.toThrow(/the script has 1 steps/);
+    expect(provider.remaining).toBe(0);
+    expect(() => provider.assertDone()).toThrow(/called 2 times but the script has only 1 steps/);
+  });
+});
