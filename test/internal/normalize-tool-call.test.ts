@@ -1,0 +1,225 @@
+import { describe, expect, it, vi } from "vitest";
+import { CallIds, normalizeToolCall } from "../../src/internal/normalize-tool-call.js";
+
+/** Normalises one call with fresh ids and `fallback` as the id for a call without one. */
+function normalize(raw: unknown, fallback = "call_0") {
+  return normalizeToolCall(raw, fallback, new CallIds());
+}
+
+describe("CallIds", () => {
+  it("gives an unused id back, and a repeated one the next free suffix from _2", () => {
+    const ids = new CallIds();
+    expect(ids.unique("a")).toBe("a");
+    expect(ids.unique("b")).toBe("b");
+    expect(ids.unique("a")).toBe("a_2");
+    expect(ids.unique("a")).toBe("a_3");
+    expect(ids.unique("b")).toBe("b_2");
+  });
+
+  it("never gives an id already in the transcript (added, or given as a suffix)", () => {
+    const ids = new CallIds();
+    ids.add("a");
+    ids.add("a_2");
+    expect(ids.unique("a")).toBe("a_3");
+    expect(ids.unique("a_3")).toBe("a_3_2");
+    ids.add("a_4");
+    expect(ids.unique("a")).toBe("a_5");
+    expect(ids.unique("a_2")).toBe("a_2_2");
+  });
+
+  it("a repeated id costs O(1) amortised: 10,000 repeats make a bounded number of set lookups", () => {
+    const ids = new CallIds();
+    const n = 10_000;
+    const has = vi.spyOn(Set.prototype, "has");
+    const given: string[] = [];
+    for (let index = 0; index < n; index++) given.push(ids.unique("dup"));
+    const lookups = has.mock.calls.length;
+    has.mockRestore();
+    expect(given[0]).toBe("dup");
+    expect(given[1]).toBe("dup_2");
+    expect(given[n - 1]).toBe(`dup_${n}`);
+    expect(new Set(given).size).toBe(n);
+    expect(lookups).toBeGreaterThanOrEqual(n); // the spy sees the lookups
+    // A linear search from _2 each time would take about n²/2 = 50,000,000.
+    expect(lookups).toBeLessThan(3 * n);
+  });
+});
+
+describe("normalizeToolCall", () => {
+  it("keeps a well-formed call, with the arguments' JSON text", () => {
+    expect(normalize({ id: "c1", name: "read", arguments: { path: "a.txt" } })).toEqual({
+      call: {
+        id: "c1",
+        type: "function",
+        name: "read",
+        arguments: { path: "a.txt" },
+        function: { name: "read", arguments: '{"path":"a.txt"}' },
+      },
+    });
+  });
+
+  it("reads name and arguments from an OpenAI-style function, keeping the text as sent", () => {
+    const text = '{ "path" : "a.txt" }';
+    const { call, argumentsError } = normalize({
+      id: "c1",
+      type: "function",
+      function: { name: "read", arguments: text },
+    });
+    expect(argumentsError).toBeUndefined();
+    expect(call.name).toBe("read");
+    expect(call.arguments).toEqual({ path: "a.txt" });
+    expect(call.function).toEqual({ name: "read", arguments: text });
+  });
+
+  it("prefers the top-level name and arguments object, keeping the function's text when both are given", () => {
+    const { call } = normalize({
+      id: "c1",
+      name: "top",
+      arguments: { a: 1 },
+      function: { name: "nested", arguments: '{"a": 1}' },
+    });
+    expect(call.name).toBe("top");
+    expect(call.function).toEqual({ name: "top", arguments: '{"a": 1}' });
+    expect(call.arguments).toEqual({ a: 1 });
+  });
+
+  it("parses top-level arguments given as JSON text", () => {
+    const { call, argumentsError } = normalize({ id: "c1", name: "t", arguments: '{"n":2}' });
+    expect(argumentsError).toBeUndefined();
+    expect(call.arguments).toEqual({ n: 2 });
+    expect(call.function?.arguments).toBe('{"n":2}');
+  });
+
+  it.each([
+    ["no arguments", {}],
+    ["null arguments", { arguments: null }],
+    ["empty text", { arguments: "" }],
+    ["blank text", { arguments: "  \n" }],
+    ["an empty function text", { function: { name: "t", arguments: "" } }],
+  ])('%s means {} (recorded as "{}")', (_case, fields) => {
+    const { call, argumentsError } = normalize({ id: "c1", name: "t", ...fields });
+    expect(argumentsError).toBeUndefined();
+    expect(call.arguments).toEqual({});
+    expect(call.function?.arguments).toBe("{}");
+  });
+
+  it("invalid JSON is an argumentsError telling the model how to fix it; the text is recorded as sent", () => {
+    const { call, argumentsError } = normalize({ id: "c1", name: "read", arguments: '{"path": ' });
+    expect(argumentsError).toMatch(
+      /^invalid JSON in arguments for tool "read": .+\. Send the arguments as one JSON object\.$/,
+    );
+    expect(call.arguments).toEqual({});
+    expect(call.function?.arguments).toBe('{"path": ');
+  });
+
+  it.each([
+    ["[1,2]", "array"],
+    ["42", "number"],
+    ['"text"', "string"],
+    ["null", "null"],
+    ["true", "boolean"],
+  ])("JSON text %s that is no object is an argumentsError naming its type", (text, type) => {
+    const { call, argumentsError } = normalize({ id: "c1", name: "t", function: { name: "t", arguments: text } });
+    expect(argumentsError).toBe(`arguments for tool "t" must be a JSON object, got ${type}`);
+    expect(call.arguments).toEqual({});
+  });
+
+  it.each([
+    [[1, 2], "array"],
+    [7, "number"],
+    [false, "boolean"],
+    [new Date(0), "Date"],
+  ])("top-level arguments %j that are no object are an argumentsError, never run as {}", (value, type) => {
+    const { call, argumentsError } = normalize({ id: "c1", name: "t", arguments: value });
+    expect(argumentsError).toBe(`arguments for tool "t" must be a JSON object, got ${type}`);
+    expect(call.arguments).toEqual({});
+  });
+
+  it("arguments without a JSON form are refused and recorded as {}", () => {
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    for (const args of [cyclic, { big: 1n }]) {
+      const { call, argumentsError } = normalize({ id: "c1", name: "t", arguments: args });
+      expect(argumentsError).toMatch(/^arguments for tool "t" cannot be sent as JSON: /);
+      expect(call.arguments).toEqual({});
+      expect(call.function?.arguments).toBe("{}");
+    }
+  });
+
+  it.each([null, undefined, "read", 42, [{ name: "read" }]])("a call that is no object (%j) is malformed", (raw) => {
+    const { call, argumentsError } = normalize(raw, "call_7");
+    expect(argumentsError).toMatch(
+      /^malformed tool call: expected an object, got (null|undefined|string|number|array)$/,
+    );
+    expect(call).toEqual({
+      id: "call_7",
+      type: "function",
+      name: "",
+      arguments: {},
+      function: { name: "", arguments: "{}" },
+    });
+  });
+
+  it.each([
+    ["a missing id", {}],
+    ["an empty id", { id: "" }],
+    ["a numeric id", { id: 5 }],
+  ])("%s gets the fallback id, made unique too", (_case, fields) => {
+    const ids = new CallIds();
+    ids.add("call_1");
+    const { call } = normalizeToolCall({ name: "t", ...fields }, "call_1", ids);
+    expect(call.id).toBe("call_1_2");
+  });
+
+  it("ids are made unique across the calls normalised with one CallIds", () => {
+    const ids = new CallIds();
+    const given = ["x", "x", "", "x"].map(
+      (id, index) => normalizeToolCall({ id, name: "t" }, `f${index}`, ids).call.id,
+    );
+    expect(given).toEqual(["x", "x_2", "f2", "x_3"]);
+  });
+
+  it("a name that is no string is empty; a long one is cut in messages", () => {
+    expect(normalize({ id: "c1", name: 12 }).call.name).toBe("");
+    const long = "n".repeat(1_000);
+    const { call, argumentsError } = normalize({ id: "c1", name: long, arguments: "{" });
+    expect(call.name).toBe(long);
+    expect(argumentsError).toContain(`"${"n".repeat(80)}…"`);
+    expect(argumentsError?.length).toBeLessThan(300);
+  });
+
+  it("a __proto__ key in the arguments is data: an own property, no prototype changed", () => {
+    const { call, argumentsError } = normalize({
+      id: "c1",
+      name: "t",
+      arguments: '{"__proto__": {"polluted": true}, "a": 1}',
+    });
+    expect(argumentsError).toBeUndefined();
+    expect(Object.hasOwn(call.arguments, "__proto__")).toBe(true);
+    expect(Object.getPrototypeOf(call.arguments)).toBe(Object.prototype);
+    expect((call.arguments as { polluted?: unknown }).polluted).toBeUndefined();
+    expect(({} as { polluted?: unknown }).polluted).toBeUndefined();
+    expect(call.arguments.a).toBe(1);
+  });
+
+  it("a call named __proto__ keeps that name", () => {
+    const { call } = normalize({ id: "c1", name: "__proto__", arguments: {} });
+    expect(call.name).toBe("__proto__");
+    expect(call.function?.name).toBe("__proto__");
+  });
+
+  it("copies plain providerMetadata unchanged and drops anything else", () => {
+    const providerMetadata = { google: { thoughtSignature: "sig" } };
+    expect(normalize({ id: "c1", name: "t", providerMetadata }).call.providerMetadata).toBe(providerMetadata);
+    for (const other of ["sig", [1], null, new Map()]) {
+      const { call } = normalize({ id: "c1", name: "t", providerMetadata: other });
+      expect(Object.hasOwn(call, "providerMetadata")).toBe(false);
+    }
+  });
+
+  it("never keeps a provider's extra fields on the call", () => {
+    const { call } = normalize({ id: "c1", name: "t", index: 0, extra: "x", type: "custom" });
+    expect(Object.keys(call).sort()).toEqual(["arguments", "function", "id", "name", "type"]);
+    expect(call.type).toBe("function");
+  });
+});
