@@ -594,7 +594,7 @@ describe("logging", () => {
     [
       "an object without info and error",
       { debug() {}, warn() {} },
-      "ToolRegistry: logger must be an object with debug, info, warn and error methods (missing: info, error()), got {}",
+      "ToolRegistry: logger must be an object with debug, info, warn and error methods (missing: info(), error()), got {}",
     ],
   ])("a logger that is %s is a TypeError at construction naming what is missing", (_case, logger, message) => {
     expect(() => new ToolRegistry({ logger: logger as never })).toThrow(new TypeError(message));

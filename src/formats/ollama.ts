@@ -24,7 +24,8 @@ export interface OllamaTool {
 /**
  * Ollama's `tools` for these definitions, in the same order: the OpenAI Chat shape, with the
  * JSON Schema passed as is (`$schema` dropped; the server ignores keywords it does not know).
- * Returns new objects, so the result may be modified.
+ * Returns new tool objects and a new top-level `parameters` object; nested schema parts (each
+ * property's schema …) are shared with the input, so copy them before changing them.
  *
  * @example
  * ```ts

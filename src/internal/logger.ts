@@ -31,7 +31,7 @@ export function resolveLogger(value: unknown, where: string): ResolvedLogger {
   const logger = value as Record<string, unknown>;
   const missing = LEVELS.filter((level) => typeof logger[level] !== "function");
   if (missing.length > 0) {
-    const expected = `an object with debug, info, warn and error methods (missing: ${missing.join(", ")}())`;
+    const expected = `an object with debug, info, warn and error methods (missing: ${missing.map((name) => `${name}()`).join(", ")})`;
     throw optionError(where, "logger", expected, value);
   }
   const candidate = value as Logger;

@@ -113,7 +113,7 @@ describe("resolveLogger", () => {
     const resolved = resolveLogger({ ...levelsOnly(), child: () => ({ info() {} }) }, "f");
     expect(() => resolved.child({})).toThrow(TypeError);
     expect(() => resolved.child({})).toThrow(
-      /^child: logger must be an object with .*\(missing: debug, warn, error\(\)\), got \{\}$/,
+      /^child: logger must be an object with .*\(missing: debug\(\), warn\(\), error\(\)\), got \{\}$/,
     );
   });
 
@@ -130,9 +130,9 @@ describe("resolveLogger", () => {
 
   it("an object missing levels is a TypeError naming the missing methods", () => {
     expect(() => resolveLogger({ info() {}, warn: "no" }, "runToolLoop")).toThrow(
-      new TypeError(`runToolLoop: logger must be ${EXPECTED} (missing: debug, warn, error()), got {"warn":"no"}`),
+      new TypeError(`runToolLoop: logger must be ${EXPECTED} (missing: debug(), warn(), error()), got {"warn":"no"}`),
     );
-    expect(() => resolveLogger({}, "f")).toThrow("(missing: debug, info, warn, error()), got {}");
+    expect(() => resolveLogger({}, "f")).toThrow("(missing: debug(), info(), warn(), error()), got {}");
   });
 });
 
