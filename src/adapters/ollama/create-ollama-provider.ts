@@ -1,5 +1,6 @@
 import { isInvalidProviderResponseError } from "../../errors.js";
 import { toOllamaTools } from "../../formats/ollama.js";
+import { raceAbort, subscribeAbort } from "../../internal/abort.js";
 import { isPlainObject } from "../../internal/describe.js";
 import { checkString } from "../../internal/options.js";
 import type { LLMProvider, LLMResponse, Message, ToolDefinition } from "../../provider.js";
@@ -100,38 +101,30 @@ function buildRequest({ messages, definitions, model, llmOptions }: RequestParts
  * Waits for the stream to start. The client cannot abort a request before its response headers
  * arrive, so on abort this stops waiting at once and aborts the stream as soon as it exists.
  */
-function streamOrAbort(pending: Promise<OllamaChatStream>, signal: AbortSignal | undefined): Promise<OllamaChatStream> {
-  if (signal === undefined) return pending;
-  return new Promise<OllamaChatStream>((resolve, reject) => {
-    const onAbort = () => {
+async function streamOrAbort(
+  pending: Promise<OllamaChatStream>,
+  signal: AbortSignal | undefined,
+): Promise<OllamaChatStream> {
+  try {
+    return await raceAbort(pending, signal);
+  } catch (error) {
+    if (signal?.aborted) {
       pending.then(
         (stream) => stream.abort(),
         () => {},
       );
-      reject(signal.reason);
-    };
-    if (signal.aborted) {
-      onAbort();
-      return;
     }
-    signal.addEventListener("abort", onAbort, { once: true });
-    pending.then(
-      (stream) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(stream);
-      },
-      (error: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(error);
-      },
-    );
-  });
+    throw error;
+  }
 }
 
 /** Reads the whole stream; the loop's signal calls the stream's `abort()`. */
 async function readStream(stream: OllamaChatStream, signal: AbortSignal | undefined): Promise<OllamaStreamedAnswer> {
-  const onAbort = () => stream.abort();
-  signal?.addEventListener("abort", onAbort, { once: true });
+  if (signal?.aborted) {
+    stream.abort();
+    throw signal.reason;
+  }
+  const unsubscribe = signal === undefined ? undefined : subscribeAbort(signal, () => stream.abort());
   const read = new OllamaStreamReader();
   try {
     for await (const chunk of stream) read.add(chunk);
@@ -142,7 +135,7 @@ async function readStream(stream: OllamaChatStream, signal: AbortSignal | undefi
     if (error instanceof Error && error.message === CLIENT_NO_DONE_MESSAGE) throw read.unfinished(error);
     throw error;
   } finally {
-    signal?.removeEventListener("abort", onAbort);
+    unsubscribe?.();
   }
   return read.finish();
 }
