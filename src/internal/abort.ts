@@ -1,6 +1,6 @@
 import { setMaxListeners } from "node:events";
 
-import { addDeadline, type DeadlineEntry } from "./deadline.js";
+import { type DeadlineEntry, type DeadlineQueue, deadlineQueue, List, type ListNode } from "./deadline.js";
 
 /** Told once when a signal aborts. */
 interface AbortTarget {
@@ -18,7 +18,7 @@ interface AbortTarget {
  */
 class Fanout {
   readonly #signal: AbortSignal;
-  readonly #targets = new Set<AbortTarget>();
+  readonly #targets = new List<AbortTarget>();
   // Driven: told by linkSignal, never listens.
   readonly #driven: boolean;
   #listening = false;
@@ -28,16 +28,17 @@ class Fanout {
     this.#driven = driven;
   }
 
-  add(target: AbortTarget): void {
-    this.#targets.add(target);
+  add(target: AbortTarget): ListNode<AbortTarget> {
+    const node = this.#targets.push(target);
     if (!this.#listening && !this.#driven) {
       this.#listening = true;
       this.#signal.addEventListener("abort", this.fire, { once: true });
     }
+    return node;
   }
 
-  delete(target: AbortTarget): void {
-    if (!this.#targets.delete(target) || this.#targets.size > 0 || !this.#listening) return;
+  delete(node: ListNode<AbortTarget>): void {
+    if (!this.#targets.remove(node) || this.#targets.head !== undefined || !this.#listening) return;
     this.#signal.removeEventListener("abort", this.fire);
     this.#listening = false;
     if (fanouts.get(this.#signal) === this) fanouts.delete(this.#signal);
@@ -48,9 +49,7 @@ class Fanout {
     this.#listening = false;
     if (fanouts.get(this.#signal) === this) fanouts.delete(this.#signal);
     const reason = this.#signal.reason;
-    const targets = [...this.#targets];
-    this.#targets.clear();
-    for (const target of targets) target.onAbort(reason);
+    for (const target of this.#targets.take()) target.onAbort(reason);
   };
 }
 
@@ -74,10 +73,8 @@ function fanoutOf(signal: AbortSignal): Fanout {
  */
 export function subscribeAbort(signal: AbortSignal, subscriber: (reason: unknown) => void): () => void {
   const fanout = fanoutOf(signal);
-  // A fresh object per subscription: the Set needs distinct entries.
-  const target: AbortTarget = { onAbort: subscriber };
-  fanout.add(target);
-  return () => fanout.delete(target);
+  const node = fanout.add({ onAbort: subscriber });
+  return () => fanout.delete(node);
 }
 
 /**
@@ -92,15 +89,14 @@ export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefine
   }
   const fanout = fanoutOf(signal);
   return new Promise<T>((resolve, reject) => {
-    const target: AbortTarget = { onAbort: reject };
-    fanout.add(target);
+    const node = fanout.add({ onAbort: reject });
     promise.then(
       (value) => {
-        fanout.delete(target);
+        fanout.delete(node);
         resolve(value);
       },
       (error: unknown) => {
-        fanout.delete(target);
+        fanout.delete(node);
         reject(error);
       },
     );
@@ -165,7 +161,9 @@ export class CallAbort implements AbortTarget, DeadlineEntry {
   #timedOut = false;
   #reject: ((reason: unknown) => void) | undefined;
   #fanout: Fanout | undefined;
-  #deadlines: { delete(entry: DeadlineEntry): void } | undefined;
+  #fanoutNode: ListNode<AbortTarget> | undefined;
+  #deadlines: DeadlineQueue | undefined;
+  #deadlineNode: ListNode<DeadlineEntry> | undefined;
 
   /** @param timeoutMs finite milliseconds from now, or `undefined` for none */
   constructor(parent: AbortSignal | undefined, timeoutMs: number | undefined) {
@@ -218,9 +216,9 @@ export class CallAbort implements AbortTarget, DeadlineEntry {
   /** Leaves the caller signal's fan-out and the deadline queue. The call's signal stays as it is. */
   dispose(): void {
     this.#armed = true; // nothing to arm after the end
-    this.#fanout?.delete(this);
+    if (this.#fanoutNode !== undefined) this.#fanout?.delete(this.#fanoutNode);
+    if (this.#deadlineNode !== undefined) this.#deadlines?.delete(this.#deadlineNode);
     this.#fanout = undefined;
-    this.#deadlines?.delete(this);
     this.#deadlines = undefined;
     this.#reject = undefined;
   }
@@ -249,9 +247,12 @@ export class CallAbort implements AbortTarget, DeadlineEntry {
         return;
       }
       this.#fanout = fanoutOf(parent);
-      this.#fanout.add(this);
+      this.#fanoutNode = this.#fanout.add(this);
     }
-    if (this.#timeoutMs !== undefined) this.#deadlines = addDeadline(this.#timeoutMs, this);
+    if (this.#timeoutMs !== undefined) {
+      this.#deadlines = deadlineQueue(this.#timeoutMs);
+      this.#deadlineNode = this.#deadlines.add(this);
+    }
   }
 
   #abort(reason: unknown): void {

@@ -6,6 +6,57 @@ export interface DeadlineEntry {
   expire(): void;
 }
 
+/** A place in a {@link List}: what {@link List.push} returns and {@link List.remove} takes. */
+export interface ListNode<T> {
+  readonly value: T;
+  prev: ListNode<T> | undefined;
+  next: ListNode<T> | undefined;
+  list: List<T> | undefined;
+}
+
+/**
+ * A doubly-linked list in insertion order: O(1) push and remove, and, unlike a Set, no hashing,
+ * rehashing or shrinking when entries come and go one by one (a Set costs several times as much
+ * per call that way). Removing a node twice, or from another list, does nothing.
+ */
+export class List<T> {
+  head: ListNode<T> | undefined;
+  #tail: ListNode<T> | undefined;
+
+  push(value: T): ListNode<T> {
+    const node: ListNode<T> = { value, prev: this.#tail, next: undefined, list: this };
+    if (this.#tail === undefined) this.head = node;
+    else this.#tail.next = node;
+    this.#tail = node;
+    return node;
+  }
+
+  /** Removes `node`; `true` when it was in this list. */
+  remove(node: ListNode<T>): boolean {
+    if (node.list !== this) return false;
+    node.list = undefined;
+    if (node.prev === undefined) this.head = node.next;
+    else node.prev.next = node.next;
+    if (node.next === undefined) this.#tail = node.prev;
+    else node.next.prev = node.prev;
+    node.prev = undefined;
+    node.next = undefined;
+    return true;
+  }
+
+  /** Empties the list and returns its values in order. */
+  take(): T[] {
+    const values: T[] = [];
+    for (let node = this.head; node !== undefined; node = node.next) {
+      node.list = undefined;
+      values.push(node.value);
+    }
+    this.head = undefined;
+    this.#tail = undefined;
+    return values;
+  }
+}
+
 type Timer = ReturnType<typeof setTimeout>;
 
 /**
@@ -16,10 +67,10 @@ type Timer = ReturnType<typeof setTimeout>;
  * times out) and `unref()`ed, or cleared, when none is (a finished call never keeps the process
  * alive). A run holds its queue (see {@link holdDeadlines}) so that its calls share one timer.
  */
-class DeadlineQueue {
+export class DeadlineQueue {
   readonly #ms: number;
-  // Insertion-ordered: the first entry is the oldest.
-  readonly #entries = new Set<DeadlineEntry>();
+  // Insertion-ordered: the head is the oldest.
+  readonly #entries = new List<DeadlineEntry>();
   #holds = 0;
   #timer: Timer | undefined;
   // The functions that armed the timer: fake timers (tests) swap the global ones.
@@ -31,31 +82,36 @@ class DeadlineQueue {
     this.#ms = ms;
   }
 
-  add(entry: DeadlineEntry): void {
-    this.#entries.add(entry);
+  /** Queues `entry`, whose deadline must be at most this queue's timeout from now; returns its place. */
+  add(entry: DeadlineEntry): ListNode<DeadlineEntry> {
+    const wasIdle = this.#entries.head === undefined;
+    const node = this.#entries.push(entry);
     if (this.#timer === undefined) this.#arm(entry.deadline);
     else if (this.#set !== setTimeout) this.#arm(this.#oldest());
-    else if (this.#entries.size === 1) this.#timer.ref?.();
+    else if (wasIdle) this.#timer.ref?.();
+    return node;
   }
 
-  delete(entry: DeadlineEntry): void {
-    if (!this.#entries.delete(entry) || this.#entries.size > 0) return;
+  /** Withdraws an entry by its place (no effect once it expired or was withdrawn). */
+  delete(node: ListNode<DeadlineEntry>): void {
+    if (!this.#entries.remove(node) || this.#entries.head !== undefined) return;
     if (this.#holds > 0) this.#timer?.unref?.();
     else this.#stop();
   }
 
+  /** Keeps the timer while held (cleared on the last release when nothing is queued); returns the release. */
   hold(): () => void {
     this.#holds++;
     let held = true;
     return () => {
       if (!held) return;
       held = false;
-      if (--this.#holds === 0 && this.#entries.size === 0) this.#stop();
+      if (--this.#holds === 0 && this.#entries.head === undefined) this.#stop();
     };
   }
 
   #oldest(): number {
-    return (this.#entries.values().next().value as DeadlineEntry).deadline;
+    return (this.#entries.head as ListNode<DeadlineEntry>).value.deadline;
   }
 
   #arm(deadline: number): void {
@@ -79,12 +135,13 @@ class DeadlineQueue {
     // Timers may fire a little before performance.now() reaches their deadline: trust the timer.
     const now = Math.max(performance.now(), this.#target);
     const due: DeadlineEntry[] = [];
-    for (const entry of this.#entries) {
-      if (entry.deadline > now) break;
-      due.push(entry);
-      this.#entries.delete(entry);
+    for (let node = this.#entries.head; node !== undefined && node.value.deadline <= now; ) {
+      const next = node.next;
+      this.#entries.remove(node);
+      due.push(node.value);
+      node = next;
     }
-    if (this.#entries.size > 0) this.#arm(this.#oldest());
+    if (this.#entries.head !== undefined) this.#arm(this.#oldest());
     else if (this.#holds === 0) this.#stop();
     for (const entry of due) entry.expire();
   };
@@ -93,23 +150,13 @@ class DeadlineQueue {
 // One queue per distinct timeout value, removed when nothing holds or waits on it.
 const queues = new Map<number, DeadlineQueue>();
 
-function queueOf(ms: number): DeadlineQueue {
+/** The queue of timeout `ms` (finite, > 0): entries of one timeout value expire in the order they were added. */
+export function deadlineQueue(ms: number): DeadlineQueue {
   let queue = queues.get(ms);
   if (queue === undefined) {
     queue = new DeadlineQueue(ms);
     queues.set(ms, queue);
   }
-  return queue;
-}
-
-/**
- * Queues `entry` to expire at `entry.deadline`, which must be at most `ms` from now (`ms` is the
- * call's timeout: entries of one timeout value expire in the order they were added). Returns the
- * queue, whose `delete(entry)` withdraws it.
- */
-export function addDeadline(ms: number, entry: DeadlineEntry): { delete(entry: DeadlineEntry): void } {
-  const queue = queueOf(ms);
-  queue.add(entry);
   return queue;
 }
 
@@ -121,5 +168,5 @@ const NOTHING_HELD = () => {};
  */
 export function holdDeadlines(ms: number | undefined): () => void {
   if (ms === undefined || ms === Number.POSITIVE_INFINITY) return NOTHING_HELD;
-  return queueOf(ms).hold();
+  return deadlineQueue(ms).hold();
 }
