@@ -1,4 +1,4 @@
-import { isRecord } from "../../internal/describe.js";
+import { isRecord, jsonText, showValue } from "../../internal/describe.js";
 import type { Message, ToolCall } from "../../provider.js";
 
 /** A Chat Completions message as the adapter sends it (`ChatCompletionMessageParam` in the SDK). */
@@ -50,11 +50,7 @@ export function openAICallOf(call: ToolCall): { name: string; arguments: string 
 function argumentsText(call: ToolCall): string {
   const { arguments: parsed, function: sent } = call as { arguments?: unknown; function?: { arguments?: unknown } };
   if (typeof sent?.arguments === "string") return sent.arguments;
-  try {
-    return JSON.stringify(isRecord(parsed) ? parsed : {});
-  } catch {
-    return "{}";
-  }
+  return (isRecord(parsed) ? jsonText(parsed) : undefined) ?? "{}";
 }
 
 /**
@@ -81,7 +77,7 @@ export function toOpenAIChatMessages(messages: readonly Message[]): OpenAIChatMe
       case "tool":
         return { role: "tool", tool_call_id: message.toolCallId ?? "", content: message.content };
       default:
-        throw new TypeError(`unsupported message role ${JSON.stringify((message as Message).role)}`);
+        throw new TypeError(`unsupported message role ${showValue((message as Message).role)}`);
     }
   });
 }

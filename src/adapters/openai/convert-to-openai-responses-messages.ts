@@ -1,3 +1,4 @@
+import { showValue } from "../../internal/describe.js";
 import type { Message } from "../../provider.js";
 import { openAICallOf } from "./convert-to-openai-chat-messages.js";
 
@@ -53,7 +54,7 @@ export function toOpenAIResponsesInput(messages: readonly Message[]): OpenAIResp
         input.push({ type: "function_call_output", call_id: message.toolCallId ?? "", output: message.content });
         break;
       default:
-        throw new TypeError(`unsupported message role ${JSON.stringify((message as Message).role)}`);
+        throw new TypeError(`unsupported message role ${showValue((message as Message).role)}`);
     }
   }
   return input;

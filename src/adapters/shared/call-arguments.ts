@@ -1,4 +1,4 @@
-import { isPlainObject } from "../../internal/describe.js";
+import { isPlainObject, jsonText } from "../../internal/describe.js";
 
 /**
  * A call's arguments as the loop takes them from an API that sends a JSON value: an object as it
@@ -13,14 +13,9 @@ export function toCallArguments(input: unknown): Record<string, unknown> | strin
   if (input === undefined || input === null) return {};
   if (isPlainObject(input) || typeof input === "string") return input;
   const isJsonScalar = typeof input === "boolean" || (typeof input === "number" && Number.isFinite(input));
-  if (isJsonScalar || Array.isArray(input)) {
-    try {
-      const text = JSON.stringify(input);
-      if (text !== undefined) return text;
-    } catch {
-      // an array holding a cycle or a BigInt: handed over as it is below
-    }
-  }
+  // An array holding a cycle or a BigInt has no JSON text: handed over as it is below.
+  const text = isJsonScalar || Array.isArray(input) ? jsonText(input) : undefined;
+  if (text !== undefined) return text;
   // Typed as the loop's input; the loop checks the type at run time and refuses it.
   return input as Record<string, unknown>;
 }
