@@ -55,6 +55,28 @@ describe("raceAbort", () => {
   });
 });
 
+describe("raceAbort on an aborted signal", () => {
+  it("leaves no unhandled rejection when the callee rejects later", async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on("unhandledRejection", onUnhandled);
+    try {
+      const controller = new AbortController();
+      controller.abort(new Error("stop"));
+      let rejectLater: (error: Error) => void = () => {};
+      const callee = new Promise<never>((_, reject) => {
+        rejectLater = reject;
+      });
+      await expect(raceAbort(callee, controller.signal)).rejects.toThrow("stop");
+      rejectLater(new Error("late failure"));
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off("unhandledRejection", onUnhandled);
+    }
+  });
+});
+
 describe("linkSignal", () => {
   it("follows the parent through the shared subscription and detaches on dispose", () => {
     const parent = new AbortController();
