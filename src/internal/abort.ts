@@ -1,69 +1,17 @@
 import { setMaxListeners } from "node:events";
+import { type DeadlineEntry, type DeadlineQueue, deadlineQueue } from "./deadline.js";
 
-import { type DeadlineEntry, type DeadlineQueue, deadlineQueue, List, type ListNode } from "./deadline.js";
+type AbortSubscriber = (reason: unknown) => void;
 
-/** Told once when a signal aborts. */
-interface AbortTarget {
-  onAbort(reason: unknown): void;
+interface Fanout {
+  readonly subscribers: Set<AbortSubscriber>;
+  readonly listener: () => void;
 }
 
-/**
- * The one real listener of ours on a signal, however many runs and calls wait on it: Node's
- * EventTarget warns past ten listeners and removes a listener by a linear search, so a listener per
- * call would make a turn of n calls cost O(n²) and print MaxListenersExceededWarning on the
- * caller's console. Subscribing is a Set add, leaving a Set delete; the listener is on the signal
- * while anyone is subscribed. A run's own signal (see {@link linkSignal}) has a fan-out driven by
- * the run's subscription to the caller's signal instead, with no listener at all: its calls
- * subscribe and leave without touching any signal.
- */
-class Fanout {
-  readonly #signal: AbortSignal;
-  readonly #targets = new List<AbortTarget>();
-  // Driven: told by linkSignal, never listens.
-  readonly #driven: boolean;
-  #listening = false;
-
-  constructor(signal: AbortSignal, driven: boolean) {
-    this.#signal = signal;
-    this.#driven = driven;
-  }
-
-  add(target: AbortTarget): ListNode<AbortTarget> {
-    const node = this.#targets.push(target);
-    if (!this.#listening && !this.#driven) {
-      this.#listening = true;
-      this.#signal.addEventListener("abort", this.fire, { once: true });
-    }
-    return node;
-  }
-
-  delete(node: ListNode<AbortTarget>): void {
-    if (!this.#targets.remove(node) || this.#targets.head !== undefined || !this.#listening) return;
-    this.#signal.removeEventListener("abort", this.fire);
-    this.#listening = false;
-    if (fanouts.get(this.#signal) === this) fanouts.delete(this.#signal);
-  }
-
-  /** Tells every subscriber the signal's reason, once. */
-  readonly fire = (): void => {
-    this.#listening = false;
-    if (fanouts.get(this.#signal) === this) fanouts.delete(this.#signal);
-    const reason = this.#signal.reason;
-    for (const target of this.#targets.take()) target.onAbort(reason);
-  };
-}
-
+// One real listener per signal, however many runs and calls wait on it: Node's EventTarget warns
+// past ten listeners and removes a listener by a linear search, so a listener per call would make
+// a turn of n calls cost O(n²) and print MaxListenersExceededWarning on the caller's console.
 const fanouts = new WeakMap<AbortSignal, Fanout>();
-
-/** The fan-out of `signal`, which must not be aborted yet. */
-function fanoutOf(signal: AbortSignal): Fanout {
-  let fanout = fanouts.get(signal);
-  if (fanout === undefined) {
-    fanout = new Fanout(signal, false);
-    fanouts.set(signal, fanout);
-  }
-  return fanout;
-}
 
 /**
  * Calls `subscriber` with the signal's reason once `signal` aborts; returns the function that
@@ -71,10 +19,28 @@ function fanoutOf(signal: AbortSignal): Fanout {
  * subscriber leaves, so nothing stays on a long-lived caller signal after the calls end.
  * The signal must not be aborted yet (check `signal.aborted` first).
  */
-export function subscribeAbort(signal: AbortSignal, subscriber: (reason: unknown) => void): () => void {
-  const fanout = fanoutOf(signal);
-  const node = fanout.add({ onAbort: subscriber });
-  return () => fanout.delete(node);
+export function subscribeAbort(signal: AbortSignal, subscriber: AbortSubscriber): () => void {
+  let fanout = fanouts.get(signal);
+  if (fanout === undefined) {
+    const subscribers = new Set<AbortSubscriber>();
+    const listener = () => {
+      fanouts.delete(signal);
+      for (const notify of subscribers) notify(signal.reason);
+      subscribers.clear();
+    };
+    fanout = { subscribers, listener };
+    fanouts.set(signal, fanout);
+    signal.addEventListener("abort", listener, { once: true });
+  }
+  const current = fanout;
+  // A fresh function per subscription: the Set needs distinct entries.
+  const entry: AbortSubscriber = (reason) => subscriber(reason);
+  current.subscribers.add(entry);
+  return () => {
+    if (!current.subscribers.delete(entry) || current.subscribers.size > 0) return;
+    signal.removeEventListener("abort", current.listener);
+    if (fanouts.get(signal) === current) fanouts.delete(signal);
+  };
 }
 
 /**
@@ -87,16 +53,15 @@ export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefine
     promise.catch(() => {});
     return Promise.reject(signal.reason);
   }
-  const fanout = fanoutOf(signal);
   return new Promise<T>((resolve, reject) => {
-    const node = fanout.add({ onAbort: reject });
+    const unsubscribe = subscribeAbort(signal, reject);
     promise.then(
       (value) => {
-        fanout.delete(node);
+        unsubscribe();
         resolve(value);
       },
       (error: unknown) => {
-        fanout.delete(node);
+        unsubscribe();
         reject(error);
       },
     );
@@ -109,34 +74,29 @@ export interface LinkedSignal {
   dispose(): void;
 }
 
-const NOTHING_TO_DISPOSE = () => {};
-
 /**
  * A child signal that follows `parent` (through the one shared subscription), with no listener
- * limit: a provider SDK may add a listener per request without Node warning on the console.
- * Until {@link LinkedSignal.dispose}, whatever subscribes to the child (a run's calls, its provider
- * calls) is told by the subscription to `parent` directly: no listener is added to the child.
+ * limit: a provider SDK may add a listener per request without Node warning on the console. The
+ * child carries one listener of ours until {@link LinkedSignal.dispose}, however many calls
+ * subscribe to it.
  */
 export function linkSignal(parent: AbortSignal | undefined): LinkedSignal {
-  if (parent === undefined) return { signal: undefined, dispose: NOTHING_TO_DISPOSE };
+  if (parent === undefined) return { signal: undefined, dispose: () => {} };
   const controller = new AbortController();
-  const { signal } = controller;
-  setMaxListeners(0, signal);
+  setMaxListeners(0, controller.signal);
   if (parent.aborted) {
     controller.abort(parent.reason);
-    return { signal, dispose: NOTHING_TO_DISPOSE };
+    return { signal: controller.signal, dispose: () => {} };
   }
-  const fanout = new Fanout(signal, true);
-  fanouts.set(signal, fanout);
-  const unsubscribe = subscribeAbort(parent, (reason) => {
-    controller.abort(reason);
-    fanout.fire();
-  });
+  const unsubscribe = subscribeAbort(parent, (reason) => controller.abort(reason));
+  // Subscribed until dispose, so that the run's calls, subscribing and leaving one by one, never
+  // add or remove the child's one listener.
+  const keep = subscribeAbort(controller.signal, () => {});
   return {
-    signal,
+    signal: controller.signal,
     dispose: () => {
+      keep();
       unsubscribe();
-      if (fanouts.get(signal) === fanout) fanouts.delete(signal);
     },
   };
 }
@@ -144,26 +104,27 @@ export function linkSignal(parent: AbortSignal | undefined): LinkedSignal {
 /**
  * The abort state of one tool call: it follows the caller's signal and an optional timeout, and
  * makes the call's own `AbortSignal` only when the tool reads it. Nothing is armed for a tool that
- * neither reads its signal nor returns a promise; otherwise the call joins the caller signal's
- * fan-out and its timeout's deadline queue (a Set add each, no listener, timer or controller of
- * its own). {@link dispose} detaches it when the call ends, so listeners a tool adds to its signal
- * and forgets die with the call instead of piling up on the caller's long-lived signal.
+ * neither reads its signal nor returns a promise; otherwise the call subscribes to the caller's
+ * signal (one listener per signal, see {@link subscribeAbort}) and joins its timeout's deadline
+ * queue (one timer per timeout value): no listener, timer or controller of its own.
+ * {@link dispose} detaches it when the call ends, so listeners a tool adds to its signal and
+ * forgets die with the call instead of piling up on the caller's long-lived signal.
  */
-export class CallAbort implements AbortTarget, DeadlineEntry {
+export class CallAbort implements DeadlineEntry {
   /** When the timeout fires (`performance.now()`), counted from the start of the call. */
   readonly deadline: number;
   readonly #parent: AbortSignal | undefined;
   readonly #timeoutMs: number | undefined;
+  /** `true` once the timeout fired (and not the caller's signal first). */
+  timedOut = false;
+  /** Why the call was aborted (the caller's reason, or a `TimeoutError`). */
+  reason: unknown;
   #armed = false;
   #controller: AbortController | undefined;
   #aborted = false;
-  #reason: unknown;
-  #timedOut = false;
   #reject: ((reason: unknown) => void) | undefined;
-  #fanout: Fanout | undefined;
-  #fanoutNode: ListNode<AbortTarget> | undefined;
-  #deadlines: DeadlineQueue | undefined;
-  #deadlineNode: ListNode<DeadlineEntry> | undefined;
+  #unsubscribe: (() => void) | undefined;
+  #queue: DeadlineQueue | undefined;
 
   /** @param timeoutMs finite milliseconds from now, or `undefined` for none */
   constructor(parent: AbortSignal | undefined, timeoutMs: number | undefined) {
@@ -172,20 +133,10 @@ export class CallAbort implements AbortTarget, DeadlineEntry {
     this.deadline = timeoutMs === undefined ? 0 : performance.now() + timeoutMs;
   }
 
-  /** `true` once the timeout fired (and not the caller's signal first). */
-  get timedOut(): boolean {
-    return this.#timedOut;
-  }
-
   /** `true` once the caller's signal aborted or the timeout fired. */
   get aborted(): boolean {
     this.#arm();
     return this.#aborted;
-  }
-
-  /** Why the call was aborted (the caller's reason, or a `TimeoutError`). */
-  get reason(): unknown {
-    return this.#reason;
   }
 
   /** The call's signal, made on first use; never aborts when there is neither caller signal nor timeout. */
@@ -194,7 +145,7 @@ export class CallAbort implements AbortTarget, DeadlineEntry {
       this.#controller = new AbortController();
       setMaxListeners(0, this.#controller.signal);
       this.#arm();
-      if (this.#aborted) this.#controller.abort(this.#reason);
+      if (this.#aborted) this.#controller.abort(this.reason);
     }
     return this.#controller.signal;
   }
@@ -204,36 +155,29 @@ export class CallAbort implements AbortTarget, DeadlineEntry {
     this.#arm();
     if (this.#aborted) {
       value.catch(() => {});
-      return Promise.reject(this.#reason);
+      return Promise.reject(this.reason);
     }
-    if (this.#fanout === undefined && this.#deadlines === undefined) return value;
+    if (this.#unsubscribe === undefined && this.#queue === undefined) return value;
     return new Promise<T>((resolve, reject) => {
       this.#reject = reject;
       value.then(resolve, reject);
     });
   }
 
-  /** Leaves the caller signal's fan-out and the deadline queue. The call's signal stays as it is. */
+  /** Unsubscribes from the caller's signal and leaves the deadline queue. The call's signal stays as it is. */
   dispose(): void {
     this.#armed = true; // nothing to arm after the end
-    if (this.#fanoutNode !== undefined) this.#fanout?.delete(this.#fanoutNode);
-    if (this.#deadlineNode !== undefined) this.#deadlines?.delete(this.#deadlineNode);
-    this.#fanout = undefined;
-    this.#deadlines = undefined;
+    this.#unsubscribe?.();
+    this.#queue?.delete(this);
+    this.#unsubscribe = undefined;
+    this.#queue = undefined;
     this.#reject = undefined;
   }
 
-  /** @internal the caller's signal aborted */
-  onAbort(reason: unknown): void {
-    this.#fanout = undefined;
-    this.#abort(reason);
-  }
-
-  /** @internal the timeout passed */
+  /** @internal the timeout passed (called by the deadline queue) */
   expire(): void {
-    this.#deadlines = undefined;
     if (this.#aborted) return;
-    this.#timedOut = true;
+    this.timedOut = true;
     this.#abort(new DOMException(`tool timed out after ${this.#timeoutMs} ms`, "TimeoutError"));
   }
 
@@ -246,19 +190,15 @@ export class CallAbort implements AbortTarget, DeadlineEntry {
         this.#abort(parent.reason);
         return;
       }
-      this.#fanout = fanoutOf(parent);
-      this.#fanoutNode = this.#fanout.add(this);
+      this.#unsubscribe = subscribeAbort(parent, (reason) => this.#abort(reason));
     }
-    if (this.#timeoutMs !== undefined) {
-      this.#deadlines = deadlineQueue(this.#timeoutMs);
-      this.#deadlineNode = this.#deadlines.add(this);
-    }
+    if (this.#timeoutMs !== undefined) this.#queue = deadlineQueue(this.#timeoutMs).add(this);
   }
 
   #abort(reason: unknown): void {
     if (this.#aborted) return;
     this.#aborted = true;
-    this.#reason = reason;
+    this.reason = reason;
     this.#controller?.abort(reason);
     this.#reject?.(reason);
   }

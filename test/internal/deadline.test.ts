@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { CallAbort } from "../../src/internal/abort.js";
-import { type DeadlineEntry, deadlineQueue, holdDeadlines, List, type ListNode } from "../../src/internal/deadline.js";
+import { type DeadlineEntry, deadlineQueue, holdDeadlines } from "../../src/internal/deadline.js";
 
 const hung = () => new Promise<never>(() => {});
 
@@ -103,7 +103,6 @@ describe("deadline queue", () => {
     expect(armed).toHaveLength(1);
     expect(armed[0]?.hasRef()).toBe(false);
     release();
-    release(); // twice: no effect
     expect((armed[0] as unknown as { _destroyed: boolean })._destroyed).toBe(true); // cleared once released
   });
 
@@ -157,38 +156,12 @@ describe("deadline queue", () => {
     const entry = (name: string, at: number): DeadlineEntry => ({ deadline: at, expire: () => expired.push(name) });
     const now = performance.now();
     const queue = deadlineQueue(10);
-    const a = queue.add(entry("a", now + 10));
-    queue.add(entry("b", now + 10));
+    const a = entry("a", now + 10);
+    queue.add(a).add(entry("b", now + 10));
     await vi.advanceTimersByTimeAsync(10);
     queue.delete(a); // already gone: no effect
     await vi.advanceTimersByTimeAsync(100);
     expect(expired).toEqual(["a", "b"]);
     expect(vi.getTimerCount()).toBe(0);
-  });
-});
-
-describe("List", () => {
-  it("keeps insertion order through removals anywhere; removing twice or from another list does nothing", () => {
-    const list = new List<number>();
-    const other = new List<number>();
-    const pushed = [1, 2, 3, 4, 5].map((value) => list.push(value));
-    const node = (index: number) => pushed[index] as ListNode<number>;
-    const values = () => {
-      const seen: number[] = [];
-      for (let node = list.head; node !== undefined; node = node.next) seen.push(node.value);
-      return seen;
-    };
-    expect(list.remove(node(2))).toBe(true);
-    expect(list.remove(node(2))).toBe(false);
-    expect(other.remove(node(0))).toBe(false);
-    expect(list.remove(node(0))).toBe(true);
-    expect(list.remove(node(4))).toBe(true);
-    expect(values()).toEqual([2, 4]);
-    list.push(6);
-    expect(list.take()).toEqual([2, 4, 6]);
-    expect(list.head).toBeUndefined();
-    expect(list.remove(node(1))).toBe(false); // taken: no longer in the list
-    list.push(7);
-    expect(values()).toEqual([7]);
   });
 });
