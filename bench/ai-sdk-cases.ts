@@ -1,10 +1,12 @@
 /**
  * The scenario run by the Vercel AI SDK: `generateText` with zod `tool()`s, `stopWhen:
  * stepCountIs(steps + 1)` and a `MockLanguageModelV3` from `ai/test` answering precomputed results.
+ * Realistic: also a caller's `abortSignal` and a 30 s step timeout (`timeout: { stepMs }`).
  */
 import { tool as aiTool, generateText, stepCountIs, type ToolSet } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
-import { FINAL_TEXT, type LoopCase, type Script, type ToolSpec } from "./scenario.js";
+import { REALISTIC_TIMEOUT_MS } from "./constants.js";
+import { type CaseOptions, FINAL_TEXT, type LoopCase, type Script, type ToolSpec } from "./scenario.js";
 
 /** What a V3 language model's `doGenerate` resolves to (taken from the mock, so no extra import). */
 type GenerateResult = Awaited<ReturnType<MockLanguageModelV3["doGenerate"]>>;
@@ -48,7 +50,7 @@ export function aiTools(tools: ToolSpec[]): ToolSet {
   return set;
 }
 
-export function aiSdkCase(script: Script, tools: ToolSpec[]): LoopCase {
+export function aiSdkCase(script: Script, tools: ToolSpec[], options: CaseOptions = {}): LoopCase {
   const answers = results(script);
   let next = 0;
   const model = new MockLanguageModelV3({
@@ -60,9 +62,23 @@ export function aiSdkCase(script: Script, tools: ToolSpec[]): LoopCase {
   });
   const toolSet = aiTools(tools);
   const stopWhen = stepCountIs(script.length + 1);
+  const realistic = options.realistic === true;
+  const timeout = { stepMs: REALISTIC_TIMEOUT_MS };
   return {
     async run() {
-      const result = await generateText({ model, tools: toolSet, prompt: "go", stopWhen });
+      // Realistic: a caller's signal per run, as a server passes each request's (the AI SDK leaves a
+      // listener on the caller's signal per call, so one long-lived signal would collect them), and
+      // a 30 s step timeout.
+      const result = realistic
+        ? await generateText({
+            model,
+            tools: toolSet,
+            prompt: "go",
+            stopWhen,
+            abortSignal: new AbortController().signal,
+            timeout,
+          })
+        : await generateText({ model, tools: toolSet, prompt: "go", stopWhen });
       // The mock records every call; a real provider does not, so the records are dropped.
       model.doGenerateCalls.length = 0;
       return { text: result.text, result };

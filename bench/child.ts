@@ -1,71 +1,64 @@
 /**
  * Entry point of the child processes `bench/run.ts` starts (bundled first, so the code measured is
  * plain JavaScript as `dist/` ships it, not tsx's transform). Prints one JSON document to stdout.
+ * Every child measures one library only.
  *
- *   child timing [workload,…]          workloads 1–4 in this one process
- *   child in-flight <library> <count>  heap per waiting loop (needs --expose-gc)
- *   child retained <library> <steps>   heap kept by a finished loop (needs --expose-gc)
+ *   child loop <row>                                workload 1 for one row of LOOP_ROWS: samples of K=1 and K=4
+ *   child timing <library> <workload,…>             workloads 2–4 and 7 of one library
+ *   child in-flight <library> <count>               heap per waiting loop (needs --expose-gc)
+ *   child retained <library> <steps>                heap kept by a finished loop (needs --expose-gc)
  */
 import { asImplementation } from "./cases.js";
-import type { Implementation } from "./constants.js";
+import {
+  type Implementation,
+  LOOP_ROWS,
+  type LoopRowName,
+  TIMING_WORKLOADS,
+  type TimingWorkload,
+  WORKLOAD_LIBRARIES,
+} from "./constants.js";
 
-const TIMING_WORKLOADS = ["loop", "dispatch", "parallel", "scaling"] as const;
-type TimingWorkload = (typeof TIMING_WORKLOADS)[number];
-
-// The Agents SDK is measured last, in a second phase: once it has run it keeps an
-// AsyncLocalStorage active, which slows every promise of the process (the by-hand floor and
-// toolloop by 1.5–2×), so measuring it earlier would penalise everything measured after it.
-const FIRST_PHASE: Implementation[] = ["by hand", "toolloop", "AI SDK"];
-const SECOND_PHASE: Implementation[] = ["Agents SDK"];
-
-async function runWorkload(name: TimingWorkload, implementations: Implementation[]): Promise<unknown> {
-  const timing = await import("./timing.js");
-  switch (name) {
-    case "loop":
-      return timing.loopOverhead(implementations);
-    case "dispatch":
-      return implementations.includes("toolloop") ? timing.dispatch() : undefined;
-    case "parallel":
-      return timing.parallel(implementations);
-    case "scaling":
-      return timing.scaling(implementations);
-  }
-}
-
-/** Adds the second phase's entries to the first phase's result (one level deep for `loop`). */
-function merge(first: unknown, second: unknown): unknown {
-  if (first === undefined) return second;
-  if (second === undefined) return first;
-  const merged: Record<string, unknown> = { ...(first as Record<string, unknown>) };
-  for (const [key, value] of Object.entries(second as Record<string, unknown>)) {
-    const existing = merged[key];
-    const nested = typeof existing === "object" && existing !== null && !("median" in existing);
-    merged[key] = nested ? { ...existing, ...(value as Record<string, unknown>) } : value;
-  }
-  return merged;
-}
-
-async function timing(names: TimingWorkload[]): Promise<Record<string, unknown>> {
+async function timing(library: Implementation, names: TimingWorkload[]): Promise<Record<string, unknown>> {
+  const workloads = await import("./timing.js");
   const results: Record<string, unknown> = {};
-  for (const phase of [FIRST_PHASE, SECOND_PHASE]) {
-    for (const name of names) {
-      const started = performance.now();
-      process.stderr.write(`  — ${name} (${phase.join(", ")})\n`);
-      results[name] = merge(results[name], await runWorkload(name, phase));
-      process.stderr.write(`  (${((performance.now() - started) / 1000).toFixed(1)} s)\n`);
+  for (const name of names) {
+    if (!WORKLOAD_LIBRARIES[name].includes(library)) continue;
+    const started = performance.now();
+    process.stderr.write(`  — ${name} (${library})\n`);
+    switch (name) {
+      case "dispatch":
+        results.dispatch = await workloads.dispatch();
+        break;
+      case "parallel":
+        results.parallel = await workloads.parallel(library);
+        break;
+      case "scaling":
+        results.scaling = { [library]: await workloads.scaling(library) };
+        break;
+      case "adapters":
+        results.adapters = await workloads.adapters();
+        break;
     }
+    process.stderr.write(`  (${((performance.now() - started) / 1000).toFixed(1)} s)\n`);
   }
   return results;
 }
 
+function asRow(name: string | undefined): LoopRowName {
+  const row = LOOP_ROWS.find((candidate) => candidate.name === name);
+  if (row === undefined) throw new TypeError(`unknown loop row ${JSON.stringify(name)}`);
+  return row.name;
+}
+
 async function main(argv: string[]): Promise<unknown> {
   const [mode, first, second] = argv;
+  if (mode === "loop") return (await import("./timing.js")).loopSamples(asRow(first));
   if (mode === "timing") {
-    const names = first === undefined || first === "" ? [...TIMING_WORKLOADS] : first.split(",");
+    const names = (second ?? "").split(",").filter((name) => name !== "");
     for (const name of names) {
       if (!(TIMING_WORKLOADS as readonly string[]).includes(name)) throw new Error(`unknown workload ${name}`);
     }
-    return timing(names as TimingWorkload[]);
+    return timing(asImplementation(first), names as TimingWorkload[]);
   }
   const memory = await import("./memory.js");
   if (mode === "in-flight") return memory.inFlight(asImplementation(first), Number(second));
@@ -75,9 +68,9 @@ async function main(argv: string[]): Promise<unknown> {
 
 main(process.argv.slice(2)).then(
   (result) => {
-    process.stdout.write(`${JSON.stringify(result)}\n`);
-    // Waiting loops of the memory workloads hold nothing that keeps the process alive, but be explicit.
-    process.exit(0);
+    // Exit once the document is written (stdout is a pipe: writes are asynchronous). Waiting loops of
+    // the memory workloads hold nothing that keeps the process alive, but be explicit.
+    process.stdout.write(`${JSON.stringify(result)}\n`, () => process.exit(0));
   },
   (error: unknown) => {
     process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);

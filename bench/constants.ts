@@ -4,17 +4,63 @@
 export const LOOP_STEPS = 10;
 /** Workload 1: calls of the echo tool per step. */
 export const LOOP_CALLS = [1, 4] as const;
-/** The implementations of workload 1, the first being the floor. */
-export const LOOP_IMPLEMENTATIONS = ["by hand", "toolloop", "AI SDK", "Agents SDK"] as const;
-export type Implementation = (typeof LOOP_IMPLEMENTATIONS)[number];
+/** The libraries measured, the first being the floor (done by hand). */
+export const IMPLEMENTATIONS = ["by hand", "toolloop", "AI SDK", "Agents SDK"] as const;
+export type Implementation = (typeof IMPLEMENTATIONS)[number];
+
+/**
+ * How a loop is run: `minimal` (no signal, no timeout, silent logging, a provider that hands out
+ * the script) or `realistic`, as users run it: a caller's `AbortSignal` and a 30 s tool/step
+ * timeout, and for toolloop the OpenAI Chat adapter over an in-process fake client and an
+ * `info`-level pino logger writing to a discarding stream.
+ */
+export type Variant = "minimal" | "realistic";
+
+/** The rows of workload 1, in table order: each runs in a child process of its own. */
+export const LOOP_ROWS = [
+  { name: "by hand", implementation: "by hand", variant: "minimal" },
+  { name: "toolloop", implementation: "toolloop", variant: "minimal" },
+  { name: "toolloop realistic", implementation: "toolloop", variant: "realistic" },
+  { name: "AI SDK", implementation: "AI SDK", variant: "minimal" },
+  { name: "AI SDK realistic", implementation: "AI SDK", variant: "realistic" },
+  { name: "Agents SDK", implementation: "Agents SDK", variant: "minimal" },
+] as const satisfies ReadonlyArray<{ name: string; implementation: Implementation; variant: Variant }>;
+export type LoopRowName = (typeof LOOP_ROWS)[number]["name"];
+
+/** Timed workloads besides the loop, each run in one child process per library it measures. */
+export const TIMING_WORKLOADS = ["dispatch", "parallel", "scaling", "adapters"] as const;
+export type TimingWorkload = (typeof TIMING_WORKLOADS)[number];
+
+/** The libraries each workload of {@link TIMING_WORKLOADS} measures. */
+export const WORKLOAD_LIBRARIES: Record<TimingWorkload, readonly Implementation[]> = {
+  dispatch: ["toolloop"],
+  parallel: ["by hand", "toolloop", "AI SDK", "Agents SDK"],
+  scaling: ["toolloop", "AI SDK", "Agents SDK"],
+  adapters: ["toolloop"],
+};
+
+/** Workload 1 (realistic): the tool timeout (toolloop) and step timeout (AI SDK). */
+export const REALISTIC_TIMEOUT_MS = 30_000;
 
 /** Workload 3: calls in the one turn, how long each sleeps, and the bounded concurrency. */
 export const PARALLEL_CALLS = 16;
 export const SLEEP_MS = 20;
 export const BOUNDED_CONCURRENCY = 4;
 
-/** Workload 4: registered tools. */
+/** Workloads 4 and 7: registered tools. */
 export const SCALING_TOOL_COUNTS = [10, 1000] as const;
+
+/** Workload 7: the adapters whose conversion cost per step is measured, in table order. */
+export const ADAPTERS = [
+  "OpenAI Chat",
+  "OpenAI Chat strict",
+  "OpenAI Responses",
+  "Anthropic",
+  "Gemini",
+  "Ollama",
+  "AI SDK",
+] as const;
+export type AdapterName = (typeof ADAPTERS)[number];
 
 /** Workload 5: loops waiting at once (fewer for the peers, whose loops are slow to start), and the loop lengths compared. */
 export const IN_FLIGHT_LOOPS = 10_000;

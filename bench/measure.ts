@@ -36,6 +36,17 @@ export async function compare(
   cases: Record<string, () => Promise<unknown>>,
   options: CompareOptions = {},
 ): Promise<Record<string, Figure>> {
+  const samples = await sampleCases(cases, options);
+  const figures: Record<string, Figure> = {};
+  for (const [name, values] of Object.entries(samples)) figures[name] = summarize(values, options.unit ?? "µs");
+  return figures;
+}
+
+/** {@link compare} without the summary: every sample of every case, in the unit asked for. */
+export async function sampleCases(
+  cases: Record<string, () => Promise<unknown>>,
+  options: CompareOptions = {},
+): Promise<Record<string, number[]>> {
   const { warmup = 100, rounds = 5, roundMs = 150, minSamples = 4, unit = "µs", onSample } = options;
   const scale = unit === "µs" ? 1e3 : 1e6;
   const samples = new Map<string, number[]>();
@@ -57,9 +68,7 @@ export async function compare(
       onSample?.(name, round, stats.p50 / scale);
     }
   }
-  const figures: Record<string, Figure> = {};
-  for (const [name, values] of samples) figures[name] = summarize(values, unit);
-  return figures;
+  return Object.fromEntries(samples);
 }
 
 /** Median, min and max of plain values. */

@@ -1,16 +1,17 @@
 /**
- * `npm run bench`: runs every workload of issue 4, prints a table and rewrites the generated part
- * of docs/benchmarks.md.
+ * `npm run bench`: runs every workload of issues 4 and 9, prints a table and rewrites the generated
+ * part of docs/benchmarks.md.
  *
  *   npm run bench                      everything (~2–3 minutes on 2 cores)
  *   npm run bench -- --json            print the results as JSON on stdout (progress on stderr)
  *   npm run bench -- --no-write        do not touch docs/benchmarks.md
- *   npm run bench -- --only=loop,size  a subset: loop, dispatch, parallel, scaling, memory, size
+ *   npm run bench -- --only=loop,size  a subset: loop, dispatch, parallel, scaling, adapters, memory, size
  *   npm run bench -- --profile         also write a V8 CPU profile of the timed workloads to .tmp/profiles/
  *
- * Workloads 1–4 run in ONE child process (the bench bundled by esbuild, so the measured code is
- * plain JavaScript as dist/ ships it, not tsx's transform); memory and cold-import measurements
- * each get a fresh child process.
+ * The measured code is the bench bundled by esbuild (plain JavaScript as dist/ ships it, not tsx's
+ * transform), run in child processes that each load ONE library: workload 1 runs each row of
+ * LOOP_ROWS in a process of its own, several times in turn; workloads 2–4 and 7 run in one process
+ * per library; memory and cold-import measurements each get a fresh process.
  */
 import { spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
@@ -18,17 +19,29 @@ import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { buildChild, buildCoreEntry, entrySizes, ROOT } from "./build.js";
-import { IN_FLIGHT_LOOPS, PEER_IN_FLIGHT_LOOPS, STEP_COUNTS } from "./constants.js";
-import { type Figure, summarize } from "./measure.js";
+import {
+  IMPLEMENTATIONS,
+  IN_FLIGHT_LOOPS,
+  LOOP_ROWS,
+  LOOP_STEPS,
+  PEER_IN_FLIGHT_LOOPS,
+  STEP_COUNTS,
+  TIMING_WORKLOADS,
+  WORKLOAD_LIBRARIES,
+} from "./constants.js";
+import { type Figure, scaled, summarize } from "./measure.js";
 import { type BenchResults, evaluateTargets, markdownReport, mergeIntoDocument, terminalReport } from "./report.js";
 
-const WORKLOADS = ["loop", "dispatch", "parallel", "scaling", "memory", "size"] as const;
+const WORKLOADS = ["loop", "dispatch", "parallel", "scaling", "adapters", "memory", "size"] as const;
 type Workload = (typeof WORKLOADS)[number];
 
 // Memory figures barely vary between runs; the peers' long loops are slow, so they run once.
 const MEMORY_RUNS = 3;
 const PEER_RETAINED_RUNS = 1;
 const COLD_IMPORT_RUNS = 7;
+// Workload 1: every row's process is started this many times, the rows taking turns, so that load
+// from other processes on this shared machine hits all of them alike.
+const LOOP_PROCESS_ROUNDS = 3;
 const MEMORY_LIBRARIES = ["toolloop", "AI SDK", "Agents SDK"] as const;
 const RETAINED_LIBRARIES = ["by hand", "toolloop", "AI SDK", "Agents SDK"] as const;
 
@@ -82,6 +95,51 @@ function node(args: string[]): Promise<string> {
 async function childJson<T>(nodeFlags: string[], child: string, args: string[]): Promise<T> {
   const stdout = await node([...nodeFlags, child, ...args]);
   return JSON.parse(stdout.trim().split("\n").at(-1) ?? "null") as T;
+}
+
+/** Workloads 2–4 and 7: one child process per library, the results merged. */
+async function timedWorkloads(child: string, names: string[], nodeFlags: string[]): Promise<Partial<BenchResults>> {
+  const results: Record<string, unknown> = {};
+  for (const library of IMPLEMENTATIONS) {
+    const mine = names.filter((name) =>
+      (WORKLOAD_LIBRARIES as Record<string, readonly string[]>)[name]?.includes(library),
+    );
+    if (mine.length === 0) continue;
+    log(`${mine.join(", ")}: ${library} (one process)`);
+    const part = await childJson<Record<string, unknown>>(nodeFlags, child, ["timing", library, mine.join(",")]);
+    for (const [name, value] of Object.entries(part)) {
+      const existing = results[name];
+      // parallel and scaling have one entry per library; dispatch and adapters come from one process.
+      results[name] =
+        name === "parallel" || name === "scaling" ? { ...(existing as object), ...(value as object) } : value;
+    }
+  }
+  return results as Partial<BenchResults>;
+}
+
+/** Workload 1: each row in its own process, started {@link LOOP_PROCESS_ROUNDS} times in turn. */
+async function loop(child: string, nodeFlags: string[]): Promise<NonNullable<BenchResults["loop"]>> {
+  const samples: Record<string, Record<string, number[]>> = {};
+  for (let round = 0; round < LOOP_PROCESS_ROUNDS; round++) {
+    log(`loop, round ${round + 1} of ${LOOP_PROCESS_ROUNDS} (one process per row)`);
+    for (const row of LOOP_ROWS) {
+      const part = await childJson<Record<string, number[]>>(nodeFlags, child, ["loop", row.name]);
+      for (const [key, values] of Object.entries(part)) {
+        const rows = samples[key] ?? {};
+        rows[row.name] = [...(rows[row.name] ?? []), ...values];
+        samples[key] = rows;
+      }
+    }
+  }
+  const results: NonNullable<BenchResults["loop"]> = {};
+  for (const [key, rows] of Object.entries(samples)) {
+    results[key] = {};
+    for (const [name, values] of Object.entries(rows)) {
+      const perLoop = summarize(values, "µs");
+      (results[key] as Record<string, unknown>)[name] = { perLoop, perStep: scaled(perLoop, LOOP_STEPS + 1) };
+    }
+  }
+  return results;
 }
 
 async function memory(child: string): Promise<NonNullable<BenchResults["memory"]>> {
@@ -154,13 +212,11 @@ async function main(): Promise<void> {
   const results: BenchResults = { machine: machine() };
   const child = await buildChild();
 
-  const timed = (["loop", "dispatch", "parallel", "scaling"] as const).filter((name) => flags.only.has(name));
-  if (timed.length > 0) {
-    log(`workloads ${timed.join(", ")} (one process)`);
-    const profileFlags = flags.profile ? ["--cpu-prof", `--cpu-prof-dir=${join(ROOT, ".tmp", "profiles")}`] : [];
-    Object.assign(results, await childJson<Partial<BenchResults>>(profileFlags, child, ["timing", timed.join(",")]));
-    if (flags.profile) log(`  CPU profile written to ${join(ROOT, ".tmp", "profiles")}`);
-  }
+  const profileFlags = flags.profile ? ["--cpu-prof", `--cpu-prof-dir=${join(ROOT, ".tmp", "profiles")}`] : [];
+  if (flags.only.has("loop")) results.loop = await loop(child, profileFlags);
+  const timed = TIMING_WORKLOADS.filter((name) => flags.only.has(name));
+  if (timed.length > 0) Object.assign(results, await timedWorkloads(child, timed, profileFlags));
+  if (flags.profile) log(`  CPU profiles written to ${join(ROOT, ".tmp", "profiles")}`);
   if (flags.only.has("memory")) {
     log("memory (one child process per measurement, --expose-gc)");
     results.memory = await memory(child);

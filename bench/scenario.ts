@@ -48,13 +48,13 @@ export function sleepScript(calls: number, ms: number): Script {
   return [Array.from({ length: calls }, (_, index) => ({ id: `call_${index}`, name: "sleep", arguments: args }))];
 }
 
-/** `echo({ text })` returns the text. */
+/** `echo({ text })` resolves to the text: an async tool, as tools doing I/O are. */
 export function echoTool(counter: Counter): ToolSpec {
   return {
     name: "echo",
     description: "Echo the text back",
     schema: z.object({ text: z.string() }),
-    execute: (args) => {
+    execute: async (args) => {
       counter.value++;
       return args.text as string;
     },
@@ -100,6 +100,8 @@ export interface LoopCase {
 export interface CaseOptions {
   /** Most calls of one turn running at once (toolloop only). */
   maxConcurrency?: number;
+  /** Run as users run it (see `Variant` in constants.ts); toolloop and the AI SDK only. */
+  realistic?: boolean;
 }
 
 /** Makes a case of one implementation. */

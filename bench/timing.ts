@@ -1,20 +1,25 @@
 /**
- * The timed workloads (1–4), run in ONE process so that their ratios are comparable.
+ * The timed workloads (1–4, 7). Each child process measures ONE library (see child.ts): once a
+ * library has run in a process, its leftovers (an AsyncLocalStorage, megamorphic call sites in
+ * shared dependencies such as zod) would slow whatever is measured after it.
  */
 import * as z from "zod";
 import { defineTool, ToolRegistry } from "../src/index.js";
 import { caseMaker } from "./cases.js";
 import {
+  ADAPTERS,
   BOUNDED_CONCURRENCY,
   type Implementation,
   LOOP_CALLS,
+  LOOP_ROWS,
   LOOP_STEPS,
+  type LoopRowName,
   PARALLEL_CALLS,
   SCALING_TOOL_COUNTS,
   SLEEP_MS,
 } from "./constants.js";
-import { compare, type Figure, scaled } from "./measure.js";
-import type { LoopFigures, ParallelFigure } from "./report.js";
+import { compare, type Figure, sampleCases, scaled } from "./measure.js";
+import type { ParallelFigure } from "./report.js";
 import {
   Counter,
   echoScript,
@@ -31,44 +36,40 @@ export function progress(text: string): void {
   process.stderr.write(`  ${text}\n`);
 }
 
-const isCheap = (name: string) => name === "by hand" || name.startsWith("toolloop");
+const isCheap = (implementation: Implementation) => implementation === "by hand" || implementation === "toolloop";
 
-/** Workload 1: S=10 steps of K echo calls, then a final answer. */
-export async function loopOverhead(
-  implementations: readonly Implementation[],
-): Promise<Record<string, Partial<Record<Implementation, LoopFigures>>>> {
-  const results: Record<string, Partial<Record<Implementation, LoopFigures>>> = {};
+/** Rounds of workload 1 within one child process (run.ts starts several such processes in turn). */
+const LOOP_ROUNDS_PER_PROCESS = 2;
+
+/**
+ * Workload 1 for one row: S=10 steps of K echo calls, then a final answer; every sample (µs per
+ * loop) of K=1 and K=4, which take turns within the process.
+ */
+export async function loopSamples(rowName: LoopRowName): Promise<Record<string, number[]>> {
+  const row = LOOP_ROWS.find((candidate) => candidate.name === rowName);
+  if (row === undefined) throw new Error(`unknown loop row ${rowName}`);
+  const make = await caseMaker(row.implementation);
+  const cases: Record<string, () => Promise<unknown>> = {};
   for (const callsPerStep of LOOP_CALLS) {
-    const script = echoScript(LOOP_STEPS, callsPerStep);
-    const cases: Record<string, () => Promise<unknown>> = {};
-    for (const implementation of implementations) {
-      const counter = new Counter();
-      const make = await caseMaker(implementation);
-      const loop = await verified(
-        implementation,
-        make(script, [echoTool(counter)]),
-        counter,
-        LOOP_STEPS * callsPerStep,
-      );
-      cases[implementation] = () => loop.run();
-    }
-    const figures = await compare(cases, {
-      // The peers are ~100× slower per loop: fewer warm-up runs keep the whole run short.
-      warmup: (name) => (isCheap(name) ? 500 : 20),
-      rounds: 5,
-      roundMs: 150,
-      onSample: (name, round, median) => {
-        if (round === 0) progress(`loop K=${callsPerStep} ${name}: ${median.toFixed(1)} µs/loop (round 1)`);
-      },
-    });
-    const row: Partial<Record<Implementation, LoopFigures>> = {};
-    for (const implementation of implementations) {
-      const perLoop = figures[implementation] as Figure;
-      row[implementation] = { perLoop, perStep: scaled(perLoop, LOOP_STEPS + 1) };
-    }
-    results[`K=${callsPerStep}`] = row;
+    const counter = new Counter();
+    const loop = await verified(
+      rowName,
+      make(echoScript(LOOP_STEPS, callsPerStep), [echoTool(counter)], { realistic: row.variant === "realistic" }),
+      counter,
+      LOOP_STEPS * callsPerStep,
+    );
+    cases[`K=${callsPerStep}`] = () => loop.run();
   }
-  return results;
+  const cheap = isCheap(row.implementation);
+  return sampleCases(cases, {
+    // The peers are ~100× slower per loop: fewer warm-up runs keep the whole run short.
+    warmup: cheap ? 500 : 20,
+    rounds: LOOP_ROUNDS_PER_PROCESS,
+    roundMs: 150,
+    onSample: (name, round, median) => {
+      if (round === 0) progress(`loop ${name} ${rowName}: ${median.toFixed(1)} µs/loop`);
+    },
+  });
 }
 
 /** Workload 2: one call through `registry.execute()` vs `fn(schema.parse(args))`. */
@@ -95,16 +96,19 @@ export async function dispatch(): Promise<{ direct: Figure; registry: Figure }> 
   return { direct, registry: viaRegistry };
 }
 
-/** Workload 3: 16 calls of a 20 ms tool in one turn; wall time of the whole loop (2 model calls). */
-export async function parallel(implementations: readonly Implementation[]): Promise<Record<string, ParallelFigure>> {
+/**
+ * Workload 3: 16 calls of a 20 ms tool in one turn; wall time of the whole loop (2 model calls).
+ * The by-hand process measures the bare timers.
+ */
+export async function parallel(implementation: Implementation): Promise<Record<string, ParallelFigure>> {
   const waves = Math.ceil(PARALLEL_CALLS / BOUNDED_CONCURRENCY);
   const unboundedIdeal = SLEEP_MS;
   const boundedIdeal = SLEEP_MS * waves;
   const cases: Record<string, () => Promise<unknown>> = {};
   const ideals: Record<string, number> = {};
-  const add = async (name: string, implementation: Implementation, ideal: number, maxConcurrency?: number) => {
+  const add = async (name: string, library: Implementation, ideal: number, maxConcurrency?: number) => {
     const counter = new Counter();
-    const make = await caseMaker(implementation);
+    const make = await caseMaker(library);
     const loop: LoopCase = make(
       sleepScript(PARALLEL_CALLS, SLEEP_MS),
       [sleepTool(counter)],
@@ -116,7 +120,7 @@ export async function parallel(implementations: readonly Implementation[]): Prom
   };
   const sleep = () => new Promise((resolve) => setTimeout(resolve, SLEEP_MS));
 
-  if (implementations.includes("toolloop")) {
+  if (implementation === "by hand") {
     // The timer floor: what the same sleeps take on this machine without any loop around them.
     cases["timers, all at once"] = () => Promise.all(Array.from({ length: PARALLEL_CALLS }, sleep));
     ideals["timers, all at once"] = unboundedIdeal;
@@ -125,13 +129,11 @@ export async function parallel(implementations: readonly Implementation[]): Prom
       for (let wave = 0; wave < waves; wave++) await Promise.all(Array.from({ length: BOUNDED_CONCURRENCY }, sleep));
     };
     ideals[wavesName] = boundedIdeal;
+  } else if (implementation === "toolloop") {
     await add("toolloop unbounded", "toolloop", unboundedIdeal);
     await add(`toolloop maxConcurrency ${BOUNDED_CONCURRENCY}`, "toolloop", boundedIdeal, BOUNDED_CONCURRENCY);
-  }
-  for (const implementation of implementations) {
-    if (implementation === "AI SDK" || implementation === "Agents SDK") {
-      await add(`${implementation} unbounded`, implementation, unboundedIdeal);
-    }
+  } else {
+    await add(`${implementation} unbounded`, implementation, unboundedIdeal);
   }
   const figures = await compare(cases, { unit: "ms", warmup: 2, rounds: 3, roundMs: 100, minSamples: 3 });
   const results: Record<string, ParallelFigure> = {};
@@ -143,35 +145,52 @@ export async function parallel(implementations: readonly Implementation[]): Prom
 }
 
 /** Workload 4: per-step cost of workload 1 (K=1) with 10 vs 1,000 registered tools. */
-export async function scaling(
-  implementations: readonly Implementation[],
-): Promise<Partial<Record<Implementation, Record<string, Figure>>>> {
-  const results: Partial<Record<Implementation, Record<string, Figure>>> = {};
+export async function scaling(implementation: Implementation): Promise<Record<string, Figure>> {
   const script = echoScript(LOOP_STEPS, 1);
-  for (const implementation of implementations) {
-    if (implementation === "by hand") continue;
-    const make = await caseMaker(implementation);
+  const make = await caseMaker(implementation);
+  const cases: Record<string, () => Promise<unknown>> = {};
+  for (const toolCount of SCALING_TOOL_COUNTS) {
+    const counter = new Counter();
+    const tools = [echoTool(counter), ...fillerTools(toolCount - 1)];
+    const loop = await verified(implementation, make(script, tools), counter, LOOP_STEPS);
+    cases[`${toolCount} tools`] = () => loop.run();
+  }
+  // The peers convert every tool on every step: at 1,000 tools one of their loops takes 0.05–1 s.
+  const cheap = isCheap(implementation);
+  const figures = await compare(cases, {
+    warmup: cheap ? 500 : 1,
+    rounds: cheap ? 5 : 3,
+    roundMs: cheap ? 150 : 1,
+    minSamples: cheap ? 4 : 1,
+  });
+  const row: Record<string, Figure> = {};
+  for (const [name, figure] of Object.entries(figures)) {
+    row[name] = scaled(figure, LOOP_STEPS + 1);
+    progress(`scaling ${implementation} ${name}: ${(figure.median / (LOOP_STEPS + 1)).toFixed(2)} µs/step`);
+  }
+  return row;
+}
+
+/**
+ * Workload 7: one `provider.chat(transcript, definitions)` of each adapter with 10 and 1,000
+ * registered tools, µs per step (see adapter-cases.ts); the two tool counts take turns.
+ */
+export async function adapters(): Promise<Record<string, Record<string, Figure>>> {
+  const { adapterStep, secondStepInput } = await import("./adapter-cases.js");
+  const { toolloopRegistry } = await import("./toolloop-cases.js");
+  const inputs = new Map<number, Awaited<ReturnType<typeof secondStepInput>>>();
+  for (const toolCount of SCALING_TOOL_COUNTS) {
+    const tools = [echoTool(new Counter()), ...fillerTools(toolCount - 1)];
+    inputs.set(toolCount, await secondStepInput(toolloopRegistry(tools)));
+  }
+  const results: Record<string, Record<string, Figure>> = {};
+  for (const name of ADAPTERS) {
     const cases: Record<string, () => Promise<unknown>> = {};
-    for (const toolCount of SCALING_TOOL_COUNTS) {
-      const counter = new Counter();
-      const tools = [echoTool(counter), ...fillerTools(toolCount - 1)];
-      const loop = await verified(implementation, make(script, tools), counter, LOOP_STEPS);
-      cases[`${toolCount} tools`] = () => loop.run();
-    }
-    // The peers convert every tool on every step: at 1,000 tools one of their loops takes 0.05–1 s.
-    const cheap = isCheap(implementation);
-    const figures = await compare(cases, {
-      warmup: cheap ? 500 : 1,
-      rounds: cheap ? 5 : 3,
-      roundMs: cheap ? 150 : 1,
-      minSamples: cheap ? 4 : 1,
-    });
-    const row: Record<string, Figure> = {};
-    for (const [name, figure] of Object.entries(figures)) {
-      row[name] = scaled(figure, LOOP_STEPS + 1);
-      progress(`scaling ${implementation} ${name}: ${(figure.median / (LOOP_STEPS + 1)).toFixed(2)} µs/step`);
-    }
-    results[implementation] = row;
+    for (const [toolCount, input] of inputs) cases[`${toolCount} tools`] = await adapterStep(name, input);
+    const figures = await compare(cases, { warmup: 50, rounds: 3, roundMs: 100 });
+    results[name] = figures;
+    const [few, many] = SCALING_TOOL_COUNTS.map((count) => (figures[`${count} tools`] as Figure).median);
+    progress(`adapter ${name}: ${few?.toFixed(2)} / ${many?.toFixed(2)} µs per step`);
   }
   return results;
 }

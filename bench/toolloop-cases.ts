@@ -1,15 +1,20 @@
 /**
  * The scenario run by toolloop and by hand (the floor).
  */
+import { Writable } from "node:stream";
+import { pino } from "pino";
+import { createOpenAIChatProvider, type OpenAIChatClient } from "../src/adapters/openai/index.js";
 import {
   defineTool,
   type LLMProvider,
   type LLMResponse,
+  type Logger,
   type Message,
   type ProviderToolCall,
   runToolLoop,
   ToolRegistry,
 } from "../src/index.js";
+import { REALISTIC_TIMEOUT_MS } from "./constants.js";
 import { type CaseOptions, FINAL_TEXT, type LoopCase, type Script, type ToolSpec } from "./scenario.js";
 
 /** The script as `LLMResponse`s: one per step, then the final answer. */
@@ -68,9 +73,65 @@ export class PendingProvider implements LLMProvider {
   }
 }
 
+/** The script as Chat Completions responses, as `openai`'s `chat.completions.create` resolves them. */
+export function chatCompletions(script: Script): unknown[] {
+  const completion = (message: Record<string, unknown>, finishReason: string) => ({
+    id: "chatcmpl-bench",
+    object: "chat.completion",
+    created: 1_700_000_000,
+    model: "gpt-4.1-mini",
+    choices: [{ index: 0, message: { role: "assistant", refusal: null, ...message }, finish_reason: finishReason }],
+    usage: { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120 },
+  });
+  const list = script.map((calls) =>
+    completion(
+      {
+        content: null,
+        tool_calls: calls.map((call) => ({
+          id: call.id,
+          type: "function",
+          function: { name: call.name, arguments: call.arguments },
+        })),
+      },
+      "tool_calls",
+    ),
+  );
+  list.push(completion({ content: FINAL_TEXT }, "stop"));
+  return list;
+}
+
+/**
+ * An in-process stand-in for `new OpenAI()`: `chat.completions.create` resolves to the next
+ * prebuilt completion (wrapping around), without copying it or reading the request.
+ */
+export function fakeOpenAIChatClient(completions: readonly unknown[]): OpenAIChatClient {
+  let next = 0;
+  return {
+    chat: {
+      completions: {
+        create: () => {
+          const completion = completions[next] as { choices: unknown[] };
+          next = (next + 1) % completions.length;
+          return Promise.resolve(completion);
+        },
+      },
+    },
+  };
+}
+
+/** An `info`-level pino logger writing synchronously to a stream that discards every line. */
+export function discardingInfoLogger(): Logger {
+  const sink = new Writable({
+    write(_chunk, _encoding, callback) {
+      callback();
+    },
+  });
+  return pino({ level: "info" }, sink);
+}
+
 /** A registry with every tool of the scenario, defined with `defineTool`. */
-export function toolloopRegistry(tools: ToolSpec[]): ToolRegistry {
-  const registry = new ToolRegistry();
+export function toolloopRegistry(tools: ToolSpec[], logger?: Logger): ToolRegistry {
+  const registry = new ToolRegistry(logger === undefined ? {} : { logger });
   for (const tool of tools) {
     registry.register(
       defineTool({ name: tool.name, description: tool.description, parameters: tool.schema, execute: tool.execute }),
@@ -80,6 +141,7 @@ export function toolloopRegistry(tools: ToolSpec[]): ToolRegistry {
 }
 
 export function toolloopCase(script: Script, tools: ToolSpec[], options: CaseOptions = {}): LoopCase {
+  if (options.realistic === true) return realisticToolloopCase(script, tools);
   const provider = new FastProvider(toolloopResponses(script));
   const config = {
     provider,
@@ -95,10 +157,56 @@ export function toolloopCase(script: Script, tools: ToolSpec[], options: CaseOpt
   };
 }
 
+/** What the realistic case adds to the minimal one; each can be left out to see what it costs. */
+export interface RealisticParts {
+  /** The OpenAI Chat adapter over a fake client, instead of a provider that hands out `LLMResponse`s. */
+  adapter: boolean;
+  /** A caller's signal: a new controller per run (never aborted), as a server passes each request's. */
+  signal: boolean;
+  /** `toolTimeoutMs: 30_000`. */
+  timeout: boolean;
+  /** An `info` pino logger for the loop and the registry (which logs every call at info). */
+  logger: boolean;
+}
+
+export const ALL_PARTS: RealisticParts = { adapter: true, signal: true, timeout: true, logger: true };
+
 /**
- * The floor: what any loop has to do. Await the model, look the tool up, parse the JSON
- * arguments, validate them with zod, call the function, append the messages; a turn's calls run
- * concurrently and their answers are appended in call order.
+ * toolloop as users run it (all parts): the OpenAI Chat adapter over a fake client, a caller's
+ * signal, `toolTimeoutMs: 30_000`, and an `info` pino logger for the loop and the registry.
+ */
+export function realisticToolloopCase(
+  script: Script,
+  tools: ToolSpec[],
+  parts: RealisticParts = ALL_PARTS,
+  logger: Logger | undefined = parts.logger ? discardingInfoLogger() : undefined,
+): LoopCase {
+  const provider = parts.adapter
+    ? createOpenAIChatProvider({ client: fakeOpenAIChatClient(chatCompletions(script)) })
+    : new FastProvider(toolloopResponses(script));
+  const config = {
+    provider,
+    tools: toolloopRegistry(tools, logger),
+    maxIterations: script.length + 1,
+    ...(parts.timeout ? { toolTimeoutMs: REALISTIC_TIMEOUT_MS } : {}),
+    ...(logger === undefined ? {} : { logger }),
+  };
+  const messages = (): Message[] => [{ role: "user", content: "go" }];
+  return {
+    async run() {
+      // A caller's signal per run, as a server passes each request's (as for the AI SDK).
+      const result = parts.signal
+        ? await runToolLoop(config, messages(), { signal: new AbortController().signal })
+        : await runToolLoop(config, messages());
+      return { text: result.content, result };
+    },
+  };
+}
+
+/**
+ * The floor: what any loop has to do. Await the (async) model, look the tool up, parse the JSON
+ * arguments, validate them with zod, call the function and await it (the tools are async), append
+ * the messages; a turn's calls run concurrently and their answers are appended in call order.
  */
 export function byHandCase(script: Script, tools: ToolSpec[]): LoopCase {
   const provider = new FastProvider(toolloopResponses(script));

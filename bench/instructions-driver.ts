@@ -1,0 +1,47 @@
+/**
+ * What `bench/instructions.ts` runs under callgrind: one loop case, warmed up, then run `count`
+ * times. Instructions per loop = (instructions at count N − at count 0) / N.
+ *
+ *   node instructions-driver.mjs <case> <count>
+ *
+ * Cases: `minimal K=<k>`, `realistic K=<k>`, `realistic K=<k> -<part> -<part>…` leaving parts out
+ * (`adapter`, `signal`, `timeout`, `logger`), or `realistic K=<k> only-<part>+<part>…`: the minimal
+ * case plus those parts.
+ */
+import { LOOP_STEPS } from "./constants.js";
+import { Counter, echoScript, echoTool, verified } from "./scenario.js";
+import { ALL_PARTS, type RealisticParts, realisticToolloopCase, toolloopCase } from "./toolloop-cases.js";
+
+const WARMUP = 300;
+
+export function parseCase(name: string): { callsPerStep: number; parts: RealisticParts | undefined } {
+  const match = /^(minimal|realistic) K=(\d+)((?: -\w+)*| only-[\w+]+)$/.exec(name);
+  if (match === null) throw new TypeError(`unknown case ${JSON.stringify(name)}`);
+  const [, kind, k, spec = ""] = match;
+  if (kind === "minimal") return { callsPerStep: Number(k), parts: undefined };
+  const only = spec.startsWith(" only-");
+  const named = (only ? spec.slice(" only-".length).split("+") : spec.split(" -").slice(1)) as string[];
+  const parts: RealisticParts = only
+    ? { adapter: false, signal: false, timeout: false, logger: false }
+    : { ...ALL_PARTS };
+  for (const part of named) {
+    if (!(part in parts)) throw new TypeError(`unknown part ${JSON.stringify(part)} in ${JSON.stringify(name)}`);
+    parts[part as keyof RealisticParts] = only;
+  }
+  return { callsPerStep: Number(k), parts };
+}
+
+async function main(): Promise<void> {
+  const [name = "", countText = "0"] = process.argv.slice(2);
+  const { callsPerStep, parts } = parseCase(name);
+  const counter = new Counter();
+  const script = echoScript(LOOP_STEPS, callsPerStep);
+  const tools = [echoTool(counter)];
+  const loop = parts === undefined ? toolloopCase(script, tools) : realisticToolloopCase(script, tools, parts);
+  await verified(name, loop, counter, LOOP_STEPS * callsPerStep);
+  for (let index = 0; index < WARMUP; index++) await loop.run();
+  const count = Number(countText);
+  for (let index = 0; index < count; index++) await loop.run();
+}
+
+await main();
