@@ -14,6 +14,13 @@ import { ALL_PARTS, type RealisticParts, realisticToolloopCase, toolloopCase } f
 
 const WARMUP = 300;
 
+declare const gc: (() => void) | undefined;
+
+function collect(): void {
+  if (typeof gc !== "function") throw new Error("run with node --expose-gc");
+  gc();
+}
+
 export function parseCase(name: string): { callsPerStep: number; parts: RealisticParts | undefined } {
   const match = /^(minimal|realistic) K=(\d+)((?: -\w+)*| only-[\w+]+)$/.exec(name);
   if (match === null) throw new TypeError(`unknown case ${JSON.stringify(name)}`);
@@ -40,8 +47,12 @@ async function main(): Promise<void> {
   const loop = parts === undefined ? toolloopCase(script, tools) : realisticToolloopCase(script, tools, parts);
   await verified(name, loop, counter, LOOP_STEPS * callsPerStep);
   for (let index = 0; index < WARMUP; index++) await loop.run();
+  // A full collection before and after the counted runs (node --expose-gc), so that whether a major
+  // collection falls inside them does not depend on the case: it moved counts by up to ±20 %.
+  collect();
   const count = Number(countText);
   for (let index = 0; index < count; index++) await loop.run();
+  collect();
 }
 
 await main();

@@ -86,6 +86,7 @@ function instructions(driver: string, name: string, count: number): number {
       process.execPath,
       "--predictable",
       "--single-threaded",
+      "--expose-gc",
       driver,
       name,
       String(count),
