@@ -1,7 +1,6 @@
 /**
  * The scenario run by toolloop and by hand (the floor).
  */
-import { Writable } from "node:stream";
 import { pino } from "pino";
 import { createOpenAIChatProvider, type OpenAIChatClient } from "../src/adapters/openai/index.js";
 import {
@@ -119,14 +118,14 @@ export function fakeOpenAIChatClient(completions: readonly unknown[]): OpenAICha
   };
 }
 
-/** An `info`-level pino logger writing synchronously to a stream that discards every line. */
+/**
+ * An `info`-level pino logger writing synchronously to a destination that discards every line:
+ * pino's `DestinationStream` (an object with `write(line)`), so what is measured is pino building
+ * each line, not a Node `Writable`'s buffering (a `Buffer` per line and a `nextTick` per write,
+ * which would add about 0.5 µs per line).
+ */
 export function discardingInfoLogger(): Logger {
-  const sink = new Writable({
-    write(_chunk, _encoding, callback) {
-      callback();
-    },
-  });
-  return pino({ level: "info" }, sink);
+  return pino({ level: "info" }, { write: (_line: string) => {} });
 }
 
 /** A registry with every tool of the scenario, defined with `defineTool`. */

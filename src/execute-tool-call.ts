@@ -299,14 +299,21 @@ export function logCallEnd(
 ): ToolResult {
   const { logger, toolCallId } = options;
   // Model-sent names and ids are cut, as in messages: a 1 MB name must not make a 1 MB log line.
-  const base = () => ({ tool: cutName(name), toolCallId: toolCallId === undefined ? undefined : cutName(toolCallId) });
+  // Each line is one literal (no spread of a shared base): this runs for every call at info.
+  const id = () => (toolCallId === undefined ? undefined : cutName(toolCallId));
   if (result.isError) {
-    const fields = () => ({ ...base(), durationMs, err: loggableError(result.err), error: result.contentForLLM() });
+    const fields = () => ({
+      tool: cutName(name),
+      toolCallId: id(),
+      durationMs,
+      err: loggableError(result.err),
+      error: result.contentForLLM(),
+    });
     log(logger, "warn", fields, "tool call failed");
     return result;
   }
   const fields = () => {
-    const line: Record<string, unknown> = { ...base(), durationMs };
+    const line: Record<string, unknown> = { tool: cutName(name), toolCallId: id(), durationMs };
     if (result.async) line.async = true;
     if (options.logPayloads) line.result = result.forLLM;
     return line;

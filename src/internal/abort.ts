@@ -5,13 +5,20 @@ type AbortSubscriber = (reason: unknown) => void;
 
 interface Fanout {
   readonly subscribers: Set<AbortSubscriber>;
-  readonly listener: () => void;
+  /** The listener on the signal; `undefined` for a linked signal, whose link notifies the subscribers. */
+  readonly listener: (() => void) | undefined;
 }
 
 // One real listener per signal, however many runs and calls wait on it: Node's EventTarget warns
 // past ten listeners and removes a listener by a linear search, so a listener per call would make
 // a turn of n calls cost O(n²) and print MaxListenersExceededWarning on the caller's console.
 const fanouts = new WeakMap<AbortSignal, Fanout>();
+
+function notifyAll(signal: AbortSignal, subscribers: Set<AbortSubscriber>, reason: unknown): void {
+  fanouts.delete(signal);
+  for (const notify of subscribers) notify(reason);
+  subscribers.clear();
+}
 
 /**
  * Calls `subscriber` with the signal's reason once `signal` aborts; returns the function that
@@ -23,11 +30,7 @@ export function subscribeAbort(signal: AbortSignal, subscriber: AbortSubscriber)
   let fanout = fanouts.get(signal);
   if (fanout === undefined) {
     const subscribers = new Set<AbortSubscriber>();
-    const listener = () => {
-      fanouts.delete(signal);
-      for (const notify of subscribers) notify(signal.reason);
-      subscribers.clear();
-    };
+    const listener = () => notifyAll(signal, subscribers, signal.reason);
     fanout = { subscribers, listener };
     fanouts.set(signal, fanout);
     signal.addEventListener("abort", listener, { once: true });
@@ -37,7 +40,7 @@ export function subscribeAbort(signal: AbortSignal, subscriber: AbortSubscriber)
   const entry: AbortSubscriber = (reason) => subscriber(reason);
   current.subscribers.add(entry);
   return () => {
-    if (!current.subscribers.delete(entry) || current.subscribers.size > 0) return;
+    if (!current.subscribers.delete(entry) || current.subscribers.size > 0 || current.listener === undefined) return;
     signal.removeEventListener("abort", current.listener);
     if (fanouts.get(signal) === current) fanouts.delete(signal);
   };
@@ -77,26 +80,30 @@ export interface LinkedSignal {
 /**
  * A child signal that follows `parent` (through the one shared subscription), with no listener
  * limit: a provider SDK may add a listener per request without Node warning on the console. The
- * child carries one listener of ours until {@link LinkedSignal.dispose}, however many calls
- * subscribe to it.
+ * child carries no listener of ours: until {@link LinkedSignal.dispose}, whatever subscribes to it
+ * (the run's calls, one by one) is notified by the link itself, after the child aborted.
  */
 export function linkSignal(parent: AbortSignal | undefined): LinkedSignal {
   if (parent === undefined) return { signal: undefined, dispose: () => {} };
   const controller = new AbortController();
-  setMaxListeners(0, controller.signal);
+  const child = controller.signal;
+  setMaxListeners(0, child);
   if (parent.aborted) {
     controller.abort(parent.reason);
-    return { signal: controller.signal, dispose: () => {} };
+    return { signal: child, dispose: () => {} };
   }
-  const unsubscribe = subscribeAbort(parent, (reason) => controller.abort(reason));
-  // Subscribed until dispose, so that the run's calls, subscribing and leaving one by one, never
-  // add or remove the child's one listener.
-  const keep = subscribeAbort(controller.signal, () => {});
+  const fanout: Fanout = { subscribers: new Set(), listener: undefined };
+  fanouts.set(child, fanout);
+  const unsubscribe = subscribeAbort(parent, (reason) => {
+    controller.abort(reason);
+    notifyAll(child, fanout.subscribers, reason);
+  });
   return {
-    signal: controller.signal,
+    signal: child,
     dispose: () => {
-      keep();
       unsubscribe();
+      // Later subscribers (a provider call still settling) get a fanout of their own, listening.
+      if (fanouts.get(child) === fanout) fanouts.delete(child);
     },
   };
 }
