@@ -7,6 +7,7 @@ export default defineConfig({
     index: "src/index.ts",
     "testing/index": "src/testing/index.ts",
     ...Object.fromEntries(adapters.map((name) => [`${name}/index`, `src/adapters/${name}/index.ts`])),
+    "builtin/index": "src/builtin/index.ts",
   },
   format: ["esm"],
   target: "node20",

@@ -1,0 +1,6 @@
+/**
+ * `toolloop/builtin`: tools that are safe to hand a model — files inside a workspace,
+ * `execute_bash`, `web_fetch`, `message`, `spawn` and `subagent`. See docs/builtin-tools.md.
+ * @packageDocumentation
+ */
+export {};
