@@ -12,6 +12,8 @@ export interface ToolResultJSON {
   is_error: boolean;
   /** {@link ToolResult.async}. */
   async: boolean;
+  /** {@link ToolResult.data}; omitted when absent. */
+  data?: Record<string, unknown>;
 }
 
 /** Fields accepted by the {@link ToolResult} constructor. */
@@ -28,6 +30,8 @@ export interface ToolResultInit {
   async?: boolean;
   /** The underlying error, for your code and logs; never serialised. */
   err?: Error;
+  /** Structured data for your code or a UI (seed 003's `Data`); the model does not see it. */
+  data?: Record<string, unknown>;
 }
 
 /**
@@ -52,6 +56,11 @@ export class ToolResult {
   async: boolean;
   /** Underlying error for logging and inspection; never serialised. */
   err?: Error;
+  /**
+   * Structured data for your code or a UI (seed 003's `ToolResult.Data`; e.g. `ask_question`'s
+   * suggestions). The model does not see it: it reads `forLLM`. Serialised by `toJSON` as `data`.
+   */
+  data?: Record<string, unknown>;
 
   constructor(init: ToolResultInit) {
     this.forLLM = init.forLLM;
@@ -60,11 +69,18 @@ export class ToolResult {
     this.isError = init.isError ?? false;
     this.async = init.async ?? false;
     if (init.err !== undefined) this.err = init.err;
+    if (init.data !== undefined) this.data = init.data;
   }
 
   /** Attaches an underlying error and returns this result, for chaining. */
   withError(err: Error): this {
     this.err = err;
+    return this;
+  }
+
+  /** Attaches structured data (see {@link ToolResult.data}) and returns this result, for chaining. */
+  withData(data: Record<string, unknown>): this {
+    this.data = data;
     return this;
   }
 
@@ -74,7 +90,10 @@ export class ToolResult {
     return this.forLLM;
   }
 
-  /** Go's JSON shape: `for_llm`, `for_user` (omitted when empty), `silent`, `is_error`, `async`; never `err`. */
+  /**
+   * Go's JSON shape: `for_llm`, `for_user` (omitted when empty), `silent`, `is_error`, `async`,
+   * `data` (omitted when absent); never `err`.
+   */
   toJSON(): ToolResultJSON {
     const json: ToolResultJSON = {
       for_llm: this.forLLM,
@@ -83,6 +102,7 @@ export class ToolResult {
       async: this.async,
     };
     if (this.forUser !== "") json.for_user = this.forUser;
+    if (this.data !== undefined) json.data = this.data;
     return json;
   }
 

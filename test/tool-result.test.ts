@@ -113,3 +113,24 @@ describe("isToolResult", () => {
     expect(isToolResult(value)).toBe(false);
   });
 });
+
+describe("data (seed 003's ToolResult.Data)", () => {
+  it("is absent by default, set by the constructor or withData, and serialised as data only when present", () => {
+    expect(newToolResult("x").data).toBeUndefined();
+    expect(newToolResult("x").toJSON()).not.toHaveProperty("data");
+    const result = newToolResult("x").withData({ question: "Which?", suggestions: ["a", "b"] });
+    expect(result.data).toEqual({ question: "Which?", suggestions: ["a", "b"] });
+    expect(JSON.parse(JSON.stringify(result))).toEqual({
+      for_llm: "x",
+      silent: false,
+      is_error: false,
+      async: false,
+      data: { question: "Which?", suggestions: ["a", "b"] },
+    });
+    expect(new ToolResult({ forLLM: "y", data: { n: 1 } }).data).toEqual({ n: 1 });
+  });
+
+  it("is never what the model reads", () => {
+    expect(newToolResult("for the model").withData({ secret: "ui only" }).contentForLLM()).toBe("for the model");
+  });
+});
