@@ -56,6 +56,8 @@ export interface DefineToolOptions<Schema extends ZodObjectSchema> {
   parameters: Schema;
   /** Runs the tool with arguments parsed by the schema (defaults and transforms applied). */
   execute(args: InferToolArgs<Schema>, context: ToolContext): ToolReturn | Promise<ToolReturn>;
+  /** See {@link Tool.loopBreaking}: a successful call of this tool ends the loop. @default false */
+  loopBreaking?: boolean;
 }
 
 /** A {@link Tool} made by {@link defineTool}: `execute` keeps the argument type inferred from the schema. */
@@ -159,7 +161,7 @@ export function defineTool<Schema extends ZodObjectSchema>(
   if (!isPlainObject(options)) {
     throw optionError("defineTool", "options", "an object", options);
   }
-  const { name, description, parameters: schema, execute } = options;
+  const { name, description, parameters: schema, execute, loopBreaking } = options;
   const major = zodObjectMajor(schema);
   if (major === undefined) {
     const expected = "a zod object schema (z.object({...}), zod 3.25+ or 4)";
@@ -167,6 +169,9 @@ export function defineTool<Schema extends ZodObjectSchema>(
   }
   if (typeof execute !== "function") {
     throw optionError(`defineTool(${showValue(name)})`, "execute", "a function", execute);
+  }
+  if (loopBreaking !== undefined && typeof loopBreaking !== "boolean") {
+    throw optionError(`defineTool(${showValue(name)})`, "loopBreaking", "a boolean", loopBreaking);
   }
   let parameters: Record<string, unknown>;
   try {
@@ -186,6 +191,7 @@ export function defineTool<Schema extends ZodObjectSchema>(
     description,
     parameters,
     schema,
+    ...(loopBreaking === true ? { loopBreaking } : {}),
     parseArguments(args) {
       const parsed = parse(args);
       return parsed.success

@@ -18,6 +18,7 @@ export {
   ToolLoopError,
   ToolloopError,
 } from "./errors.js";
+export { askQuestionTool, converseTool, forgeTools, taskCompletionTool } from "./forge-tools.js";
 export type { Logger } from "./logger.js";
 export type {
   FinishReason,

@@ -16,7 +16,7 @@ import { checkMetadata, checkSignal, checkString, optionError } from "./internal
 import type { Logger } from "./logger.js";
 import type { LLMProvider, LLMResponse, Message, ToolDefinition, UsageInfo } from "./provider.js";
 import type { Tool } from "./tool.js";
-import { CACHED_DEFINITIONS, LOG_REFUSED_CALL, ToolRegistry } from "./tool-registry.js";
+import { CACHED_DEFINITIONS, LOG_REFUSED_CALL, LOOP_BREAKING_NAMES, ToolRegistry } from "./tool-registry.js";
 import { isToolResult, type ToolResult } from "./tool-result.js";
 
 /** Configuration of one {@link runToolLoop} run (Go's `ToolLoopConfig`). */
@@ -61,18 +61,31 @@ export interface ToolLoopContext {
 }
 
 /** Why the loop stopped. */
-export type StopReason = "completed" | "max_iterations";
+export type StopReason = "completed" | "max_iterations" | "loop_breaking_tool";
 
 /** The outcome of {@link runToolLoop} (Go's `ToolLoopResult`, plus the transcript). */
 export interface ToolLoopResult {
-  /** The final assistant text; `""` when the iteration cap was hit. */
+  /**
+   * The final assistant text; `""` when the iteration cap was hit; with `"loop_breaking_tool"`, the
+   * result of the call that ended the loop (its `forUser`, or `forLLM` when that is empty).
+   */
   content: string;
   /** Provider calls made. */
   iterations: number;
   /** The full transcript: the caller's messages, then every assistant and tool message of this run. */
   messages: Message[];
-  /** `"completed"` when the model answered without tool calls, `"max_iterations"` at the cap. */
+  /**
+   * `"completed"` when the model answered without tool calls, `"max_iterations"` at the cap,
+   * `"loop_breaking_tool"` after a turn in which a {@link Tool.loopBreaking} tool succeeded.
+   */
   stopReason: StopReason;
+  /** The call that ended the loop; set with `stopReason: "loop_breaking_tool"` only. */
+  stoppedBy?: {
+    /** The loop-breaking tool's name. */
+    toolName: string;
+    /** The id of its call in the transcript. */
+    toolCallId: string;
+  };
   /** Token usage summed over the provider calls that reported it. */
   usage?: UsageInfo;
 }
@@ -257,6 +270,23 @@ export async function runToolLoop(
   }
 }
 
+/**
+ * Whether a tool name is loop-breaking: the registry's set (symbol protocol), or for a registry
+ * without it, its `get(name).loopBreaking`. `undefined` when no tool can be (the usual case: the
+ * loop then checks nothing per call).
+ */
+function loopBreakingTest(tools: RegistryLike | null): ((name: string) => boolean) | undefined {
+  if (tools === null) return undefined;
+  const names = (tools as Partial<Record<symbol, unknown>>)[LOOP_BREAKING_NAMES];
+  if (typeof names === "function") {
+    const set = names.call(tools) as ReadonlySet<string>;
+    return set.size === 0 ? undefined : (name) => set.has(name);
+  }
+  const get = (tools as { get?: unknown }).get;
+  if (typeof get !== "function") return undefined;
+  return (name) => (get.call(tools, name) as Partial<Tool> | undefined)?.loopBreaking === true;
+}
+
 /** The definitions to offer: the registry's cached list, or (another copy's registry) a copy. */
 function definitionsOf(tools: RegistryLike): ToolDefinition[] {
   const cached = (tools as Partial<Record<symbol, unknown>>)[CACHED_DEFINITIONS];
@@ -345,6 +375,8 @@ async function loop(resolved: ResolvedConfig, messages: Message[], context: Reso
       log(logger, "debug", () => ({ iteration, ...namesOf(calls) }), "running tool calls");
 
       const results = await runTurn(calls, resolved, context);
+      const isLoopBreaking = loopBreakingTest(tools);
+      let stoppedAt = -1;
       for (let index = 0; index < calls.length; index++) {
         const { call } = calls[index] as NormalizedToolCall;
         const result = results[index] as ToolResult;
@@ -355,6 +387,29 @@ async function loop(resolved: ResolvedConfig, messages: Message[], context: Reso
           toolName: call.name,
           isError: result.isError === true,
         });
+        // The first successful loop-breaking call in call order ends the loop, after the whole turn is answered.
+        if (stoppedAt < 0 && isLoopBreaking !== undefined && result.isError !== true && isLoopBreaking(call.name)) {
+          stoppedAt = index;
+        }
+      }
+      if (stoppedAt >= 0) {
+        const { call } = calls[stoppedAt] as NormalizedToolCall;
+        const result = results[stoppedAt] as ToolResult;
+        const text = typeof result.forUser === "string" && result.forUser !== "" ? result.forUser : contentOf(result);
+        log(
+          logger,
+          "debug",
+          () => ({ iteration, tool: cutName(call.name) }),
+          "tool loop stopped by a loop-breaking tool",
+        );
+        const stopped: ToolLoopResult = {
+          content: text,
+          iterations,
+          messages: transcript,
+          stopReason: "loop_breaking_tool",
+        };
+        stopped.stoppedBy = { toolName: call.name, toolCallId: call.id };
+        return withUsage(stopped, usage);
       }
     }
 

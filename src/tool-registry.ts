@@ -48,6 +48,9 @@ export const CACHED_DEFINITIONS: unique symbol = Symbol.for("toolloop.registry.c
 /** @internal `(name, toolCallId, result) => void`: logs a call the loop refused before dispatch. */
 export const LOG_REFUSED_CALL: unique symbol = Symbol.for("toolloop.registry.logRefusedCall");
 
+/** @internal `() => ReadonlySet<string>`: the names of the registered loop-breaking tools. */
+export const LOOP_BREAKING_NAMES: unique symbol = Symbol.for("toolloop.registry.loopBreakingNames");
+
 /**
  * Tools by name (Go's `ToolRegistry`): registration, definitions for the model, and dispatch of
  * one call, where every failure becomes an error result.
@@ -66,6 +69,8 @@ export class ToolRegistry {
   // A Map, never a plain object: tool names come from the model ("__proto__", "constructor" …).
   readonly #tools = new Map<string, RegisteredTool>();
   readonly #definitions = new DefinitionCache(this.#tools);
+  // Kept as tools come and go, so that a loop without loop-breaking tools checks an empty set once per turn.
+  readonly #loopBreaking = new Set<string>();
   readonly #dispatch: DispatchTarget;
 
   constructor(options: ToolRegistryOptions = {}) {
@@ -96,6 +101,8 @@ export class ToolRegistry {
     const replaced = this.#tools.has(tool.name);
     this.#tools.set(tool.name, entry);
     this.#definitions.invalidate();
+    if (tool.loopBreaking === true) this.#loopBreaking.add(tool.name);
+    else this.#loopBreaking.delete(tool.name);
     if (replaced)
       log(this.#dispatch.logger, "warn", () => ({ tool: tool.name }), "tool replaced by a new registration");
   }
@@ -104,6 +111,7 @@ export class ToolRegistry {
   unregister(name: string): boolean {
     const removed = this.#tools.delete(name);
     if (removed) this.#definitions.invalidate();
+    this.#loopBreaking.delete(name);
     return removed;
   }
 
@@ -160,6 +168,11 @@ export class ToolRegistry {
   /** @internal see CACHED_DEFINITIONS: the loop hands these to the provider without a copy. */
   [CACHED_DEFINITIONS](): readonly ToolDefinition[] {
     return this.#definitions.definitions("openai") as readonly ToolDefinition[];
+  }
+
+  /** @internal see LOOP_BREAKING_NAMES: read by the loop after each turn. */
+  [LOOP_BREAKING_NAMES](): ReadonlySet<string> {
+    return this.#loopBreaking;
   }
 
   /** @internal see LOG_REFUSED_CALL: refused calls are logged like every other failed call. */

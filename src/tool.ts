@@ -82,6 +82,12 @@ export interface Tool {
    * validation. `defineTool` sets it to the zod schema's `safeParse`.
    */
   parseArguments?(args: Record<string, unknown>): ParseArgumentsResult;
+  /**
+   * Forge's `IsLoopBreaking()`: after a turn in which this tool returned a result that is not an
+   * error, `runToolLoop` stops without another provider call (`stopReason: "loop_breaking_tool"`).
+   * Read once, when the tool is registered. @default false
+   */
+  readonly loopBreaking?: boolean;
 }
 
 /** Optional mixin (Go's `ContextualTool`): receives channel and chat id before each call. */

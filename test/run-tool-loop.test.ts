@@ -1504,3 +1504,147 @@ describe("listeners on the caller's signal (review regressions)", () => {
     expect(removed).toBe(20);
   });
 });
+
+describe("loop-breaking tools (Forge's IsLoopBreaking, issue 10)", () => {
+  const done = tool("done", () => new ToolResult({ forLLM: "for the model", forUser: "All done." }), {
+    loopBreaking: true,
+  });
+  const plain = tool("plain", () => "ok");
+
+  it("a successful loop-breaking call ends the loop without another provider call; the whole turn is answered", async () => {
+    const provider = new ScriptedProvider([
+      toolCallResponse([
+        { id: "a", name: "plain" },
+        { id: "b", name: "done" },
+        { id: "c", name: "plain" },
+      ]),
+      textResponse("never asked"),
+    ]);
+    const result = await runToolLoop({ provider, tools: [plain, done], maxIterations: 5 }, user);
+    expect(provider.calls).toHaveLength(1);
+    expect(result.stopReason).toBe("loop_breaking_tool");
+    expect(result.stoppedBy).toEqual({ toolName: "done", toolCallId: "b" });
+    expect(result.content).toBe("All done.");
+    expect(result.iterations).toBe(1);
+    expect(result.messages.filter((message) => message.role === "tool").map((m) => m.toolCallId)).toEqual([
+      "a",
+      "b",
+      "c",
+    ]);
+    expectEveryCallAnswered(result.messages);
+  });
+
+  it("content is forLLM when forUser is empty; the first loop-breaking call in call order wins", async () => {
+    const first = tool("first", () => "first answer", { loopBreaking: true });
+    const second = tool("second", () => "second answer", { loopBreaking: true });
+    const provider = new ScriptedProvider([
+      toolCallResponse([
+        { id: "x", name: "second" },
+        { id: "y", name: "first" },
+      ]),
+    ]);
+    const result = await runToolLoop({ provider, tools: [first, second], maxIterations: 3 }, user);
+    expect(result.content).toBe("second answer");
+    expect(result.stoppedBy).toEqual({ toolName: "second", toolCallId: "x" });
+  });
+
+  it.each([
+    [
+      "throws",
+      tool(
+        "breaker",
+        () => {
+          throw new Error("boom");
+        },
+        { loopBreaking: true },
+      ),
+      {},
+    ],
+    ["returns an error result", tool("breaker", () => errorResult("nope"), { loopBreaking: true }), {}],
+    [
+      "gets invalid arguments",
+      tool("breaker", () => "ok", {
+        loopBreaking: true,
+        parameters: { type: "object", properties: { n: { type: "number" } }, required: ["n"] },
+      }),
+      { n: "not a number" },
+    ],
+  ])("a loop-breaking call that %s does not stop the loop: the model reads the error", async (_, breaker, args) => {
+    const provider = new ScriptedProvider([
+      toolCallResponse({ id: "k", name: "breaker", arguments: args as Record<string, unknown> }),
+      textResponse("recovered"),
+    ]);
+    const result = await runToolLoop({ provider, tools: [breaker], maxIterations: 3 }, user);
+    expect(result.stopReason).toBe("completed");
+    expect(result.content).toBe("recovered");
+    expect(result.stoppedBy).toBeUndefined();
+    expect(result.messages.find((message) => message.role === "tool")?.isError).toBe(true);
+  });
+
+  it("on the last allowed iteration it is loop_breaking_tool, not max_iterations", async () => {
+    const provider = new ScriptedProvider([toolCallResponse({ id: "z", name: "done" })]);
+    const result = await runToolLoop({ provider, tools: [done], maxIterations: 1 }, user);
+    expect(result.stopReason).toBe("loop_breaking_tool");
+  });
+
+  it("a tool without loopBreaking never stops the loop, and a model-sent name cannot make one loop-breaking", async () => {
+    const provider = new ScriptedProvider([
+      toolCallResponse([
+        { id: "p", name: "plain" },
+        { id: "q", name: "__proto__" },
+      ]),
+      textResponse("end"),
+    ]);
+    const result = await runToolLoop({ provider, tools: [plain, done], maxIterations: 3 }, user);
+    expect(result.stopReason).toBe("completed");
+    expect(result.stoppedBy).toBeUndefined();
+  });
+
+  it("follows the registry: unregistering or replacing a loop-breaking tool ends its power", async () => {
+    const registry = registryWith(done, plain);
+    registry.register(tool("done", () => "replaced"));
+    let provider = new ScriptedProvider([toolCallResponse({ id: "r", name: "done" }), textResponse("went on")]);
+    expect((await runToolLoop({ provider, tools: registry, maxIterations: 3 }, user)).stopReason).toBe("completed");
+    registry.register(done);
+    registry.unregister("done");
+    registry.register(tool("done", () => "plain again"));
+    provider = new ScriptedProvider([toolCallResponse({ id: "s", name: "done" }), textResponse("went on")]);
+    expect((await runToolLoop({ provider, tools: registry, maxIterations: 3 }, user)).stopReason).toBe("completed");
+  });
+
+  it("works with a registry of another copy (no symbol protocol) through its get()", async () => {
+    const inner = registryWith(done);
+    const foreign = {
+      count: () => inner.count(),
+      toProviderDefs: () => inner.toProviderDefs(),
+      executeWithContext: inner.executeWithContext.bind(inner),
+      get: (name: string) => inner.get(name),
+    };
+    const provider = new ScriptedProvider([toolCallResponse({ id: "f", name: "done" }), textResponse("x")]);
+    const result = await runToolLoop({ provider, tools: foreign as unknown as ToolRegistry, maxIterations: 3 }, user);
+    expect(result.stopReason).toBe("loop_breaking_tool");
+  });
+
+  it("defineTool passes loopBreaking through and refuses a non-boolean", () => {
+    const defined = defineTool({
+      name: "finish",
+      description: "finish",
+      parameters: z.object({}),
+      loopBreaking: true,
+      execute: () => "ok",
+    });
+    expect(defined.loopBreaking).toBe(true);
+    expect(
+      "loopBreaking" in defineTool({ name: "n", description: "n", parameters: z.object({}), execute: () => "ok" }),
+    ).toBe(false);
+    expect(() =>
+      defineTool({
+        name: "bad",
+        description: "bad",
+        parameters: z.object({}),
+        loopBreaking: "yes" as unknown as boolean,
+        execute: () => "ok",
+      }),
+    ).toThrowErrorMatchingInlineSnapshot(`[TypeError: defineTool("bad"): loopBreaking must be a boolean, got "yes"]`);
+  });
+});
