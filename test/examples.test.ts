@@ -34,6 +34,12 @@ const expectations: Record<string, RegExp[]> = {
     /immediately: backup of \/home started.*\(async: true\)/,
     /later: backup of \/home finished: 12 files/,
   ],
+  "forge-agent.ts": [
+    /calculator: 42/,
+    /task_completion: error: result cannot be empty/,
+    /stopped by task_completion \(loop_breaking_tool\) after 3 model calls/,
+    /answer: 6 × 7 = 42/,
+  ],
   "openai.ts": [/OPENAI_API_KEY/],
   "anthropic.ts": [/ANTHROPIC_API_KEY/],
 };
