@@ -44,7 +44,7 @@ export type {
   ToolReturn,
 } from "./tool.js";
 export { isAsyncTool, isContextualTool, isMetadataAwareTool, toolToSchema } from "./tool.js";
-export type { ExecuteOptions, ToolRegistryOptions } from "./tool-registry.js";
+export type { ExecuteOptions, RegisterOptions, ToolRegistryOptions } from "./tool-registry.js";
 export { ToolRegistry } from "./tool-registry.js";
 export type { ToolResultInit, ToolResultJSON } from "./tool-result.js";
 export {

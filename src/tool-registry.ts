@@ -1,7 +1,7 @@
 import type { DefinitionFormat, DefinitionFormats } from "./definition-format.js";
 import { type DispatchTarget, dispatchToolCall, logCallEnd } from "./execute-tool-call.js";
 import { DefinitionCache } from "./internal/definition-cache.js";
-import { describeType } from "./internal/describe.js";
+import { quoteName } from "./internal/describe.js";
 import { log, type ResolvedLogger, resolveLogger } from "./internal/logger.js";
 import { optionError } from "./internal/options.js";
 import { prepareTool, type RegisteredTool } from "./internal/registered-tool.js";
@@ -25,6 +25,22 @@ export interface ToolRegistryOptions {
    * @default false
    */
   logPayloads?: boolean | undefined;
+  /**
+   * What `register` does with a name that is taken: `"replace"` the tool (picoclaw; logged as a
+   * warning) or `"throw"` a TypeError (Forge, where a duplicate name is an error).
+   * @default "replace"
+   */
+  onDuplicate?: "replace" | "throw" | undefined;
+}
+
+/** Options of {@link ToolRegistry.register}. */
+export interface RegisterOptions {
+  /**
+   * A locked tool cannot be overridden: registering its name again throws (whatever `onDuplicate`
+   * says) and `unregister` returns `false`.
+   * @default false
+   */
+  locked?: boolean | undefined;
 }
 
 /** Per-call options of {@link ToolRegistry.execute}. */
@@ -72,6 +88,8 @@ export class ToolRegistry {
   // Kept as tools come and go, so that a loop without loop-breaking tools checks an empty set once per turn.
   readonly #loopBreaking = new Set<string>();
   readonly #dispatch: DispatchTarget;
+  readonly #onDuplicate: "replace" | "throw";
+  readonly #locked = new Set<string>();
 
   constructor(options: ToolRegistryOptions = {}) {
     if (typeof options !== "object" || options === null) {
@@ -81,6 +99,11 @@ export class ToolRegistry {
     if (options.logPayloads !== undefined && typeof options.logPayloads !== "boolean") {
       throw optionError("ToolRegistry", "logPayloads", "a boolean", options.logPayloads);
     }
+    const { onDuplicate = "replace" } = options;
+    if (onDuplicate !== "replace" && onDuplicate !== "throw") {
+      throw optionError("ToolRegistry", "onDuplicate", '"replace" or "throw"', onDuplicate);
+    }
+    this.#onDuplicate = onDuplicate;
     const tools = this.#tools;
     const definitions = this.#definitions;
     this.#dispatch = {
@@ -92,13 +115,27 @@ export class ToolRegistry {
   }
 
   /**
-   * Adds a tool, or replaces the tool of the same name (logged as a warning).
+   * Adds a tool, or replaces the tool of the same name (logged as a warning) — unless the registry
+   * was made with `onDuplicate: "throw"` or that tool is locked.
    * @throws TypeError when the name does not match `/^[A-Za-z0-9_-]{1,64}$/`, or `parameters` is
-   * not a plain object, has a `type` other than `"object"`, or is not a valid JSON Schema.
+   * not a plain object, has a `type` other than `"object"`, or is not a valid JSON Schema; when the
+   * name is taken and `onDuplicate` is `"throw"`, or its tool is locked.
    */
-  register(tool: Tool): void {
+  register(tool: Tool, options: RegisterOptions = {}): void {
+    if (typeof options !== "object" || options === null) {
+      throw optionError("register", "options", "an object", options);
+    }
+    const { locked = false } = options;
+    if (typeof locked !== "boolean") throw optionError("register", "locked", "a boolean", locked);
     const entry = prepareTool(tool);
     const replaced = this.#tools.has(tool.name);
+    if (replaced && this.#locked.has(tool.name)) {
+      throw new TypeError(`register: tool ${quoteName(tool.name)} is locked and cannot be overridden`);
+    }
+    if (replaced && this.#onDuplicate === "throw") {
+      throw new TypeError(`register: a tool named ${quoteName(tool.name)} is already registered`);
+    }
+    if (locked) this.#locked.add(tool.name);
     this.#tools.set(tool.name, entry);
     this.#definitions.invalidate();
     if (tool.loopBreaking === true) this.#loopBreaking.add(tool.name);
@@ -107,8 +144,9 @@ export class ToolRegistry {
       log(this.#dispatch.logger, "warn", () => ({ tool: tool.name }), "tool replaced by a new registration");
   }
 
-  /** Removes a tool; `true` when it was registered. */
+  /** Removes a tool; `true` when it was registered, `false` when it was not or is locked. */
   unregister(name: string): boolean {
+    if (this.#locked.has(name)) return false;
     const removed = this.#tools.delete(name);
     if (removed) this.#definitions.invalidate();
     this.#loopBreaking.delete(name);

@@ -781,3 +781,71 @@ describe("schemas at registration (review regressions)", () => {
     ).not.toThrow();
   });
 });
+
+describe("registration options (Forge's duplicate error, seed 003's Register error; issue 10)", () => {
+  const make = (name: string, answer = name): Tool => ({
+    name,
+    description: name,
+    parameters: { type: "object" },
+    execute: () => answer,
+  });
+
+  it("replaces by default (picoclaw)", async () => {
+    const registry = new ToolRegistry();
+    registry.register(make("echo", "first"));
+    registry.register(make("echo", "second"));
+    expect((await registry.execute("echo", {})).forLLM).toBe("second");
+  });
+
+  it('onDuplicate: "throw" refuses a taken name with a TypeError naming the tool, and keeps the first', async () => {
+    const registry = new ToolRegistry({ onDuplicate: "throw" });
+    registry.register(make("echo", "first"));
+    expect(() => registry.register(make("echo", "second"))).toThrowErrorMatchingInlineSnapshot(
+      `[TypeError: register: a tool named "echo" is already registered]`,
+    );
+    expect((await registry.execute("echo", {})).forLLM).toBe("first");
+    registry.unregister("echo");
+    registry.register(make("echo", "again"));
+    expect((await registry.execute("echo", {})).forLLM).toBe("again");
+  });
+
+  it("a locked tool cannot be replaced (whatever onDuplicate says) nor unregistered", async () => {
+    const registry = new ToolRegistry();
+    registry.register(make("core", "locked one"), { locked: true });
+    expect(() => registry.register(make("core", "impostor"))).toThrowErrorMatchingInlineSnapshot(
+      `[TypeError: register: tool "core" is locked and cannot be overridden]`,
+    );
+    expect(() => registry.register(make("core", "impostor"), { locked: true })).toThrow(TypeError);
+    expect(registry.unregister("core")).toBe(false);
+    expect(registry.has("core")).toBe(true);
+    expect((await registry.execute("core", {})).forLLM).toBe("locked one");
+    expect(registry.unregister("not-there")).toBe(false);
+  });
+
+  it("hostile names are matched exactly and cut in messages", () => {
+    const registry = new ToolRegistry({ onDuplicate: "throw" });
+    registry.register(make("__proto__"), { locked: true });
+    registry.register(make("constructor"));
+    expect(registry.list()).toEqual(["__proto__", "constructor"]);
+    expect(() => registry.register(make("__proto__"))).toThrow(/"__proto__" is locked/);
+    const long = "x".repeat(64);
+    registry.register(make(long));
+    let message = "";
+    try {
+      registry.register(make(long));
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toContain("already registered");
+  });
+
+  it("wrong option values are TypeErrors that echo them", () => {
+    expect(() => new ToolRegistry({ onDuplicate: "ignore" as "throw" })).toThrowErrorMatchingInlineSnapshot(
+      `[TypeError: ToolRegistry: onDuplicate must be "replace" or "throw", got "ignore"]`,
+    );
+    expect(() =>
+      new ToolRegistry().register(make("a"), { locked: "yes" as unknown as boolean }),
+    ).toThrowErrorMatchingInlineSnapshot(`[TypeError: register: locked must be a boolean, got "yes"]`);
+    expect(() => new ToolRegistry().register(make("a"), null as unknown as { locked: boolean })).toThrow(TypeError);
+  });
+});
