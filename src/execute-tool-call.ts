@@ -25,7 +25,14 @@ import {
   type Tool,
   type ToolContext,
 } from "./tool.js";
-import { errorResult, isToolResult, newToolResult, type ToolResult } from "./tool-result.js";
+import {
+  errorResult,
+  isToolResult,
+  newToolResult,
+  type ToolExecutionMetadata,
+  type ToolResult,
+  withMetadata,
+} from "./tool-result.js";
 
 const EMPTY_METADATA: Readonly<Record<string, string>> = Object.freeze({});
 
@@ -351,11 +358,39 @@ export interface DispatchTarget {
 const MAX_LISTED_NAMES = 20;
 
 /**
+ * @internal An `ExecuteOptions` key the loop sets: its results go into the transcript, which reads
+ * no metadata, so the copy and the clock reads are skipped.
+ */
+export const WITHOUT_METADATA: unique symbol = Symbol.for("toolloop.execute.withoutMetadata");
+
+/**
  * Dispatches one call by name: checks the caller's options (a `TypeError`, thrown synchronously,
  * for a wrong type), answers an unknown name with the available names, and runs a known tool.
- * Every failure of the call itself resolves to an error result. @internal
+ * Every failure of the call itself resolves to an error result. The result is a copy with
+ * `metadata` (see {@link withMetadata}) unless the options carry {@link WITHOUT_METADATA}. @internal
  */
 export function dispatchToolCall(target: DispatchTarget, request: DispatchRequest): Promise<ToolResult> {
+  if ((request.options as Partial<Record<symbol, unknown>> | null)?.[WITHOUT_METADATA] === true) {
+    return dispatch(target, request);
+  }
+  const startTime = Date.now();
+  const started = performance.now();
+  const { name, args, options } = request;
+  return dispatch(target, request).then((result) => {
+    const durationMs = performance.now() - started;
+    const metadata: ToolExecutionMetadata = {
+      toolName: cutName(name),
+      startTime,
+      endTime: startTime + durationMs,
+      durationMs,
+      parameters: isPlainObject(args) ? args : {},
+    };
+    if (typeof options.toolCallId === "string") metadata.toolCallId = options.toolCallId;
+    return withMetadata(result, metadata);
+  });
+}
+
+function dispatch(target: DispatchTarget, request: DispatchRequest): Promise<ToolResult> {
   const where = "executeWithContext";
   const { name, options, asyncCallback, channel, chatId } = request;
   if (typeof options !== "object" || options === null) throw optionError(where, "options", "an object", options);

@@ -46,7 +46,12 @@ export type {
 export { isAsyncTool, isContextualTool, isMetadataAwareTool, toolToSchema } from "./tool.js";
 export type { ExecuteOptions, RegisterOptions, ToolRegistryOptions } from "./tool-registry.js";
 export { ToolRegistry } from "./tool-registry.js";
-export type { ToolResultInit, ToolResultJSON } from "./tool-result.js";
+export type {
+  ToolExecutionMetadata,
+  ToolExecutionMetadataJSON,
+  ToolResultInit,
+  ToolResultJSON,
+} from "./tool-result.js";
 export {
   asyncResult,
   errorResult,

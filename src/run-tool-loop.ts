@@ -6,7 +6,7 @@ import {
   ToolLoopError,
   type ToolLoopErrorCode,
 } from "./errors.js";
-import { failure, isValidTimeout, logCallEnd, TIMEOUT_EXPECTATION } from "./execute-tool-call.js";
+import { failure, isValidTimeout, logCallEnd, TIMEOUT_EXPECTATION, WITHOUT_METADATA } from "./execute-tool-call.js";
 import { type LinkedSignal, linkSignal, raceAbort } from "./internal/abort.js";
 import { holdDeadlines } from "./internal/deadline.js";
 import { cutName, describeType, errorMessage, isPlainObject, isRecord, quoteName } from "./internal/describe.js";
@@ -16,7 +16,13 @@ import { checkMetadata, checkSignal, checkString, optionError } from "./internal
 import type { Logger } from "./logger.js";
 import type { LLMProvider, LLMResponse, Message, ToolDefinition, UsageInfo } from "./provider.js";
 import type { Tool } from "./tool.js";
-import { CACHED_DEFINITIONS, LOG_REFUSED_CALL, LOOP_BREAKING_NAMES, ToolRegistry } from "./tool-registry.js";
+import {
+  CACHED_DEFINITIONS,
+  type ExecuteOptions,
+  LOG_REFUSED_CALL,
+  LOOP_BREAKING_NAMES,
+  ToolRegistry,
+} from "./tool-registry.js";
 import { isToolResult, type ToolResult } from "./tool-result.js";
 
 /** Configuration of one {@link runToolLoop} run (Go's `ToolLoopConfig`). */
@@ -478,7 +484,9 @@ function runCall(
       metadata: context.metadata,
       timeoutMs: config.toolTimeoutMs,
       toolCallId: call.id,
-    });
+      // The transcript reads no metadata: no copy of the result, no clock reads.
+      [WITHOUT_METADATA]: true,
+    } as ExecuteOptions);
   } catch (error) {
     pending = Promise.reject(error);
   }

@@ -1,5 +1,40 @@
 const TOOL_RESULT_BRAND = Symbol.for("toolloop.ToolResult");
 
+/**
+ * What one call of the registry was (seed 003's `ToolMetadata`): set on every result that
+ * `execute`, `executeWithContext` return — also error results — not on the loop's.
+ */
+export interface ToolExecutionMetadata {
+  /** The name the call asked for (cut to a readable length when a model sent a huge one). */
+  toolName: string;
+  /** The call's `toolCallId`, when it had one. */
+  toolCallId?: string;
+  /** When the call started, epoch milliseconds (`Date.now()`). */
+  startTime: number;
+  /** When it ended, epoch milliseconds; `startTime + durationMs`. */
+  endTime: number;
+  /** How long it took, in milliseconds (`performance.now()`, fractional). */
+  durationMs: number;
+  /** The arguments as the caller passed them (the same object; `{}` when they were not an object). */
+  parameters: Record<string, unknown>;
+}
+
+/** {@link ToolExecutionMetadata} with the keys of Go's JSON tags. */
+export interface ToolExecutionMetadataJSON {
+  /** {@link ToolExecutionMetadata.toolName}. */
+  tool_name: string;
+  /** {@link ToolExecutionMetadata.toolCallId}; omitted when absent. */
+  tool_call_id?: string;
+  /** {@link ToolExecutionMetadata.startTime}. */
+  start_time: number;
+  /** {@link ToolExecutionMetadata.endTime}. */
+  end_time: number;
+  /** {@link ToolExecutionMetadata.durationMs}. */
+  duration_ms: number;
+  /** {@link ToolExecutionMetadata.parameters}; omitted when absent. */
+  parameters?: Record<string, unknown>;
+}
+
 /** The JSON form of a {@link ToolResult}, with the keys of Go's JSON tags. */
 export interface ToolResultJSON {
   /** {@link ToolResult.forLLM}. */
@@ -14,6 +49,8 @@ export interface ToolResultJSON {
   async: boolean;
   /** {@link ToolResult.data}; omitted when absent. */
   data?: Record<string, unknown>;
+  /** {@link ToolResult.metadata}; omitted when absent. */
+  metadata?: ToolExecutionMetadataJSON;
 }
 
 /** Fields accepted by the {@link ToolResult} constructor. */
@@ -61,6 +98,11 @@ export class ToolResult {
    * suggestions). The model does not see it: it reads `forLLM`. Serialised by `toJSON` as `data`.
    */
   data?: Record<string, unknown>;
+  /**
+   * What the call was (seed 003's `Metadata`): set by the registry on every result `execute` and
+   * `executeWithContext` return, on a copy of the tool's result, so concurrent calls never share one.
+   */
+  metadata?: ToolExecutionMetadata;
 
   constructor(init: ToolResultInit) {
     this.forLLM = init.forLLM;
@@ -92,7 +134,7 @@ export class ToolResult {
 
   /**
    * Go's JSON shape: `for_llm`, `for_user` (omitted when empty), `silent`, `is_error`, `async`,
-   * `data` (omitted when absent); never `err`.
+   * `data` and `metadata` (Go-style keys; each omitted when absent); never `err`.
    */
   toJSON(): ToolResultJSON {
     const json: ToolResultJSON = {
@@ -103,6 +145,7 @@ export class ToolResult {
     };
     if (this.forUser !== "") json.for_user = this.forUser;
     if (this.data !== undefined) json.data = this.data;
+    if (this.metadata !== undefined) json.metadata = metadataJSON(this.metadata);
     return json;
   }
 
@@ -110,6 +153,28 @@ export class ToolResult {
   get [TOOL_RESULT_BRAND](): true {
     return true;
   }
+}
+
+function metadataJSON(metadata: ToolExecutionMetadata): ToolExecutionMetadataJSON {
+  const json: ToolExecutionMetadataJSON = {
+    tool_name: metadata.toolName,
+    start_time: metadata.startTime,
+    end_time: metadata.endTime,
+    duration_ms: metadata.durationMs,
+  };
+  if (metadata.toolCallId !== undefined) json.tool_call_id = metadata.toolCallId;
+  if (metadata.parameters !== undefined) json.parameters = metadata.parameters;
+  return json;
+}
+
+/**
+ * A copy of `result` with `metadata` set: same prototype (a subclass stays one), every own field
+ * (`err`, `data` …) kept. @internal
+ */
+export function withMetadata(result: ToolResult, metadata: ToolExecutionMetadata): ToolResult {
+  const copy = Object.assign(Object.create(Object.getPrototypeOf(result) as object) as ToolResult, result);
+  copy.metadata = metadata;
+  return copy;
 }
 
 /** `true` for a {@link ToolResult}, also one created by another installed copy of toolloop. */

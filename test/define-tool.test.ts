@@ -123,8 +123,10 @@ describe("defineTool", () => {
     const tool = defineTool({ name: "t", description: "d", parameters: z.object({}), execute });
     const registry = new ToolRegistry();
     registry.register(tool);
-    const result = await registry.execute("t", {});
-    expect({ ...result }).toEqual({ ...expected });
+    // The registry adds this call's metadata (issue 10); everything else is what the tool returned.
+    const { metadata, ...result } = await registry.execute("t", {});
+    expect(result).toEqual({ ...expected });
+    expect(metadata?.toolName).toBe("t");
   });
 
   it("receives the call's context", async () => {
