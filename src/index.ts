@@ -33,6 +33,8 @@ export type {
 } from "./provider.js";
 export type { StopReason, ToolLoopConfig, ToolLoopContext, ToolLoopResult } from "./run-tool-loop.js";
 export { runToolLoop } from "./run-tool-loop.js";
+export type { ParsedTextToolCalls } from "./text-tool-protocol.js";
+export { MAX_TEXT_TOOL_CALLS, parseTextToolCalls } from "./text-tool-protocol.js";
 export type {
   AsyncCallback,
   AsyncTool,
