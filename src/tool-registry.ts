@@ -90,6 +90,7 @@ export class ToolRegistry {
   readonly #dispatch: DispatchTarget;
   readonly #onDuplicate: "replace" | "throw";
   readonly #locked = new Set<string>();
+  readonly #options: ToolRegistryOptions;
 
   constructor(options: ToolRegistryOptions = {}) {
     if (typeof options !== "object" || options === null) {
@@ -104,6 +105,7 @@ export class ToolRegistry {
       throw optionError("ToolRegistry", "onDuplicate", '"replace" or "throw"', onDuplicate);
     }
     this.#onDuplicate = onDuplicate;
+    this.#options = options;
     const tools = this.#tools;
     const definitions = this.#definitions;
     this.#dispatch = {
@@ -151,6 +153,19 @@ export class ToolRegistry {
     if (removed) this.#definitions.invalidate();
     this.#loopBreaking.delete(name);
     return removed;
+  }
+
+  /**
+   * A snapshot: a new registry with the same options, tools and locks. Later registrations or
+   * removals on either registry do not reach the other (the tool objects themselves are shared).
+   * Used by `spawn` so that a subagent cannot see the spawn tool or tools registered after it.
+   */
+  clone(): ToolRegistry {
+    const copy = new ToolRegistry(this.#options);
+    for (const [name, entry] of this.#tools) copy.#tools.set(name, entry);
+    for (const name of this.#locked) copy.#locked.add(name);
+    for (const name of this.#loopBreaking) copy.#loopBreaking.add(name);
+    return copy;
   }
 
   /** The tool registered under `name`, or `undefined`. */

@@ -849,3 +849,32 @@ describe("registration options (Forge's duplicate error, seed 003's Register err
     expect(() => new ToolRegistry().register(make("a"), null as unknown as { locked: boolean })).toThrow(TypeError);
   });
 });
+
+describe("clone (a snapshot, for spawn; issue 11)", () => {
+  const make = (name: string, overrides: Partial<Tool> = {}): Tool => ({
+    name,
+    description: name,
+    parameters: { type: "object" },
+    execute: () => name,
+    ...overrides,
+  });
+
+  it("copies tools, locks, loop-breaking names and options; later changes on either side stay there", async () => {
+    const registry = new ToolRegistry({ onDuplicate: "throw" });
+    registry.register(make("a"), { locked: true });
+    registry.register(make("stop", { loopBreaking: true }));
+    const copy = registry.clone();
+    registry.register(make("later"));
+    copy.register(make("own"));
+    expect(registry.list()).toEqual(["a", "later", "stop"]);
+    expect(copy.list()).toEqual(["a", "own", "stop"]);
+    expect(copy.get("a")).toBe(registry.get("a"));
+    expect(copy.unregister("a")).toBe(false);
+    expect(() => copy.register(make("own"))).toThrow(/already registered/);
+    expect((await copy.execute("later", {})).err?.message).toMatch(/not found/);
+    expect((await copy.execute("a", {})).forLLM).toBe("a");
+    expect(copy.getDefinitions().map((definition) => definition.function.name)).toEqual(["a", "own", "stop"]);
+    expect(copy.unregister("stop")).toBe(true);
+    expect(registry.has("stop")).toBe(true);
+  });
+});
