@@ -4,3 +4,5 @@
  * @packageDocumentation
  */
 export {};
+export type { MessageToolOptions, OutgoingMessage } from "./message-tool.js";
+export { createMessageTool } from "./message-tool.js";
