@@ -11,7 +11,8 @@ export type ToolErrorCode =
   | "tool_failed"
   | "no_result"
   | "timeout"
-  | "aborted";
+  | "aborted"
+  | "dependency_failed";
 
 /** Why `runToolLoop` rejected; set on {@link ToolLoopError.code}. */
 export type ToolLoopErrorCode =

@@ -16,6 +16,7 @@ import { childLogger, log, logEnabled, type ResolvedLogger } from "./internal/lo
 import { checkMetadata, checkSignal, checkString, optionError } from "./internal/options.js";
 import type { RegisteredTool } from "./internal/registered-tool.js";
 import type { Logger } from "./logger.js";
+import { NO_PROGRESS, type ProgressListener, ProgressReporter } from "./progress.js";
 import {
   type AsyncCallback,
   isAsyncTool,
@@ -50,6 +51,8 @@ export interface CallOptions {
   timeoutMs: number | undefined;
   logger: ResolvedLogger;
   logPayloads: boolean;
+  /** The call's `context.reportProgress`: its reporter's, or a no-op when nobody listens. */
+  reportProgress: (progress?: number, message?: string) => void;
 }
 
 /** The largest delay `setTimeout` honours; larger ones fire at once. */
@@ -109,6 +112,7 @@ class CallContext implements ToolContext {
   declare logger: Logger;
   declare toolCallId?: string;
   declare asyncCallback?: AsyncCallback;
+  declare reportProgress: (progress?: number, message?: string) => void;
 
   constructor(entry: RegisteredTool, options: CallOptions, abort: CallAbort | undefined) {
     this.#abort = abort;
@@ -118,6 +122,7 @@ class CallContext implements ToolContext {
     this.metadata = options.metadata ?? EMPTY_METADATA;
     entry.logger ??= childLogger(options.logger, { tool: entry.tool.name });
     this.logger = entry.logger;
+    this.reportProgress = options.reportProgress;
     // Only own properties when set (exactOptionalPropertyTypes).
     if (options.toolCallId !== undefined) this.toolCallId = options.toolCallId;
     if (options.asyncCallback !== undefined) this.asyncCallback = options.asyncCallback;
@@ -335,6 +340,7 @@ export interface DispatchOptions {
   toolCallId?: string | undefined;
   timeoutMs?: number | undefined;
   metadata?: Readonly<Record<string, string>> | undefined;
+  onProgress?: ProgressListener | undefined;
 }
 
 /** One call to dispatch by name, as `executeWithContext` takes it. @internal */
@@ -375,19 +381,27 @@ export function dispatchToolCall(target: DispatchTarget, request: DispatchReques
   }
   const startTime = Date.now();
   const started = performance.now();
+  const pending = dispatch(target, request);
   const { name, args, options } = request;
-  return dispatch(target, request).then((result) => {
-    const durationMs = performance.now() - started;
-    const metadata: ToolExecutionMetadata = {
-      toolName: cutName(name),
-      startTime,
-      endTime: startTime + durationMs,
-      durationMs,
-      parameters: isPlainObject(args) ? args : {},
-    };
-    if (typeof options.toolCallId === "string") metadata.toolCallId = options.toolCallId;
-    return withMetadata(result, metadata);
-  });
+  const call = { name, args, toolCallId: options.toolCallId };
+  return pending.then((result) => withMetadata(result, callMetadata(call, startTime, performance.now() - started)));
+}
+
+/** The {@link ToolExecutionMetadata} of a call that started at `startTime` (epoch ms). @internal */
+export function callMetadata(
+  call: { name: unknown; args: unknown; toolCallId: unknown },
+  startTime: number,
+  durationMs: number,
+): ToolExecutionMetadata {
+  const metadata: ToolExecutionMetadata = {
+    toolName: cutName(call.name),
+    startTime,
+    endTime: startTime + durationMs,
+    durationMs,
+    parameters: isPlainObject(call.args) ? call.args : {},
+  };
+  if (typeof call.toolCallId === "string") metadata.toolCallId = call.toolCallId;
+  return metadata;
 }
 
 function dispatch(target: DispatchTarget, request: DispatchRequest): Promise<ToolResult> {
@@ -405,23 +419,34 @@ function dispatch(target: DispatchTarget, request: DispatchRequest): Promise<Too
   const toolCallId = checkString(where, "toolCallId", options.toolCallId);
   if (typeof channel !== "string") throw optionError(where, "channel", "a string", channel);
   if (typeof chatId !== "string") throw optionError(where, "chatId", "a string", chatId);
+  if (options.onProgress !== undefined && typeof options.onProgress !== "function") {
+    throw optionError(where, "onProgress", "a function", options.onProgress);
+  }
   const { logger, logPayloads } = target;
   const entry = typeof name === "string" ? target.get(name) : undefined;
+  const progress =
+    options.onProgress === undefined
+      ? undefined
+      : new ProgressReporter(options.onProgress, { toolName: String(name), toolCallId: toolCallId ?? "", logger });
+  let pending: Promise<ToolResult>;
   if (entry === undefined) {
     const result = notFound(name, target.names());
-    return Promise.resolve(logCallEnd(result.toolName, result.result, 0, { logger, toolCallId, logPayloads }));
+    pending = Promise.resolve(logCallEnd(result.toolName, result.result, 0, { logger, toolCallId, logPayloads }));
+  } else {
+    pending = executeRegisteredTool(entry, request.args, {
+      channel,
+      chatId,
+      metadata,
+      signal,
+      toolCallId,
+      asyncCallback,
+      timeoutMs: options.timeoutMs,
+      logger,
+      logPayloads,
+      reportProgress: progress === undefined ? NO_PROGRESS : progress.report,
+    });
   }
-  return executeRegisteredTool(entry, request.args, {
-    channel,
-    chatId,
-    metadata,
-    signal,
-    toolCallId,
-    asyncCallback,
-    timeoutMs: options.timeoutMs,
-    logger,
-    logPayloads,
-  });
+  return progress === undefined ? pending : pending.then((result) => progress.finish(result));
 }
 
 /** The answer to a call of an unknown tool: its name and the first available names. */

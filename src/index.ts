@@ -18,8 +18,10 @@ export {
   ToolLoopError,
   ToolloopError,
 } from "./errors.js";
+export type { BatchOptions, BatchResult, ToolRequest } from "./execute-batch.js";
 export { askQuestionTool, converseTool, forgeTools, taskCompletionTool } from "./forge-tools.js";
 export type { Logger } from "./logger.js";
+export type { ProgressListener, ProgressStatus, ProgressUpdate } from "./progress.js";
 export type {
   FinishReason,
   LLMProvider,
@@ -33,8 +35,13 @@ export type {
 } from "./provider.js";
 export type { StopReason, ToolLoopConfig, ToolLoopContext, ToolLoopResult } from "./run-tool-loop.js";
 export { runToolLoop } from "./run-tool-loop.js";
-export type { ParsedTextToolCalls } from "./text-tool-protocol.js";
-export { MAX_TEXT_TOOL_CALLS, parseTextToolCalls } from "./text-tool-protocol.js";
+export type { ParsedTextToolCalls, TextToolProtocolOptions } from "./text-tool-protocol.js";
+export {
+  MAX_TEXT_TOOL_CALLS,
+  parseTextToolCalls,
+  UNREADABLE_TOOL_BLOCK,
+  withTextToolProtocol,
+} from "./text-tool-protocol.js";
 export type {
   AsyncCallback,
   AsyncTool,
@@ -46,6 +53,7 @@ export type {
   ToolReturn,
 } from "./tool.js";
 export { isAsyncTool, isContextualTool, isMetadataAwareTool, toolToSchema } from "./tool.js";
+export type { ToolExecution } from "./tool-execution.js";
 export type { ExecuteOptions, RegisterOptions, ToolRegistryOptions } from "./tool-registry.js";
 export { ToolRegistry } from "./tool-registry.js";
 export type {

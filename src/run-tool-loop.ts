@@ -14,6 +14,7 @@ import { log, type ResolvedLogger, resolveLogger } from "./internal/logger.js";
 import { CallIds, type NormalizedToolCall, normalizeToolCall } from "./internal/normalize-tool-call.js";
 import { checkMetadata, checkSignal, checkString, optionError } from "./internal/options.js";
 import type { Logger } from "./logger.js";
+import type { ProgressListener } from "./progress.js";
 import type { LLMProvider, LLMResponse, Message, ToolDefinition, UsageInfo } from "./provider.js";
 import type { Tool } from "./tool.js";
 import {
@@ -52,6 +53,12 @@ export interface ToolLoopConfig {
    * dispatch too); with `tools` as an array, or `tools: null`, by this one. @default silent
    */
   logger?: Logger | undefined;
+  /**
+   * Receives the progress of every tool call (seed 003's progress): each `context.reportProgress`
+   * as a `"running"` update and one final update per call, with the call's `toolCallId`. What it
+   * throws is logged and ignored.
+   */
+  onProgress?: ProgressListener | undefined;
 }
 
 /** Who is talking, passed to every tool call (Go's `channel, chatID` plus abort and metadata). */
@@ -108,6 +115,7 @@ interface ResolvedConfig {
   maxConcurrency: number;
   toolTimeoutMs: number | undefined;
   logger: ResolvedLogger;
+  onProgress: ProgressListener | undefined;
 }
 
 interface ResolvedContext {
@@ -171,6 +179,9 @@ function resolveConfig(config: ToolLoopConfig): ResolvedConfig {
   if (config.llmOptions !== undefined && !isPlainObject(config.llmOptions)) {
     throw optionError(WHERE, "llmOptions", "an object", config.llmOptions);
   }
+  if (config.onProgress !== undefined && typeof config.onProgress !== "function") {
+    throw optionError(WHERE, "onProgress", "a function", config.onProgress);
+  }
   const logger = resolveLogger(config.logger, WHERE);
   let model: unknown = config.model;
   if (model === undefined) {
@@ -190,6 +201,7 @@ function resolveConfig(config: ToolLoopConfig): ResolvedConfig {
     maxConcurrency,
     toolTimeoutMs,
     logger,
+    onProgress: config.onProgress,
   };
 }
 
@@ -484,6 +496,7 @@ function runCall(
       metadata: context.metadata,
       timeoutMs: config.toolTimeoutMs,
       toolCallId: call.id,
+      onProgress: config.onProgress,
       // The transcript reads no metadata: no copy of the result, no clock reads.
       [WITHOUT_METADATA]: true,
     } as ExecuteOptions);

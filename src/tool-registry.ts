@@ -1,13 +1,16 @@
 import type { DefinitionFormat, DefinitionFormats } from "./definition-format.js";
+import { type BatchOptions, type BatchResult, executeBatch, type ToolRequest } from "./execute-batch.js";
 import { type DispatchTarget, dispatchToolCall, logCallEnd } from "./execute-tool-call.js";
 import { DefinitionCache } from "./internal/definition-cache.js";
 import { quoteName } from "./internal/describe.js";
-import { log, type ResolvedLogger, resolveLogger } from "./internal/logger.js";
+import { log, resolveLogger } from "./internal/logger.js";
 import { optionError } from "./internal/options.js";
 import { prepareTool, type RegisteredTool } from "./internal/registered-tool.js";
 import type { Logger } from "./logger.js";
+import type { ProgressListener } from "./progress.js";
 import type { ToolDefinition } from "./provider.js";
 import type { AsyncCallback, Tool } from "./tool.js";
+import { startToolExecution, type ToolExecution } from "./tool-execution.js";
 import type { ToolResult } from "./tool-result.js";
 
 /** Options of {@link ToolRegistry}. */
@@ -53,6 +56,11 @@ export interface ExecuteOptions {
   timeoutMs?: number | undefined;
   /** Message metadata for `context.metadata` and `setMetadata`. */
   metadata?: Readonly<Record<string, string>> | undefined;
+  /**
+   * Receives the call's progress: every `context.reportProgress` as a `"running"` update, then one
+   * final update (`"completed"`, `"failed"` or `"cancelled"`). What it throws is logged and ignored.
+   */
+  onProgress?: ProgressListener | undefined;
 }
 
 // What the loop reads from a registry beyond its public API. `Symbol.for`, so that a registry made
@@ -202,6 +210,43 @@ export class ToolRegistry {
     options: ExecuteOptions = {},
   ): Promise<ToolResult> {
     return dispatchToolCall(this.#dispatch, { name, args, channel, chatId, asyncCallback, options });
+  }
+
+  /**
+   * Runs several calls (seed 003's `ExecuteBatch`): concurrently, at most `concurrency` at once, each
+   * only after every request named in its `dependsOn` has finished. A request whose dependency
+   * failed is not run: its result is an error (`code: "dependency_failed"`) naming that dependency.
+   * Never rejects; every result carries `metadata`.
+   * @throws TypeError (synchronously, before anything runs) for a request that is not an object or
+   * has no string `name`, an id used twice, a `dependsOn` id no request has, a dependency cycle, or
+   * options of the wrong type
+   * @example
+   * ```ts
+   * const batch = await registry.executeBatch([
+   *   { id: "read", name: "read_file", parameters: { path: "config.json" } },
+   *   { id: "check", name: "validate", parameters: {}, dependsOn: ["read"] },
+   * ]);
+   * batch.results.check?.forLLM;
+   * ```
+   */
+  executeBatch(requests: readonly ToolRequest[], options: BatchOptions = {}): Promise<BatchResult> {
+    return executeBatch(this.#dispatch, requests, options);
+  }
+
+  /**
+   * Starts one call at once and returns its handle (seed 003's `ExecuteAsync`): its `result`
+   * (never rejects, with `metadata`), its `progress` as an async iterable, and `cancel()`.
+   * @throws TypeError (synchronously) for a request without a string `name`, a non-empty
+   * `dependsOn`, or options of the wrong type
+   * @example
+   * ```ts
+   * const execution = registry.executeAsync({ name: "index_repo", parameters: { path: "." } });
+   * for await (const update of execution.progress) console.log(update.progress, update.message);
+   * const result = await execution.result;
+   * ```
+   */
+  executeAsync(request: ToolRequest, options: ExecuteOptions = {}): ToolExecution {
+    return startToolExecution(this.#dispatch, request, options);
   }
 
   /**

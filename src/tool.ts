@@ -31,6 +31,13 @@ export interface ToolContext {
    * it over {@link AsyncTool.setCallback}, which writes to the shared instance.
    */
   asyncCallback?: AsyncCallback;
+  /**
+   * Reports how far the call is (seed 003's progress): `progress` from 0 to 1 (clamped; dropped
+   * when not a finite number) and a short `message`. Goes to the caller's `onProgress` and to
+   * `executeAsync`'s `progress`, as a `"running"` update; never throws, and does nothing when
+   * nobody listens or once the call has ended.
+   */
+  reportProgress(progress?: number, message?: string): void;
 }
 
 /** What a tool's `execute` may return: a result, or a string (→ `newToolResult`). */

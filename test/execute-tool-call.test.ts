@@ -607,7 +607,15 @@ describe("the call's context and options (review regressions)", () => {
     const controller = new AbortController();
     await registry.execute("capture", {}, { signal: controller.signal, toolCallId: "c1" });
     const copy = { ...contexts[0] } as ToolContext;
-    expect(Object.keys(copy).sort()).toEqual(["channel", "chatId", "logger", "metadata", "signal", "toolCallId"]);
+    expect(Object.keys(copy).sort()).toEqual([
+      "channel",
+      "chatId",
+      "logger",
+      "metadata",
+      "reportProgress",
+      "signal",
+      "toolCallId",
+    ]);
     expect(copy.signal).toBeInstanceOf(AbortSignal);
     expect(typeof copy.logger.info).toBe("function");
   });

@@ -4,8 +4,8 @@ import type { ToolContext } from "../tool.js";
 
 /**
  * A complete {@link ToolContext} for calling a tool's `execute` directly in a unit test: a signal
- * that never aborts, `channel` and `chatId` `""`, empty `metadata`, a silent logger — each
- * replaced by what `overrides` gives.
+ * that never aborts, `channel` and `chatId` `""`, empty `metadata`, a silent logger, a
+ * `reportProgress` that does nothing — each replaced by what `overrides` gives.
  *
  * @example
  * ```ts
@@ -25,6 +25,7 @@ export function createToolContext(overrides: Partial<ToolContext> = {}): ToolCon
     chatId: "",
     metadata: {},
     logger: defaultLogger(),
+    reportProgress: () => {},
     ...overrides,
   };
 }

@@ -1,0 +1,59 @@
+import type { ProgressUpdate } from "../progress.js";
+
+/** Most updates kept for a consumer that has not read them yet; see {@link ProgressBuffer}. */
+export const MAX_BUFFERED_PROGRESS = 1_000;
+
+const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
+
+/**
+ * The updates of one execution for one consumer, as an async iterator that ends after the final
+ * update. A tool never waits for the consumer: updates are buffered, and past
+ * {@link MAX_BUFFERED_PROGRESS} unread ones the oldest `"running"` update is dropped (the final
+ * update is never dropped). Once the consumer stops (`return`, e.g. `break` in `for await`),
+ * nothing more is kept.
+ */
+export class ProgressBuffer implements AsyncIterableIterator<ProgressUpdate> {
+  readonly #updates: ProgressUpdate[] = [];
+  #waiting: ((result: IteratorResult<ProgressUpdate, undefined>) => void) | undefined;
+  #closed = false;
+
+  /** Adds an update; a final status (anything but `"running"`) closes the buffer after it. */
+  push(update: ProgressUpdate): void {
+    if (this.#closed) return;
+    if (update.status !== "running") this.#closed = true;
+    const waiting = this.#waiting;
+    if (waiting !== undefined) {
+      this.#waiting = undefined;
+      waiting({ done: false, value: update });
+      return;
+    }
+    this.#updates.push(update);
+    // Only the last update can be final, so the first of a full buffer is a "running" one.
+    if (this.#updates.length > MAX_BUFFERED_PROGRESS) this.#updates.shift();
+  }
+
+  /** The next update, or the end once the final update was read. */
+  next(): Promise<IteratorResult<ProgressUpdate, undefined>> {
+    const update = this.#updates.shift();
+    if (update !== undefined) return Promise.resolve({ done: false, value: update });
+    if (this.#closed || this.#waiting !== undefined) return Promise.resolve(DONE);
+    return new Promise((resolve) => {
+      this.#waiting = resolve;
+    });
+  }
+
+  /** Stops reading: buffered and later updates are discarded. */
+  return(): Promise<IteratorResult<ProgressUpdate, undefined>> {
+    this.#closed = true;
+    this.#updates.length = 0;
+    const waiting = this.#waiting;
+    this.#waiting = undefined;
+    waiting?.(DONE);
+    return Promise.resolve(DONE);
+  }
+
+  /** The buffer itself: one consumer reads each update once. */
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+}

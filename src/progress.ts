@@ -1,0 +1,90 @@
+import { isToolExecutionError } from "./errors.js";
+import { boundText, cutName, errorMessage, MAX_VALIDATION_MESSAGE_CHARS } from "./internal/describe.js";
+import { log, type ResolvedLogger } from "./internal/logger.js";
+import type { ToolResult } from "./tool-result.js";
+
+/** Where a call is: `"running"` while it reports, then one final status. */
+export type ProgressStatus = "running" | "completed" | "failed" | "cancelled";
+
+/** One progress report of a tool call (seed 003's `ProgressUpdate`). */
+export interface ProgressUpdate {
+  /** The call's id: its `toolCallId` in a loop, the request id in a batch, the execution id of `executeAsync`; `""` when the call has none. */
+  toolCallId: string;
+  /** The tool's name (as the call asked for it; cut when a model sent a huge one). */
+  toolName: string;
+  /** How far, from 0 to 1 (clamped); absent when the tool gave no finite number. */
+  progress?: number;
+  /** What the tool is doing (bounded to 1,000 characters); absent when it gave none. */
+  message?: string;
+  /**
+   * `"running"` for every `reportProgress`; the call's last update says how it ended: `"completed"`
+   * (a result that is not an error), `"cancelled"` (aborted) or `"failed"` (any other error result,
+   * a timeout included).
+   */
+  status: ProgressStatus;
+}
+
+/** Receives the progress updates of calls. It should return quickly; what it throws is ignored. */
+export type ProgressListener = (update: ProgressUpdate) => void;
+
+/** The final status of a call that ended with `result`. */
+function finalStatus(result: ToolResult): ProgressStatus {
+  if (!result.isError) return "completed";
+  return isToolExecutionError(result.err) && result.err.code === "aborted" ? "cancelled" : "failed";
+}
+
+/** Does nothing: the `reportProgress` of calls nobody listens to. */
+export const NO_PROGRESS = (): void => {};
+
+/**
+ * The progress of one call for one listener: `report` is the call's `context.reportProgress`
+ * (values cleaned, never throws, ignored once the call ended), `finish` sends the final update.
+ * @internal
+ */
+export class ProgressReporter {
+  readonly #listener: ProgressListener;
+  readonly #toolName: string;
+  readonly #toolCallId: string;
+  readonly #logger: ResolvedLogger;
+  #done = false;
+
+  constructor(listener: ProgressListener, call: { toolName: string; toolCallId: string; logger: ResolvedLogger }) {
+    this.#listener = listener;
+    this.#toolName = cutName(call.toolName);
+    this.#toolCallId = call.toolCallId;
+    this.#logger = call.logger;
+  }
+
+  /** `context.reportProgress`: a bound function, so a tool may pass it around. */
+  readonly report = (progress?: unknown, message?: unknown): void => {
+    if (!this.#done) this.#send("running", progress, message);
+  };
+
+  /** Sends the final update for `result` (once) and returns `result`. */
+  finish(result: ToolResult): ToolResult {
+    if (!this.#done) {
+      this.#done = true;
+      this.#send(finalStatus(result), undefined, undefined);
+    }
+    return result;
+  }
+
+  #send(status: ProgressStatus, progress: unknown, message: unknown): void {
+    const update: ProgressUpdate = { toolCallId: this.#toolCallId, toolName: this.#toolName, status };
+    if (typeof progress === "number" && Number.isFinite(progress)) update.progress = Math.min(1, Math.max(0, progress));
+    if (typeof message === "string" && message !== "") {
+      update.message = boundText(message, MAX_VALIDATION_MESSAGE_CHARS);
+    }
+    try {
+      this.#listener(update);
+    } catch (error) {
+      // A listener's failure must not fail the tool that reported (nor reach its result).
+      const fields = () => ({
+        tool: update.toolName,
+        toolCallId: cutName(update.toolCallId),
+        error: errorMessage(error),
+      });
+      log(this.#logger, "warn", fields, "progress listener threw");
+    }
+  }
+}
