@@ -1,5 +1,6 @@
-import { cutName, errorMessage, isPlainObject } from "./internal/describe.js";
-import type { ProviderToolCall } from "./provider.js";
+import { cutName, errorMessage, isPlainObject, isRecord, jsonText } from "./internal/describe.js";
+import { optionError } from "./internal/options.js";
+import type { LLMProvider, LLMResponse, Message, ProviderToolCall, ToolCall, ToolDefinition } from "./provider.js";
 
 /** At most this many calls are read from one reply; further blocks are reported in `errors`. */
 export const MAX_TEXT_TOOL_CALLS = 64;
@@ -127,4 +128,163 @@ export function parseTextToolCalls(text: string): ParsedTextToolCalls {
   }
   content += text.slice(cursor);
   return { content: content.trim(), calls, errors };
+}
+
+/** Options of {@link withTextToolProtocol}. */
+export interface TextToolProtocolOptions {
+  /**
+   * The role of the messages that carry tool answers to the model: `"user"` (consecutive answers
+   * merged into one message, for chat templates that want alternating roles), or `"tool"` (one
+   * message per answer, `toolCallId` and `toolName` kept) for a provider that accepts it.
+   * @default "user"
+   */
+  toolResultRole?: "user" | "tool" | undefined;
+}
+
+/** The name of the call standing for an unreadable block: no registry can hold it (not `[A-Za-z0-9_-]`). */
+export const UNREADABLE_TOOL_BLOCK = "unreadable <tool> block";
+// The parse errors of one reply answered one by one; the rest are counted in one more answer.
+const MAX_ERROR_ANSWERS = 8;
+const WHERE = "withTextToolProtocol";
+const META = "textToolProtocol";
+
+const PROMPT_HEAD = `# Tools
+
+You can call the tools below. To call one, write a block in exactly this format, its JSON on one line:
+<tool>{"server_name":"local","tool_name":"TOOL_NAME","arguments":{}}</tool>
+- "server_name" is always "local"; "arguments" is a JSON object matching the tool's parameters (JSON Schema).
+- Several blocks in one reply run in order. A block inside a code fence is not run.
+- Each answer comes back as <tool_result tool_name="…" call_id="…">…</tool_result>; wait for it.
+- When you need no tool, answer in plain text without <tool> blocks.`;
+
+/** The prompt part listing the tools: fixed text, then each definition in the order given. */
+function toolPrompt(definitions: readonly ToolDefinition[]): string {
+  let text = PROMPT_HEAD;
+  for (const { function: fn } of definitions) {
+    text += `\n\n## ${fn.name}\n${fn.description}\nParameters: ${jsonText(fn.parameters) ?? "{}"}`;
+  }
+  return text;
+}
+
+const ENTITIES: Readonly<Record<string, string>> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" };
+const attribute = (value: unknown) => cutName(value).replace(/[&<>"]/g, (char) => ENTITIES[char] as string);
+// A tool's output (or an echo of the model's text) cannot close the block that holds it.
+const neutralise = (text: string) => text.replace(/<\/(tool_result)/gi, "<\\/$1");
+
+/** The error a call of {@link UNREADABLE_TOOL_BLOCK} stands for, kept in its `providerMetadata`. */
+function blockError(call: ToolCall | undefined): string | undefined {
+  const meta = call?.providerMetadata?.[META];
+  return isRecord(meta) && typeof meta.error === "string" ? meta.error : undefined;
+}
+
+/** An earlier call as the `<tool>` block the model wrote (an unreadable block has none). */
+function callBlock(call: ToolCall): string {
+  if (blockError(call) !== undefined) return "";
+  const body = jsonText({ server_name: "local", tool_name: call.name, arguments: call.arguments ?? {} });
+  return `<tool>${body ?? "{}"}</tool>`;
+}
+
+/** A tool answer wrapped so the model knows which call it answers. */
+function resultBlock(message: Message, call: ToolCall | undefined): string {
+  const error = blockError(call);
+  const name = error === undefined ? ` tool_name="${attribute(message.toolName ?? call?.name ?? "")}"` : "";
+  const failed = message.isError === true || error !== undefined ? ' error="true"' : "";
+  const body = neutralise(error ?? (typeof message.content === "string" ? message.content : ""));
+  return `<tool_result${name} call_id="${attribute(message.toolCallId ?? "")}"${failed}>${body}</tool_result>`;
+}
+
+/**
+ * Forge's text protocol as a provider wrapper, for models without native tool calling: the inner
+ * provider gets no `tools`; instead the system prompt (a system message is added first when there
+ * is none) ends with the tool list and the `<tool>{"server_name":"local",…}</tool>` format, earlier
+ * calls are sent back as their `<tool>` blocks and answers as `<tool_result>` blocks. Replies are
+ * read with {@link parseTextToolCalls}; calls get ids `text_<turn>_<index>` and finish reason
+ * `"tool_calls"`.
+ *
+ * A block that cannot be read becomes a call of {@link UNREADABLE_TOOL_BLOCK} carrying the problem
+ * in `providerMetadata.textToolProtocol.error`: the loop answers it (no registry holds that name,
+ * so no tool runs), and the wrapper sends the model that problem as the answer, so the model reads
+ * what was wrong with its block and may retry.
+ *
+ * @example
+ * ```ts
+ * import { runToolLoop, withTextToolProtocol } from "toolloop";
+ *
+ * const provider = withTextToolProtocol(createOllamaProvider({ client, model: "gemma3" }));
+ * const result = await runToolLoop({ provider, tools: registry, maxIterations: 10 }, messages);
+ * ```
+ */
+export function withTextToolProtocol(provider: LLMProvider, options: TextToolProtocolOptions = {}): LLMProvider {
+  if (!isRecord(provider) || typeof provider.chat !== "function" || typeof provider.getDefaultModel !== "function") {
+    throw optionError(WHERE, "provider", "an LLMProvider (chat and getDefaultModel)", provider);
+  }
+  if (!isRecord(options)) throw optionError(WHERE, "options", "an object", options);
+  const role = options.toolResultRole ?? "user";
+  if (role !== "user" && role !== "tool") {
+    throw optionError(WHERE, "options.toolResultRole", '"user" or "tool"', options.toolResultRole);
+  }
+  // The loop offers the registry's cached definitions: the prompt is built again only when they change.
+  let cachedFor: readonly ToolDefinition[] | undefined;
+  let cachedPrompt = "";
+
+  const render = (messages: readonly Message[], definitions: readonly ToolDefinition[] | undefined): Message[] => {
+    const sent: Message[] = [];
+    let calls = new Map<string, ToolCall>();
+    let merged: Message | undefined; // the user message collecting consecutive answers
+    for (const message of messages) {
+      if (message.role === "assistant") {
+        calls = new Map((message.toolCalls ?? []).map((call) => [call?.id, call]));
+        const blocks = (message.toolCalls ?? []).map(callBlock).filter((block) => block !== "");
+        const content = [message.content, ...blocks].filter((part) => part !== "").join("\n");
+        sent.push({ role: "assistant", content });
+      } else if (message.role === "tool") {
+        const content = resultBlock(message, calls.get(message.toolCallId as string));
+        if (role === "tool") sent.push({ ...message, content });
+        else if (merged !== undefined && sent[sent.length - 1] === merged) merged.content += `\n${content}`;
+        else {
+          merged = { role: "user", content };
+          sent.push(merged);
+        }
+      } else sent.push(message);
+    }
+    if (definitions === undefined || definitions.length === 0) return sent;
+    if (definitions !== cachedFor) {
+      cachedPrompt = toolPrompt(definitions);
+      cachedFor = definitions;
+    }
+    const system = sent.findIndex((message) => message.role === "system");
+    const first = sent[system];
+    if (first === undefined) sent.unshift({ role: "system", content: cachedPrompt });
+    else
+      sent[system] = { ...first, content: first.content === "" ? cachedPrompt : `${first.content}\n\n${cachedPrompt}` };
+    return sent;
+  };
+
+  return {
+    async chat(messages, tools, model, llmOptions, signal) {
+      const response: LLMResponse = await provider.chat(render(messages, tools), undefined, model, llmOptions, signal);
+      if (!isRecord(response) || typeof response.content !== "string") return response;
+      const { content, calls, errors } = parseTextToolCalls(response.content);
+      if (calls.length === 0 && errors.length === 0) return response;
+      const turn = messages.filter((message) => message.role === "assistant").length + 1;
+      if (errors.length > MAX_ERROR_ANSWERS) {
+        const more = errors.length - MAX_ERROR_ANSWERS + 1;
+        errors.splice(MAX_ERROR_ANSWERS - 1, Number.POSITIVE_INFINITY, `${more} more <tool> blocks could not be read`);
+      }
+      const toolCalls: ProviderToolCall[] = Array.isArray(response.toolCalls) ? [...response.toolCalls] : [];
+      for (const call of calls) toolCalls.push({ ...call, id: `text_${turn}_${toolCalls.length}` });
+      for (const error of errors) {
+        const id = `text_${turn}_${toolCalls.length}`;
+        toolCalls.push({
+          id,
+          type: "function",
+          name: UNREADABLE_TOOL_BLOCK,
+          arguments: {},
+          providerMetadata: { [META]: { error } },
+        });
+      }
+      return { ...response, content, toolCalls, finishReason: "tool_calls" };
+    },
+    getDefaultModel: () => provider.getDefaultModel(),
+  };
 }
