@@ -3,6 +3,7 @@
  * `execute_bash`, `web_fetch`, `message`, `spawn` and `subagent`. See docs/builtin-tools.md.
  * @packageDocumentation
  */
-export {};
 export type { MessageToolOptions, OutgoingMessage } from "./message-tool.js";
 export { createMessageTool } from "./message-tool.js";
+export type { SpawnToolOptions } from "./spawn-tool.js";
+export { createSpawnTool, createSubagentTool } from "./spawn-tool.js";

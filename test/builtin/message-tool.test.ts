@@ -128,7 +128,7 @@ describe("createMessageTool", () => {
 
   it.each([
     ["an Error holding a token", new Error("POST https://api.telegram.org/bot123:SECRET-TOKEN/sendMessage: 403")],
-    ["a rejected object with a password", { password: "hunter2", toString: () => "SECRET-TOKEN" }],
+    ["a rejected object with a password", { password: "hunter2", toString: (): string => "SECRET-TOKEN" }],
     ["a huge message", new Error(`SECRET-TOKEN ${"x".repeat(1_000_000)}`)],
   ])("a send that fails (%s) is a bounded error result that leaks nothing", async (_label, thrown) => {
     const { registry } = setup(() => Promise.reject(thrown));
