@@ -84,6 +84,7 @@ describe("the default deny list", () => {
     [". ./env.sh", "source or ."],
     ["echo $(id)", "command substitution $(…)"],
     ["echo `id`", "backticks"],
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell command
     ["echo ${HOME}", "parameter expansion"],
     ["rm$IFS-rf x", "$IFS"],
     ["$cmd -rf x", "a $variable as the command"],
@@ -154,7 +155,7 @@ describe("the default deny list", () => {
     "(",
     "$",
     "-",
-    "a".repeat(50) + "!",
+    `${"a".repeat(50)}!`,
     "do ",
     "source",
     "\\",
