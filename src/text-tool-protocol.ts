@@ -173,7 +173,8 @@ const neutralise = (text: string) => text.replace(/<\/(tool_result)/gi, "<\\/$1"
 
 /** The error a call of {@link UNREADABLE_TOOL_BLOCK} stands for, kept in its `providerMetadata`. */
 function blockError(call: ToolCall | undefined): string | undefined {
-  const meta = call?.providerMetadata?.[META];
+  if (call?.name !== UNREADABLE_TOOL_BLOCK) return undefined;
+  const meta = call.providerMetadata?.[META];
   return isRecord(meta) && typeof meta.error === "string" ? meta.error : undefined;
 }
 

@@ -1,4 +1,6 @@
+import { Ollama } from "ollama";
 import { describe, expect, it } from "vitest";
+import { createOllamaProvider } from "../src/adapters/ollama/index.js";
 import {
   type LLMProvider,
   type LLMResponse,
@@ -10,6 +12,8 @@ import {
   withTextToolProtocol,
 } from "../src/index.js";
 import { ScriptedProvider, textResponse } from "../src/testing/index.js";
+import { useReplayServers } from "./helpers/adapter-fixtures.js";
+import { type ReplayResponse, readSample } from "./helpers/replay-server.js";
 
 const block = (body: unknown) => `<tool>${typeof body === "string" ? body : JSON.stringify(body)}</tool>`;
 const call = (tool_name: string, args: Record<string, unknown> = {}) =>
@@ -400,5 +404,58 @@ describe("withTextToolProtocol (Forge's text protocol as a provider wrapper)", (
   ])("a bad %s is a TypeError at creation", (_, create, message) => {
     expect(create).toThrow(TypeError);
     expect(create).toThrow(message);
+  });
+});
+
+describe("withTextToolProtocol on the Ollama adapter, with a model without tools (local replay server)", () => {
+  const startServer = useReplayServers();
+  // The genuine final chunk of a streamed /api/chat answer, carrying the given text.
+  const final = readSample<Record<string, unknown>>("ollama-chat-stream-final-chunk.json");
+  const reply = (content: string): ReplayResponse => ({
+    raw: `${JSON.stringify({ ...final, model: "gemma:2b", message: { role: "assistant", content } })}\n`,
+    contentType: "application/x-ndjson",
+  });
+
+  it("runs a full cycle: no tools field is ever sent, the calls come from the text", async () => {
+    // Ollama answers 400 when a model without tool support is sent tools: the server does the same.
+    const server = await startServer((request, index) => {
+      if ((request.body as Record<string, unknown>).tools !== undefined) {
+        return { status: 400, body: { error: "registry.ollama.ai/library/gemma:2b does not support tools" } };
+      }
+      return index === 0 ? reply(`I will ask the clock.\n${call("clock")}`) : reply("It is 12:00.");
+    });
+    const inner = createOllamaProvider({ client: new Ollama({ host: server.url }), model: "gemma:2b" });
+
+    const result = await runToolLoop({ provider: withTextToolProtocol(inner), tools: [clock], maxIterations: 3 }, [
+      { role: "user", content: "What time is it?" },
+    ]);
+
+    expect(result).toMatchObject({ content: "It is 12:00.", stopReason: "completed", iterations: 2 });
+    expect(result.messages[2]).toMatchObject({ role: "tool", toolCallId: "text_1_0", content: "12:00" });
+    const bodies = server.requests.map((request) => request.body as { tools?: unknown; messages: unknown[] });
+    expect(bodies.map((body) => body.tools)).toEqual([undefined, undefined]);
+    expect(bodies[0]?.messages).toEqual([
+      { role: "system", content: expect.stringMatching(/^# Tools\n[\s\S]*\n## clock\nThe current time\n/) },
+      { role: "user", content: "What time is it?" },
+    ]);
+    expect(bodies[1]?.messages.slice(1)).toEqual([
+      { role: "user", content: "What time is it?" },
+      {
+        role: "assistant",
+        content: `I will ask the clock.\n<tool>{"server_name":"local","tool_name":"clock","arguments":{}}</tool>`,
+      },
+      { role: "user", content: '<tool_result tool_name="clock" call_id="text_1_0">12:00</tool_result>' },
+    ]);
+  });
+
+  it("the same model without the wrapper fails with Ollama's error (why the wrapper exists)", async () => {
+    const server = await startServer([
+      { status: 400, body: { error: "registry.ollama.ai/library/gemma:2b does not support tools" } },
+    ]);
+    const inner = createOllamaProvider({ client: new Ollama({ host: server.url }), model: "gemma:2b" });
+    const error = await runToolLoop({ provider: inner, tools: [clock], maxIterations: 1 }, [
+      { role: "user", content: "What time is it?" },
+    ]).catch((caught: unknown) => caught);
+    expect((error as Error).message).toMatch(/does not support tools/);
   });
 });
