@@ -165,15 +165,16 @@ class SubagentRunner {
     } catch (error) {
       // The loop's own message is not passed on: a provider's error text may hold addresses or
       // keys. Your code reads it as `err.cause`.
-      const code: ToolLoopErrorCode = controller.signal.aborted
-        ? "aborted"
-        : isToolLoopError(error)
-          ? error.code
-          : "internal";
+      const code: unknown = controller.signal.aborted ? "aborted" : isToolLoopError(error) ? error.code : "internal";
+      // A loop of another installed copy may know codes this one does not.
+      const reason =
+        typeof code === "string" && Object.hasOwn(FAILURES, code)
+          ? FAILURES[code as ToolLoopErrorCode]
+          : FAILURES.internal;
       return failure(
         this.#name,
         code === "aborted" ? "aborted" : "tool_failed",
-        `${subagent} failed: ${FAILURES[code]}`,
+        `${subagent} failed: ${reason}`,
         error,
       );
     } finally {

@@ -157,16 +157,27 @@ describe.each([
     expect(result.forLLM).toMatchInlineSnapshot(`"Subagent 'looper' did not finish within 2 model calls"`);
   });
 
-  it("a failing provider is an error result that does not pass on the provider's text", async () => {
-    const { registry } = setup([new Error("401 Unauthorized: key sk-SECRET rejected by https://10.0.0.5/v1")], make);
+  it.each([
+    [
+      "a provider that fails",
+      new Error("401 Unauthorized: key sk-SECRET rejected by https://10.0.0.5/v1"),
+      "its model call failed",
+      "provider_failed",
+    ],
+    [
+      "an unreadable response",
+      { content: "sk-SECRET at 10.0.0.5", toolCalls: "nope" } as never,
+      "its model's response could not be read",
+      "invalid_response",
+    ],
+  ])("%s is an error result that does not pass on the provider's text", async (_label, step, reason, code) => {
+    const { registry } = setup([step], make);
     const result = await call(registry, { task: "Anything.", label: "x" });
     expect(result.isError).toBe(true);
-    expect(result.forLLM).toMatchInlineSnapshot(`"Subagent 'x' failed: its model call failed"`);
+    expect(result.forLLM).toBe(`Subagent 'x' failed: ${reason}`);
     expect(JSON.stringify(result)).not.toMatch(/SECRET|10\.0\.0\.5/);
     // Your code still reads the loop's error.
-    expect(isToolExecutionError(result.err) && isToolLoopError(result.err.cause) && result.err.cause.code).toBe(
-      "provider_failed",
-    );
+    expect(isToolExecutionError(result.err) && isToolLoopError(result.err.cause) && result.err.cause.code).toBe(code);
   });
 
   it("cuts a huge label and a huge answer", async () => {
