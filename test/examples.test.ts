@@ -40,6 +40,13 @@ const expectations: Record<string, RegExp[]> = {
     /stopped by task_completion \(loop_breaking_tool\) after 3 model calls/,
     /answer: 6 × 7 = 42/,
   ],
+  "text-protocol.ts": [
+    /native tools sent: none/,
+    /## get_weather\nThe current weather in a city\nParameters: \{"type":"object"/,
+    /<tool_result call_id="text_1_0" error="true">only server "local" is supported, got "web"<\/tool_result>/,
+    /<tool_result tool_name="get_weather" call_id="text_2_0">21 degrees and sunny in Paris<\/tool_result>/,
+    /completed after 3 model calls: It is 21 degrees and sunny in Paris\./,
+  ],
   "openai.ts": [/OPENAI_API_KEY/],
   "anthropic.ts": [/ANTHROPIC_API_KEY/],
 };
