@@ -180,7 +180,7 @@ function blockError(call: ToolCall | undefined): string | undefined {
 
 /** An earlier call as the `<tool>` block the model wrote (an unreadable block has none). */
 function callBlock(call: ToolCall): string {
-  if (blockError(call) !== undefined) return "";
+  if (!isRecord(call) || blockError(call) !== undefined) return "";
   const body = jsonText({ server_name: "local", tool_name: call.name, arguments: call.arguments ?? {} });
   return `<tool>${body ?? "{}"}</tool>`;
 }

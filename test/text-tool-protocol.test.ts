@@ -149,8 +149,13 @@ describe("withTextToolProtocol (Forge's text protocol as a provider wrapper)", (
       Parameters: {"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}"
     `);
 
-    // Deterministic (stable for prompt caching): the same tools give the same prompt, byte for byte.
-    await runToolLoop({ provider, tools: [clock, echo], maxIterations: 1 }, messages);
+    // Deterministic (stable for prompt caching): the same tools give the same prompt, byte for byte,
+    // whatever the conversation holds (nothing the model wrote goes into it).
+    await runToolLoop({ provider, tools: [clock, echo], maxIterations: 1 }, [
+      ...messages,
+      { role: "assistant", content: "", toolCalls: [{ id: "c", name: "clock", arguments: {} }] },
+      { role: "tool", content: "12:00", toolCallId: "c", toolName: "clock" },
+    ]);
     expect(sentTo(inner, 1)[0]?.content).toBe(system?.content);
   });
 
@@ -187,6 +192,19 @@ describe("withTextToolProtocol (Forge's text protocol as a provider wrapper)", (
       { role: "assistant", content: "ok" },
     ];
     expect((await withTextToolProtocol(later).chat(history, undefined, "m", {})).toolCalls[0]?.id).toBe("text_2_0");
+  });
+
+  it("a hand-made history with a malformed call or answer is still rendered", async () => {
+    const inner = new ScriptedProvider([textResponse("ok")]);
+    const history = [
+      { role: "assistant", content: "hm", toolCalls: [null, { id: "a", name: "clock", arguments: {} }] },
+      { role: "tool", content: "12:00" },
+    ] as unknown as Message[];
+    await withTextToolProtocol(inner).chat(history, undefined, "m", {});
+    expect(sentTo(inner, 0)).toEqual([
+      { role: "assistant", content: 'hm\n<tool>{"server_name":"local","tool_name":"clock","arguments":{}}</tool>' },
+      { role: "user", content: '<tool_result tool_name="" call_id="">12:00</tool_result>' },
+    ]);
   });
 
   it("a reply without blocks is returned as it is", async () => {
@@ -280,7 +298,9 @@ describe("withTextToolProtocol (Forge's text protocol as a provider wrapper)", (
     expect(assistant?.toolCalls?.[0]?.providerMetadata).toEqual({
       textToolProtocol: { error: expect.stringMatching(problem) },
     });
+    // The loop's own answer (no registry holds the name); the model reads the problem instead.
     expect(answer).toMatchObject({ role: "tool", toolCallId: "text_1_0", isError: true });
+    expect(answer?.content).toMatch(/^tool "unreadable <tool> block" not found\. Available tools: echo\.$/);
 
     const [, , sentAssistant, sentAnswer] = sentTo(inner, 1); // system, user, assistant, answer
     expect(sentAssistant).toEqual({ role: "assistant", content: "Trying." }); // no block is made up for it
