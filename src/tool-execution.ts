@@ -1,5 +1,5 @@
 import type { ToolRequest } from "./execute-batch.js";
-import { type DispatchTarget, dispatchToolCall } from "./execute-tool-call.js";
+import { type DispatchTarget, dispatchToolCall, isValidTimeout, TIMEOUT_EXPECTATION } from "./execute-tool-call.js";
 import { subscribeAbort } from "./internal/abort.js";
 import { isRecord } from "./internal/describe.js";
 import { checkSignal, checkString, optionError } from "./internal/options.js";
@@ -41,9 +41,12 @@ export function startToolExecution(target: DispatchTarget, request: unknown, opt
     throw optionError(WHERE, "request.dependsOn", "absent (dependencies are for executeBatch)", dependsOn);
   }
   if (!isRecord(options)) throw optionError(WHERE, "options", "an object", options);
-  const { onProgress } = options as ExecuteOptions;
+  const { onProgress, timeoutMs } = options as ExecuteOptions;
   if (onProgress !== undefined && typeof onProgress !== "function") {
     throw optionError(WHERE, "onProgress", "a function", onProgress);
+  }
+  if (timeoutMs !== undefined && !isValidTimeout(timeoutMs)) {
+    throw optionError(WHERE, "timeoutMs", TIMEOUT_EXPECTATION, timeoutMs);
   }
   const id =
     checkString(WHERE, "request.id", request.id) ??
@@ -72,7 +75,7 @@ export function startToolExecution(target: DispatchTarget, request: unknown, opt
       options: {
         signal: controller.signal,
         toolCallId: id,
-        timeoutMs: options.timeoutMs,
+        timeoutMs,
         metadata: options.metadata,
         onProgress: listener,
       } as ExecuteOptions,

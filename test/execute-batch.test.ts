@@ -207,7 +207,11 @@ describe("executeBatch", () => {
     ["not an array", { name: "echo" }, /requests must be an array of requests, got \{"name":"echo"\}/],
     ["a request that is not an object", ["echo"], /requests\[0\] must be a request object, got "echo"/],
     ["a request without a string name", [{ parameters: {} }], /requests\[0\]\.name must be a string, got undefined/],
-    ["an id that is not a string", [{ id: 7, name: "echo", parameters: {} }], /requests\[0\]\.id must be a string, got 7/],
+    [
+      "an id that is not a string",
+      [{ id: 7, name: "echo", parameters: {} }],
+      /requests\[0\]\.id must be a string, got 7/,
+    ],
     [
       "an id used twice (an explicit id equal to a default one too)",
       [
@@ -226,7 +230,11 @@ describe("executeBatch", () => {
       [{ name: "echo", parameters: {}, dependsOn: "0" }],
       /requests\[0\]\.dependsOn must be an array of request ids, got "0"/,
     ],
-    ["a request depending on itself", [{ id: "a", name: "echo", parameters: {}, dependsOn: ["a"] }], /cycle: "a" → "a" \(each depends on the next\)/],
+    [
+      "a request depending on itself",
+      [{ id: "a", name: "echo", parameters: {}, dependsOn: ["a"] }],
+      /cycle: "a" → "a" \(each depends on the next\)/,
+    ],
     [
       "a cycle of three behind a free request",
       [
@@ -269,7 +277,7 @@ describe("executeBatch", () => {
     expect(Object.getPrototypeOf(batch.errors)).toBeNull();
     expect(Object.keys(batch.results).sort()).toEqual(["__proto__", "constructor", "toString"]);
     expect(batch.results.__proto__?.forLLM).toBe("p");
-    expect(batch.results.toString?.forLLM).toContain('its dependency "constructor" failed');
+    expect(batch.results["toString" as string]?.forLLM).toContain('its dependency "constructor" failed');
     expect(({} as Record<string, unknown>).forLLM).toBeUndefined();
   });
 

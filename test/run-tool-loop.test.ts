@@ -11,6 +11,7 @@ import {
   type LLMResponse,
   type Message,
   newToolResult,
+  type ProgressUpdate,
   runToolLoop,
   type Tool,
   type ToolContext,
@@ -1103,6 +1104,88 @@ describe("context reaching the tools", () => {
   });
 });
 
+describe("progress (issue 10, seed 003)", () => {
+  it("onProgress receives every call's updates with its toolCallId, and one final update per call", async () => {
+    const slow = tool("slow", async (args, context) => {
+      context.reportProgress(0.5, `half of ${String(args.n)}`);
+      await new Promise((resolve) => setImmediate(resolve));
+      context.reportProgress(2, "more than done");
+      return "ok";
+    });
+    const failing = tool("failing", () => {
+      throw new Error("nope");
+    });
+    const updates: ProgressUpdate[] = [];
+    const result = await runToolLoop(
+      {
+        provider: new ScriptedProvider([
+          toolCallResponse([
+            { id: "a", name: "slow", arguments: { n: 1 } },
+            { id: "b", name: "failing" },
+            { id: "c", name: "missing" },
+          ]),
+          textResponse("done"),
+        ]),
+        tools: registryWith(slow, failing),
+        maxIterations: 3,
+        onProgress: (update) => updates.push(update),
+      },
+      user,
+    );
+    expect(result.content).toBe("done");
+    expect(updates.filter((update) => update.toolCallId === "a")).toEqual([
+      { toolCallId: "a", toolName: "slow", progress: 0.5, message: "half of 1", status: "running" },
+      { toolCallId: "a", toolName: "slow", progress: 1, message: "more than done", status: "running" },
+      { toolCallId: "a", toolName: "slow", status: "completed" },
+    ]);
+    expect(updates.filter((update) => update.toolCallId !== "a")).toEqual([
+      { toolCallId: "b", toolName: "failing", status: "failed" },
+      { toolCallId: "c", toolName: "missing", status: "failed" },
+    ]);
+    // The transcript reads no progress and no metadata.
+    expect(result.messages.filter((message) => message.role === "tool").map((message) => message.content)).toEqual([
+      "ok",
+      'tool "failing" failed: nope',
+      expect.stringContaining('tool "missing" not found'),
+    ]);
+  });
+
+  it("a throwing onProgress is logged and never fails the call; without onProgress reportProgress does nothing", async () => {
+    const reporting = tool("reporting", (_args, context) => {
+      context.reportProgress(0.3, "working");
+      return "fine";
+    });
+    const { logger, lines } = captureLogger();
+    const registry = new ToolRegistry({ logger });
+    registry.register(reporting);
+    const run = await runToolLoop(
+      {
+        provider: new ScriptedProvider([toolCallResponse({ name: "reporting" }), textResponse("done")]),
+        tools: registry,
+        maxIterations: 2,
+        onProgress: () => {
+          throw new Error("listener broke");
+        },
+      },
+      user,
+    );
+    expect(run.messages.find((message) => message.role === "tool")?.content).toBe("fine");
+    expect(lines.filter((line) => line.msg === "progress listener threw")).toMatchObject([
+      { level: 40, tool: "reporting", error: "listener broke" },
+      { level: 40, tool: "reporting", error: "listener broke" },
+    ]);
+    const quiet = await runToolLoop(
+      {
+        provider: new ScriptedProvider([toolCallResponse({ name: "reporting" }), textResponse("done")]),
+        tools: [reporting],
+        maxIterations: 2,
+      },
+      user,
+    );
+    expect(quiet.messages.find((message) => message.role === "tool")?.content).toBe("fine");
+  });
+});
+
 describe("logging", () => {
   it("the loop logs each iteration through its logger; the registry logs each call", async () => {
     const loopLog = captureLogger("debug");
@@ -1279,6 +1362,7 @@ describe("configuration", () => {
     ["toolTimeoutMs NaN", { toolTimeoutMs: Number.NaN }, "got NaN"],
     ["llmOptions as an array", { llmOptions: [1] }, "runToolLoop: llmOptions must be an object, got [1]"],
     ["a numeric model", { model: 4 }, "runToolLoop: model must be a string, got 4"],
+    ["onProgress not a function", { onProgress: true }, "runToolLoop: onProgress must be a function, got true"],
     ["no provider", { provider: undefined }, "runToolLoop: provider must be an LLMProvider"],
     [
       "a provider without chat",

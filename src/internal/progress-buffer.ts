@@ -14,17 +14,18 @@ const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value:
  */
 export class ProgressBuffer implements AsyncIterableIterator<ProgressUpdate> {
   readonly #updates: ProgressUpdate[] = [];
-  #waiting: ((result: IteratorResult<ProgressUpdate, undefined>) => void) | undefined;
+  // Consumers' next() calls not answered yet, in order (a consumer may call next() several times).
+  readonly #waiting: ((result: IteratorResult<ProgressUpdate, undefined>) => void)[] = [];
   #closed = false;
 
   /** Adds an update; a final status (anything but `"running"`) closes the buffer after it. */
   push(update: ProgressUpdate): void {
     if (this.#closed) return;
     if (update.status !== "running") this.#closed = true;
-    const waiting = this.#waiting;
+    const waiting = this.#waiting.shift();
     if (waiting !== undefined) {
-      this.#waiting = undefined;
       waiting({ done: false, value: update });
+      if (this.#closed) this.#endWaiting();
       return;
     }
     this.#updates.push(update);
@@ -36,9 +37,9 @@ export class ProgressBuffer implements AsyncIterableIterator<ProgressUpdate> {
   next(): Promise<IteratorResult<ProgressUpdate, undefined>> {
     const update = this.#updates.shift();
     if (update !== undefined) return Promise.resolve({ done: false, value: update });
-    if (this.#closed || this.#waiting !== undefined) return Promise.resolve(DONE);
+    if (this.#closed) return Promise.resolve(DONE);
     return new Promise((resolve) => {
-      this.#waiting = resolve;
+      this.#waiting.push(resolve);
     });
   }
 
@@ -46,10 +47,12 @@ export class ProgressBuffer implements AsyncIterableIterator<ProgressUpdate> {
   return(): Promise<IteratorResult<ProgressUpdate, undefined>> {
     this.#closed = true;
     this.#updates.length = 0;
-    const waiting = this.#waiting;
-    this.#waiting = undefined;
-    waiting?.(DONE);
+    this.#endWaiting();
     return Promise.resolve(DONE);
+  }
+
+  #endWaiting(): void {
+    for (const waiting of this.#waiting.splice(0)) waiting(DONE);
   }
 
   /** The buffer itself: one consumer reads each update once. */
