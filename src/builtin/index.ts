@@ -7,3 +7,5 @@ export type { MessageToolOptions, OutgoingMessage } from "./message-tool.js";
 export { createMessageTool } from "./message-tool.js";
 export type { SpawnToolOptions } from "./spawn-tool.js";
 export { createSpawnTool, createSubagentTool } from "./spawn-tool.js";
+export type { WebFetchToolOptions } from "./web-fetch-tool.js";
+export { createWebFetchTool } from "./web-fetch-tool.js";

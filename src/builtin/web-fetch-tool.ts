@@ -1,0 +1,558 @@
+import type { IncomingMessage } from "node:http";
+import { request as httpRequest } from "node:http";
+import { request as httpsRequest } from "node:https";
+import { createRequire } from "node:module";
+import { isIP } from "node:net";
+import { Worker } from "node:worker_threads";
+import { failure, isValidTimeout, TIMEOUT_EXPECTATION } from "../execute-tool-call.js";
+import { raceAbort } from "../internal/abort.js";
+import { boundText, errorMessage, isRecord, showValue } from "../internal/describe.js";
+import { optionError } from "../internal/options.js";
+import type { Tool, ToolContext } from "../tool.js";
+import { errorResult, newToolResult, type ToolResult } from "../tool-result.js";
+import {
+  BlockedAddressError,
+  bareHostname,
+  blockedHostReason,
+  checkResolvedHost,
+  guardedLookup,
+} from "./address-guard.js";
+
+/** Options of {@link createWebFetchTool}. */
+export interface WebFetchToolOptions {
+  /**
+   * Most characters of content the model reads per call (after HTML → text); the model's
+   * `max_chars` may ask for fewer, never more. Longer content is cut with a marker. @default 50000
+   */
+  maxChars?: number;
+  /** Most bytes of a response body that are read; the rest is not downloaded. @default 10485760 (10 MiB) */
+  maxBytes?: number;
+  /**
+   * Time for the whole call — every redirect, the body and the HTML conversion — in milliseconds;
+   * `Infinity` for none. The call's own signal (`context.signal`) aborts it too. @default 30000
+   */
+  timeoutMs?: number;
+  /**
+   * Hosts exempt from the address guard, for tests and intranets: exact `host` or `host:port`
+   * strings (`"127.0.0.1:8080"`, `"wiki.corp"`, `"[::1]:3000"`); without a port every port of that
+   * host is exempt. No wildcards, no suffixes. A redirect from an exempt host to another host is
+   * checked again. @default []
+   */
+  allowHosts?: string[];
+  /**
+   * A `fetch` to send the requests with instead of node:http/node:https. The URL checks and the
+   * redirect checks still apply (requests use `redirect: "manual"`) and names are resolved and
+   * checked before each request, but the connection itself is out of reach: a name that resolves
+   * differently when `fetch` connects (DNS rebinding) is not caught, and a proxy your `fetch` uses
+   * is its own business. See docs/builtin-tools.md#web_fetch.
+   */
+  fetch?: typeof fetch;
+}
+
+const NAME = "web_fetch";
+const WHERE = "createWebFetchTool";
+const DEFAULT_MAX_CHARS = 50_000;
+const DEFAULT_MAX_BYTES = 10 * 1024 * 1024;
+const DEFAULT_TIMEOUT_MS = 30_000;
+/** Redirects followed per call; one more is an error. */
+export const MAX_REDIRECTS = 5;
+/** Longest URL the model may send (and the schema's `maxLength`). */
+export const MAX_URL_CHARS = 8_192;
+/** Most bytes of response headers node:http accepts (its default, set explicitly so a flag cannot raise it). */
+const MAX_HEADER_BYTES = 16 * 1024;
+/** The HTML converter's heap, so a hostile page cannot exhaust the process's memory. */
+const CONVERTER_HEAP_MB = 256;
+const USER_AGENT = "Mozilla/5.0 (compatible; toolloop-web-fetch/1.0)";
+const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
+
+interface AllowedHost {
+  readonly hostname: string;
+  /** `undefined`: every port. */
+  readonly port: string | undefined;
+}
+
+interface Settings {
+  readonly maxChars: number;
+  readonly maxBytes: number;
+  readonly timeoutMs: number;
+  readonly allowHosts: readonly AllowedHost[];
+  readonly fetch: typeof fetch | undefined;
+}
+
+/** A response, whichever client fetched it. */
+interface Fetched {
+  readonly status: number;
+  readonly statusText: string;
+  readonly location: string | undefined;
+  readonly contentType: string;
+  readonly contentEncoding: string;
+  readonly body: AsyncIterable<Uint8Array>;
+  /** Stops the download and frees the connection. */
+  cancel(): void;
+}
+
+/** A failure whose message is written for the model, as opposed to a network error. */
+class FetchProblem extends Error {}
+
+/**
+ * The `web_fetch` tool (picoclaw's `WebFetchTool`): `web_fetch { url, max_chars? }` fetches an
+ * http(s) URL with GET and returns its content for the model to read — HTML as readable text,
+ * JSON pretty-printed, other text as it is — after a short header (final URL, status, content
+ * type). Private, loopback, link-local and other non-public addresses are refused before the
+ * request, at connect time and on every redirect; see docs/builtin-tools.md#web_fetch for the whole
+ * policy and its limits. Every refusal and failure is an error result.
+ * @throws TypeError when an option has the wrong type or value
+ * @example
+ * ```ts
+ * registry.register(createWebFetchTool({ maxChars: 20_000, timeoutMs: 10_000 }));
+ * ```
+ */
+export function createWebFetchTool(options: WebFetchToolOptions = {}): Tool {
+  const settings = webFetchSettings(options);
+  return Object.freeze({
+    name: NAME,
+    description:
+      "Fetch a public http(s) URL and read its content: HTML as readable text, JSON pretty-printed, " +
+      "other text as is. Private and local network addresses are refused.",
+    parameters: {
+      type: "object",
+      properties: {
+        url: { type: "string", maxLength: MAX_URL_CHARS, description: "The http or https URL to fetch" },
+        max_chars: {
+          type: "integer",
+          minimum: 1,
+          description: `Optional: most characters of content to return (at most ${settings.maxChars})`,
+        },
+      },
+      required: ["url"],
+      additionalProperties: false,
+    },
+    execute: (args: Record<string, unknown>, context: ToolContext) => webFetch(settings, args, context),
+  });
+}
+
+function checkCount(option: string, value: unknown, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value === "number" && Number.isSafeInteger(value) && value > 0) return value;
+  throw optionError(WHERE, option, "an integer > 0", value);
+}
+
+/** An `allowHosts` entry as hostname (as `URL.hostname` spells it) and optional port, or `undefined` when it is not `host[:port]`. */
+function parseAllowedHost(entry: string): AllowedHost | undefined {
+  if (entry === "" || /[\s/?#@\\]/.test(entry)) return undefined;
+  let url: URL;
+  try {
+    url = new URL(`http://${entry}`);
+  } catch {
+    return undefined;
+  }
+  // URL drops a default port (":80"); read the port from the entry itself.
+  const port = /:(\d+)$/.exec(entry)?.[1];
+  return { hostname: url.hostname, port: port === undefined ? undefined : String(Number(port)) };
+}
+
+function checkAllowHosts(value: unknown): AllowedHost[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) throw optionError(WHERE, "allowHosts", "an array of host or host:port strings", value);
+  return value.map((entry: unknown, index) => {
+    const parsed = typeof entry === "string" ? parseAllowedHost(entry) : undefined;
+    if (parsed === undefined) {
+      throw optionError(WHERE, `allowHosts[${index}]`, 'a host or host:port ("127.0.0.1:8080", "[::1]")', entry);
+    }
+    return parsed;
+  });
+}
+
+function webFetchSettings(options: WebFetchToolOptions): Settings {
+  if (!isRecord(options)) throw optionError(WHERE, "options", "an object", options);
+  const { timeoutMs = DEFAULT_TIMEOUT_MS } = options;
+  if (!isValidTimeout(timeoutMs)) throw optionError(WHERE, "timeoutMs", TIMEOUT_EXPECTATION, timeoutMs);
+  const fetchFunction: unknown = options.fetch;
+  if (fetchFunction !== undefined && typeof fetchFunction !== "function") {
+    throw optionError(WHERE, "fetch", "a function", fetchFunction);
+  }
+  return {
+    maxChars: checkCount("maxChars", options.maxChars, DEFAULT_MAX_CHARS),
+    maxBytes: checkCount("maxBytes", options.maxBytes, DEFAULT_MAX_BYTES),
+    timeoutMs,
+    allowHosts: checkAllowHosts(options.allowHosts),
+    fetch: fetchFunction as typeof fetch | undefined,
+  };
+}
+
+function isAllowedHost(settings: Settings, url: URL): boolean {
+  const port = url.port !== "" ? url.port : url.protocol === "https:" ? "443" : "80";
+  return settings.allowHosts.some(
+    (allowed) => allowed.hostname === url.hostname && (allowed.port === undefined || allowed.port === port),
+  );
+}
+
+/** Why `url` may not be requested (scheme, credentials, host), or `undefined`. */
+function urlRefusal(settings: Settings, url: URL): string | undefined {
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    return `only http and https URLs are fetched, not ${url.protocol.slice(0, 40)}`;
+  }
+  // `http://trusted.example@evil.example/` reads as one host and goes to another; and the model has
+  // no business sending credentials it read somewhere.
+  if (url.username !== "" || url.password !== "") return "URLs with credentials (user:password@) are not fetched";
+  if (isAllowedHost(settings, url)) return undefined;
+  return blockedHostReason(url.hostname);
+}
+
+async function webFetch(settings: Settings, args: Record<string, unknown>, context: ToolContext): Promise<ToolResult> {
+  const { url, max_chars: maxChars } = args;
+  if (typeof url !== "string" || url.trim() === "") return errorResult("url must be a non-empty string");
+  if (url.length > MAX_URL_CHARS) return errorResult(`url is longer than ${MAX_URL_CHARS} characters`);
+  if (maxChars !== undefined && !(typeof maxChars === "number" && Number.isSafeInteger(maxChars) && maxChars > 0)) {
+    return errorResult(`max_chars must be an integer > 0, got ${showValue(maxChars)}`);
+  }
+  const limit = Math.min(maxChars ?? settings.maxChars, settings.maxChars);
+  const callSignal = context.signal;
+  const signal =
+    settings.timeoutMs === Number.POSITIVE_INFINITY
+      ? callSignal
+      : AbortSignal.any([callSignal, AbortSignal.timeout(settings.timeoutMs)]);
+  let current: URL;
+  try {
+    current = new URL(url);
+  } catch {
+    return errorResult(`${showValue(url)} is not a valid URL`);
+  }
+  const first = urlRefusal(settings, current);
+  if (first !== undefined) return refused(`web_fetch refused ${showValue(url)}: ${first}`);
+  try {
+    for (let redirects = 0; ; redirects++) {
+      const response = await fetchOnce(settings, current, signal);
+      const location = REDIRECT_STATUSES.has(response.status) ? response.location : undefined;
+      if (location === undefined) return await readResponse(settings, current, response, limit, signal);
+      response.cancel();
+      if (redirects === MAX_REDIRECTS) {
+        return errorResult(`web_fetch stopped after ${MAX_REDIRECTS} redirects (last at ${showValue(current.href)})`);
+      }
+      let next: URL;
+      try {
+        next = new URL(location, current);
+      } catch {
+        return errorResult(`web_fetch: ${showValue(current.href)} redirects to an invalid URL ${showValue(location)}`);
+      }
+      const refusal = urlRefusal(settings, next);
+      if (refusal !== undefined) {
+        return refused(
+          `web_fetch refused the redirect from ${showValue(current.href)} to ${showValue(next.href)}: ${refusal}`,
+        );
+      }
+      current = next;
+    }
+  } catch (error) {
+    if (callSignal.aborted) return failure(NAME, "aborted", "web_fetch was aborted", callSignal.reason);
+    if (signal.aborted) {
+      return failure(NAME, "timeout", `web_fetch timed out after ${settings.timeoutMs} ms`, signal.reason);
+    }
+    if (error instanceof BlockedAddressError) {
+      return failure(NAME, "tool_failed", `web_fetch refused ${showValue(current.href)}: ${error.message}`, error);
+    }
+    if (error instanceof FetchProblem) return failure(NAME, "tool_failed", error.message, error.cause);
+    return failure(
+      NAME,
+      "tool_failed",
+      `web_fetch could not fetch ${showValue(current.href)}: ${networkProblem(error)}`,
+      error,
+    );
+  }
+}
+
+/** An error result for a refusal decided before any request. */
+function refused(message: string): ToolResult {
+  return failure(NAME, "tool_failed", message);
+}
+
+const NETWORK_PROBLEMS: Readonly<Record<string, string>> = {
+  ENOTFOUND: "the host name does not resolve",
+  EAI_AGAIN: "the host name could not be resolved (temporary DNS failure)",
+  ECONNREFUSED: "the connection was refused",
+  ECONNRESET: "the connection was reset",
+  ETIMEDOUT: "the connection timed out",
+  EHOSTUNREACH: "the host is unreachable",
+  ENETUNREACH: "the network is unreachable",
+  HPE_HEADER_OVERFLOW: `the response headers are larger than ${MAX_HEADER_BYTES / 1024} KiB`,
+};
+
+/**
+ * A network error as a short text: a known code in words, another code as it is, else the bounded
+ * message. Node's messages name the address it tried; the code alone does not.
+ */
+function networkProblem(error: unknown): string {
+  const code = isRecord(error) && typeof error.code === "string" ? error.code : undefined;
+  if (code !== undefined) return NETWORK_PROBLEMS[code] ?? code;
+  return boundText(errorMessage(error), 300);
+}
+
+/** One request, by node:http(s) with the connect-time guard, or by the caller's `fetch`. */
+function fetchOnce(settings: Settings, url: URL, signal: AbortSignal): Promise<Fetched> {
+  const exempt = isAllowedHost(settings, url);
+  if (settings.fetch !== undefined) return fetchWithFunction(settings.fetch, url, exempt, signal);
+  return fetchWithNode(url, exempt, signal);
+}
+
+const REQUEST_HEADERS = Object.freeze({
+  "user-agent": USER_AGENT,
+  accept: "text/html,application/xhtml+xml,application/json,text/plain;q=0.9,*/*;q=0.5",
+  "accept-encoding": "identity",
+});
+
+function fetchWithNode(url: URL, exempt: boolean, signal: AbortSignal): Promise<Fetched> {
+  const send = url.protocol === "https:" ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const request = send({
+      protocol: url.protocol,
+      hostname: bareHostname(url.hostname),
+      port: url.port === "" ? undefined : Number(url.port),
+      path: `${url.pathname}${url.search}`,
+      method: "GET",
+      headers: REQUEST_HEADERS,
+      // A fresh agent per request: no pooled socket skips the lookup below, and no proxy is used —
+      // node:http never reads HTTP_PROXY / HTTPS_PROXY, and this agent has no proxy (picoclaw #3078).
+      agent: false,
+      // Every address a name resolves to is checked when the socket connects (IP literals were
+      // checked before the request: Node connects to them without a lookup).
+      ...(exempt ? {} : { lookup: guardedLookup() }),
+      maxHeaderSize: MAX_HEADER_BYTES,
+      signal,
+    });
+    request.once("error", reject);
+    request.once("response", (response: IncomingMessage) => {
+      resolve({
+        status: response.statusCode ?? 0,
+        statusText: response.statusMessage ?? "",
+        location: response.headers.location,
+        contentType: response.headers["content-type"] ?? "",
+        contentEncoding: response.headers["content-encoding"] ?? "",
+        body: response,
+        cancel: () => {
+          response.destroy();
+          request.destroy();
+        },
+      });
+    });
+    request.end();
+  });
+}
+
+async function fetchWithFunction(
+  fetchFunction: typeof fetch,
+  url: URL,
+  exempt: boolean,
+  signal: AbortSignal,
+): Promise<Fetched> {
+  // The connection is the caller's fetch's: resolve and check the name here, before it (a
+  // rebinding name can still answer differently when fetch resolves it again).
+  const hostname = bareHostname(url.hostname);
+  if (!exempt && isIP(hostname) === 0) await raceAbort(checkResolvedHost(hostname), signal);
+  const response = await raceAbort(
+    Promise.resolve(fetchFunction(url.href, { method: "GET", headers: REQUEST_HEADERS, redirect: "manual", signal })),
+    signal,
+  );
+  const reader = response.body?.getReader();
+  return {
+    status: response.status,
+    statusText: response.statusText,
+    location: response.headers.get("location") ?? undefined,
+    contentType: response.headers.get("content-type") ?? "",
+    // fetch decodes gzip, deflate and br itself.
+    contentEncoding: "",
+    body: readerChunks(reader, signal),
+    cancel: () => {
+      reader?.cancel().catch(() => {});
+    },
+  };
+}
+
+async function* readerChunks(
+  reader: ReadableStreamDefaultReader<Uint8Array> | undefined,
+  signal: AbortSignal,
+): AsyncGenerator<Uint8Array> {
+  if (reader === undefined) return;
+  for (;;) {
+    // A fetch that ignores its signal cannot hang the call.
+    const { done, value } = await raceAbort(reader.read(), signal);
+    if (done) return;
+    yield value;
+  }
+}
+
+type Kind = "html" | "json" | "text" | "binary" | "unknown";
+
+const TEXT_APPLICATION_TYPES: ReadonlySet<string> = new Set([
+  "application/xml",
+  "application/javascript",
+  "application/ecmascript",
+  "application/x-javascript",
+  "application/yaml",
+  "application/x-yaml",
+  "application/toml",
+  "application/x-ndjson",
+  "application/x-www-form-urlencoded",
+  "application/graphql",
+  "application/sql",
+]);
+
+/** What to do with a content type (its essence, lower-cased). */
+function kindOf(essence: string): Kind {
+  if (essence === "") return "unknown";
+  if (essence === "text/html" || essence === "application/xhtml+xml") return "html";
+  if (essence === "application/json" || essence === "text/json" || essence.endsWith("+json")) return "json";
+  if (essence.startsWith("text/") || essence.endsWith("+xml") || TEXT_APPLICATION_TYPES.has(essence)) return "text";
+  return "binary";
+}
+
+/** A body without a content type: binary when it has a NUL byte early, HTML or JSON by its start, else text. */
+function sniff(body: Uint8Array): Kind {
+  const head = body.subarray(0, 1024);
+  if (head.includes(0)) return "binary";
+  const start = new TextDecoder().decode(head.subarray(0, 64)).trimStart().toLowerCase();
+  if (start.startsWith("<!doctype html") || start.startsWith("<html")) return "html";
+  if (start.startsWith("{") || start.startsWith("[")) return "json";
+  return "text";
+}
+
+function decode(body: Uint8Array, contentType: string): string {
+  const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(contentType)?.[1];
+  try {
+    return new TextDecoder(charset ?? "utf-8").decode(body);
+  } catch {
+    // An unknown charset label: read it as UTF-8 (bad bytes become U+FFFD).
+    return new TextDecoder().decode(body);
+  }
+}
+
+/** Reads at most `maxBytes` of the body; `cut` when there was more. */
+async function readBody(response: Fetched, maxBytes: number): Promise<{ body: Uint8Array; cut: boolean }> {
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  let cut = false;
+  try {
+    for await (const chunk of response.body) {
+      if (total + chunk.length > maxBytes) {
+        chunks.push(chunk.subarray(0, maxBytes - total));
+        total = maxBytes;
+        cut = true;
+        break;
+      }
+      chunks.push(chunk);
+      total += chunk.length;
+    }
+  } finally {
+    if (cut) response.cancel();
+  }
+  return { body: Buffer.concat(chunks, total), cut };
+}
+
+async function readResponse(
+  settings: Settings,
+  url: URL,
+  response: Fetched,
+  limit: number,
+  signal: AbortSignal,
+): Promise<ToolResult> {
+  const contentType = response.contentType;
+  const essence = (contentType.split(";")[0] ?? "").trim().toLowerCase();
+  const shownType = boundText(contentType === "" ? "(none)" : contentType, 200);
+  const status = `${response.status}${response.statusText === "" ? "" : ` ${boundText(response.statusText, 100)}`}`;
+  const where = showValue(url.href);
+  let kind = kindOf(essence);
+  if (kind === "binary") {
+    response.cancel();
+    return errorResult(
+      `web_fetch: ${where} returned ${shownType} content (status ${status}); only text, HTML and JSON are read`,
+    );
+  }
+  const encoding = response.contentEncoding.trim().toLowerCase();
+  if (encoding !== "" && encoding !== "identity") {
+    response.cancel();
+    return errorResult(
+      `web_fetch: ${where} sent a ${boundText(encoding, 40)}-compressed body although identity was asked for; it is not read`,
+    );
+  }
+  const { body, cut } = await readBody(response, settings.maxBytes);
+  if (kind === "unknown") kind = sniff(body);
+  if (kind === "binary") {
+    return errorResult(`web_fetch: ${where} returned binary content without a content type; it is not shown`);
+  }
+  const text = decode(body, contentType);
+  const content =
+    kind === "html"
+      ? await htmlToText(text, signal).catch((error: unknown) => {
+          if (signal.aborted) throw error;
+          throw new FetchProblem(`web_fetch could not convert the HTML of ${where} to text: ${errorMessage(error)}`, {
+            cause: error,
+          });
+        })
+      : kind === "json"
+        ? prettyJson(text)
+        : text;
+  const header = [`URL: ${boundText(url.href, 2_000)}`, `Status: ${status}`, `Content-Type: ${shownType}`];
+  if (cut)
+    header.push(
+      `Note: the body is larger than ${settings.maxBytes} bytes; only the first ${settings.maxBytes} were read`,
+    );
+  const shown = content.trim() === "" ? "(empty body)" : boundText(content, limit);
+  const forLLM = `${header.join("\n")}\n\n${shown}`;
+  const result = response.status >= 400 ? errorResult(forLLM) : newToolResult(forLLM);
+  return result.withData({
+    url: url.href,
+    status: response.status,
+    contentType,
+    bytes: body.length,
+    bodyCut: cut,
+    contentCut: shown.length < content.length,
+  });
+}
+
+/** JSON text pretty-printed with two spaces; as it is when it does not parse (or nests too deep to print). */
+function prettyJson(text: string): string {
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    return text;
+  }
+}
+
+// The HTML converter runs in a worker thread: html-to-text's parser is quadratic in the nesting
+// depth (200,000 nested <div>s — 2 MB — take about a minute), and a page is chosen by whoever the
+// model fetches. In a worker it cannot block the event loop, it is stopped at the call's timeout
+// or abort, and its heap is bounded. Its console is silenced (html-to-text may warn).
+const CONVERTER_SOURCE = `"use strict";
+const { parentPort, workerData } = require("node:worker_threads");
+for (const level of ["log", "info", "warn", "error", "debug", "trace"]) console[level] = () => {};
+const { convert } = require(workerData.modulePath);
+parentPort.postMessage(convert(workerData.html, workerData.options));
+`;
+
+let converterPath: string | undefined;
+
+/** HTML as readable text (html-to-text: block structure kept, links as `text [href]`, no word wrap). */
+function htmlToText(html: string, signal: AbortSignal): Promise<string> {
+  converterPath ??= createRequire(import.meta.url).resolve("html-to-text");
+  const worker = new Worker(CONVERTER_SOURCE, {
+    eval: true,
+    workerData: {
+      modulePath: converterPath,
+      html,
+      options: { wordwrap: false, limits: { maxInputLength: Number.MAX_SAFE_INTEGER } },
+    },
+    execArgv: [],
+    stdout: true,
+    stderr: true,
+    resourceLimits: { maxOldGenerationSizeMb: CONVERTER_HEAP_MB },
+  });
+  worker.stdout.resume();
+  worker.stderr.resume();
+  const converted = new Promise<string>((resolve, reject) => {
+    worker.once("message", (text: unknown) => resolve(typeof text === "string" ? text : ""));
+    worker.once("error", reject);
+    worker.once("exit", (code) => reject(new Error(`the HTML converter stopped (exit code ${code})`)));
+  });
+  return raceAbort(converted, signal).finally(() => {
+    worker.terminate().catch(() => {});
+  });
+}
