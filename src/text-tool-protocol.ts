@@ -200,7 +200,8 @@ function resultBlock(message: Message, call: ToolCall | undefined): string {
  * is none) ends with the tool list and the `<tool>{"server_name":"local",…}</tool>` format, earlier
  * calls are sent back as their `<tool>` blocks and answers as `<tool_result>` blocks. Replies are
  * read with {@link parseTextToolCalls}; calls get ids `text_<turn>_<index>` and finish reason
- * `"tool_calls"`.
+ * `"tool_calls"`. The caller's messages are never changed; the prompt depends only on the tool
+ * definitions, so it stays the same from turn to turn (prompt caching).
  *
  * A block that cannot be read becomes a call of {@link UNREADABLE_TOOL_BLOCK} carrying the problem
  * in `providerMetadata.textToolProtocol.error`: the loop answers it (no registry holds that name,
@@ -209,9 +210,12 @@ function resultBlock(message: Message, call: ToolCall | undefined): string {
  *
  * @example
  * ```ts
+ * import { Ollama } from "ollama";
  * import { runToolLoop, withTextToolProtocol } from "toolloop";
+ * import { createOllamaProvider } from "toolloop/ollama";
  *
- * const provider = withTextToolProtocol(createOllamaProvider({ client, model: "gemma3" }));
+ * // A model Ollama refuses native tools for ("… does not support tools").
+ * const provider = withTextToolProtocol(createOllamaProvider({ client: new Ollama(), model: "gemma:2b" }));
  * const result = await runToolLoop({ provider, tools: registry, maxIterations: 10 }, messages);
  * ```
  */
