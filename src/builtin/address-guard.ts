@@ -103,13 +103,18 @@ function ipv6Reason(address: ipaddr.IPv6): string | undefined {
  * when it is a public address. A text that is not an IP address is refused too.
  */
 export function blockedAddressReason(address: string): string | undefined {
-  let parsed: ipaddr.IPv4 | ipaddr.IPv6;
+  // A zone id (`fe80::1%eth0`) names an interface, not an address.
+  const bare = address.replace(/%.*$/s, "");
+  const family = isIP(bare);
+  if (family === 4) return ipv4Reason(ipaddr.IPv4.parse(bare));
+  if (family !== 6) return "not an IP address";
+  // Through the URL parser's canonical form first: ipaddr.js reads an IPv4-compatible `::8.8.8.8`
+  // as the IPv4-mapped `::ffff:8.8.8.8`, which is another address.
   try {
-    parsed = ipaddr.parse(address);
+    return ipv6Reason(ipaddr.IPv6.parse(new URL(`http://[${bare}]`).hostname.slice(1, -1)));
   } catch {
     return "not an IP address";
   }
-  return parsed.kind() === "ipv4" ? ipv4Reason(parsed as ipaddr.IPv4) : ipv6Reason(parsed as ipaddr.IPv6);
 }
 
 /** `hostname` as `URL.hostname` spells it, without the brackets of an IPv6 literal. */
