@@ -55,6 +55,19 @@ const FAILURES: Record<ToolLoopErrorCode, string> = {
   internal: "it stopped on an internal error",
 };
 
+/** The JSON Schema of both tools' arguments: a new object for each tool, so neither shares the other's. */
+function parameters(): Record<string, unknown> {
+  return {
+    type: "object",
+    properties: {
+      task: { type: "string", description: "What the subagent should do, with everything it needs to know" },
+      label: { type: "string", description: "Optional: a short name for the task, used in its report" },
+    },
+    required: ["task"],
+    additionalProperties: false,
+  };
+}
+
 /** One subagent run the model asked for, with the slot it holds. */
 interface Job {
   task: string;
@@ -96,6 +109,7 @@ class SubagentRunner {
     if (maxConcurrent !== Number.POSITIVE_INFINITY && (!Number.isSafeInteger(maxConcurrent) || maxConcurrent < 1)) {
       throw optionError(where, "maxConcurrent", "an integer ≥ 1 or Infinity", maxConcurrent);
     }
+    this.#signal = checkSignal(where, "signal", options.signal);
     this.#name = name;
     this.#provider = provider;
     this.#tools = registry.clone();
@@ -103,19 +117,7 @@ class SubagentRunner {
     this.#maxIterations = maxIterations;
     this.#systemPrompt = systemPrompt;
     this.#maxConcurrent = maxConcurrent;
-    this.#signal = checkSignal(where, "signal", options.signal);
   }
-
-  /** The tool's JSON Schema (the same for both tools). */
-  static readonly parameters = {
-    type: "object",
-    properties: {
-      task: { type: "string", description: "What the subagent should do, with everything it needs to know" },
-      label: { type: "string", description: "Optional: a short name for the task, used in its report" },
-    },
-    required: ["task"],
-    additionalProperties: false,
-  };
 
   /** Checks the arguments and takes a slot: the job to run, or the error result the model reads. */
   begin(args: Record<string, unknown>): Job | ToolResult {
@@ -221,7 +223,7 @@ export function createSpawnTool(options: SpawnToolOptions): AsyncTool {
     description:
       "Start a subagent that works on a task in the background with your tools (except spawn) and a fresh " +
       "conversation. It returns at once; the subagent's report arrives later as a separate message.",
-    parameters: SubagentRunner.parameters,
+    parameters: parameters(),
     // Go's AsyncTool mixin: ignored, since a callback on the shared instance would let two concurrent
     // spawns swap reports. Each call's own context.asyncCallback is used instead.
     setCallback: () => {},
@@ -254,7 +256,7 @@ export function createSubagentTool(options: SpawnToolOptions): Tool {
     description:
       "Run a subagent on a task and wait for its report. It has your tools (except this one) and a fresh " +
       "conversation: put everything it needs to know in the task.",
-    parameters: SubagentRunner.parameters,
+    parameters: parameters(),
     execute: (args: Record<string, unknown>, context: ToolContext) => {
       const job = runner.begin(args);
       return isToolResult(job) ? job : runner.run(job, context);

@@ -299,6 +299,32 @@ describe.each([
 });
 
 describe("spawn", () => {
+  it("offers spawn { task*, label? }", () => {
+    const { tool } = setup([], createSpawnTool);
+    expect({ description: tool.description, parameters: tool.parameters }).toMatchInlineSnapshot(`
+      {
+        "description": "Start a subagent that works on a task in the background with your tools (except spawn) and a fresh conversation. It returns at once; the subagent's report arrives later as a separate message.",
+        "parameters": {
+          "additionalProperties": false,
+          "properties": {
+            "label": {
+              "description": "Optional: a short name for the task, used in its report",
+              "type": "string",
+            },
+            "task": {
+              "description": "What the subagent should do, with everything it needs to know",
+              "type": "string",
+            },
+          },
+          "required": [
+            "task",
+          ],
+          "type": "object",
+        },
+      }
+    `);
+  });
+
   it("answers at once with an async result, before the subagent has finished", async () => {
     const gate = deferred();
     const { registry } = setup([answerAfter(gate.promise, textResponse("done"))], createSpawnTool);
@@ -398,6 +424,13 @@ describe("spawn", () => {
 });
 
 describe("subagent", () => {
+  it("offers subagent { task*, label? }", () => {
+    const { tool } = setup([], createSubagentTool);
+    expect(tool.description).toMatchInlineSnapshot(
+      `"Run a subagent on a task and wait for its report. It has your tools (except this one) and a fresh conversation: put everything it needs to know in the task."`,
+    );
+  });
+
   it("is aborted with the call: the registry answers at once and the loop stops asking the provider", async () => {
     const { provider, registry } = setup([hang, textResponse("never")], createSubagentTool);
     const controller = new AbortController();
@@ -410,6 +443,11 @@ describe("subagent", () => {
     expect(provider.calls[0]?.signal?.aborted).toBe(true);
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(provider.calls).toHaveLength(1);
+  });
+
+  it("does not share its schema object with spawn", () => {
+    const options = { provider: new ScriptedProvider([]), registry: new ToolRegistry() };
+    expect(createSubagentTool(options).parameters).not.toBe(createSpawnTool(options).parameters);
   });
 
   it("is a plain Tool: no setCallback", () => {
