@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { Ollama } from "ollama";
 import { describe, expect, it } from "vitest";
 import { createOllamaProvider } from "../src/adapters/ollama/index.js";
@@ -396,6 +397,49 @@ describe("withTextToolProtocol (Forge's text protocol as a provider wrapper)", (
     expect(Object.hasOwn(received[0] ?? {}, "__proto__")).toBe(true);
     expect(sentTo(inner, 1)[2]?.content).toBe(
       '<tool>{"server_name":"local","tool_name":"echo","arguments":{"__proto__":{"polluted":true},"text":"t"}}</tool>',
+    );
+  });
+
+  it("property: any reply gives bounded calls with unique ids, each readable or the reserved name with its problem", async () => {
+    const piece = fc.oneof(
+      fc.string(),
+      fc.constantFrom("<tool>", "</tool>", "```\n", '"', "\\", "{", "}", call("clock"), block("{"), '{"tool_name":'),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(piece, { maxLength: 40 }), async (pieces) => {
+        const inner = new ScriptedProvider([{ content: pieces.join("") }]);
+        const { toolCalls } = await withTextToolProtocol(inner).chat([], undefined, "m", {});
+        expect(toolCalls.length).toBeLessThanOrEqual(MAX_TEXT_TOOL_CALLS + 8);
+        expect(new Set(toolCalls.map((each) => each.id)).size).toBe(toolCalls.length);
+        for (const each of toolCalls) {
+          if (each.name === UNREADABLE_TOOL_BLOCK)
+            expect(each.providerMetadata?.textToolProtocol).toEqual({ error: expect.any(String) });
+          else
+            expect(typeof each.name === "string" && each.name !== "" && typeof each.arguments === "object").toBe(true);
+        }
+      }),
+    );
+  });
+
+  it("property: no tool output can close its <tool_result> block early", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.oneof(fc.string(), fc.constantFrom("</tool_result>", "</TOOL_RESULT", "<tool_result ", '"')), {
+          maxLength: 20,
+        }),
+        async (pieces) => {
+          const output = pieces.join("");
+          const inner = new ScriptedProvider([textResponse("ok")]);
+          const history: Message[] = [
+            { role: "assistant", content: "", toolCalls: [{ id: "a", name: "echo", arguments: {} }] },
+            { role: "tool", content: output, toolCallId: "a", toolName: "echo" },
+          ];
+          await withTextToolProtocol(inner).chat(history, undefined, "m", {});
+          const sent = sentTo(inner, 0)[1]?.content ?? "";
+          expect(sent.match(/<\/tool_result/gi)).toHaveLength(1);
+          expect(sent.endsWith("</tool_result>")).toBe(true);
+        },
+      ),
     );
   });
 
