@@ -398,6 +398,16 @@ describe("withTextToolProtocol (Forge's text protocol as a provider wrapper)", (
     expect(sentTo(inner, 1)[2]?.content).toBe(
       '<tool>{"server_name":"local","tool_name":"echo","arguments":{"__proto__":{"polluted":true},"text":"t"}}</tool>',
     );
+
+    // Names such as __proto__ are looked up in a Map: unknown tools, answered as such.
+    const names = new ScriptedProvider([{ content: `${call("__proto__")}${call("constructor")}` }, textResponse("ok")]);
+    const run = await runToolLoop({ provider: withTextToolProtocol(names), tools: [spy], maxIterations: 2 }, [
+      { role: "user", content: "go" },
+    ]);
+    expect(run.messages.filter((message) => message.role === "tool").map((message) => message.content)).toEqual([
+      expect.stringMatching(/^tool "__proto__" not found/),
+      expect.stringMatching(/^tool "constructor" not found/),
+    ]);
   });
 
   it("property: any reply gives bounded calls with unique ids, each readable or the reserved name with its problem", async () => {
