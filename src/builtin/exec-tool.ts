@@ -1,0 +1,438 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { opendir, stat } from "node:fs/promises";
+import { isAbsolute, join } from "node:path";
+import { StringDecoder } from "node:string_decoder";
+import { isValidTimeout, TIMEOUT_EXPECTATION } from "../execute-tool-call.js";
+import { errorMessage, isRecord, quoteName } from "../internal/describe.js";
+import { checkMetadata, checkString, optionError } from "../internal/options.js";
+import type { Tool, ToolContext } from "../tool.js";
+import { errorResult, newToolResult, type ToolResult } from "../tool-result.js";
+import { type CommandPatterns, checkCommand, commandWords, copyPattern } from "./command-guard.js";
+import { resolveWorkspacePath, type WorkspaceOptions } from "./workspace.js";
+
+/** Options of {@link createExecTool}: the workspace, and how commands run. */
+export interface ExecToolOptions extends WorkspaceOptions {
+  /** The tool's name, as the model calls it. @default "execute_bash" */
+  name?: string;
+  /**
+   * How long a command may run, in milliseconds; then its whole process group is killed and the
+   * result is `command timed out after Ns` with the output so far. `Infinity` for none. @default 30000
+   */
+  timeoutMs?: number;
+  /** Longest output the model reads; the rest is cut with `... (truncated, N more chars)`. @default 10000 */
+  maxOutputChars?: number;
+  /**
+   * Refuse commands that match any of these, in addition to the default deny list (never
+   * instead). Matched on the normalised command (lower case, quotes and backslashes removed, see
+   * docs/builtin-tools.md). They run on V8's backtracking engine on a hostile command of up to
+   * 8,192 characters: keep them free of nested quantifiers. A pattern that throws refuses.
+   */
+  denyPatterns?: RegExp[];
+  /**
+   * When given (not empty), every simple command of a command must match one of these, or it is
+   * refused. Checked after the deny lists, which still apply to allowed commands.
+   */
+  allowPatterns?: RegExp[];
+  /**
+   * Extra environment variables for the command. The command never sees this process's
+   * environment: only `PATH`, `HOME` (the workspace) and these (which may replace those two).
+   */
+  env?: Record<string, string>;
+}
+
+const WHERE = "createExecTool";
+const DEFAULT_NAME = "execute_bash";
+const DEFAULT_TIMEOUT_MS = 30_000;
+const DEFAULT_MAX_OUTPUT_CHARS = 10_000;
+/** `PATH` of the command when this process has none. */
+const FALLBACK_PATH = "/usr/local/bin:/usr/bin:/bin";
+/** After the process group was killed, how long to wait for the pipes to close (a process that left the group may hold them). */
+const CLOSE_GRACE_MS = 1_000;
+/** Most entries of one directory read to check what a wildcard could match. */
+const MAX_WILDCARD_ENTRIES = 1_000;
+/** Absolute paths outside the workspace that a restricted command may still name. */
+const DEVICE_PATHS = new Set([
+  "/dev/null",
+  "/dev/zero",
+  "/dev/stdin",
+  "/dev/stdout",
+  "/dev/stderr",
+  "/dev/random",
+  "/dev/urandom",
+]);
+
+interface ExecSettings {
+  readonly workspace: WorkspaceOptions;
+  readonly restricted: boolean;
+  readonly timeoutMs: number;
+  readonly maxOutputChars: number;
+  readonly patterns: CommandPatterns;
+  readonly env: Readonly<Record<string, string>>;
+}
+
+/**
+ * The `execute_bash` tool (picoclaw's `ExecTool`): `{ command, working_directory? }` runs
+ * `sh -c command` in its own process group, in the workspace (or `working_directory` inside it),
+ * with a minimal environment. The result is stdout, then `STDERR:` and stderr, cut at
+ * `maxOutputChars`; a non-zero exit, a timeout, an abort and every refusal (deny list, allow list,
+ * a path outside the workspace) are error results. A deny list is not a sandbox: see
+ * docs/builtin-tools.md, and run untrusted models in a container.
+ * @throws TypeError for a bad option (echoing it)
+ * @example
+ * ```ts
+ * registry.register(createExecTool({ workspace: "/srv/agent/workspace", timeoutMs: 10_000 }));
+ * ```
+ */
+export function createExecTool(options: ExecToolOptions): Tool {
+  if (!isRecord(options)) throw optionError(WHERE, "options", "an object", options);
+  const name = checkString(WHERE, "name", options.name) ?? DEFAULT_NAME;
+  const settings = execSettings(options);
+  return Object.freeze({
+    name,
+    description:
+      "Run a shell command (sh -c) in the workspace and return its output (stdout, then STDERR:). " +
+      `Times out after ${seconds(settings.timeoutMs)}; background processes are killed when it ends. ` +
+      "Dangerous commands (rm -rf, sudo, curl | sh, $(...), heredocs, ...) are refused" +
+      (settings.restricted ? ", and so are paths outside the workspace (absolute paths, '..')." : "."),
+    parameters: {
+      type: "object",
+      properties: {
+        command: { type: "string", description: "The shell command to run" },
+        working_directory: {
+          type: "string",
+          description: "Optional: the directory to run it in, relative to the workspace (default: the workspace)",
+        },
+      },
+      required: ["command"],
+      additionalProperties: false,
+    },
+    execute: (args: Record<string, unknown>, context: ToolContext) => execute(settings, args, context),
+  });
+}
+
+function checkPatterns(option: string, value: unknown): RegExp[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) throw optionError(WHERE, option, "an array of RegExp", value);
+  return value.map((pattern: unknown, index) => {
+    if (!(pattern instanceof RegExp)) throw optionError(WHERE, `${option}[${index}]`, "a RegExp", pattern);
+    try {
+      return copyPattern(pattern);
+    } catch {
+      throw optionError(WHERE, `${option}[${index}]`, "a RegExp", pattern);
+    }
+  });
+}
+
+function checkCount(option: string, value: unknown, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value === "number" && Number.isSafeInteger(value) && value > 0) return value;
+  throw optionError(WHERE, option, "an integer > 0", value);
+}
+
+function execSettings(options: ExecToolOptions): ExecSettings {
+  const { timeoutMs = DEFAULT_TIMEOUT_MS } = options;
+  if (!isValidTimeout(timeoutMs)) throw optionError(WHERE, "timeoutMs", TIMEOUT_EXPECTATION, timeoutMs);
+  const extra = checkMetadata(WHERE, "env", options.env) ?? {};
+  // A null-prototype object: a key such as `__proto__` is an ordinary variable name here.
+  const env: Record<string, string> = Object.create(null);
+  env.PATH = process.env.PATH ?? FALLBACK_PATH;
+  env.HOME = options.workspace;
+  for (const [key, value] of Object.entries(extra)) {
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(key)) {
+      throw optionError(WHERE, `env[${JSON.stringify(key)}]`, "an environment variable name", key);
+    }
+    if (value.includes("\0")) throw optionError(WHERE, `env.${key}`, "a string without NUL", value);
+    env[key] = value;
+  }
+  return {
+    workspace: options,
+    restricted: options.restrictToWorkspace !== false,
+    timeoutMs,
+    maxOutputChars: checkCount("maxOutputChars", options.maxOutputChars, DEFAULT_MAX_OUTPUT_CHARS),
+    patterns: {
+      deny: checkPatterns("denyPatterns", options.denyPatterns),
+      allow: checkPatterns("allowPatterns", options.allowPatterns),
+    },
+    env,
+  };
+}
+
+/** `30000` → `"30s"`, `300` → `"0.3s"`. */
+function seconds(ms: number): string {
+  return ms === Number.POSITIVE_INFINITY ? "no time limit" : `${Number((ms / 1000).toFixed(3))}s`;
+}
+
+async function execute(
+  settings: ExecSettings,
+  args: Record<string, unknown>,
+  context: ToolContext,
+): Promise<ToolResult> {
+  const { command, working_directory: directory } = args;
+  if (typeof command !== "string" || command.trim() === "") return errorResult("command is empty: nothing to run");
+  const refusal = checkCommand(command, settings.patterns);
+  if (refusal !== undefined) return errorResult(refusal);
+  let cwd = settings.workspace.workspace;
+  if (directory !== undefined && directory !== "") {
+    if (typeof directory !== "string") return errorResult("working_directory must be a string");
+    const resolved = await resolveWorkspacePath(settings.workspace, directory, "read");
+    if (!resolved.ok) return errorResult(`working_directory ${quoteName(directory)}: ${resolved.error}`);
+    const kind = await stat(resolved.path).catch(() => undefined);
+    if (kind === undefined || !kind.isDirectory()) {
+      return errorResult(`working_directory ${quoteName(directory)} is not a directory`);
+    }
+    cwd = resolved.path;
+  }
+  if (settings.restricted) {
+    const outside = await checkOperands(settings, command, cwd);
+    if (outside !== undefined) return errorResult(outside);
+  }
+  if (context.signal.aborted) return errorResult("command aborted before it started");
+  return run(settings, command, cwd, context.signal);
+}
+
+// ─── The workspace check of operands (restricted mode) ──────────────────────────────────────────
+//
+// Every word of the command (split as the shell would, quotes removed), and the part after `=` of
+// a word such as `--output=/x` or `A=/x`, is read as a path relative to the working directory:
+// `~` is the workspace (HOME); an absolute path must be one the workspace options allow (or a
+// harmless device such as /dev/null); a `..` segment is refused outright; any other word is
+// resolved through symlinks, like a file tool's path, and refused when it leads outside. A word
+// that names no file is harmless. A wildcard (`*`, `?`, `[`) may only be in the last part of a
+// path, and is refused when the directory it lists holds any symlink that leads outside (whether
+// or not the wildcard would match it). A word that may be a brace expansion (`{a,b}`, `{1..3}`)
+// is refused. URLs are skipped, except `file:` ones (paths).
+
+const URL_PATTERN = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//;
+const PARENT_SEGMENT = /(?:^|\/)\.\.(?:\/|$)/;
+const WILDCARD = /[*?[]/;
+
+async function checkOperands(settings: ExecSettings, command: string, cwd: string): Promise<string | undefined> {
+  const candidates = new Set<string>();
+  for (const word of commandWords(command)) {
+    if (URL_PATTERN.test(word)) {
+      if (/^file:/i.test(word)) candidates.add(word.slice(word.indexOf("//") + 2));
+      continue;
+    }
+    if (!word.startsWith("-")) candidates.add(word);
+    const equals = word.indexOf("=");
+    if (equals !== -1) candidates.add(word.slice(equals + 1));
+  }
+  for (const candidate of candidates) {
+    const refusal = await checkOperand(settings, candidate, cwd);
+    if (refusal !== undefined) return `command refused: ${refusal}`;
+  }
+  return undefined;
+}
+
+async function checkOperand(settings: ExecSettings, word: string, cwd: string): Promise<string | undefined> {
+  if (word === "") return undefined;
+  const shown = quoteName(word);
+  if (PARENT_SEGMENT.test(word)) return `${shown} has a '..' segment (paths must stay inside the workspace)`;
+  let path = word;
+  if (word === "~" || word.startsWith("~/")) path = join(settings.workspace.workspace, word.slice(1));
+  else if (word.startsWith("~")) return `${shown} names another user's home directory`;
+  if (DEVICE_PATHS.has(path)) return undefined;
+  // A shell whose sh is bash expands {.,.}. to `..`: a word that could hold a brace expansion is refused.
+  if (path.includes("{") && path.includes("}") && (path.includes(",") || path.includes(".."))) {
+    return `${shown} may be a brace expansion, which could name any path`;
+  }
+  const wildcard = WILDCARD.exec(path);
+  if (wildcard !== null) {
+    // What the shell would expand: only in the last part of a path, where the directory it lists
+    // can be checked for symlinks that lead outside.
+    if (path.includes("/", wildcard.index)) return `${shown} has a wildcard before its last '/'; name the directory`;
+    const slash = path.lastIndexOf("/");
+    const directory = slash === -1 ? "." : path.slice(0, slash + 1);
+    return checkWildcardDirectory(settings, isAbsolute(directory) ? directory : join(cwd, directory), shown);
+  }
+  const absolute = isAbsolute(path) ? path : join(cwd, path);
+  return (await isPermitted(settings, absolute)) ? undefined : `${shown} is outside the workspace`;
+}
+
+/** A path the command may name: it passes the path guard for both reading and writing (a command may do either). */
+async function isPermitted(settings: ExecSettings, path: string): Promise<boolean> {
+  const read = await resolveWorkspacePath(settings.workspace, path, "read");
+  if (!read.ok) return false;
+  return (await resolveWorkspacePath(settings.workspace, path, "write")).ok;
+}
+
+async function checkWildcardDirectory(
+  settings: ExecSettings,
+  directory: string,
+  shown: string,
+): Promise<string | undefined> {
+  if (!(await isPermitted(settings, directory))) return `${shown} is outside the workspace`;
+  let listing: Awaited<ReturnType<typeof opendir>>;
+  try {
+    listing = await opendir(directory);
+  } catch {
+    return undefined; // nothing to expand: the shell passes the word as it is
+  }
+  let count = 0;
+  try {
+    for await (const entry of listing) {
+      if (++count > MAX_WILDCARD_ENTRIES) {
+        return `${shown} is a wildcard over more than ${MAX_WILDCARD_ENTRIES} entries, too many to check; name the files`;
+      }
+      if (entry.isSymbolicLink() && !(await isPermitted(settings, join(directory, entry.name)))) {
+        return `${shown} could match ${quoteName(entry.name)}, a symlink that leads outside the workspace`;
+      }
+    }
+  } finally {
+    await listing.close().catch(() => {});
+  }
+  return undefined;
+}
+
+// ─── Running the command ────────────────────────────────────────────────────────────────────────
+
+/**
+ * One output stream, kept up to `limit` characters; the rest is only counted, so a flood (`yes`)
+ * costs no more memory than the limit.
+ */
+class BoundedText {
+  readonly #decoder = new StringDecoder("utf8");
+  readonly #limit: number;
+  /** The first `limit` characters (or fewer). */
+  kept = "";
+  /** How many characters the stream had in all. */
+  total = 0;
+  /** The stream's last character (`""` while empty). */
+  last = "";
+
+  constructor(limit: number) {
+    this.#limit = limit;
+  }
+
+  write(chunk: Buffer): void {
+    this.#add(this.#decoder.write(chunk));
+  }
+
+  end(): void {
+    this.#add(this.#decoder.end());
+  }
+
+  #add(text: string): void {
+    if (text === "") return;
+    this.total += text.length;
+    this.last = text.charAt(text.length - 1);
+    const room = this.#limit - this.kept.length;
+    if (room > 0) this.kept += text.length <= room ? text : text.slice(0, room);
+  }
+}
+
+/** stdout, then `STDERR:` and stderr, cut at `max` characters with a count of the rest; `(no output)` when both are empty. */
+function formatOutput(stdout: BoundedText, stderr: BoundedText, max: number): string {
+  let kept = stdout.kept;
+  let total = stdout.total;
+  if (stderr.total > 0) {
+    const header = stdout.total === 0 || stdout.last === "\n" ? "STDERR:\n" : "\nSTDERR:\n";
+    kept += header + stderr.kept;
+    total += header.length + stderr.total;
+  }
+  if (total === 0) return "(no output)";
+  if (total <= max) return kept;
+  let cut = max;
+  const last = kept.charCodeAt(cut - 1);
+  if (last >= 0xd800 && last <= 0xdbff) cut--; // never end on half a surrogate pair
+  return `${kept.slice(0, cut)}\n... (truncated, ${total - cut} more chars)`;
+}
+
+/** Kills the command's whole process group (it leads its own: `detached`). */
+function killGroup(child: ChildProcess): void {
+  if (child.pid === undefined) return;
+  try {
+    process.kill(-child.pid, "SIGKILL");
+  } catch {
+    // ESRCH: the group is already gone
+  }
+}
+
+type Ending =
+  | { kind: "exit"; code: number | null; signal: NodeJS.Signals | null }
+  | { kind: "timeout" }
+  | { kind: "abort" }
+  | { kind: "error"; error: Error };
+
+function run(settings: ExecSettings, command: string, cwd: string, signal: AbortSignal): Promise<ToolResult> {
+  const stdout = new BoundedText(settings.maxOutputChars);
+  const stderr = new BoundedText(settings.maxOutputChars);
+  return new Promise<ToolResult>((resolve) => {
+    let child: ChildProcess;
+    try {
+      child = spawn("/bin/sh", ["-c", command], {
+        cwd,
+        env: settings.env,
+        // Its own process group (and session), so that a timeout or an abort kills everything it started.
+        detached: true,
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+    } catch (error) {
+      resolve(startFailure(error));
+      return;
+    }
+    let ending: Ending | undefined;
+    let timer: NodeJS.Timeout | undefined;
+    let grace: NodeJS.Timeout | undefined;
+    let done = false;
+
+    const finish = () => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      clearTimeout(grace);
+      signal.removeEventListener("abort", onAbort);
+      child.stdout?.destroy();
+      child.stderr?.destroy();
+      stdout.end();
+      stderr.end();
+      resolve(result(ending, formatOutput(stdout, stderr, settings.maxOutputChars), settings.timeoutMs));
+    };
+    const stop = (why: Ending) => {
+      // Killed once: after the group is gone its id may be reused, so a later kill could hit another.
+      if (ending !== undefined) return;
+      ending = why;
+      killGroup(child);
+      // The pipes close once every process holding them died; one that left the group may not.
+      grace ??= setTimeout(finish, CLOSE_GRACE_MS);
+    };
+    const onAbort = () => stop({ kind: "abort" });
+
+    child.stdout?.on("data", (chunk: Buffer) => stdout.write(chunk));
+    child.stderr?.on("data", (chunk: Buffer) => stderr.write(chunk));
+    child.on("error", (error) => {
+      ending ??= { kind: "error", error };
+      finish();
+    });
+    // The shell is done: what it left running in the background is killed too (no orphans).
+    child.on("exit", (code, exitSignal) => stop({ kind: "exit", code, signal: exitSignal }));
+    child.on("close", finish);
+    signal.addEventListener("abort", onAbort, { once: true });
+    if (settings.timeoutMs !== Number.POSITIVE_INFINITY) {
+      timer = setTimeout(() => stop({ kind: "timeout" }), settings.timeoutMs);
+    }
+  });
+}
+
+function startFailure(error: unknown): ToolResult {
+  const result = errorResult(`the command could not be started: ${errorMessage(error)}`);
+  return error instanceof Error ? result.withError(error) : result;
+}
+
+function result(ending: Ending | undefined, text: string, timeoutMs: number): ToolResult {
+  const output = text.endsWith("\n") ? text.slice(0, -1) : text;
+  switch (ending?.kind) {
+    case "timeout":
+      return errorResult(`command timed out after ${seconds(timeoutMs)}\n${output}`);
+    case "abort":
+      return errorResult(`command aborted\n${output}`);
+    case "error":
+      return startFailure(ending.error);
+    case "exit":
+      if (ending.code === 0) return newToolResult(output);
+      if (ending.code !== null) return errorResult(`${output}\n[exit code ${ending.code}]`);
+      return errorResult(`${output}\n[killed by signal ${ending.signal ?? "unknown"}]`);
+    default:
+      return errorResult(`${output}\n[the command ended without an exit status]`);
+  }
+}

@@ -1,0 +1,344 @@
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { createExecTool, type ExecToolOptions } from "../../src/builtin/exec-tool.js";
+import { createToolContext } from "../../src/testing/index.js";
+import type { ToolContext } from "../../src/tool.js";
+import { ToolRegistry } from "../../src/tool-registry.js";
+import type { ToolResult } from "../../src/tool-result.js";
+
+let root: string;
+let workspace: string;
+let outside: string;
+
+beforeEach(() => {
+  root = realpathSync(mkdtempSync(join(tmpdir(), "toolloop-exec-")));
+  workspace = join(root, "workspace");
+  outside = join(root, "outside");
+  mkdirSync(workspace);
+  mkdirSync(outside);
+  writeFileSync(join(outside, "secret.txt"), "top secret");
+  writeFileSync(join(workspace, "notes.txt"), "hello");
+});
+
+afterEach(() => {
+  rmSync(root, { recursive: true, force: true });
+});
+
+function tool(options: Partial<ExecToolOptions> = {}) {
+  return createExecTool({ workspace, ...options });
+}
+
+async function run(
+  command: string,
+  options: Partial<ExecToolOptions> = {},
+  context: ToolContext = createToolContext(),
+  extra: Record<string, unknown> = {},
+): Promise<ToolResult> {
+  return (await tool(options).execute({ command, ...extra }, context)) as ToolResult;
+}
+
+/** `true` while `pid` is a live process (a zombie waiting for its parent to reap it counts as dead). */
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
+  } catch {
+    return false;
+  }
+}
+
+async function expectDead(pidFile: string): Promise<void> {
+  const pid = Number(readFileSync(pidFile, "utf8").trim());
+  expect(pid).toBeGreaterThan(0);
+  await vi.waitFor(() => expect(isAlive(pid)).toBe(false), { timeout: 5_000, interval: 20 });
+}
+
+describe("createExecTool", () => {
+  it("is execute_bash { command, working_directory? }, with another name when asked", () => {
+    const exec = tool();
+    expect(exec.name).toBe("execute_bash");
+    expect(exec.parameters).toMatchObject({
+      required: ["command"],
+      properties: { command: { type: "string" }, working_directory: { type: "string" } },
+      additionalProperties: false,
+    });
+    expect(exec.description).toContain("30s");
+    expect(tool({ name: "shell" }).name).toBe("shell");
+  });
+
+  it.each([
+    [{ timeoutMs: 0 }, "createExecTool: timeoutMs must be"],
+    [{ timeoutMs: "30" }, "createExecTool: timeoutMs must be"],
+    [{ maxOutputChars: 0 }, "createExecTool: maxOutputChars must be an integer > 0, got 0"],
+    [{ maxOutputChars: 1.5 }, "createExecTool: maxOutputChars must be an integer > 0, got 1.5"],
+    [{ denyPatterns: ["rm"] }, 'createExecTool: denyPatterns[0] must be a RegExp, got "rm"'],
+    [{ denyPatterns: /rm/ }, "createExecTool: denyPatterns must be an array of RegExp, got RegExp"],
+    [{ allowPatterns: [null] }, "createExecTool: allowPatterns[0] must be a RegExp, got null"],
+    [{ env: { A: 1 } }, 'createExecTool: env["A"] must be a string, got 1'],
+    [{ env: { "A=B": "x" } }, 'createExecTool: env["A=B"] must be an environment variable name, got "A=B"'],
+    [{ env: { A: "x\0y" } }, "createExecTool: env.A must be a string without NUL"],
+    [{ name: 5 }, "createExecTool: name must be a string, got 5"],
+  ])("throws a TypeError for a bad option %j (fails closed: no tool)", (options, message) => {
+    expect(() => createExecTool({ workspace, ...(options as object) })).toThrow(TypeError);
+    expect(() => createExecTool({ workspace, ...(options as object) })).toThrow(message);
+  });
+
+  it("works through a registry", async () => {
+    const registry = new ToolRegistry();
+    registry.register(tool());
+    const result = await registry.execute("execute_bash", { command: "echo hi" });
+    expect(result.forLLM).toBe("hi");
+    expect(result.isError).toBe(false);
+  });
+});
+
+describe("output", () => {
+  it("is stdout", async () => {
+    const result = await run("echo hi");
+    expect(result.isError).toBe(false);
+    expect(result.forLLM).toBe("hi");
+  });
+
+  it("is stdout, then STDERR: and stderr", async () => {
+    expect((await run("echo out; echo err >&2")).forLLM).toMatchInlineSnapshot(`
+      "out
+      STDERR:
+      err"
+    `);
+    expect((await run("printf out; echo err >&2")).forLLM).toBe("out\nSTDERR:\nerr");
+    expect((await run("echo err >&2")).forLLM).toBe("STDERR:\nerr");
+  });
+
+  it("is (no output) when there is none", async () => {
+    expect((await run("true")).forLLM).toBe("(no output)");
+  });
+
+  it("is an error result with [exit code N] on a non-zero exit", async () => {
+    const result = await run("echo partial; exit 3");
+    expect(result.isError).toBe(true);
+    expect(result.forLLM).toMatchInlineSnapshot(`
+      "partial
+      [exit code 3]"
+    `);
+  });
+
+  it("is cut at maxOutputChars, saying how much more there was", async () => {
+    const result = await run("head -c 100 /dev/zero | tr '\\0' a", { maxOutputChars: 20 });
+    expect(result.forLLM).toBe(`${"a".repeat(20)}\n... (truncated, 80 more chars)`);
+  });
+
+  it("counts stderr in the cut", async () => {
+    const result = await run("printf 0123456789; printf abcdefghij >&2", { maxOutputChars: 15 });
+    expect(result.forLLM).toBe("0123456789\nSTDE\n... (truncated, 14 more chars)");
+  });
+
+  it("keeps a flood bounded: only maxOutputChars are kept, the rest is counted", async () => {
+    const result = await run("yes", { timeoutMs: 300, maxOutputChars: 100 });
+    expect(result.isError).toBe(true);
+    expect(result.forLLM.startsWith("command timed out after 0.3s\ny\ny\n")).toBe(true);
+    expect(result.forLLM.length).toBeLessThan(200);
+    const more = Number(/truncated, (\d+) more chars/.exec(result.forLLM)?.[1]);
+    expect(more).toBeGreaterThan(10_000);
+  });
+});
+
+describe("process group", () => {
+  it("kills the whole group at the timeout and returns the partial output", async () => {
+    const result = await run("echo started; sleep 30 & echo $! > bg.pid; sleep 30", { timeoutMs: 300 });
+    expect(result.isError).toBe(true);
+    expect(result.forLLM).toMatchInlineSnapshot(`
+      "command timed out after 0.3s
+      started"
+    `);
+    await expectDead(join(workspace, "bg.pid"));
+  });
+
+  it("kills what the command left in the background when it ends", async () => {
+    const result = await run("sleep 30 & echo $! > bg.pid; echo done");
+    expect(result.forLLM).toBe("done");
+    await expectDead(join(workspace, "bg.pid"));
+  });
+
+  it("kills the whole group when the call's signal aborts", async () => {
+    const controller = new AbortController();
+    const pending = run(
+      "echo started; sleep 30 & echo $! > bg.pid; sleep 30",
+      { timeoutMs: 60_000 },
+      createToolContext({ signal: controller.signal }),
+    );
+    await vi.waitFor(() => expect(existsSync(join(workspace, "bg.pid"))).toBe(true), { timeout: 5_000 });
+    controller.abort();
+    const result = await pending;
+    expect(result.isError).toBe(true);
+    expect(result.forLLM).toBe("command aborted\nstarted");
+    await expectDead(join(workspace, "bg.pid"));
+  });
+
+  it("does not start when the signal is already aborted", async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const result = await run("touch ran", {}, createToolContext({ signal: controller.signal }));
+    expect(result.forLLM).toBe("command aborted before it started");
+    expect(existsSync(join(workspace, "ran"))).toBe(false);
+  });
+});
+
+describe("environment", () => {
+  const SECRET = "TOOLLOOP_EXEC_TEST_SECRET";
+  afterEach(() => {
+    delete process.env[SECRET];
+  });
+
+  it("never passes this process's environment: PATH, HOME (the workspace) and options.env only", async () => {
+    process.env[SECRET] = "hunter2";
+    const result = await run("env", { env: { GREETING: "hello" } });
+    expect(result.forLLM).not.toContain("hunter2");
+    expect(result.forLLM).not.toContain(SECRET);
+    const names = result.forLLM
+      .split("\n")
+      .map((line) => line.slice(0, line.indexOf("=")))
+      .sort();
+    expect(names.filter((name) => !["PWD", "OLDPWD", "SHLVL", "_"].includes(name))).toEqual([
+      "GREETING",
+      "HOME",
+      "PATH",
+    ]);
+    expect(result.forLLM).toContain(`HOME=${workspace}`);
+  });
+
+  it("runs in the workspace", async () => {
+    expect((await run("pwd")).forLLM).toBe(workspace);
+  });
+});
+
+describe("deny and allow lists", () => {
+  it("refuses a denied command with an error result and does not run it", async () => {
+    mkdirSync(join(workspace, "build"));
+    const result = await run("r\\m -rf build");
+    expect(result.isError).toBe(true);
+    expect(result.forLLM).toMatchInlineSnapshot(
+      `"command refused by the deny list: rm with -r/-f (or a $variable argument)"`,
+    );
+    expect(existsSync(join(workspace, "build"))).toBe(true);
+  });
+
+  it("adds denyPatterns to the defaults", async () => {
+    const options = { denyPatterns: [/\bnpm publish\b/] };
+    expect((await run("npm publish", options)).isError).toBe(true);
+    expect((await run("sudo true", options)).forLLM).toContain("privilege escalation");
+  });
+
+  it("runs only allowed commands, and the deny list still applies to them (picoclaw #3079)", async () => {
+    const options = { allowPatterns: [/^echo\b/, /^cat\b/] };
+    expect((await run("echo ok", options)).forLLM).toBe("ok");
+    expect((await run("ls", options)).forLLM).toBe("command refused: it is not on this application's allow list");
+    expect((await run("echo `id`", options)).forLLM).toContain("backticks");
+  });
+});
+
+describe("the workspace (restricted mode, the default)", () => {
+  it.each([
+    ["cat /etc/passwd", '"/etc/passwd" is outside the workspace'],
+    ["ls ..", `".." has a '..' segment (paths must stay inside the workspace)`],
+    [
+      "cat notes.txt ../outside/secret.txt",
+      `"../outside/secret.txt" has a '..' segment (paths must stay inside the workspace)`,
+    ],
+    ["cat --file=/etc/passwd", '"/etc/passwd" is outside the workspace'],
+    ["X=/etc/passwd sh run.sh", '"/etc/passwd" is outside the workspace'],
+    ["curl file:///etc/passwd", '"/etc/passwd" is outside the workspace'],
+    ["ls ~root", `"~root" names another user's home directory`],
+    ["cat '/etc/'passwd", '"/etc/passwd" is outside the workspace'],
+  ])("refuses %j", async (command, reason) => {
+    const result = await run(command);
+    expect(result.isError).toBe(true);
+    expect(result.forLLM).toBe(`command refused: ${reason}`);
+  });
+
+  it("refuses a relative operand that leads outside through a symlink (picoclaw #1526)", async () => {
+    symlinkSync(outside, join(workspace, "leak"));
+    symlinkSync(join(outside, "secret.txt"), join(workspace, "link.txt"));
+    expect((await run("cat leak/secret.txt")).forLLM).toBe(
+      'command refused: "leak/secret.txt" is outside the workspace',
+    );
+    expect((await run("cat link.txt")).forLLM).toBe('command refused: "link.txt" is outside the workspace');
+    expect((await run('cat "le"ak/secret.txt')).forLLM).toContain("is outside the workspace");
+    expect((await run("cd leak && cat secret.txt")).forLLM).toBe('command refused: "leak" is outside the workspace');
+  });
+
+  it("refuses a wildcard that could match a symlink leading outside", async () => {
+    symlinkSync(outside, join(workspace, "leak"));
+    expect((await run("cat l*")).forLLM).toBe(
+      'command refused: "l*" could match "leak", a symlink that leads outside the workspace',
+    );
+    // Conservative: any symlink out in the listed directory refuses the wildcard, match or not.
+    expect((await run("cat *.txt")).isError).toBe(true);
+    mkdirSync(join(workspace, "sub"));
+    symlinkSync(outside, join(workspace, "sub", "leak"));
+    expect((await run("cat */leak/secret.txt")).forLLM).toBe(
+      `command refused: "*/leak/secret.txt" has a wildcard before its last '/'; name the directory`,
+    );
+  });
+
+  it("refuses a word that may be a brace expansion (when sh is bash, {.,.}. is ..)", async () => {
+    expect((await run("cat {.,.}./outside/secret.txt")).forLLM).toContain("may be a brace expansion");
+    expect((await run("find . -name notes.txt -exec cat {} +")).forLLM).toBe("hello");
+  });
+
+  it("lets paths inside the workspace, ~ and harmless devices through", async () => {
+    mkdirSync(join(workspace, "sub"));
+    symlinkSync(join(workspace, "notes.txt"), join(workspace, "sub", "inside-link"));
+    expect((await run(`cat ${join(workspace, "notes.txt")}`)).forLLM).toBe("hello");
+    expect((await run("cat sub/inside-link")).forLLM).toBe("hello");
+    expect((await run("cat ~/notes.txt 2>/dev/null")).forLLM).toBe("hello");
+    expect((await run("cat *.txt")).forLLM).toBe("hello");
+    expect((await run("echo https://example.com/a/b")).forLLM).toBe("https://example.com/a/b");
+  });
+
+  it("runs in working_directory inside the workspace, and refuses one outside", async () => {
+    mkdirSync(join(workspace, "sub"));
+    symlinkSync(outside, join(workspace, "leak"));
+    expect((await run("pwd", {}, undefined, { working_directory: "sub" })).forLLM).toBe(join(workspace, "sub"));
+    for (const directory of ["..", outside, "leak"]) {
+      const result = await run("pwd", {}, undefined, { working_directory: directory });
+      expect(result.isError).toBe(true);
+      expect(result.forLLM).toContain("working_directory");
+    }
+    expect((await run("pwd", {}, undefined, { working_directory: "notes.txt" })).forLLM).toBe(
+      'working_directory "notes.txt" is not a directory',
+    );
+  });
+
+  it("checks operands against working_directory", async () => {
+    mkdirSync(join(workspace, "sub"));
+    expect((await run("cat notes.txt", {}, undefined, { working_directory: "sub" })).forLLM).toContain("[exit code 1]");
+  });
+
+  it("lets absolute paths through when restrictToWorkspace is false", async () => {
+    const result = await run(`cat ${join(outside, "secret.txt")}`, { restrictToWorkspace: false });
+    expect(result.forLLM).toBe("top secret");
+  });
+});
+
+describe("bad arguments", () => {
+  it.each([[{ command: "" }], [{ command: "   " }], [{ command: 5 }], [{}]])("%j is an error result", async (args) => {
+    const result = (await tool().execute(args, createToolContext())) as ToolResult;
+    expect(result.isError).toBe(true);
+    expect(result.forLLM).toBe("command is empty: nothing to run");
+  });
+});
