@@ -5,7 +5,7 @@ import { createRequire } from "node:module";
 import { isIP } from "node:net";
 import { Worker } from "node:worker_threads";
 import { failure, isValidTimeout, TIMEOUT_EXPECTATION } from "../execute-tool-call.js";
-import { raceAbort } from "../internal/abort.js";
+import { raceAbort, subscribeAbort } from "../internal/abort.js";
 import { boundText, errorMessage, isRecord, showValue } from "../internal/describe.js";
 import { optionError } from "../internal/options.js";
 import type { Tool, ToolContext } from "../tool.js";
@@ -207,57 +207,77 @@ async function webFetch(settings: Settings, args: Record<string, unknown>, conte
     return errorResult(`max_chars must be an integer > 0, got ${showValue(maxChars)}`);
   }
   const limit = Math.min(maxChars ?? settings.maxChars, settings.maxChars);
-  const callSignal = context.signal;
-  const signal =
-    settings.timeoutMs === Number.POSITIVE_INFINITY
-      ? callSignal
-      : AbortSignal.any([callSignal, AbortSignal.timeout(settings.timeoutMs)]);
-  let current: URL;
+  let start: URL;
   try {
-    current = new URL(url);
+    start = new URL(url);
   } catch {
     return errorResult(`${showValue(url)} is not a valid URL`);
   }
-  const first = urlRefusal(settings, current);
-  if (first !== undefined) return refused(`web_fetch refused ${showValue(url)}: ${first}`);
+  const refusal = urlRefusal(settings, start);
+  if (refusal !== undefined) return refused(`web_fetch refused ${showValue(url)}: ${refusal}`);
+  // One controller for the whole call (every hop, the body, the HTML conversion), aborted by the
+  // call's signal or the timeout. A timer and a subscription of our own, both ended below:
+  // AbortSignal.any/timeout signals are held weakly in Node 20 and may never fire.
+  const callSignal = context.signal;
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer =
+    settings.timeoutMs === Number.POSITIVE_INFINITY
+      ? undefined
+      : setTimeout(() => {
+          timedOut = true;
+          controller.abort(new DOMException(`web_fetch timed out after ${settings.timeoutMs} ms`, "TimeoutError"));
+        }, settings.timeoutMs);
+  let unsubscribe = () => {};
+  if (callSignal.aborted) controller.abort(callSignal.reason);
+  else unsubscribe = subscribeAbort(callSignal, (reason) => controller.abort(reason));
+  const visited = { url: start };
   try {
-    for (let redirects = 0; ; redirects++) {
-      const response = await fetchOnce(settings, current, signal);
-      const location = REDIRECT_STATUSES.has(response.status) ? response.location : undefined;
-      if (location === undefined) return await readResponse(settings, current, response, limit, signal);
-      response.cancel();
-      if (redirects === MAX_REDIRECTS) {
-        return errorResult(`web_fetch stopped after ${MAX_REDIRECTS} redirects (last at ${showValue(current.href)})`);
-      }
-      let next: URL;
-      try {
-        next = new URL(location, current);
-      } catch {
-        return errorResult(`web_fetch: ${showValue(current.href)} redirects to an invalid URL ${showValue(location)}`);
-      }
-      const refusal = urlRefusal(settings, next);
-      if (refusal !== undefined) {
-        return refused(
-          `web_fetch refused the redirect from ${showValue(current.href)} to ${showValue(next.href)}: ${refusal}`,
-        );
-      }
-      current = next;
-    }
+    return await fetchFollowing(settings, visited, limit, controller.signal);
   } catch (error) {
-    if (callSignal.aborted) return failure(NAME, "aborted", "web_fetch was aborted", callSignal.reason);
-    if (signal.aborted) {
-      return failure(NAME, "timeout", `web_fetch timed out after ${settings.timeoutMs} ms`, signal.reason);
-    }
+    const where = showValue(visited.url.href);
+    if (timedOut) return failure(NAME, "timeout", `web_fetch timed out after ${settings.timeoutMs} ms`, error);
+    if (controller.signal.aborted) return failure(NAME, "aborted", "web_fetch was aborted", callSignal.reason);
     if (error instanceof BlockedAddressError) {
-      return failure(NAME, "tool_failed", `web_fetch refused ${showValue(current.href)}: ${error.message}`, error);
+      return failure(NAME, "tool_failed", `web_fetch refused ${where}: ${error.message}`, error);
     }
     if (error instanceof FetchProblem) return failure(NAME, "tool_failed", error.message, error.cause);
-    return failure(
-      NAME,
-      "tool_failed",
-      `web_fetch could not fetch ${showValue(current.href)}: ${networkProblem(error)}`,
-      error,
-    );
+    return failure(NAME, "tool_failed", `web_fetch could not fetch ${where}: ${networkProblem(error)}`, error);
+  } finally {
+    clearTimeout(timer);
+    unsubscribe();
+  }
+}
+
+/** Fetches `visited.url`, following redirects (each re-checked); `visited.url` is the URL of the last request. */
+async function fetchFollowing(
+  settings: Settings,
+  visited: { url: URL },
+  limit: number,
+  signal: AbortSignal,
+): Promise<ToolResult> {
+  for (let redirects = 0; ; redirects++) {
+    const current = visited.url;
+    const response = await fetchOnce(settings, current, signal);
+    const location = REDIRECT_STATUSES.has(response.status) ? response.location : undefined;
+    if (location === undefined) return await readResponse(settings, current, response, limit, signal);
+    response.cancel();
+    if (redirects === MAX_REDIRECTS) {
+      return errorResult(`web_fetch stopped after ${MAX_REDIRECTS} redirects (last at ${showValue(current.href)})`);
+    }
+    let next: URL;
+    try {
+      next = new URL(location, current);
+    } catch {
+      return errorResult(`web_fetch: ${showValue(current.href)} redirects to an invalid URL ${showValue(location)}`);
+    }
+    const refusal = urlRefusal(settings, next);
+    if (refusal !== undefined) {
+      return refused(
+        `web_fetch refused the redirect from ${showValue(current.href)} to ${showValue(next.href)}: ${refusal}`,
+      );
+    }
+    visited.url = next;
   }
 }
 
