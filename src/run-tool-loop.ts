@@ -12,7 +12,7 @@ import { holdDeadlines } from "./internal/deadline.js";
 import { cutName, describeType, errorMessage, isPlainObject, isRecord, quoteName } from "./internal/describe.js";
 import { log, type ResolvedLogger, resolveLogger } from "./internal/logger.js";
 import { CallIds, type NormalizedToolCall, normalizeToolCall } from "./internal/normalize-tool-call.js";
-import { checkMetadata, checkSignal, checkString, optionError } from "./internal/options.js";
+import { checkMetadata, checkProvider, checkSignal, checkString, optionError } from "./internal/options.js";
 import type { Logger } from "./logger.js";
 import type { ProgressListener } from "./progress.js";
 import type { LLMProvider, LLMResponse, Message, ToolDefinition, UsageInfo } from "./provider.js";
@@ -164,9 +164,7 @@ function resolveTools(tools: unknown, logger: ResolvedLogger): RegistryLike | nu
 function resolveConfig(config: ToolLoopConfig): ResolvedConfig {
   if (!isPlainObject(config)) throw optionError(WHERE, "config", "an object", config);
   const { provider, maxIterations, maxConcurrency = Number.POSITIVE_INFINITY, toolTimeoutMs } = config;
-  if (!isRecord(provider) || typeof provider.chat !== "function" || typeof provider.getDefaultModel !== "function") {
-    throw optionError(WHERE, "provider", "an LLMProvider (chat and getDefaultModel)", provider);
-  }
+  checkProvider(WHERE, provider);
   if (!Number.isInteger(maxIterations) || maxIterations < 0) {
     throw optionError(WHERE, "maxIterations", "an integer ≥ 0", maxIterations);
   }

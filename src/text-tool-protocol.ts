@@ -1,5 +1,5 @@
 import { cutName, errorMessage, isPlainObject, isRecord, jsonText } from "./internal/describe.js";
-import { optionError } from "./internal/options.js";
+import { checkProvider, optionError } from "./internal/options.js";
 import type { LLMProvider, LLMResponse, Message, ProviderToolCall, ToolCall, ToolDefinition } from "./provider.js";
 
 /** At most this many calls are read from one reply; further blocks are reported in `errors`. */
@@ -220,9 +220,7 @@ function resultBlock(message: Message, call: ToolCall | undefined): string {
  * ```
  */
 export function withTextToolProtocol(provider: LLMProvider, options: TextToolProtocolOptions = {}): LLMProvider {
-  if (!isRecord(provider) || typeof provider.chat !== "function" || typeof provider.getDefaultModel !== "function") {
-    throw optionError(WHERE, "provider", "an LLMProvider (chat and getDefaultModel)", provider);
-  }
+  checkProvider(WHERE, provider);
   if (!isRecord(options)) throw optionError(WHERE, "options", "an object", options);
   const role = options.toolResultRole ?? "user";
   if (role !== "user" && role !== "tool") {

@@ -1,4 +1,5 @@
-import { describeType, isPlainObject, showValue } from "./describe.js";
+import type { LLMProvider } from "../provider.js";
+import { describeType, isPlainObject, isRecord, showValue } from "./describe.js";
 
 /**
  * The one `TypeError` wording for a bad option or argument of any public API:
@@ -50,4 +51,12 @@ export function checkMetadata(
 export function checkString(where: string, option: string, value: unknown): string | undefined {
   if (value === undefined || typeof value === "string") return value;
   throw optionError(where, option, "a string", value);
+}
+
+/** Checks an `LLMProvider` option: an object with `chat` and `getDefaultModel` methods. */
+export function checkProvider(where: string, value: unknown): LLMProvider {
+  if (isRecord(value) && typeof value.chat === "function" && typeof value.getDefaultModel === "function") {
+    return value as unknown as LLMProvider;
+  }
+  throw optionError(where, "provider", "an LLMProvider (chat and getDefaultModel)", value);
 }

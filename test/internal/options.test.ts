@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { checkMetadata, checkSignal, checkString, isAbortSignal, optionError } from "../../src/internal/options.js";
+import {
+  checkMetadata,
+  checkProvider,
+  checkSignal,
+  checkString,
+  isAbortSignal,
+  optionError,
+} from "../../src/internal/options.js";
 
 /** An object with an AbortSignal's surface that is no instance of this realm's AbortSignal. */
 function foreignSignal(aborted = false) {
@@ -177,6 +184,24 @@ describe("checkString", () => {
   ])("anything else is the option TypeError: %j", (value, shown) => {
     expect(() => checkString("f", "toolCallId", value)).toThrow(
       new TypeError(`f: toolCallId must be a string, got ${shown}`),
+    );
+  });
+});
+
+describe("checkProvider", () => {
+  it("returns an object with chat and getDefaultModel methods", () => {
+    const provider = { chat: async () => ({ content: "" }), getDefaultModel: () => "m" };
+    expect(checkProvider("f", provider)).toBe(provider);
+  });
+
+  it.each([
+    [undefined, "undefined"],
+    [{ chat: () => {} }, "{}"],
+    [{ getDefaultModel: () => "m" }, "{}"],
+    ["openai", '"openai"'],
+  ])("anything else is the option TypeError: %j", (value, shown) => {
+    expect(() => checkProvider("f", value)).toThrow(
+      new TypeError(`f: provider must be an LLMProvider (chat and getDefaultModel), got ${shown}`),
     );
   });
 });
