@@ -9,3 +9,4 @@ export type { SpawnToolOptions } from "./spawn-tool.js";
 export { createSpawnTool, createSubagentTool } from "./spawn-tool.js";
 export type { WebFetchToolOptions } from "./web-fetch-tool.js";
 export { createWebFetchTool } from "./web-fetch-tool.js";
+export type { WorkspaceOptions } from "./workspace.js";

@@ -1,0 +1,258 @@
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import {
+  checkWorkspaceOptions,
+  isInside,
+  MAX_PATH_CHARS,
+  OUTSIDE_WORKSPACE,
+  resolveWorkspacePath,
+  type WorkspaceOptions,
+} from "../../src/builtin/workspace.js";
+
+let root: string;
+let workspace: string;
+let outside: string;
+
+beforeEach(() => {
+  // realpath: on macOS the temp directory is itself behind a symlink.
+  root = realpathSync(mkdtempSync(join(tmpdir(), "toolloop-workspace-")));
+  workspace = join(root, "ws");
+  outside = join(root, "outside");
+  mkdirSync(join(workspace, "sub"), { recursive: true });
+  mkdirSync(outside);
+  writeFileSync(join(workspace, "a.txt"), "a");
+  writeFileSync(join(outside, "secret.txt"), "secret");
+});
+
+afterEach(() => {
+  rmSync(root, { recursive: true, force: true });
+});
+
+const denied = { ok: false, error: OUTSIDE_WORKSPACE };
+
+describe("resolveWorkspacePath", () => {
+  it("resolves relative paths inside the workspace to real absolute paths", async () => {
+    const options = { workspace };
+    expect(await resolveWorkspacePath(options, "a.txt", "read")).toEqual({ ok: true, path: join(workspace, "a.txt") });
+    expect(await resolveWorkspacePath(options, "./sub/../a.txt", "read")).toEqual({
+      ok: true,
+      path: join(workspace, "a.txt"),
+    });
+    expect(await resolveWorkspacePath(options, ".", "read")).toEqual({ ok: true, path: workspace });
+    expect(await resolveWorkspacePath(options, join(workspace, "a.txt"), "write")).toEqual({
+      ok: true,
+      path: join(workspace, "a.txt"),
+    });
+    expect(await resolveWorkspacePath(options, "new/dir/file.txt", "write")).toEqual({
+      ok: true,
+      path: join(workspace, "new/dir/file.txt"),
+    });
+  });
+
+  it("resolves a symlink that stays inside the workspace to its target", async () => {
+    symlinkSync(join(workspace, "sub"), join(workspace, "link"));
+    expect(await resolveWorkspacePath({ workspace }, "link/x.txt", "write")).toEqual({
+      ok: true,
+      path: join(workspace, "sub/x.txt"),
+    });
+  });
+
+  it.each([
+    ["`..` traversal", "../outside/secret.txt"],
+    ["`..` traversal through a subdirectory", "sub/../../outside/secret.txt"],
+    ["`..` traversal to the parent itself", ".."],
+    ["an absolute path outside", "/etc/passwd"],
+    ["an absolute path to the workspace's sibling", "OUTSIDE"],
+  ])("refuses %s for reading and writing", async (_, path) => {
+    const target = path === "OUTSIDE" ? join(outside, "secret.txt") : path;
+    expect(await resolveWorkspacePath({ workspace }, target, "read")).toEqual(denied);
+    expect(await resolveWorkspacePath({ workspace }, target, "write")).toEqual(denied);
+  });
+
+  it("refuses a prefix sibling (/ws-other is not inside /ws)", async () => {
+    mkdirSync(`${workspace}-other`);
+    expect(await resolveWorkspacePath({ workspace }, `${workspace}-other/x`, "write")).toEqual(denied);
+  });
+
+  it("refuses a symlinked file that leads outside", async () => {
+    symlinkSync(join(outside, "secret.txt"), join(workspace, "link.txt"));
+    expect(await resolveWorkspacePath({ workspace }, "link.txt", "read")).toEqual(denied);
+    expect(await resolveWorkspacePath({ workspace }, "link.txt", "write")).toEqual(denied);
+  });
+
+  it("refuses a path under a symlinked ancestor that leads outside", async () => {
+    symlinkSync(outside, join(workspace, "sub", "out"));
+    expect(await resolveWorkspacePath({ workspace }, "sub/out/secret.txt", "read")).toEqual(denied);
+  });
+
+  it("refuses a new file whose nearest existing ancestor is a symlink out", async () => {
+    symlinkSync(outside, join(workspace, "out"));
+    expect(await resolveWorkspacePath({ workspace }, "out/new/deeper/file.txt", "write")).toEqual(denied);
+  });
+
+  it("refuses a dangling symlink that points outside (a write would create the file there)", async () => {
+    symlinkSync(join(outside, "not-yet.txt"), join(workspace, "dangling.txt"));
+    expect(await resolveWorkspacePath({ workspace }, "dangling.txt", "write")).toEqual(denied);
+  });
+
+  it("refuses `link/..` that the kernel resolves outside although it reads as inside", async () => {
+    mkdirSync(join(outside, "deep"));
+    symlinkSync(join(outside, "deep"), join(workspace, "hop"));
+    // As written, hop/../secret.txt is ws/secret.txt; the kernel reads outside/secret.txt.
+    expect(await resolveWorkspacePath({ workspace }, "hop/../secret.txt", "read")).toEqual(denied);
+  });
+
+  it("accepts a workspace given through a symlink (the real workspace is compared)", async () => {
+    symlinkSync(workspace, join(root, "ws-link"));
+    const options = { workspace: join(root, "ws-link") };
+    expect(await resolveWorkspacePath(options, "a.txt", "read")).toEqual({ ok: true, path: join(workspace, "a.txt") });
+    expect(await resolveWorkspacePath(options, join(workspace, "a.txt"), "read")).toEqual({
+      ok: true,
+      path: join(workspace, "a.txt"),
+    });
+    expect(await resolveWorkspacePath(options, "../outside/secret.txt", "read")).toEqual(denied);
+  });
+
+  it.each([
+    ["an empty path", "", "path is empty"],
+    ["a NUL byte", "a.txt\0.png", "path contains a NUL byte"],
+    [
+      "a path too long",
+      "a/".repeat(MAX_PATH_CHARS),
+      `path is too long (${2 * MAX_PATH_CHARS} characters; at most ${MAX_PATH_CHARS})`,
+    ],
+  ])("refuses %s", async (_, path, error) => {
+    expect(await resolveWorkspacePath({ workspace }, path, "read")).toEqual({ ok: false, error });
+    expect(await resolveWorkspacePath({ workspace, restrictToWorkspace: false }, path, "read")).toEqual({
+      ok: false,
+      error,
+    });
+  });
+
+  it("refuses a path that is not a string (a caller that skipped validation)", async () => {
+    expect(await resolveWorkspacePath({ workspace }, 42 as unknown as string, "read")).toEqual({
+      ok: false,
+      error: "path must be a string",
+    });
+  });
+
+  it("refuses a symlink loop without hanging", async () => {
+    symlinkSync(join(workspace, "loop-b"), join(workspace, "loop-a"));
+    symlinkSync(join(workspace, "loop-a"), join(workspace, "loop-b"));
+    expect(await resolveWorkspacePath({ workspace }, "loop-a/x", "write")).toEqual({
+      ok: false,
+      error: "path cannot be resolved: too many levels of symlinks",
+    });
+  });
+
+  it("lets allowReadPaths exempt reading only, matched on the real path", async () => {
+    const options: WorkspaceOptions = { workspace, allowReadPaths: [new RegExp(`^${outside}/`)] };
+    const secret = join(outside, "secret.txt");
+    expect(await resolveWorkspacePath(options, secret, "read")).toEqual({ ok: true, path: secret });
+    expect(await resolveWorkspacePath(options, secret, "write")).toEqual(denied);
+    expect(await resolveWorkspacePath(options, "../outside/secret.txt", "read")).toEqual({ ok: true, path: secret });
+    symlinkSync(outside, join(workspace, "out"));
+    expect(await resolveWorkspacePath(options, "out/secret.txt", "read")).toEqual({ ok: true, path: secret });
+    expect(await resolveWorkspacePath(options, "out/secret.txt", "write")).toEqual(denied);
+  });
+
+  it("lets allowWritePaths exempt writing only", async () => {
+    const options: WorkspaceOptions = { workspace, allowWritePaths: [new RegExp(`^${outside}/`)] };
+    const target = join(outside, "new.txt");
+    expect(await resolveWorkspacePath(options, target, "write")).toEqual({ ok: true, path: target });
+    expect(await resolveWorkspacePath(options, target, "read")).toEqual(denied);
+  });
+
+  it("matches allow patterns on the real path: an allowed name that is a symlink elsewhere is refused", async () => {
+    mkdirSync(join(outside, "public"));
+    symlinkSync(join(outside, "secret.txt"), join(outside, "public", "innocent.txt"));
+    const options: WorkspaceOptions = { workspace, allowReadPaths: [new RegExp(`^${outside}/public/`)] };
+    expect(await resolveWorkspacePath(options, join(outside, "public", "innocent.txt"), "read")).toEqual(denied);
+  });
+
+  it("keeps no state in a global allow pattern and treats a throwing one as no match", async () => {
+    const secret = join(outside, "secret.txt");
+    const global = new RegExp(`^${outside}/`, "g");
+    const options: WorkspaceOptions = { workspace, allowReadPaths: [global] };
+    for (let i = 0; i < 3; i++)
+      expect(await resolveWorkspacePath(options, secret, "read")).toEqual({ ok: true, path: secret });
+    expect(global.lastIndex).toBe(0);
+    const throwing = /x/;
+    throwing.test = () => {
+      throw new Error("boom");
+    };
+    expect(await resolveWorkspacePath({ workspace, allowReadPaths: [throwing] }, secret, "read")).toEqual(denied);
+  });
+
+  it("allows any path with restrictToWorkspace: false, still resolved", async () => {
+    const options = { workspace, restrictToWorkspace: false };
+    expect(await resolveWorkspacePath(options, "../outside/secret.txt", "write")).toEqual({
+      ok: true,
+      path: join(outside, "secret.txt"),
+    });
+  });
+
+  it("reports an unavailable workspace without its path", async () => {
+    const gone = join(root, "gone");
+    expect(await resolveWorkspacePath({ workspace: gone }, "a.txt", "read")).toEqual({
+      ok: false,
+      error: "the workspace directory is not available",
+    });
+  });
+});
+
+describe("isInside", () => {
+  it.each([
+    ["/ws", "/ws", true],
+    ["/ws/a", "/ws", true],
+    ["/ws-other", "/ws", false],
+    ["/w", "/ws", false],
+    ["/anything", "/", true],
+  ])("%s inside %s: %s", (path, directory, expected) => {
+    expect(isInside(path, directory)).toBe(expected);
+  });
+});
+
+describe("checkWorkspaceOptions", () => {
+  it("accepts good options", () => {
+    expect(() =>
+      checkWorkspaceOptions({ workspace, restrictToWorkspace: false, allowReadPaths: [/x/], allowWritePaths: [] }, "f"),
+    ).not.toThrow();
+  });
+
+  it.each([
+    ["not an object", () => "ws", 'f: options must be an object, got "ws"'],
+    ["a relative workspace", () => ({ workspace: "ws" }), 'f: workspace must be an absolute directory path, got "ws"'],
+    ["no workspace", () => ({}), "f: workspace must be an absolute directory path, got undefined"],
+    [
+      "a missing workspace",
+      () => ({ workspace: join(root, "missing") }),
+      "f: workspace must be an existing directory, got",
+    ],
+    [
+      "a file as workspace",
+      () => ({ workspace: join(workspace, "a.txt") }),
+      "f: workspace must be an existing directory, got",
+    ],
+    [
+      "restrictToWorkspace not a boolean",
+      () => ({ workspace, restrictToWorkspace: "no" }),
+      'f: restrictToWorkspace must be a boolean, got "no"',
+    ],
+    [
+      "allowReadPaths not an array",
+      () => ({ workspace, allowReadPaths: /x/ }),
+      "f: allowReadPaths must be an array of RegExp, got RegExp",
+    ],
+    [
+      "a string in allowWritePaths",
+      () => ({ workspace, allowWritePaths: ["/tmp"] }),
+      'f: allowWritePaths[0] must be a RegExp, got "/tmp"',
+    ],
+  ])("throws a TypeError for %s", (_, options, message) => {
+    expect(() => checkWorkspaceOptions(options(), "f")).toThrow(TypeError);
+    expect(() => checkWorkspaceOptions(options(), "f")).toThrow(message);
+  });
+});
