@@ -55,9 +55,9 @@ const DEFAULT_MAX_CHARS = 50_000;
 const DEFAULT_MAX_BYTES = 10 * 1024 * 1024;
 const DEFAULT_TIMEOUT_MS = 30_000;
 /** Redirects followed per call; one more is an error. */
-export const MAX_REDIRECTS = 5;
+const MAX_REDIRECTS = 5;
 /** Longest URL the model may send (and the schema's `maxLength`). */
-export const MAX_URL_CHARS = 8_192;
+const MAX_URL_CHARS = 8_192;
 /** Most bytes of response headers node:http accepts (its default, set explicitly so a flag cannot raise it). */
 const MAX_HEADER_BYTES = 16 * 1024;
 /** The HTML converter's heap, so a hostile page cannot exhaust the process's memory. */
@@ -187,7 +187,19 @@ function isAllowedHost(settings: Settings, url: URL): boolean {
   );
 }
 
-/** Why `url` may not be requested (scheme, credentials, host), or `undefined`. */
+/**
+ * The Fetch standard's "bad ports" (https://fetch.spec.whatwg.org/#port-blocking), which browsers and
+ * undici's fetch refuse too: an HTTP request sent there can speak to another protocol (SMTP, IRC,
+ * SSH …) — cross-protocol request forgery on a public host.
+ */
+const BAD_PORTS: ReadonlySet<number> = new Set([
+  0, 1, 7, 9, 11, 13, 15, 17, 19, 20, 21, 22, 23, 25, 37, 42, 43, 53, 69, 77, 79, 87, 95, 101, 102, 103, 104, 109, 110,
+  111, 113, 115, 117, 119, 123, 135, 137, 139, 143, 161, 179, 389, 427, 465, 512, 513, 514, 515, 526, 530, 531, 532,
+  540, 548, 554, 556, 563, 587, 601, 636, 989, 990, 993, 995, 1719, 1720, 1723, 2049, 3659, 4045, 4190, 5060, 5061,
+  6000, 6566, 6665, 6666, 6667, 6668, 6669, 6679, 6697, 10080,
+]);
+
+/** Why `url` may not be requested (scheme, credentials, port, host), or `undefined`. */
 function urlRefusal(settings: Settings, url: URL): string | undefined {
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     return `only http and https URLs are fetched, not ${url.protocol.slice(0, 40)}`;
@@ -195,6 +207,9 @@ function urlRefusal(settings: Settings, url: URL): string | undefined {
   // `http://trusted.example@evil.example/` reads as one host and goes to another; and the model has
   // no business sending credentials it read somewhere.
   if (url.username !== "" || url.password !== "") return "URLs with credentials (user:password@) are not fetched";
+  if (url.port !== "" && BAD_PORTS.has(Number(url.port))) {
+    return `port ${url.port} is refused (it serves another protocol than HTTP)`;
+  }
   if (isAllowedHost(settings, url)) return undefined;
   return blockedHostReason(url.hostname);
 }
@@ -339,8 +354,12 @@ function fetchWithNode(url: URL, exempt: boolean, signal: AbortSignal): Promise<
       maxHeaderSize: MAX_HEADER_BYTES,
       signal,
     });
-    request.once("error", reject);
+    // `on`, not `once`: a second error event without a listener would be an uncaught exception.
+    request.on("error", reject);
     request.once("response", (response: IncomingMessage) => {
+      // The body's errors reach whoever reads it (the async iterator); this listener only keeps an
+      // error on a body nobody reads any more (cancelled, or between hops) from crashing the process.
+      response.on("error", () => {});
       resolve({
         status: response.statusCode ?? 0,
         statusText: response.statusMessage ?? "",
@@ -392,11 +411,20 @@ async function* readerChunks(
   signal: AbortSignal,
 ): AsyncGenerator<Uint8Array> {
   if (reader === undefined) return;
-  for (;;) {
-    // A fetch that ignores its signal cannot hang the call.
-    const { done, value } = await raceAbort(reader.read(), signal);
-    if (done) return;
-    yield value;
+  let finished = false;
+  try {
+    for (;;) {
+      // A fetch that ignores its signal cannot hang the call.
+      const { done, value } = await raceAbort(reader.read(), signal);
+      if (done) {
+        finished = true;
+        return;
+      }
+      yield value;
+    }
+  } finally {
+    // Left early (a limit, an abort): stop the download.
+    if (!finished) reader.cancel().catch(() => {});
   }
 }
 
@@ -551,7 +579,7 @@ parentPort.postMessage(convert(workerData.html, workerData.options));
 let converterPath: string | undefined;
 
 /** HTML as readable text (html-to-text: block structure kept, links as `text [href]`, no word wrap). */
-function htmlToText(html: string, signal: AbortSignal): Promise<string> {
+async function htmlToText(html: string, signal: AbortSignal): Promise<string> {
   converterPath ??= createRequire(import.meta.url).resolve("html-to-text");
   const worker = new Worker(CONVERTER_SOURCE, {
     eval: true,
@@ -569,10 +597,12 @@ function htmlToText(html: string, signal: AbortSignal): Promise<string> {
   worker.stderr.resume();
   const converted = new Promise<string>((resolve, reject) => {
     worker.once("message", (text: unknown) => resolve(typeof text === "string" ? text : ""));
-    worker.once("error", reject);
+    worker.on("error", reject);
     worker.once("exit", (code) => reject(new Error(`the HTML converter stopped (exit code ${code})`)));
   });
-  return raceAbort(converted, signal).finally(() => {
+  try {
+    return await raceAbort(converted, signal);
+  } finally {
     worker.terminate().catch(() => {});
-  });
+  }
 }

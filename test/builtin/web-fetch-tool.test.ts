@@ -531,6 +531,19 @@ describe("web_fetch: hostile servers and limits", () => {
     expect(isToolExecutionError(result.err) && result.err.code).toBe("aborted");
   });
 
+  it("answers a connection cut in the middle of the body with an error result", async () => {
+    const server = await startServer((_request, response) => {
+      response.writeHead(200, { "content-type": "text/plain", "content-length": "1000" });
+      response.write("partial");
+      setTimeout(() => response.socket?.destroy(), 20);
+    });
+    const result = await fetchWith({ allowHosts: [server.host] }, { url: server.url() });
+    expect(result.isError).toBe(true);
+    expect(read(result, server.port)).toBe(
+      'web_fetch could not fetch "http://127.0.0.1:PORT/": the connection was reset',
+    );
+  });
+
   it("refuses huge response headers", async () => {
     const server = await startRawServer(
       `HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nX-Big: ${"h".repeat(64 * 1024)}\r\nContent-Length: 2\r\n\r\nok`,
@@ -610,6 +623,30 @@ describe("web_fetch with options.fetch", () => {
     expect(fetch).not.toHaveBeenCalled();
   });
 
+  it.each([
+    ["http://example.com:25/", "port 25 is refused (it serves another protocol than HTTP)"],
+    ["https://example.com:22/", "port 22 is refused (it serves another protocol than HTTP)"],
+    ["http://example.com:6667/", "port 6667 is refused (it serves another protocol than HTTP)"],
+    ["http://example.com:0/", "port 0 is refused (it serves another protocol than HTTP)"],
+  ])("refuses %s (a Fetch-standard bad port), even for an allowed host", async (url, reason) => {
+    const fetch = fakeFetch(() => new Response("should not happen"));
+    const result = await fetchWith({ fetch, allowHosts: ["example.com"] }, { url });
+    expect(result.forLLM).toBe(`web_fetch refused ${JSON.stringify(url)}: ${reason}`);
+    expect(fetch).not.toHaveBeenCalled();
+  });
+
+  it("refuses a redirect to a bad port", async () => {
+    const fetch = fakeFetch((url) =>
+      url === "https://a.test/"
+        ? new Response(null, { status: 301, headers: { location: "http://a.test:25/" } })
+        : new Response("should not happen"),
+    );
+    const result = await fetchWith({ fetch, allowHosts: ["a.test"] }, { url: "https://a.test/" });
+    expect(result.forLLM).toBe(
+      'web_fetch refused the redirect from "https://a.test/" to "http://a.test:25/": port 25 is refused (it serves another protocol than HTTP)',
+    );
+  });
+
   it("resolves a host name and checks its addresses before calling fetch (localhost)", async () => {
     const fetch = fakeFetch(() => new Response("should not happen"));
     const result = await fetchWith({ fetch }, { url: "http://localhost:8080/" });
@@ -637,6 +674,25 @@ describe("web_fetch with options.fetch", () => {
     const result = await fetchWith({ fetch, allowHosts: ["a.test"], maxBytes: 100 }, { url: "https://a.test/" });
     expect(result.forLLM.endsWith(`\n\n${"z".repeat(100)}`)).toBe(true);
     expect(result.data).toMatchObject({ bytes: 100, bodyCut: true });
+  });
+
+  it("stops an endless body stream at maxBytes and cancels it", async () => {
+    let cancelled = false;
+    let pulls = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull: (controller) => {
+        pulls++;
+        controller.enqueue(new Uint8Array(1000).fill(0x61));
+      },
+      cancel: () => {
+        cancelled = true;
+      },
+    });
+    const fetch = fakeFetch(() => new Response(body, { headers: { "content-type": "text/plain" } }));
+    const result = await fetchWith({ fetch, allowHosts: ["a.test"], maxBytes: 2500 }, { url: "https://a.test/" });
+    expect(result.data).toMatchObject({ bytes: 2500, bodyCut: true });
+    await vi.waitFor(() => expect(cancelled).toBe(true));
+    expect(pulls).toBeLessThan(10);
   });
 
   it("times out a fetch that ignores its signal", async () => {
