@@ -3,12 +3,12 @@ import { opendir, stat } from "node:fs/promises";
 import { isAbsolute, join } from "node:path";
 import { StringDecoder } from "node:string_decoder";
 import { isValidTimeout, TIMEOUT_EXPECTATION } from "../execute-tool-call.js";
-import { errorMessage, isRecord, quoteName } from "../internal/describe.js";
+import { errorMessage, quoteName } from "../internal/describe.js";
 import { checkMetadata, checkString, optionError } from "../internal/options.js";
 import type { Tool, ToolContext } from "../tool.js";
 import { errorResult, newToolResult, type ToolResult } from "../tool-result.js";
 import { type CommandPatterns, checkCommand, commandWords, copyPattern } from "./command-guard.js";
-import { resolveWorkspacePath, type WorkspaceOptions } from "./workspace.js";
+import { checkWorkspaceOptions, resolveWorkspacePath, type WorkspaceOptions } from "./workspace.js";
 
 /** Options of {@link createExecTool}: the workspace, and how commands run. */
 export interface ExecToolOptions extends WorkspaceOptions {
@@ -84,7 +84,7 @@ interface ExecSettings {
  * ```
  */
 export function createExecTool(options: ExecToolOptions): Tool {
-  if (!isRecord(options)) throw optionError(WHERE, "options", "an object", options);
+  checkWorkspaceOptions(options, WHERE);
   const name = checkString(WHERE, "name", options.name) ?? DEFAULT_NAME;
   const settings = execSettings(options);
   return Object.freeze({

@@ -3,6 +3,8 @@
  * `execute_bash`, `web_fetch`, `message`, `spawn` and `subagent`. See docs/builtin-tools.md.
  * @packageDocumentation
  */
+export type { ExecToolOptions } from "./exec-tool.js";
+export { createExecTool } from "./exec-tool.js";
 export type { MessageToolOptions, OutgoingMessage } from "./message-tool.js";
 export { createMessageTool } from "./message-tool.js";
 export type { SpawnToolOptions } from "./spawn-tool.js";
