@@ -352,6 +352,8 @@ function fetchWithNode(url: URL, exempt: boolean, signal: AbortSignal): Promise<
       // checked before the request: Node connects to them without a lookup).
       ...(exempt ? {} : { lookup: guardedLookup() }),
       maxHeaderSize: MAX_HEADER_BYTES,
+      // Node's strict parser even if the process runs with --insecure-http-parser.
+      insecureHTTPParser: false,
       signal,
     });
     // `on`, not `once`: a second error event without a listener would be an uncaught exception.
@@ -578,8 +580,63 @@ parentPort.postMessage(convert(workerData.html, workerData.options));
 
 let converterPath: string | undefined;
 
-/** HTML as readable text (html-to-text: block structure kept, links as `text [href]`, no word wrap). */
-async function htmlToText(html: string, signal: AbortSignal): Promise<string> {
+/** HTML converters running at once in this process, whatever the number of tools and calls. */
+export const MAX_CONVERTERS = 2;
+let converters = 0;
+interface ConverterWaiter {
+  start(): void;
+  started: boolean;
+  abandoned: boolean;
+}
+const converterQueue: ConverterWaiter[] = [];
+
+/** Converters running now (for tests). @internal */
+export function runningConverters(): number {
+  return converters;
+}
+
+function releaseConverter(): void {
+  for (let next = converterQueue.shift(); next !== undefined; next = converterQueue.shift()) {
+    if (!next.abandoned) {
+      next.start(); // the slot passes on: the count stays
+      return;
+    }
+  }
+  converters--;
+}
+
+/**
+ * HTML as readable text (html-to-text: block structure kept, links as `text [href]`, no word
+ * wrap), in a worker; at most {@link MAX_CONVERTERS} at once (each may hold a 256 MiB heap), the
+ * others wait their turn or the call's end.
+ */
+export async function htmlToText(html: string, signal: AbortSignal): Promise<string> {
+  if (converters < MAX_CONVERTERS) converters++;
+  else {
+    const waiter: ConverterWaiter = { start: () => {}, started: false, abandoned: false };
+    const turn = new Promise<void>((resolve) => {
+      waiter.start = () => {
+        waiter.started = true;
+        resolve();
+      };
+    });
+    converterQueue.push(waiter);
+    try {
+      await raceAbort(turn, signal);
+    } catch (error) {
+      if (waiter.started) releaseConverter();
+      else waiter.abandoned = true;
+      throw error;
+    }
+  }
+  try {
+    return await convertInWorker(html, signal);
+  } finally {
+    releaseConverter();
+  }
+}
+
+async function convertInWorker(html: string, signal: AbortSignal): Promise<string> {
   converterPath ??= createRequire(import.meta.url).resolve("html-to-text");
   const worker = new Worker(CONVERTER_SOURCE, {
     eval: true,
@@ -588,7 +645,9 @@ async function htmlToText(html: string, signal: AbortSignal): Promise<string> {
       html,
       options: { wordwrap: false, limits: { maxInputLength: Number.MAX_SAFE_INTEGER } },
     },
+    // Nothing of the process's: no flags, no environment (tokens), no console.
     execArgv: [],
+    env: {},
     stdout: true,
     stderr: true,
     resourceLimits: { maxOldGenerationSizeMb: CONVERTER_HEAP_MB },

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createServer as createNetServer, type Server as NetServer, type Socket } from "node:net";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createWebFetchTool, type WebFetchToolOptions } from "../../src/builtin/index.js";
+import { htmlToText, MAX_CONVERTERS, runningConverters } from "../../src/builtin/web-fetch-tool.js";
 import { isToolExecutionError, type Tool, type ToolResult } from "../../src/index.js";
 import { createToolContext } from "../../src/testing/index.js";
 
@@ -577,6 +578,38 @@ describe("web_fetch: hostile servers and limits", () => {
     expect(performance.now() - started).toBeLessThan(5_000);
     // The event loop kept turning while the converter worked.
     expect(ticks).toBeGreaterThan(20);
+  });
+});
+
+describe("htmlToText (the converter worker)", () => {
+  it("runs at most MAX_CONVERTERS workers at once; waiting and aborted calls leak no slot", async () => {
+    const deep = `${"<div>".repeat(100_000)}x${"</div>".repeat(100_000)}`;
+    const controller = new AbortController();
+    const pending = Array.from({ length: 5 }, () =>
+      htmlToText(deep, controller.signal).catch((error: unknown) => error),
+    );
+    let most = 0;
+    const watch = setInterval(() => {
+      most = Math.max(most, runningConverters());
+    }, 5);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    controller.abort(new Error("enough"));
+    const outcomes = await Promise.all(pending);
+    clearInterval(watch);
+    expect(MAX_CONVERTERS).toBe(2);
+    expect(most).toBe(2);
+    expect(outcomes.every((outcome) => outcome instanceof Error && outcome.message === "enough")).toBe(true);
+    expect(runningConverters()).toBe(0);
+    // The slots are free again.
+    expect(await htmlToText("<p>after</p>", new AbortController().signal)).toBe("after");
+    expect(runningConverters()).toBe(0);
+  });
+
+  it("gives the queued calls their turn in order", async () => {
+    const signal = new AbortController().signal;
+    const results = await Promise.all(["a", "b", "c", "d"].map((text) => htmlToText(`<b>${text}</b>`, signal)));
+    expect(results).toEqual(["a", "b", "c", "d"]);
+    expect(runningConverters()).toBe(0);
   });
 });
 
