@@ -3,7 +3,7 @@ import { createServer as createNetServer, type Server as NetServer, type Socket 
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createWebFetchTool, type WebFetchToolOptions } from "../../src/builtin/index.js";
 import { htmlToText, MAX_CONVERTERS, runningConverters } from "../../src/builtin/web-fetch-tool.js";
-import { isToolExecutionError, type Tool, type ToolResult } from "../../src/index.js";
+import { isToolExecutionError, type Tool, ToolRegistry, type ToolResult } from "../../src/index.js";
 import { createToolContext } from "../../src/testing/index.js";
 
 type Handler = (request: IncomingMessage, response: ServerResponse) => void;
@@ -127,6 +127,26 @@ describe("createWebFetchTool: the tool", () => {
     const result = await fetchWith({}, args);
     expect(result.isError).toBe(true);
     expect(result.forLLM).toBe(message);
+  });
+});
+
+describe("web_fetch in a registry", () => {
+  it("runs through the registry; its schema refuses extra keys and a non-integer max_chars", async () => {
+    const server = await startServer(send("text/plain", "hello"));
+    const registry = new ToolRegistry();
+    registry.register(createWebFetchTool({ allowHosts: [server.host] }));
+    const ok = await registry.execute("web_fetch", { url: server.url(), max_chars: 100 });
+    expect(ok.forLLM.endsWith("\n\nhello")).toBe(true);
+    const extra = await registry.execute("web_fetch", { url: server.url(), headers: { cookie: "x" } });
+    expect(extra.isError).toBe(true);
+    expect(extra.forLLM).toContain("invalid arguments");
+    const fraction = await registry.execute("web_fetch", { url: server.url(), max_chars: 1.5 });
+    expect(fraction.forLLM).toContain("invalid arguments");
+    const refused = await registry.execute("web_fetch", { url: "file:///etc/passwd" });
+    expect(refused.forLLM).toBe(
+      'web_fetch refused "file:///etc/passwd": only http and https URLs are fetched, not file:',
+    );
+    expect(server.requests).toEqual(["/"]);
   });
 });
 
@@ -688,6 +708,32 @@ describe("web_fetch with options.fetch", () => {
     );
     expect(fetch).not.toHaveBeenCalled();
   });
+
+  it.each([
+    ["[::1]:8080", "http://[::1]:8080/", true],
+    ["[::1]:8080", "http://[::1]:8081/", false],
+    ["[::ffff:127.0.0.1]", "http://[::ffff:7f00:1]/x", true],
+    ["Wiki.Corp", "https://wiki.corp/page", true],
+    // (no DNS in tests: the refused cases are refused before any lookup)
+    ["google.internal", "http://metadata.google.internal/", false], // no suffix matching
+    ["10.0.0.1", "http://10.0.0.2/", false],
+    ["127.0.0.1:80", "http://127.0.0.1/", true],
+    ["127.0.0.1:80", "https://127.0.0.1/", false],
+    ["127.0.0.1:443", "https://127.0.0.1/", true],
+  ])(
+    "allowHosts %j exempts %s: %s (exact host, port when given, default ports counted)",
+    async (entry, url, exempt) => {
+      const fetch = fakeFetch(() => new Response("inside", { headers: { "content-type": "text/plain" } }));
+      const result = await fetchWith({ fetch, allowHosts: [entry] }, { url });
+      if (exempt) {
+        expect(result.forLLM.endsWith("\n\ninside")).toBe(true);
+        expect(fetch).toHaveBeenCalledTimes(1);
+      } else {
+        expect(result.forLLM).toMatch(/^web_fetch refused /);
+        expect(fetch).not.toHaveBeenCalled();
+      }
+    },
+  );
 
   it("follows redirects itself and re-checks every hop", async () => {
     const fetch = fakeFetch((url) =>
