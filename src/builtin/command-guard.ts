@@ -66,7 +66,7 @@ export const DEFAULT_DENY_RULES: readonly DenyRule[] = Object.freeze([
     name: "scheduled jobs, services and containers (crontab, systemd-run, docker run …)",
     pattern: String.raw`\b(?:crontab|systemd-run)\b|\b(?:docker|podman)\s${ARGS}(?:run|exec)\b`,
   },
-  { name: "network redirection (/dev/tcp, /dev/udp)", pattern: String.raw`/dev/(?:tcp|udp)/` },
+  { name: "network redirection (/dev/tcp, /dev/udp)", pattern: "/dev/(?:tcp|udp)/" },
   { name: "git push", pattern: String.raw`\bgit\s${ARGS}push\b` },
   { name: "ssh, scp, sftp", pattern: String.raw`\b(?:ssh|scp|sftp)(?:\s|$|;)` },
   { name: "eval", pattern: String.raw`\beval\b` },
