@@ -32,26 +32,26 @@ export const METADATA_HOSTNAMES: ReadonlySet<string> = new Set([
   "instance-data.ec2.internal",
 ]);
 
-const IPV4_RANGES: Readonly<Record<string, string>> = {
-  unspecified: "an unspecified address (0.0.0.0/8)",
-  broadcast: "the broadcast address",
-  multicast: "a multicast address",
-  linkLocal: "a link-local address",
-  loopback: "a loopback address",
-  carrierGradeNat: "a carrier-grade NAT address (100.64.0.0/10)",
-  private: "a private address",
-  reserved: "a reserved address",
-};
+const IPV4_RANGES: ReadonlyMap<string, string> = new Map([
+  ["unspecified", "an unspecified address (0.0.0.0/8)"],
+  ["broadcast", "the broadcast address"],
+  ["multicast", "a multicast address"],
+  ["linkLocal", "a link-local address"],
+  ["loopback", "a loopback address"],
+  ["carrierGradeNat", "a carrier-grade NAT address (100.64.0.0/10)"],
+  ["private", "a private address"],
+  ["reserved", "a reserved address"],
+]);
 
-const IPV6_RANGES: Readonly<Record<string, string>> = {
-  unspecified: "the unspecified address (::)",
-  linkLocal: "a link-local address",
-  multicast: "a multicast address",
-  loopback: "a loopback address",
-  uniqueLocal: "a unique-local address (fc00::/7)",
-  teredo: "a Teredo address (2001::/32)",
-  reserved: "a reserved address",
-};
+const IPV6_RANGES: ReadonlyMap<string, string> = new Map([
+  ["unspecified", "the unspecified address (::)"],
+  ["linkLocal", "a link-local address"],
+  ["multicast", "a multicast address"],
+  ["loopback", "a loopback address"],
+  ["uniqueLocal", "a unique-local address (fc00::/7)"],
+  ["teredo", "a Teredo address (2001::/32)"],
+  ["reserved", "a reserved address"],
+]);
 
 const BENCHMARK_V4 = ipaddr.parseCIDR("198.18.0.0/15");
 const GLOBAL_V6 = ipaddr.parseCIDR("2000::/3");
@@ -63,7 +63,7 @@ function ipv4Reason(address: ipaddr.IPv4): string | undefined {
   const range = address.range();
   if (range === "unicast") return undefined;
   if (address.match(BENCHMARK_V4)) return "a benchmarking address (198.18.0.0/15)";
-  return IPV4_RANGES[range] ?? `a special-purpose address (${range})`;
+  return IPV4_RANGES.get(range) ?? `a special-purpose address (${range})`;
 }
 
 function ipv4From(high: number, low: number): ipaddr.IPv4 {
@@ -90,7 +90,7 @@ function ipv6Reason(address: ipaddr.IPv6): string | undefined {
     return address.match(NAT64_V6) ? wrapped("a NAT64 form", last) : "a local-use NAT64 address (64:ff9b:1::/48)";
   }
   if (range === "6to4") return wrapped("a 6to4 form", ipv4From(parts[1] ?? 0, parts[2] ?? 0));
-  if (range !== "unicast") return IPV6_RANGES[range] ?? `a special-purpose address (${range})`;
+  if (range !== "unicast") return IPV6_RANGES.get(range) ?? `a special-purpose address (${range})`;
   if (!address.match(GLOBAL_V6)) return "not a global unicast address (outside 2000::/3)";
   // ISATAP interface identifier: 0000:5efe or 0200:5efe (either u/g bit), then the IPv4 address.
   if (((parts[4] ?? 0) & 0xfcff) === 0 && parts[5] === 0x5efe) return wrapped("an ISATAP form", last);

@@ -301,16 +301,17 @@ function refused(message: string): ToolResult {
   return failure(NAME, "tool_failed", message);
 }
 
-const NETWORK_PROBLEMS: Readonly<Record<string, string>> = {
-  ENOTFOUND: "the host name does not resolve",
-  EAI_AGAIN: "the host name could not be resolved (temporary DNS failure)",
-  ECONNREFUSED: "the connection was refused",
-  ECONNRESET: "the connection was reset",
-  ETIMEDOUT: "the connection timed out",
-  EHOSTUNREACH: "the host is unreachable",
-  ENETUNREACH: "the network is unreachable",
-  HPE_HEADER_OVERFLOW: `the response headers are larger than ${MAX_HEADER_BYTES / 1024} KiB`,
-};
+// A Map: error codes come from the network stack or your `fetch`, never index an object with them.
+const NETWORK_PROBLEMS: ReadonlyMap<string, string> = new Map([
+  ["ENOTFOUND", "the host name does not resolve"],
+  ["EAI_AGAIN", "the host name could not be resolved (temporary DNS failure)"],
+  ["ECONNREFUSED", "the connection was refused"],
+  ["ECONNRESET", "the connection was reset"],
+  ["ETIMEDOUT", "the connection timed out"],
+  ["EHOSTUNREACH", "the host is unreachable"],
+  ["ENETUNREACH", "the network is unreachable"],
+  ["HPE_HEADER_OVERFLOW", `the response headers are larger than ${MAX_HEADER_BYTES / 1024} KiB`],
+]);
 
 /**
  * A network error as a short text: a known code in words, another code as it is, else the bounded
@@ -318,7 +319,7 @@ const NETWORK_PROBLEMS: Readonly<Record<string, string>> = {
  */
 function networkProblem(error: unknown): string {
   const code = isRecord(error) && typeof error.code === "string" ? error.code : undefined;
-  if (code !== undefined) return NETWORK_PROBLEMS[code] ?? code;
+  if (code !== undefined) return NETWORK_PROBLEMS.get(code) ?? boundText(code, 80);
   return boundText(errorMessage(error), 300);
 }
 

@@ -780,6 +780,20 @@ describe("web_fetch with options.fetch", () => {
     expect(result.forLLM).toBe("web_fetch timed out after 100 ms");
   });
 
+  it.each([
+    ["constructor", "constructor"],
+    ["__proto__", "__proto__"],
+    ["X".repeat(500), expect.stringMatching(/^X+ … \[\d+ more characters cut]$/)],
+  ])("names an unknown error code as it is, bounded (%s)", async (code, shown) => {
+    const fetch = vi.fn(async () => {
+      throw Object.assign(new Error("boom at 10.0.0.7"), { code });
+    });
+    const result = await fetchWith({ fetch, allowHosts: ["a.test"] }, { url: "https://a.test/" });
+    const prefix = 'web_fetch could not fetch "https://a.test/": ';
+    expect(result.forLLM.startsWith(prefix)).toBe(true);
+    expect(result.forLLM.slice(prefix.length)).toEqual(shown);
+  });
+
   it("answers a fetch that rejects with an error result", async () => {
     const fetch = vi.fn(async () => {
       throw new TypeError("fetch failed");
