@@ -93,6 +93,7 @@ describe("createExecTool", () => {
     [{ env: { "A=B": "x" } }, 'createExecTool: env["A=B"] must be an environment variable name, got "A=B"'],
     [{ env: { A: "x\0y" } }, "createExecTool: env.A must be a string without NUL"],
     [{ name: 5 }, "createExecTool: name must be a string, got 5"],
+    [{ workspace: "relative/dir" }, 'createExecTool: workspace must be an absolute directory path, got "relative/dir"'],
   ])("throws a TypeError for a bad option %j (fails closed: no tool)", (options, message) => {
     expect(() => createExecTool({ workspace, ...(options as object) })).toThrow(TypeError);
     expect(() => createExecTool({ workspace, ...(options as object) })).toThrow(message);
@@ -126,6 +127,15 @@ describe("output", () => {
 
   it("is (no output) when there is none", async () => {
     expect((await run("true")).forLLM).toBe("(no output)");
+    expect((await run("exit 2")).forLLM).toBe("(no output)\n[exit code 2]");
+  });
+
+  it("never mixes the output of concurrent calls", async () => {
+    const exec = tool();
+    const results = await Promise.all(
+      ["a", "b", "c", "d"].map((letter) => exec.execute({ command: `sleep 0.1; echo ${letter}` }, createToolContext())),
+    );
+    expect(results.map((result) => (result as ToolResult).forLLM)).toEqual(["a", "b", "c", "d"]);
   });
 
   it("is an error result with [exit code N] on a non-zero exit", async () => {
@@ -327,6 +337,13 @@ describe("the workspace (restricted mode, the default)", () => {
   it("checks operands against working_directory", async () => {
     mkdirSync(join(workspace, "sub"));
     expect((await run("cat notes.txt", {}, undefined, { working_directory: "sub" })).forLLM).toContain("[exit code 1]");
+  });
+
+  it("finishes checking the longest command of distinct words", async () => {
+    const words = Array.from({ length: 1_600 }, (_, index) => `w${index}`).join(" ");
+    const result = await run(`echo ${words}`.slice(0, 8_192));
+    expect(result.isError).toBe(false);
+    expect(result.forLLM.startsWith("w0 w1 w2")).toBe(true);
   });
 
   it("lets absolute paths through when restrictToWorkspace is false", async () => {
