@@ -394,6 +394,13 @@ async function fetchWithFunction(
     Promise.resolve(fetchFunction(url.href, { method: "GET", headers: REQUEST_HEADERS, redirect: "manual", signal })),
     signal,
   );
+  if (response.redirected) {
+    // It followed a redirect itself: the target was never checked, so nothing of it is read.
+    response.body?.cancel().catch(() => {});
+    throw new FetchProblem(
+      'web_fetch: the fetch given in its options followed a redirect (it must honour redirect: "manual"); the response is not read',
+    );
+  }
   const reader = response.body?.getReader();
   return {
     status: response.status,

@@ -748,6 +748,17 @@ describe("web_fetch with options.fetch", () => {
     expect(fetch.mock.calls.map(([url]) => String(url))).toEqual(["https://a.test/", "https://b.test/"]);
   });
 
+  it("refuses the response of a fetch that followed a redirect itself (ignoring redirect: manual)", async () => {
+    const fetch = fakeFetch(() =>
+      Object.defineProperty(new Response("internal secret"), "redirected", { value: true }),
+    );
+    const result = await fetchWith({ fetch, allowHosts: ["a.test"] }, { url: "https://a.test/" });
+    expect(result.isError).toBe(true);
+    expect(result.forLLM).toBe(
+      'web_fetch: the fetch given in its options followed a redirect (it must honour redirect: "manual"); the response is not read',
+    );
+  });
+
   it("applies maxBytes to the body", async () => {
     const fetch = fakeFetch(() => new Response("z".repeat(5000), { headers: { "content-type": "text/plain" } }));
     const result = await fetchWith({ fetch, allowHosts: ["a.test"], maxBytes: 100 }, { url: "https://a.test/" });
