@@ -208,6 +208,8 @@ const WILDCARD = /[*?[]/;
 
 async function checkOperands(settings: ExecSettings, command: string, cwd: string): Promise<string | undefined> {
   const candidates = new Set<string>();
+  // Each directory a wildcard lists is read once per command, however many wildcards name it.
+  const listed = new Map<string, Promise<DirectoryFinding>>();
   for (const word of commandWords(command)) {
     if (URL_PATTERN.test(word)) {
       if (/^file:/i.test(word)) candidates.add(word.slice(word.indexOf("//") + 2));
@@ -218,13 +220,18 @@ async function checkOperands(settings: ExecSettings, command: string, cwd: strin
     if (equals !== -1) candidates.add(word.slice(equals + 1));
   }
   for (const candidate of candidates) {
-    const refusal = await checkOperand(settings, candidate, cwd);
+    const refusal = await checkOperand(settings, candidate, cwd, listed);
     if (refusal !== undefined) return `command refused: ${refusal}`;
   }
   return undefined;
 }
 
-async function checkOperand(settings: ExecSettings, word: string, cwd: string): Promise<string | undefined> {
+async function checkOperand(
+  settings: ExecSettings,
+  word: string,
+  cwd: string,
+  listed: Map<string, Promise<DirectoryFinding>>,
+): Promise<string | undefined> {
   if (word === "") return undefined;
   const shown = quoteName(word);
   if (PARENT_SEGMENT.test(word)) return `${shown} has a '..' segment (paths must stay inside the workspace)`;
@@ -242,8 +249,14 @@ async function checkOperand(settings: ExecSettings, word: string, cwd: string): 
     // can be checked for symlinks that lead outside.
     if (path.includes("/", wildcard.index)) return `${shown} has a wildcard before its last '/'; name the directory`;
     const slash = path.lastIndexOf("/");
-    const directory = slash === -1 ? "." : path.slice(0, slash + 1);
-    return checkWildcardDirectory(settings, isAbsolute(directory) ? directory : join(cwd, directory), shown);
+    const relative = slash === -1 ? "." : path.slice(0, slash + 1);
+    const directory = isAbsolute(relative) ? relative : join(cwd, relative);
+    let finding = listed.get(directory);
+    if (finding === undefined) {
+      finding = inspectDirectory(settings, directory);
+      listed.set(directory, finding);
+    }
+    return wildcardRefusal(await finding, shown);
   }
   const absolute = isAbsolute(path) ? path : join(cwd, path);
   return (await isPermitted(settings, absolute)) ? undefined : `${shown} is outside the workspace`;
@@ -256,32 +269,43 @@ async function isPermitted(settings: ExecSettings, path: string): Promise<boolea
   return (await resolveWorkspacePath(settings.workspace, path, "write")).ok;
 }
 
-async function checkWildcardDirectory(
-  settings: ExecSettings,
-  directory: string,
-  shown: string,
-): Promise<string | undefined> {
-  if (!(await isPermitted(settings, directory))) return `${shown} is outside the workspace`;
+/** What a wildcard's directory holds, as far as the workspace check cares. */
+type DirectoryFinding =
+  | { kind: "fine" }
+  | { kind: "outside" }
+  | { kind: "too many" }
+  | { kind: "symlink out"; name: string };
+
+async function inspectDirectory(settings: ExecSettings, directory: string): Promise<DirectoryFinding> {
+  if (!(await isPermitted(settings, directory))) return { kind: "outside" };
   let listing: Awaited<ReturnType<typeof opendir>>;
   try {
     listing = await opendir(directory);
   } catch {
-    return undefined; // nothing to expand: the shell passes the word as it is
+    return { kind: "fine" }; // nothing to expand: the shell passes the word as it is
   }
   let count = 0;
-  try {
-    for await (const entry of listing) {
-      if (++count > MAX_WILDCARD_ENTRIES) {
-        return `${shown} is a wildcard over more than ${MAX_WILDCARD_ENTRIES} entries, too many to check; name the files`;
-      }
-      if (entry.isSymbolicLink() && !(await isPermitted(settings, join(directory, entry.name)))) {
-        return `${shown} could match ${quoteName(entry.name)}, a symlink that leads outside the workspace`;
-      }
+  // for await closes the directory however the loop ends.
+  for await (const entry of listing) {
+    if (++count > MAX_WILDCARD_ENTRIES) return { kind: "too many" };
+    if (entry.isSymbolicLink() && !(await isPermitted(settings, join(directory, entry.name)))) {
+      return { kind: "symlink out", name: entry.name };
     }
-  } finally {
-    await listing.close().catch(() => {});
   }
-  return undefined;
+  return { kind: "fine" };
+}
+
+function wildcardRefusal(finding: DirectoryFinding, shown: string): string | undefined {
+  switch (finding.kind) {
+    case "outside":
+      return `${shown} is outside the workspace`;
+    case "too many":
+      return `${shown} is a wildcard over more than ${MAX_WILDCARD_ENTRIES} entries, too many to check; name the files`;
+    case "symlink out":
+      return `${shown} could match ${quoteName(finding.name)}, a symlink that leads outside the workspace`;
+    default:
+      return undefined;
+  }
 }
 
 // ─── Running the command ────────────────────────────────────────────────────────────────────────

@@ -305,6 +305,14 @@ describe("the workspace (restricted mode, the default)", () => {
     );
   });
 
+  it("refuses a wildcard over a directory too large to check", async () => {
+    mkdirSync(join(workspace, "many"));
+    for (let index = 0; index <= 1_000; index++) writeFileSync(join(workspace, "many", `f${index}`), "");
+    expect((await run("ls many/*")).forLLM).toBe(
+      'command refused: "many/*" is a wildcard over more than 1000 entries, too many to check; name the files',
+    );
+  });
+
   it("refuses a word that may be a brace expansion (when sh is bash, {.,.}. is ..)", async () => {
     expect((await run("cat {.,.}./outside/secret.txt")).forLLM).toContain("may be a brace expansion");
     expect((await run("find . -name notes.txt -exec cat {} +")).forLLM).toBe("hello");
