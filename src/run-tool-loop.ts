@@ -8,15 +8,19 @@ import {
 } from "./errors.js";
 import { failure, isValidTimeout, logCallEnd, TIMEOUT_EXPECTATION, WITHOUT_METADATA } from "./execute-tool-call.js";
 import { type LinkedSignal, linkSignal, raceAbort } from "./internal/abort.js";
+import { type CallRunner, needsAnyApproval, runApproved } from "./internal/approval-gate.js";
 import { holdDeadlines } from "./internal/deadline.js";
 import { cutName, describeType, errorMessage, isPlainObject, isRecord, quoteName } from "./internal/describe.js";
 import { log, type ResolvedLogger, resolveLogger } from "./internal/logger.js";
+import { LoopRun } from "./internal/loop-run.js";
 import { CallIds, type NormalizedToolCall, normalizeToolCall } from "./internal/normalize-tool-call.js";
 import { checkMetadata, checkProvider, checkSignal, checkString, optionError } from "./internal/options.js";
 import type { Logger } from "./logger.js";
 import type { ProgressListener } from "./progress.js";
 import type { LLMProvider, LLMResponse, Message, ToolDefinition, UsageInfo } from "./provider.js";
-import type { Tool } from "./tool.js";
+import type { AsyncCallback, Tool, ToolContext } from "./tool.js";
+import type { ApprovalDecision, ApprovalRequest } from "./tool-approval.js";
+import type { ToolLoopEvent } from "./tool-loop-event.js";
 import {
   CACHED_DEFINITIONS,
   type ExecuteOptions,
@@ -59,6 +63,64 @@ export interface ToolLoopConfig {
    * throws is logged and ignored.
    */
   onProgress?: ProgressListener | undefined;
+  /**
+   * Receives every {@link ToolLoopEvent} of the run, in order. Awaited (back-pressure: a slow
+   * listener holds the loop; nothing is dropped). What it throws rejects the run with a
+   * `ToolLoopError` whose transcript has every call answered. With it, a provider that has
+   * `chatStream` is streamed (`text-delta` events).
+   */
+  onEvent?: ((event: ToolLoopEvent) => void | Promise<void>) | undefined;
+  /**
+   * Receives each result's `forUser` that is not empty on a result that is not `silent`, in call
+   * order, with the call's id — also for async completions. Awaited; what it throws rejects the
+   * run like `onEvent` (after the loop ended, it is logged).
+   */
+  onUserMessage?:
+    | ((message: { content: string; toolName: string; toolCallId: string }) => void | Promise<void>)
+    | undefined;
+  /**
+   * Decides the calls of tools with `needsApproval`: only `true` or `{ approved: true }` runs the
+   * call; a denial is the result `denied by the user: <reason>`. Other calls run meanwhile; an
+   * abort while waiting answers the call as aborted. Without it, such calls are refused.
+   */
+  approve?:
+    | ((request: ApprovalRequest, context: ToolContext) => ApprovalDecision | Promise<ApprovalDecision>)
+    | undefined;
+  /**
+   * Receives what async tools report through their callback (`context.asyncCallback` or
+   * `setCallback`), with the call's name and id: during the run, or with `awaitAsync` once the
+   * loop stopped waiting. Setting it (or `awaitAsync`) gives every call its own callback.
+   */
+  onAsyncResult?:
+    | ((result: ToolResult, info: { toolName: string; toolCallId: string }) => void | Promise<void>)
+    | undefined;
+  /**
+   * When the model answers while async calls are pending, wait for them (at most `timeoutMs`) and
+   * feed each completion back as a user message `[async result from <tool> (<id>)] <text>`, then
+   * ask the model again (an iteration). @default no waiting
+   */
+  awaitAsync?:
+    | {
+        /** Longest wait for pending async calls, in milliseconds (`Infinity`: until they all report). */
+        timeoutMs: number;
+      }
+    | undefined;
+  /**
+   * At the cap, make one more provider call without tools, telling the model to answer with what it
+   * has; its text becomes `content` (`stopReason` stays `"max_iterations"`). @default false
+   */
+  finalAnswerOnMaxIterations?: boolean | undefined;
+  /**
+   * When one tool fails with the same error text this many times in a row (across turns), its
+   * last answer tells the model to stop and the loop ends after the turn (`"repeated_failure"`).
+   * @default off
+   */
+  maxRepeatedFailures?: number | undefined;
+  /**
+   * Longest tool message in the transcript: longer ones are cut with `[… N characters cut]`
+   * (results themselves stay whole). @default off
+   */
+  maxResultChars?: number | undefined;
 }
 
 /** Who is talking, passed to every tool call (Go's `channel, chatID` plus abort and metadata). */
@@ -74,7 +136,12 @@ export interface ToolLoopContext {
 }
 
 /** Why the loop stopped. */
-export type StopReason = "completed" | "max_iterations" | "loop_breaking_tool";
+export type StopReason =
+  | "completed"
+  | "max_iterations"
+  | "loop_breaking_tool"
+  | "response_handled"
+  | "repeated_failure";
 
 /** The outcome of {@link runToolLoop} (Go's `ToolLoopResult`, plus the transcript). */
 export interface ToolLoopResult {
@@ -116,6 +183,10 @@ interface ResolvedConfig {
   toolTimeoutMs: number | undefined;
   logger: ResolvedLogger;
   onProgress: ProgressListener | undefined;
+  /** The loop-control hooks of this run; `undefined` when no such option is set. */
+  hooks: LoopRun | undefined;
+  /** The call runner with those hooks, when there are hooks. */
+  runCall: CallRunner<ResolvedConfig, ResolvedContext> | undefined;
 }
 
 interface ResolvedContext {
@@ -190,6 +261,7 @@ function resolveConfig(config: ToolLoopConfig): ResolvedConfig {
     }
   }
   if (typeof model !== "string") throw optionError(WHERE, "model", "a string", model);
+  const hooks = LoopRun.create(config, provider, maxIterations, logger, WHERE);
   return {
     provider,
     model,
@@ -199,7 +271,9 @@ function resolveConfig(config: ToolLoopConfig): ResolvedConfig {
     maxConcurrency,
     toolTimeoutMs,
     logger,
-    onProgress: config.onProgress,
+    onProgress: hooks === undefined ? config.onProgress : hooks.progressListener(config.onProgress),
+    hooks,
+    runCall: hooks?.wrap(runCall),
   };
 }
 
@@ -270,7 +344,11 @@ export async function runToolLoop(
   const run = resolveContext(context);
   // Without a caller's signal there is nothing to unlink: return the loop's promise directly, so
   // that a waiting run keeps one suspended async frame instead of two.
-  if (run.signal === undefined) return loop(resolved, messages, run);
+  if (run.signal === undefined) {
+    return resolved.hooks === undefined
+      ? loop(resolved, messages, run)
+      : resolved.hooks.finish(loop(resolved, messages, run));
+  }
   // The run's own signal follows the caller's through one shared subscription: however many runs
   // and calls wait on the caller's signal, it carries one listener of ours.
   let link: LinkedSignal;
@@ -280,7 +358,8 @@ export async function runToolLoop(
     throw new TypeError(`${WHERE}: context.signal cannot be listened to: ${errorMessage(error)}`, { cause: error });
   }
   try {
-    return await loop(resolved, messages, { ...run, signal: link.signal });
+    const running = loop(resolved, messages, { ...run, signal: link.signal });
+    return await (resolved.hooks === undefined ? running : resolved.hooks.finish(running));
   } finally {
     link.dispose();
   }
@@ -325,7 +404,7 @@ function responseProblem(response: unknown): string | undefined {
 }
 
 async function loop(resolved: ResolvedConfig, messages: Message[], context: ResolvedContext): Promise<ToolLoopResult> {
-  const { provider, model, tools, maxIterations, llmOptions, logger } = resolved;
+  const { provider, model, tools, maxIterations, llmOptions, logger, hooks } = resolved;
   const { signal } = context;
   const transcript: Message[] = [...messages];
   let iterations = 0;
@@ -346,21 +425,28 @@ async function loop(resolved: ResolvedConfig, messages: Message[], context: Reso
       }
     }
 
-    while (iterations < maxIterations) {
+    const limit = hooks === undefined ? maxIterations : hooks.limit;
+    while (iterations < limit) {
       if (signal?.aborted) throw aborted();
       iterations++;
       const definitions = tools !== null && tools.count() > 0 ? definitionsOf(tools) : undefined;
       const iteration = iterations;
       log(logger, "debug", () => ({ iteration, model, messages: transcript.length }), "llm call");
+      if (hooks !== undefined) await hooks.stepStart(iteration, transcript);
 
       let response: LLMResponse;
       try {
         response = await raceAbort(
-          Promise.resolve(provider.chat(transcript, definitions, model, llmOptions, signal)),
+          Promise.resolve(
+            hooks === undefined
+              ? provider.chat(transcript, definitions, model, llmOptions, signal)
+              : hooks.chat(provider, transcript, definitions, model, llmOptions, signal, iteration),
+          ),
           signal,
         );
       } catch (error) {
         if (signal?.aborted) throw aborted();
+        hooks?.check(transcript, iterations);
         const code = isInvalidProviderResponseError(error) ? "invalid_response" : "provider_failed";
         throw fail(code, `LLM call failed: ${errorMessage(error)}`, error);
       }
@@ -378,6 +464,12 @@ async function loop(resolved: ResolvedConfig, messages: Message[], context: Reso
 
       if (rawCalls.length === 0) {
         transcript.push({ role: "assistant", content });
+        if (hooks !== undefined) {
+          const outcome = await hooks.answered(transcript, response, iteration, signal);
+          if (outcome === "continue") continue;
+          if (outcome !== "completed")
+            return withUsage({ content, iterations, messages: transcript, stopReason: outcome }, usage);
+        }
         log(logger, "debug", () => ({ iteration }), "tool loop completed");
         return withUsage({ content, iterations, messages: transcript, stopReason: "completed" }, usage);
       }
@@ -389,6 +481,7 @@ async function loop(resolved: ResolvedConfig, messages: Message[], context: Reso
       }
       transcript.push({ role: "assistant", content, toolCalls: calls.map(({ call }) => call) });
       log(logger, "debug", () => ({ iteration, ...namesOf(calls) }), "running tool calls");
+      if (hooks !== undefined) await hooks.callsMade(transcript);
 
       const results = await runTurn(calls, resolved, context);
       const isLoopBreaking = loopBreakingTest(tools);
@@ -408,6 +501,7 @@ async function loop(resolved: ResolvedConfig, messages: Message[], context: Reso
           stoppedAt = index;
         }
       }
+      if (hooks !== undefined) await hooks.turnAnswered(transcript, calls, results, response, iteration);
       if (stoppedAt >= 0) {
         const { call } = calls[stoppedAt] as NormalizedToolCall;
         const result = results[stoppedAt] as ToolResult;
@@ -426,6 +520,10 @@ async function loop(resolved: ResolvedConfig, messages: Message[], context: Reso
         };
         stopped.stoppedBy = { toolName: call.name, toolCallId: call.id };
         return withUsage(stopped, usage);
+      }
+      if (hooks?.stop !== undefined) {
+        const { reason, content: text } = hooks.stop;
+        return withUsage({ content: text, iterations, messages: transcript, stopReason: reason }, usage);
       }
     }
 
@@ -449,8 +547,8 @@ function namesOf(calls: readonly NormalizedToolCall[]): { toolCalls: string[]; m
   return calls.length > MAX_LOGGED_NAMES ? { toolCalls, more: calls.length - MAX_LOGGED_NAMES } : { toolCalls };
 }
 
-/** The tool message's text: `contentForLLM()`, which reads a tool's own `err` and so may throw. */
-function contentOf(result: ToolResult): string {
+/** The tool message's text: `contentForLLM()`, which reads a tool's own `err` and so may throw. @internal */
+export function contentOf(result: ToolResult): string {
   try {
     const content: unknown = result.contentForLLM();
     if (typeof content === "string") return content;
@@ -481,6 +579,7 @@ function runCall(
   { call, argumentsError }: NormalizedToolCall,
   config: ResolvedConfig,
   context: ResolvedContext,
+  asyncCallback?: AsyncCallback,
 ): Promise<ToolResult> {
   if (argumentsError !== undefined) return refuse(call, failure(call.name, "invalid_json", argumentsError), config);
   if (config.tools === null) {
@@ -489,15 +588,22 @@ function runCall(
   }
   let pending: Promise<ToolResult>;
   try {
-    pending = config.tools.executeWithContext(call.name, call.arguments, context.channel, context.chatId, undefined, {
-      signal: context.signal,
-      metadata: context.metadata,
-      timeoutMs: config.toolTimeoutMs,
-      toolCallId: call.id,
-      onProgress: config.onProgress,
-      // The transcript reads no metadata: no copy of the result, no clock reads.
-      [WITHOUT_METADATA]: true,
-    } as ExecuteOptions);
+    pending = config.tools.executeWithContext(
+      call.name,
+      call.arguments,
+      context.channel,
+      context.chatId,
+      asyncCallback,
+      {
+        signal: context.signal,
+        metadata: context.metadata,
+        timeoutMs: config.toolTimeoutMs,
+        toolCallId: call.id,
+        onProgress: config.onProgress,
+        // The transcript reads no metadata: no copy of the result, no clock reads.
+        [WITHOUT_METADATA]: true,
+      } as ExecuteOptions,
+    );
   } catch (error) {
     pending = Promise.reject(error);
   }
@@ -519,6 +625,8 @@ async function runTurn(
   config: ResolvedConfig,
   context: ResolvedContext,
 ): Promise<ToolResult[]> {
+  // Loop-control hooks, or (without them) the refusal of calls that need an approval nobody can give.
+  const runCall = config.runCall ?? (needsAnyApproval(config.tools, calls) ? refuseUnapproved : runOneCall);
   // When the bound cannot be reached, a queue would only add its overhead to every call.
   if (calls.length === 1) return [await runCall(calls[0] as NormalizedToolCall, config, context)];
   if (config.maxConcurrency >= calls.length) {
@@ -535,3 +643,9 @@ async function runTurn(
   );
   return results;
 }
+
+const runOneCall: CallRunner<ResolvedConfig, ResolvedContext> = runCall;
+
+/** Without `approve`, a call of a tool with `needsApproval` is answered that no approver is configured. */
+const refuseUnapproved: CallRunner<ResolvedConfig, ResolvedContext> = (call, config, context) =>
+  runApproved(runCall, call, config, context, undefined);

@@ -47,6 +47,8 @@ export interface ToolResultJSON {
   is_error: boolean;
   /** {@link ToolResult.async}. */
   async: boolean;
+  /** {@link ToolResult.responseHandled}; omitted when `false`. */
+  response_handled?: boolean;
   /** {@link ToolResult.data}; omitted when absent. */
   data?: Record<string, unknown>;
   /** {@link ToolResult.metadata}; omitted when absent. */
@@ -65,6 +67,8 @@ export interface ToolResultInit {
   isError?: boolean;
   /** The tool started background work and will report through its `AsyncCallback`. @default false */
   async?: boolean;
+  /** The tool already answered the user: see {@link ToolResult.responseHandled}. @default false */
+  responseHandled?: boolean;
   /** The underlying error, for your code and logs; never serialised. */
   err?: Error;
   /** Structured data for your code or a UI (seed 003's `Data`); the model does not see it. */
@@ -91,6 +95,11 @@ export class ToolResult {
   isError: boolean;
   /** The tool started background work and will report through its `AsyncCallback`. */
   async: boolean;
+  /**
+   * The tool already answered the user (picoclaw's `ResponseHandled`): when every result of a turn
+   * has it, `runToolLoop` ends without another provider call (`stopReason: "response_handled"`).
+   */
+  responseHandled: boolean;
   /** Underlying error for logging and inspection; never serialised. */
   err?: Error;
   /**
@@ -110,6 +119,7 @@ export class ToolResult {
     this.silent = init.silent ?? false;
     this.isError = init.isError ?? false;
     this.async = init.async ?? false;
+    this.responseHandled = init.responseHandled ?? false;
     if (init.err !== undefined) this.err = init.err;
     if (init.data !== undefined) this.data = init.data;
   }
@@ -126,6 +136,12 @@ export class ToolResult {
     return this;
   }
 
+  /** Sets {@link ToolResult.responseHandled} (picoclaw's `WithResponseHandled()`) and returns this result, for chaining. */
+  withResponseHandled(): this {
+    this.responseHandled = true;
+    return this;
+  }
+
   /** What the model is sent: `forLLM`, or the error's message when `forLLM` is empty. */
   contentForLLM(): string {
     if (this.forLLM === "" && this.err !== undefined) return this.err.message;
@@ -134,7 +150,7 @@ export class ToolResult {
 
   /**
    * Go's JSON shape: `for_llm`, `for_user` (omitted when empty), `silent`, `is_error`, `async`,
-   * `data` and `metadata` (Go-style keys; each omitted when absent); never `err`.
+   * `response_handled` (omitted when `false`), `data` and `metadata` (Go-style keys; each omitted when absent); never `err`.
    */
   toJSON(): ToolResultJSON {
     const json: ToolResultJSON = {
@@ -144,6 +160,7 @@ export class ToolResult {
       async: this.async,
     };
     if (this.forUser !== "") json.for_user = this.forUser;
+    if (this.responseHandled) json.response_handled = true;
     if (this.data !== undefined) json.data = this.data;
     if (this.metadata !== undefined) json.metadata = metadataJSON(this.metadata);
     return json;

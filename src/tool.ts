@@ -95,6 +95,15 @@ export interface Tool {
    * Read once, when the tool is registered. @default false
    */
   readonly loopBreaking?: boolean;
+  /**
+   * In `runToolLoop`, the call runs only once `ToolLoopConfig.approve` approves it: `true`, or a
+   * predicate of the model's (unvalidated) arguments. A predicate that throws or returns anything
+   * but `false` requires approval (fail closed). Read at every call. @default false
+   */
+  readonly needsApproval?:
+    | boolean
+    | ((args: Record<string, unknown>, context: ToolContext) => boolean | Promise<boolean>)
+    | undefined;
 }
 
 /** Optional mixin (Go's `ContextualTool`): receives channel and chat id before each call. */

@@ -11,11 +11,11 @@ import {
 
 describe("constructors (Go's helpers)", () => {
   it.each([
-    ["newToolResult", newToolResult, { forLLM: "x", forUser: "", silent: false, isError: false, async: false }],
-    ["silentResult", silentResult, { forLLM: "x", forUser: "", silent: true, isError: false, async: false }],
-    ["asyncResult", asyncResult, { forLLM: "x", forUser: "", silent: false, isError: false, async: true }],
-    ["errorResult", errorResult, { forLLM: "x", forUser: "", silent: false, isError: true, async: false }],
-    ["userResult", userResult, { forLLM: "x", forUser: "x", silent: false, isError: false, async: false }],
+    ["newToolResult", newToolResult, { forLLM: "x", forUser: "", silent: false, isError: false, async: false, responseHandled: false }],
+    ["silentResult", silentResult, { forLLM: "x", forUser: "", silent: true, isError: false, async: false, responseHandled: false }],
+    ["asyncResult", asyncResult, { forLLM: "x", forUser: "", silent: false, isError: false, async: true, responseHandled: false }],
+    ["errorResult", errorResult, { forLLM: "x", forUser: "", silent: false, isError: true, async: false, responseHandled: false }],
+    ["userResult", userResult, { forLLM: "x", forUser: "x", silent: false, isError: false, async: false, responseHandled: false }],
   ] as const)("%s sets the fields as in Go", (_name, make, expected) => {
     const result = make("x");
     expect(result).toBeInstanceOf(ToolResult);
@@ -39,6 +39,7 @@ describe("constructors (Go's helpers)", () => {
       silent: false,
       isError: false,
       async: false,
+      responseHandled: false,
     });
   });
 });
@@ -132,5 +133,23 @@ describe("data (seed 003's ToolResult.Data)", () => {
 
   it("is never what the model reads", () => {
     expect(newToolResult("for the model").withData({ secret: "ui only" }).contentForLLM()).toBe("for the model");
+  });
+});
+
+describe("responseHandled (picoclaw HEAD's ResponseHandled)", () => {
+  it("defaults to false and is omitted from the JSON then; set, it is response_handled: true", () => {
+    expect(newToolResult("x").responseHandled).toBe(false);
+    expect(newToolResult("x").toJSON()).not.toHaveProperty("response_handled");
+    expect(new ToolResult({ forLLM: "x", responseHandled: true }).responseHandled).toBe(true);
+    const result = userResult("sent the file");
+    expect(result.withResponseHandled()).toBe(result);
+    expect(JSON.parse(JSON.stringify(result))).toEqual({
+      for_llm: "sent the file",
+      for_user: "sent the file",
+      silent: false,
+      is_error: false,
+      async: false,
+      response_handled: true,
+    });
   });
 });

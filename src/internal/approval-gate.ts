@@ -1,0 +1,138 @@
+import { failure } from "../execute-tool-call.js";
+import { NO_PROGRESS } from "../progress.js";
+import type { AsyncCallback, ToolContext } from "../tool.js";
+import type { ToolApprover } from "../tool-approval.js";
+import { errorResult, type ToolResult } from "../tool-result.js";
+import { raceAbort } from "./abort.js";
+import { boundText, errorMessage, isRecord, MAX_VALIDATION_MESSAGE_CHARS, quoteName } from "./describe.js";
+import type { ResolvedLogger } from "./logger.js";
+import type { NormalizedToolCall } from "./normalize-tool-call.js";
+
+/** Runs one call of a turn (the loop's `runCall`, or a wrapper of it). */
+export type CallRunner<C, X> = (
+  call: NormalizedToolCall,
+  config: C,
+  context: X,
+  asyncCallback?: AsyncCallback,
+) => Promise<ToolResult>;
+
+/** What the gate reads of the loop's resolved config. */
+export interface GateConfig {
+  tools: unknown;
+  logger: ResolvedLogger;
+}
+
+/** What the gate reads of the loop's resolved context. */
+export interface GateContext {
+  channel: string;
+  chatId: string;
+  signal: AbortSignal | undefined;
+  metadata: Readonly<Record<string, string>> | undefined;
+}
+
+/** The `needsApproval` of the tool a call names, read through the registry's `get` (fail closed on a throw). */
+function approvalRule(tools: unknown, name: string): unknown {
+  const get = isRecord(tools) ? tools.get : undefined;
+  if (typeof get !== "function") return undefined;
+  try {
+    const tool: unknown = get.call(tools, name);
+    return isRecord(tool) ? tool.needsApproval : undefined;
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * `true` when a call of the turn names a tool with a `needsApproval` set: one registry lookup per
+ * call, made only on the loop's path without any loop-control option.
+ */
+export function needsAnyApproval(tools: unknown, calls: readonly NormalizedToolCall[]): boolean {
+  if (tools === null) return false;
+  for (const { call, argumentsError } of calls) {
+    if (argumentsError !== undefined) continue;
+    const rule = approvalRule(tools, call.name);
+    if (rule !== undefined && rule !== false) return true;
+  }
+  return false;
+}
+
+/** The context an approver (and a `needsApproval` predicate) receives: the call's, before it runs. */
+function approvalContext(call: NormalizedToolCall["call"], config: GateConfig, context: GateContext): ToolContext {
+  return {
+    signal: context.signal ?? new AbortController().signal,
+    channel: context.channel,
+    chatId: context.chatId,
+    toolCallId: call.id,
+    metadata: context.metadata ?? {},
+    logger: config.logger,
+    reportProgress: NO_PROGRESS,
+  };
+}
+
+/** An approver's answer read strictly: only `true` or `{ approved: true }` approves. */
+function readDecision(decision: unknown): { approved: boolean; reason: string } {
+  if (decision === true) return { approved: true, reason: "" };
+  if (isRecord(decision)) {
+    const reason = typeof decision.reason === "string" ? decision.reason : "";
+    return { approved: decision.approved === true, reason };
+  }
+  return { approved: false, reason: "" };
+}
+
+function denied(reason: string): ToolResult {
+  const text = reason === "" ? "" : `: ${boundText(reason, MAX_VALIDATION_MESSAGE_CHARS)}`;
+  return errorResult(`denied by the user${text}`);
+}
+
+function abortedWhileWaiting(name: string, reason: unknown): ToolResult {
+  return failure(
+    name,
+    "aborted",
+    `tool ${quoteName(name)} was not run: the call was aborted while waiting for approval`,
+    reason,
+  );
+}
+
+/**
+ * Runs `run` for a call, first asking `approve` when its tool needs approval: a denial, a missing
+ * approver, or an abort while waiting each become the call's result, and the tool never runs.
+ * Calls that need no approval go straight to `run`.
+ */
+export async function runApproved<C extends GateConfig, X extends GateContext>(
+  run: CallRunner<C, X>,
+  normalized: NormalizedToolCall,
+  config: C,
+  context: X,
+  approve: ToolApprover | undefined,
+  asyncCallback?: AsyncCallback,
+): Promise<ToolResult> {
+  const { call, argumentsError } = normalized;
+  const rule = argumentsError === undefined ? approvalRule(config.tools, call.name) : undefined;
+  if (rule === undefined || rule === false) return run(normalized, config, context, asyncCallback);
+  const toolContext = approvalContext(call, config, context);
+  try {
+    if (typeof rule === "function") {
+      const needed: unknown = await raceAbort(Promise.resolve(rule(call.arguments, toolContext)), context.signal);
+      if (needed === false) return run(normalized, config, context, asyncCallback);
+    }
+  } catch {
+    if (context.signal?.aborted) return abortedWhileWaiting(call.name, context.signal.reason);
+    // A predicate that throws cannot say the call is harmless: it needs approval.
+  }
+  if (approve === undefined) {
+    return errorResult(
+      `tool ${quoteName(call.name)} requires approval, but no approver is configured (ToolLoopConfig.approve): it was not run`,
+    );
+  }
+  let decision: { approved: boolean; reason: string };
+  try {
+    const request = { toolName: call.name, toolCallId: call.id, arguments: call.arguments };
+    decision = readDecision(await raceAbort(Promise.resolve(approve(request, toolContext)), context.signal));
+  } catch (error) {
+    if (context.signal?.aborted) return abortedWhileWaiting(call.name, context.signal.reason);
+    decision = { approved: false, reason: `the approval failed (${errorMessage(error)})` };
+  }
+  if (!decision.approved) return denied(decision.reason);
+  if (context.signal?.aborted) return abortedWhileWaiting(call.name, context.signal.reason);
+  return run(normalized, config, context, asyncCallback);
+}

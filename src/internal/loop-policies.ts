@@ -1,0 +1,60 @@
+import type { ToolResult } from "../tool-result.js";
+import { boundText, MAX_VALIDATION_MESSAGE_CHARS, quoteName } from "./describe.js";
+
+/**
+ * `text` cut to at most `max` characters (`maxResultChars`): its start, then the marker
+ * `[… N characters cut]`. Never ends on the first half of a surrogate pair.
+ */
+export function cutResult(text: string, max: number): string {
+  if (text.length <= max) return text;
+  // Room for the marker with the largest count it can show.
+  let keep = Math.max(0, max - `\n[… ${text.length} characters cut]`.length);
+  const last = text.charCodeAt(keep - 1);
+  if (last >= 0xd800 && last <= 0xdbff) keep--;
+  return `${text.slice(0, keep)}\n[… ${text.length - keep} characters cut]`;
+}
+
+/**
+ * `maxRepeatedFailures`: counts, per tool, how many times in a row it failed with the same text
+ * (across turns); a success or another error text starts over.
+ */
+export class RepeatedFailures {
+  readonly #limit: number;
+  // A Map: tool names come from the model.
+  readonly #last = new Map<string, { error: string; count: number }>();
+
+  constructor(limit: number) {
+    this.#limit = limit;
+  }
+
+  /** Records one answer; returns the note to append when this failure reached the limit. */
+  record(toolName: string, result: ToolResult, text: string): string | undefined {
+    if (result.isError !== true) {
+      this.#last.delete(toolName);
+      return undefined;
+    }
+    const last = this.#last.get(toolName);
+    const count = last !== undefined && last.error === text ? last.count + 1 : 1;
+    this.#last.set(toolName, { error: text, count });
+    if (count < this.#limit) return undefined;
+    return `\n\n[This call failed ${count} times in a row with the same error. Stop retrying it.]`;
+  }
+
+  /** The loop's final `content` after `toolName` failed too often with `error`. */
+  static content(toolName: string, error: string, limit: number): string {
+    const shown = boundText(error, MAX_VALIDATION_MESSAGE_CHARS);
+    return `stopped: tool ${quoteName(toolName)} failed ${limit} times in a row with the same error: ${shown}`;
+  }
+
+  /** The limit this tracker stops at. */
+  get limit(): number {
+    return this.#limit;
+  }
+}
+
+/** The note sent (not recorded) with `finalAnswerOnMaxIterations`'s last provider call. */
+export const FINAL_ANSWER_NOTE =
+  "You have reached the limit of tool calls for this task. Do not call any tool: answer now with what you have.";
+
+/** The answer to a call the model makes in that last provider call. */
+export const FINAL_TURN_REFUSAL = "no tool can be called: the iteration limit was reached";

@@ -1,0 +1,427 @@
+import { InvalidProviderResponseError, ToolLoopError } from "../errors.js";
+import { isValidTimeout, TIMEOUT_EXPECTATION } from "../execute-tool-call.js";
+import type { ProgressListener } from "../progress.js";
+import type { LLMProvider, LLMResponse, Message, ToolDefinition } from "../provider.js";
+import { contentOf, type StopReason, type ToolLoopConfig, type ToolLoopResult } from "../run-tool-loop.js";
+import type { ToolApprover } from "../tool-approval.js";
+import type { ToolLoopEvent, ToolLoopEventListener } from "../tool-loop-event.js";
+import { errorResult, type ToolResult } from "../tool-result.js";
+import { type CallRunner, type GateConfig, type GateContext, runApproved } from "./approval-gate.js";
+import { type AsyncCompletion, AsyncCompletions } from "./async-completions.js";
+import { cutName, errorMessage, isPlainObject, isRecord } from "./describe.js";
+import { log, type ResolvedLogger } from "./logger.js";
+import { cutResult, FINAL_ANSWER_NOTE, FINAL_TURN_REFUSAL, RepeatedFailures } from "./loop-policies.js";
+import type { NormalizedToolCall } from "./normalize-tool-call.js";
+import { optionError } from "./options.js";
+
+/** The loop-control options of one run, checked (issue 12). */
+interface LoopFeatures {
+  onEvent: ToolLoopEventListener | undefined;
+  onUserMessage: ToolLoopConfig["onUserMessage"];
+  approve: ToolApprover | undefined;
+  onAsyncResult: ToolLoopConfig["onAsyncResult"];
+  awaitAsyncMs: number | undefined;
+  finalAnswer: boolean;
+  maxRepeatedFailures: number | undefined;
+  maxResultChars: number | undefined;
+}
+
+function checkFunction<T>(where: string, name: string, value: T): T {
+  if (value !== undefined && typeof value !== "function") throw optionError(where, name, "a function", value);
+  return value;
+}
+
+function checkCount(where: string, name: string, value: unknown): number | undefined {
+  if (value === undefined) return undefined;
+  if (!Number.isSafeInteger(value) || (value as number) < 1) throw optionError(where, name, "an integer ≥ 1", value);
+  return value as number;
+}
+
+/** Checks the loop-control options; `undefined` when none is set (the loop then runs as before). */
+function resolveFeatures(config: ToolLoopConfig, where: string): LoopFeatures | undefined {
+  const { onEvent, onUserMessage, approve, onAsyncResult, awaitAsync, finalAnswerOnMaxIterations } = config;
+  if (
+    onEvent === undefined &&
+    onUserMessage === undefined &&
+    approve === undefined &&
+    onAsyncResult === undefined &&
+    awaitAsync === undefined &&
+    (finalAnswerOnMaxIterations === undefined || finalAnswerOnMaxIterations === false) &&
+    config.maxRepeatedFailures === undefined &&
+    config.maxResultChars === undefined
+  ) {
+    return undefined;
+  }
+  let awaitAsyncMs: number | undefined;
+  if (awaitAsync !== undefined) {
+    if (!isPlainObject(awaitAsync)) throw optionError(where, "awaitAsync", "an object { timeoutMs }", awaitAsync);
+    if (!isValidTimeout(awaitAsync.timeoutMs)) {
+      throw optionError(where, "awaitAsync.timeoutMs", TIMEOUT_EXPECTATION, awaitAsync.timeoutMs);
+    }
+    awaitAsyncMs = awaitAsync.timeoutMs;
+  }
+  if (finalAnswerOnMaxIterations !== undefined && typeof finalAnswerOnMaxIterations !== "boolean") {
+    throw optionError(where, "finalAnswerOnMaxIterations", "a boolean", finalAnswerOnMaxIterations);
+  }
+  return {
+    onEvent: checkFunction(where, "onEvent", onEvent),
+    onUserMessage: checkFunction(where, "onUserMessage", onUserMessage),
+    approve: checkFunction(where, "approve", approve),
+    onAsyncResult: checkFunction(where, "onAsyncResult", onAsyncResult),
+    awaitAsyncMs,
+    finalAnswer: finalAnswerOnMaxIterations === true,
+    maxRepeatedFailures: checkCount(where, "maxRepeatedFailures", config.maxRepeatedFailures),
+    maxResultChars: checkCount(where, "maxResultChars", config.maxResultChars),
+  };
+}
+
+/** A provider that may stream (the optional `LLMProvider.chatStream`). */
+type StreamingProvider = LLMProvider & {
+  chatStream?: (
+    messages: Message[],
+    tools: ToolDefinition[] | undefined,
+    model: string,
+    options: Record<string, unknown>,
+    signal?: AbortSignal,
+  ) => AsyncIterable<unknown>;
+};
+
+const RESOLVED: Promise<void> = Promise.resolve();
+
+/** What {@link LoopRun.answered} tells the loop after a final answer. */
+export type AnswerOutcome = "continue" | StopReason;
+
+/**
+ * The loop-control features of one run (issue 12), created only when one of their options is set:
+ * the loop calls these hooks at fixed points and otherwise runs exactly as without them.
+ */
+export class LoopRun {
+  /** `true` when provider calls go through `chatStream` (it exists and someone listens). */
+  readonly stream: boolean;
+  /** How many provider calls the loop may make: one more with `finalAnswerOnMaxIterations`. */
+  readonly limit: number;
+  /** Set when a turn ends the loop (`response_handled`, `repeated_failure`, the final turn). */
+  stop: { reason: StopReason; content: string } | undefined;
+
+  readonly #features: LoopFeatures;
+  readonly #maxIterations: number;
+  readonly #logger: ResolvedLogger;
+  readonly #async: AsyncCompletions | undefined;
+  readonly #failures: RepeatedFailures | undefined;
+  #tail: Promise<void> = RESOLVED;
+  #failure: { error: unknown; source: string } | undefined;
+  #iteration = 0;
+
+  private constructor(features: LoopFeatures, provider: LLMProvider, maxIterations: number, logger: ResolvedLogger) {
+    this.#features = features;
+    this.#maxIterations = maxIterations;
+    this.#logger = logger;
+    this.stream = features.onEvent !== undefined && typeof (provider as StreamingProvider).chatStream === "function";
+    this.limit = features.finalAnswer && maxIterations > 0 ? maxIterations + 1 : maxIterations;
+    const asyncOn = features.onAsyncResult !== undefined || features.awaitAsyncMs !== undefined;
+    this.#async = asyncOn
+      ? new AsyncCompletions(features.awaitAsyncMs !== undefined, (done) => this.#deliverLate(done), logger)
+      : undefined;
+    this.#failures =
+      features.maxRepeatedFailures === undefined ? undefined : new RepeatedFailures(features.maxRepeatedFailures);
+  }
+
+  /** The run's hooks, or `undefined` when no loop-control option is set. Throws `TypeError` for a bad option. */
+  static create(
+    config: ToolLoopConfig,
+    provider: LLMProvider,
+    maxIterations: number,
+    logger: ResolvedLogger,
+    where: string,
+  ): LoopRun | undefined {
+    const features = resolveFeatures(config, where);
+    return features === undefined ? undefined : new LoopRun(features, provider, maxIterations, logger);
+  }
+
+  /** The progress listener of the run: the caller's `onProgress`, and `tool-progress` events. */
+  progressListener(onProgress: ProgressListener | undefined): ProgressListener | undefined {
+    if (this.#features.onEvent === undefined) return onProgress;
+    return (update) => {
+      if (onProgress !== undefined) {
+        try {
+          onProgress(update);
+        } catch (error) {
+          log(this.#logger, "warn", () => ({ error: errorMessage(error) }), "progress listener threw");
+        }
+      }
+      // Ordered with the other events; not awaited: a tool's reportProgress is synchronous.
+      void this.#emit({ type: "tool-progress", update });
+    };
+  }
+
+  /** Wraps the loop's call runner: events, approval, the async callback, the final turn's refusal. */
+  wrap<C extends GateConfig, X extends GateContext>(run: CallRunner<C, X>): CallRunner<C, X> {
+    return async (normalized, config, context) => {
+      const { call } = normalized;
+      const iteration = this.#iteration;
+      const started = performance.now();
+      await this.#emit({
+        type: "tool-call-start",
+        iteration,
+        toolCallId: call.id,
+        toolName: call.name,
+        arguments: call.arguments,
+      });
+      let result: ToolResult;
+      if (this.#failure !== undefined) {
+        result = errorResult(`tool ${JSON.stringify(cutName(call.name))} was not run: the loop is stopping`);
+      } else if (iteration > this.#maxIterations) {
+        result = errorResult(FINAL_TURN_REFUSAL);
+      } else {
+        const callback = this.#async?.callback(call.name, call.id);
+        result = await runApproved(run, normalized, config, context, this.#features.approve, callback);
+        this.#async?.started(call.id, result);
+      }
+      await this.#emit({
+        type: "tool-call-end",
+        iteration,
+        toolCallId: call.id,
+        toolName: call.name,
+        result,
+        durationMs: performance.now() - started,
+      });
+      return result;
+    };
+  }
+
+  /** A provider call begins. */
+  async stepStart(iteration: number, transcript: Message[]): Promise<void> {
+    this.#iteration = iteration;
+    await this.#emit({ type: "step-start", iteration });
+    this.check(transcript, iteration - 1);
+  }
+
+  /** The provider call: streamed when possible; the final turn gets the note and no tools. */
+  chat(
+    provider: LLMProvider,
+    transcript: Message[],
+    definitions: ToolDefinition[] | undefined,
+    model: string,
+    options: Record<string, unknown>,
+    signal: AbortSignal | undefined,
+    iteration: number,
+  ): Promise<LLMResponse> {
+    const final = iteration > this.#maxIterations;
+    const messages: Message[] = final ? [...transcript, { role: "system", content: FINAL_ANSWER_NOTE }] : transcript;
+    const tools = final ? undefined : definitions;
+    const chatStream = (provider as StreamingProvider).chatStream;
+    if (!this.stream || chatStream === undefined) return provider.chat(messages, tools, model, options, signal);
+    return this.#streamed(chatStream.call(provider, messages, tools, model, options, signal), iteration, signal);
+  }
+
+  async #streamed(
+    stream: AsyncIterable<unknown>,
+    iteration: number,
+    signal: AbortSignal | undefined,
+  ): Promise<LLMResponse> {
+    let response: unknown;
+    let seen = false;
+    for await (const part of stream) {
+      // The loop has moved on (aborted, or the listener failed): stop reading and emitting.
+      if (signal?.aborted || this.#failure !== undefined) break;
+      if (!isRecord(part)) continue;
+      if (part.type === "text-delta" && typeof part.delta === "string") {
+        await this.#emit({ type: "text-delta", iteration, delta: part.delta });
+      } else if (part.type === "response") {
+        response = part.response;
+        seen = true;
+      }
+    }
+    if (this.#failure !== undefined) throw this.#failure.error;
+    if (!seen) {
+      throw new InvalidProviderResponseError(
+        "the provider returned an invalid response: the stream ended without a response part",
+        { provider: "LLMProvider", body: undefined },
+      );
+    }
+    return response as LLMResponse;
+  }
+
+  /** Throws the run's `ToolLoopError` when a listener failed; the transcript is consistent at every call site. */
+  check(transcript: Message[], iterations: number): void {
+    const failure = this.#failure;
+    if (failure === undefined) return;
+    throw new ToolLoopError(`${failure.source} threw: ${errorMessage(failure.error)}`, {
+      messages: transcript,
+      iterations,
+      code: "internal",
+      cause: failure.error,
+    });
+  }
+
+  /** The assistant message with calls was appended. */
+  async callsMade(transcript: Message[]): Promise<void> {
+    await this.#emit({ type: "message", message: transcript[transcript.length - 1] as Message });
+  }
+
+  /**
+   * The turn's tool messages were appended (the last `calls.length` of the transcript): cuts them,
+   * notes repeated failures, emits the messages and delivers `forUser`, then `step-end`; sets
+   * {@link stop} when the turn ends the loop.
+   */
+  async turnAnswered(
+    transcript: Message[],
+    calls: readonly NormalizedToolCall[],
+    results: readonly ToolResult[],
+    response: LLMResponse,
+    iteration: number,
+  ): Promise<void> {
+    const from = transcript.length - calls.length;
+    const { maxResultChars } = this.#features;
+    const failures = this.#failures;
+    let handled = calls.length > 0;
+    for (let index = 0; index < calls.length; index++) {
+      const message = transcript[from + index] as Message;
+      const result = results[index] as ToolResult;
+      const { call } = calls[index] as NormalizedToolCall;
+      const whole = message.content;
+      if (maxResultChars !== undefined) message.content = cutResult(whole, maxResultChars);
+      if (failures !== undefined) {
+        const note = failures.record(call.name, result, whole);
+        if (note !== undefined) {
+          message.content += note;
+          this.stop ??= {
+            reason: "repeated_failure",
+            content: RepeatedFailures.content(call.name, whole, failures.limit),
+          };
+        }
+      }
+      if (result.responseHandled !== true) handled = false;
+      await this.#emit({ type: "message", message });
+      await this.#forUser(result, call.name, call.id);
+    }
+    if (iteration > this.#maxIterations) this.stop = { reason: "max_iterations", content: "" };
+    else if (handled) this.stop = { reason: "response_handled", content: "" };
+    await this.#stepEnd(response, iteration);
+    this.check(transcript, iteration);
+  }
+
+  /**
+   * The model answered without calls (its message appended). With `awaitAsync`, waits for pending
+   * async work and feeds each completion back as a user message: `"continue"` for another turn.
+   */
+  async answered(
+    transcript: Message[],
+    response: LLMResponse,
+    iteration: number,
+    signal: AbortSignal | undefined,
+  ): Promise<AnswerOutcome> {
+    await this.#emit({ type: "message", message: transcript[transcript.length - 1] as Message });
+    await this.#stepEnd(response, iteration);
+    this.check(transcript, iteration);
+    if (iteration > this.#maxIterations) return "max_iterations";
+    const waitMs = this.#features.awaitAsyncMs;
+    const pending = this.#async;
+    if (waitMs === undefined || pending === undefined || !pending.hasWork || iteration >= this.#maxIterations) {
+      return "completed";
+    }
+    const completions = await pending.collect(waitMs, signal);
+    if (signal?.aborted) return "continue"; // the loop's own abort check rejects
+    if (completions.length === 0) return "completed";
+    for (const { result, toolName, toolCallId } of completions) {
+      const text = `[async result from ${cutName(toolName)} (${cutName(toolCallId)})] ${contentOf(result)}`;
+      const { maxResultChars } = this.#features;
+      const message: Message = {
+        role: "user",
+        content: maxResultChars === undefined ? text : cutResult(text, maxResultChars),
+      };
+      transcript.push(message);
+      await this.#emit({ type: "message", message });
+      await this.#forUser(result, toolName, toolCallId);
+    }
+    this.check(transcript, iteration);
+    return "continue";
+  }
+
+  /** Settles the run: `loop-end` on success; later async completions go to `onAsyncResult`. */
+  async finish(pending: Promise<ToolLoopResult>): Promise<ToolLoopResult> {
+    try {
+      const result = await pending;
+      await this.#emit({ type: "loop-end", result });
+      this.check(result.messages, result.iterations);
+      return result;
+    } finally {
+      this.#async?.end();
+    }
+  }
+
+  async #stepEnd(response: LLMResponse, iteration: number): Promise<void> {
+    if (this.#features.onEvent === undefined) return;
+    const finishReason = typeof response.finishReason === "string" ? response.finishReason : "";
+    const event: ToolLoopEvent = { type: "step-end", iteration, finishReason };
+    if (isPlainObject(response.usage)) event.usage = response.usage as NonNullable<LLMResponse["usage"]>;
+    await this.#emit(event);
+  }
+
+  #forUser(result: ToolResult, toolName: string, toolCallId: string): Promise<void> {
+    const listener = this.#features.onUserMessage;
+    if (
+      listener === undefined ||
+      result.silent === true ||
+      typeof result.forUser !== "string" ||
+      result.forUser === ""
+    ) {
+      return RESOLVED;
+    }
+    const message = { content: result.forUser, toolName, toolCallId };
+    return this.#enqueue("onUserMessage", () => listener(message));
+  }
+
+  /** A completion after the loop ended (or without `awaitAsync`): `onAsyncResult`, then `forUser`. */
+  #deliverLate({ result, toolName, toolCallId }: AsyncCompletion): void {
+    const run = async () => {
+      await this.#features.onAsyncResult?.(result, { toolName, toolCallId });
+      const listener = this.#features.onUserMessage;
+      if (
+        listener !== undefined &&
+        result.silent !== true &&
+        typeof result.forUser === "string" &&
+        result.forUser !== ""
+      ) {
+        await listener({ content: result.forUser, toolName, toolCallId });
+      }
+    };
+    run().catch((error: unknown) => {
+      log(
+        this.#logger,
+        "warn",
+        () => ({ tool: cutName(toolName), error: errorMessage(error) }),
+        "async result listener threw",
+      );
+    });
+  }
+
+  #emit(event: ToolLoopEvent): Promise<void> {
+    const listener = this.#features.onEvent;
+    if (listener === undefined) return RESOLVED;
+    return this.#enqueue("onEvent", () => listener(event));
+  }
+
+  /** Runs listeners one at a time, in order; a failure is kept (never rejected here) and stops later deliveries. */
+  #enqueue(source: string, deliver: () => unknown): Promise<void> {
+    const next = this.#tail.then(() => {
+      if (this.#failure !== undefined) return;
+      try {
+        const value = deliver();
+        if (isRecord(value) && typeof value.then === "function") {
+          return Promise.resolve(value).then(
+            () => {},
+            (error: unknown) => {
+              this.#failure ??= { error, source };
+            },
+          );
+        }
+      } catch (error) {
+        this.#failure ??= { error, source };
+      }
+      return undefined;
+    });
+    this.#tail = next;
+    return next;
+  }
+}
