@@ -203,21 +203,42 @@ async function execute(
 // is refused. URLs are skipped, except `file:` ones (paths).
 
 const URL_PATTERN = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//;
+const FILE_URL = /^file:/i;
 const PARENT_SEGMENT = /(?:^|\/)\.\.(?:\/|$)/;
-const WILDCARD = /[*?[]/;
+
+/** The path of a `file:` URL: `file:/p`, `file:///p` and `file://host/p` all name `/p`. */
+function filePath(url: string): string {
+  const rest = url.slice("file:".length);
+  if (!rest.startsWith("//")) return rest;
+  const slash = rest.indexOf("/", 2);
+  return slash === -1 ? "/" : rest.slice(slash);
+}
+
+/** Where the first wildcard of a word is (`*`, `?`, or a `[` closed later), or -1. */
+function wildcardIndex(word: string): number {
+  const star = word.search(/[*?]/);
+  const open = word.indexOf("[");
+  const bracket = open !== -1 && word.includes("]", open + 1) ? open : -1;
+  if (star === -1) return bracket;
+  return bracket === -1 ? star : Math.min(star, bracket);
+}
 
 async function checkOperands(settings: ExecSettings, command: string, cwd: string): Promise<string | undefined> {
   const candidates = new Set<string>();
   // Each directory a wildcard lists is read once per command, however many wildcards name it.
   const listed = new Map<string, Promise<DirectoryFinding>>();
   for (const word of commandWords(command)) {
-    if (URL_PATTERN.test(word)) {
-      if (/^file:/i.test(word)) candidates.add(word.slice(word.indexOf("//") + 2));
-      continue;
-    }
-    if (!word.startsWith("-")) candidates.add(word);
     const equals = word.indexOf("=");
-    if (equals !== -1) candidates.add(word.slice(equals + 1));
+    // The word itself (unless an option), and what follows `=` (`--output=/x`, `VAR=/x`).
+    const parts = word.startsWith("-") ? [] : [word];
+    if (equals !== -1) parts.push(word.slice(equals + 1));
+    for (const part of parts) {
+      if (FILE_URL.test(part)) {
+        // A percent escape could spell `..` for the program that decodes it.
+        if (part.includes("%")) return `command refused: ${quoteName(part)} is a file URL with a percent escape`;
+        candidates.add(filePath(part));
+      } else if (!URL_PATTERN.test(part)) candidates.add(part);
+    }
   }
   for (const candidate of candidates) {
     const refusal = await checkOperand(settings, candidate, cwd, listed);
@@ -243,11 +264,11 @@ async function checkOperand(
   if (path.includes("{") && path.includes("}") && (path.includes(",") || path.includes(".."))) {
     return `${shown} may be a brace expansion, which could name any path`;
   }
-  const wildcard = WILDCARD.exec(path);
-  if (wildcard !== null) {
+  const wildcard = wildcardIndex(path);
+  if (wildcard !== -1) {
     // What the shell would expand: only in the last part of a path, where the directory it lists
     // can be checked for symlinks that lead outside.
-    if (path.includes("/", wildcard.index)) return `${shown} has a wildcard before its last '/'; name the directory`;
+    if (path.includes("/", wildcard)) return `${shown} has a wildcard before its last '/'; name the directory`;
     const slash = path.lastIndexOf("/");
     const relative = slash === -1 ? "." : path.slice(0, slash + 1);
     const directory = isAbsolute(relative) ? relative : join(cwd, relative);

@@ -272,6 +272,10 @@ describe("the workspace (restricted mode, the default)", () => {
     ["cat --file=/etc/passwd", '"/etc/passwd" is outside the workspace'],
     ["X=/etc/passwd sh run.sh", '"/etc/passwd" is outside the workspace'],
     ["curl file:///etc/passwd", '"/etc/passwd" is outside the workspace'],
+    ["curl file:/etc/passwd", '"/etc/passwd" is outside the workspace'],
+    ["tool --url=file:///etc/passwd", '"/etc/passwd" is outside the workspace'],
+    ["curl file://localhost/etc/passwd", '"/etc/passwd" is outside the workspace'],
+    ["curl file:///tmp/%2e%2e/etc/passwd", '"file:///tmp/%2e%2e/etc/passwd" is a file URL with a percent escape'],
     ["ls ~root", `"~root" names another user's home directory`],
     ["cat '/etc/'passwd", '"/etc/passwd" is outside the workspace'],
   ])("refuses %j", async (command, reason) => {
@@ -316,6 +320,12 @@ describe("the workspace (restricted mode, the default)", () => {
   it("refuses a word that may be a brace expansion (when sh is bash, {.,.}. is ..)", async () => {
     expect((await run("cat {.,.}./outside/secret.txt")).forLLM).toContain("may be a brace expansion");
     expect((await run("find . -name notes.txt -exec cat {} +")).forLLM).toBe("hello");
+  });
+
+  it("reads a lone [ as a word, not a wildcard", async () => {
+    symlinkSync(outside, join(workspace, "leak"));
+    expect((await run("[ -f notes.txt ] && echo yes")).forLLM).toBe("yes");
+    expect((await run("ls [l]eak")).forLLM).toContain("a symlink that leads outside the workspace");
   });
 
   it("lets paths inside the workspace, ~ and harmless devices through", async () => {
