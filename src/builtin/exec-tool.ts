@@ -204,7 +204,28 @@ async function execute(
 
 const URL_PATTERN = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//;
 const FILE_URL = /^file:/i;
-const PARENT_SEGMENT = /(?:^|\/)\.\.(?:\/|$)/;
+/** `..` as a path segment, also inside an option (`-o../x`) or after `=`. */
+const PARENT_SEGMENT = /\.\.\/|(?:^|[/=])\.\.$|^-[A-Za-z]+\.\.$/;
+const STAY_INSIDE = " (paths must stay inside the workspace)";
+
+/**
+ * The paths a word may name: the word itself unless it is an option; what follows `=`
+ * (`--output=/x`, `VAR=/x`); and for a short option with its value attached (`-o/etc/x`,
+ * `-xf/etc/x`), the value after the option letter and, when only letters come before a `/`, the
+ * path from that `/` on (which option letters end where is not known, so both are checked).
+ */
+function operandsOf(word: string): string[] {
+  const parts: string[] = [];
+  const equals = word.indexOf("=");
+  if (equals !== -1) parts.push(word.slice(equals + 1));
+  if (!word.startsWith("-")) parts.push(word);
+  else if (equals === -1 && word.length > 2 && word[1] !== "-") {
+    parts.push(word.slice(2));
+    const slash = word.indexOf("/");
+    if (slash > 1 && /^[A-Za-z]+$/.test(word.slice(1, slash))) parts.push(word.slice(slash));
+  }
+  return parts;
+}
 
 /** The path of a `file:` URL: `file:/p`, `file:///p` and `file://host/p` all name `/p`. */
 function filePath(url: string): string {
@@ -228,10 +249,8 @@ async function checkOperands(settings: ExecSettings, command: string, cwd: strin
   // Each directory a wildcard lists is read once per command, however many wildcards name it.
   const listed = new Map<string, Promise<DirectoryFinding>>();
   for (const word of commandWords(command)) {
-    const equals = word.indexOf("=");
-    // The word itself (unless an option), and what follows `=` (`--output=/x`, `VAR=/x`).
-    const parts = word.startsWith("-") ? [] : [word];
-    if (equals !== -1) parts.push(word.slice(equals + 1));
+    if (PARENT_SEGMENT.test(word)) return `command refused: ${quoteName(word)} has a '..' segment${STAY_INSIDE}`;
+    const parts = operandsOf(word);
     for (const part of parts) {
       if (FILE_URL.test(part)) {
         // A percent escape could spell `..` for the program that decodes it.
@@ -255,7 +274,7 @@ async function checkOperand(
 ): Promise<string | undefined> {
   if (word === "") return undefined;
   const shown = quoteName(word);
-  if (PARENT_SEGMENT.test(word)) return `${shown} has a '..' segment (paths must stay inside the workspace)`;
+  if (PARENT_SEGMENT.test(word)) return `${shown} has a '..' segment${STAY_INSIDE}`;
   let path = word;
   if (word === "~" || word.startsWith("~/")) path = join(settings.workspace.workspace, word.slice(1));
   else if (word.startsWith("~")) return `${shown} names another user's home directory`;

@@ -270,6 +270,11 @@ describe("the workspace (restricted mode, the default)", () => {
       `"../outside/secret.txt" has a '..' segment (paths must stay inside the workspace)`,
     ],
     ["cat --file=/etc/passwd", '"/etc/passwd" is outside the workspace'],
+    ["sort -o/etc/x notes.txt", '"/etc/x" is outside the workspace'],
+    ["tar -xf/etc/x", '"/etc/x" is outside the workspace'],
+    ["sort -o../x notes.txt", `"-o../x" has a '..' segment (paths must stay inside the workspace)`],
+    ["git -C.. status", `"-C.." has a '..' segment (paths must stay inside the workspace)`],
+    ["X=.. ls", `"X=.." has a '..' segment (paths must stay inside the workspace)`],
     ["X=/etc/passwd sh run.sh", '"/etc/passwd" is outside the workspace'],
     ["curl file:///etc/passwd", '"/etc/passwd" is outside the workspace'],
     ["curl file:/etc/passwd", '"/etc/passwd" is outside the workspace'],
@@ -336,6 +341,8 @@ describe("the workspace (restricted mode, the default)", () => {
     expect((await run("cat ~/notes.txt 2>/dev/null")).forLLM).toBe("hello");
     expect((await run("cat *.txt")).forLLM).toBe("hello");
     expect((await run("echo https://example.com/a/b")).forLLM).toBe("https://example.com/a/b");
+    expect((await run("echo main..feature")).forLLM).toBe("main..feature");
+    expect((await run("grep -rn hello .")).forLLM).toBe("./notes.txt:1:hello");
   });
 
   it("runs in working_directory inside the workspace, and refuses one outside", async () => {
