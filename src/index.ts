@@ -35,6 +35,8 @@ export type {
 } from "./provider.js";
 export type { StopReason, ToolLoopConfig, ToolLoopContext, ToolLoopResult } from "./run-tool-loop.js";
 export { runToolLoop } from "./run-tool-loop.js";
+export type { ToolLoopStream } from "./stream-tool-loop.js";
+export { streamToolLoop } from "./stream-tool-loop.js";
 export type { ParsedTextToolCalls, TextToolProtocolOptions } from "./text-tool-protocol.js";
 export {
   MAX_TEXT_TOOL_CALLS,
@@ -53,7 +55,9 @@ export type {
   ToolReturn,
 } from "./tool.js";
 export { isAsyncTool, isContextualTool, isMetadataAwareTool, toolToSchema } from "./tool.js";
+export type { ApprovalDecision, ApprovalRequest, ToolApprover } from "./tool-approval.js";
 export type { ToolExecution } from "./tool-execution.js";
+export type { ToolLoopEvent, ToolLoopEventListener } from "./tool-loop-event.js";
 export type { ExecuteOptions, RegisterOptions, ToolRegistryOptions } from "./tool-registry.js";
 export { ToolRegistry } from "./tool-registry.js";
 export type {

@@ -1,0 +1,124 @@
+import { isAbortSignal, optionError } from "./internal/options.js";
+import type { Message } from "./provider.js";
+import { runToolLoop, type ToolLoopConfig, type ToolLoopContext, type ToolLoopResult } from "./run-tool-loop.js";
+import type { ToolLoopEvent } from "./tool-loop-event.js";
+
+/** What {@link streamToolLoop} returns: the run's events to iterate once, and its outcome. */
+export interface ToolLoopStream extends AsyncIterable<ToolLoopEvent> {
+  /**
+   * The run's outcome, as `runToolLoop` would give it. Settles either way: after `loop-end`, or
+   * rejected (a `ToolLoopError` with code `"aborted"` when the iteration was left early). Left
+   * unobserved, its rejection is never reported as unhandled.
+   */
+  readonly result: Promise<ToolLoopResult>;
+}
+
+const WHERE = "streamToolLoop";
+
+/**
+ * Runs the loop like {@link runToolLoop} and yields its {@link ToolLoopEvent}s (streamed text
+ * included, when the provider has `chatStream`). The loop waits for the consumer (back-pressure):
+ * each event is handed over only once the previous one was taken. Leaving the `for await` early
+ * (`break`, `return`, a throw) aborts the loop; a failure of the loop is thrown by the iteration.
+ * `config.onEvent`, when set, still receives every event first.
+ *
+ * @example
+ * ```ts
+ * const stream = streamToolLoop({ provider, tools: registry, maxIterations: 10 }, messages);
+ * for await (const event of stream) {
+ *   if (event.type === "text-delta") process.stdout.write(event.delta);
+ * }
+ * const { content } = await stream.result;
+ * ```
+ */
+export function streamToolLoop(
+  config: ToolLoopConfig,
+  messages: Message[],
+  context: ToolLoopContext = {},
+): ToolLoopStream {
+  const own = config?.onEvent;
+  if (own !== undefined && typeof own !== "function") throw optionError(WHERE, "onEvent", "a function", own);
+  const controller = new AbortController();
+  const callerSignal: unknown = context?.signal;
+  const signal = isAbortSignal(callerSignal) ? AbortSignal.any([callerSignal, controller.signal]) : controller.signal;
+
+  let offered: { event: ToolLoopEvent; release: () => void } | undefined;
+  let taken: (() => void) | undefined;
+  let reader: { resolve: (step: IteratorResult<ToolLoopEvent>) => void; reject: (error: unknown) => void } | undefined;
+  let outcome: { error: unknown } | "done" | undefined;
+  let closed = false;
+
+  const onEvent = async (event: ToolLoopEvent): Promise<void> => {
+    if (own !== undefined) await own(event);
+    if (closed) return;
+    await new Promise<void>((release) => {
+      if (reader === undefined) {
+        offered = { event, release };
+        return;
+      }
+      const waiting = reader;
+      reader = undefined;
+      taken = release;
+      waiting.resolve({ value: event, done: false });
+    });
+  };
+
+  const result = runToolLoop({ ...config, onEvent }, messages, {
+    ...context,
+    signal: isAbortSignal(callerSignal) || callerSignal === undefined ? signal : (callerSignal as AbortSignal),
+  });
+  // The iteration reports the failure; `result` is only a view of it for whoever awaits it.
+  result.catch(() => {});
+  const settle = (state: { error: unknown } | "done") => {
+    outcome = state;
+    const waiting = reader;
+    reader = undefined;
+    if (waiting === undefined) return;
+    if (state === "done" || closed) waiting.resolve({ value: undefined, done: true });
+    else waiting.reject(state.error);
+  };
+  result.then(
+    () => settle("done"),
+    (error: unknown) => settle({ error }),
+  );
+
+  let reported = false;
+  const iterator: AsyncIterator<ToolLoopEvent> = {
+    next() {
+      taken?.();
+      taken = undefined;
+      if (offered !== undefined) {
+        const { event, release } = offered;
+        offered = undefined;
+        taken = release;
+        return Promise.resolve({ value: event, done: false });
+      }
+      if (outcome !== undefined) {
+        if (outcome !== "done" && !reported && !closed) {
+          reported = true;
+          return Promise.reject(outcome.error);
+        }
+        return Promise.resolve({ value: undefined, done: true });
+      }
+      return new Promise((resolve, reject) => {
+        reader = { resolve, reject };
+      });
+    },
+    async return() {
+      if (!closed) {
+        closed = true;
+        taken?.();
+        offered?.release();
+        taken = undefined;
+        offered = undefined;
+        if (outcome === undefined) controller.abort(new Error("the consumer of streamToolLoop stopped reading"));
+      }
+      await result.catch(() => {});
+      return { value: undefined, done: true };
+    },
+  };
+  return {
+    result,
+    [Symbol.asyncIterator]: () => iterator,
+  };
+}
