@@ -402,6 +402,20 @@ function formatOutput(stdout: BoundedText, stderr: BoundedText, max: number): st
   return `${kept.slice(0, cut)}\n... (truncated, ${total - cut} more chars)`;
 }
 
+/** The commands running now, killed if this process exits first (a detached group would outlive it). */
+const running = new Set<ChildProcess>();
+let exitHookInstalled = false;
+
+function track(child: ChildProcess): void {
+  if (!exitHookInstalled) {
+    exitHookInstalled = true;
+    process.on("exit", () => {
+      for (const command of running) killGroup(command);
+    });
+  }
+  running.add(child);
+}
+
 /** Kills the command's whole process group (it leads its own: `detached`). */
 function killGroup(child: ChildProcess): void {
   if (child.pid === undefined) return;
@@ -440,9 +454,11 @@ function run(settings: ExecSettings, command: string, cwd: string, signal: Abort
     let grace: NodeJS.Timeout | undefined;
     let done = false;
 
+    track(child);
     const finish = () => {
       if (done) return;
       done = true;
+      running.delete(child);
       clearTimeout(timer);
       clearTimeout(grace);
       signal.removeEventListener("abort", onAbort);

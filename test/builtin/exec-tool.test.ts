@@ -1,3 +1,4 @@
+import { execFile } from "node:child_process";
 import {
   existsSync,
   mkdirSync,
@@ -196,6 +197,27 @@ describe("process group", () => {
     const result = await pending;
     expect(result.isError).toBe(true);
     expect(result.forLLM).toBe("command aborted\nstarted");
+    await expectDead(join(workspace, "bg.pid"));
+  });
+
+  it("kills running commands when this process exits", async () => {
+    const script = join(root, "exit-early.ts");
+    const source = new URL("../../src/builtin/exec-tool.ts", import.meta.url).pathname;
+    writeFileSync(
+      script,
+      `import { existsSync } from "node:fs";
+import { createExecTool } from ${JSON.stringify(source)};
+const tool = createExecTool({ workspace: ${JSON.stringify(workspace)} });
+const context = { signal: new AbortController().signal, channel: "", chatId: "", metadata: {}, logger: {} };
+void tool.execute({ command: "sleep 30 & echo $! > bg.pid; sleep 30" }, context as never);
+const timer = setInterval(() => { if (existsSync(${JSON.stringify(join(workspace, "bg.pid"))})) process.exit(0); }, 10);
+setTimeout(() => clearInterval(timer), 10_000);
+`,
+    );
+    const tsx = new URL("../../node_modules/.bin/tsx", import.meta.url).pathname;
+    await new Promise<void>((resolve, reject) => {
+      execFile(tsx, [script], { timeout: 20_000 }, (error) => (error ? reject(error) : resolve()));
+    });
     await expectDead(join(workspace, "bg.pid"));
   });
 
