@@ -67,6 +67,11 @@ export const DEFAULT_DENY_RULES: readonly DenyRule[] = Object.freeze([
     pattern: String.raw`\b(?:crontab|systemd-run)\b|\b(?:docker|podman)\s${ARGS}(?:run|exec)\b`,
   },
   { name: "network redirection (/dev/tcp, /dev/udp)", pattern: "/dev/(?:tcp|udp)/" },
+  {
+    // /proc/<pid>/environ holds this process's secrets, readable by any program of the same user.
+    name: "another process's environment, memory or files (/proc/…/environ, mem, fd, root, cwd)",
+    pattern: String.raw`/proc/[^\s;&|()]*(?:environ|mem|fd|root|cwd|maps)`,
+  },
   { name: "git push", pattern: String.raw`\bgit\s${ARGS}push\b` },
   { name: "ssh, scp, sftp", pattern: String.raw`\b(?:ssh|scp|sftp)(?:\s|$|;)` },
   { name: "eval", pattern: String.raw`\beval\b` },

@@ -253,6 +253,13 @@ describe("environment", () => {
     expect(result.forLLM).toContain(`HOME=${workspace}`);
   });
 
+  it("refuses to read this process's environment through /proc, also in unrestricted mode", async () => {
+    process.env[SECRET] = "hunter2";
+    const result = await run("cat /proc/$PPID/environ", { restrictToWorkspace: false });
+    expect(result.isError).toBe(true);
+    expect(result.forLLM).not.toContain("hunter2");
+  });
+
   it("runs in the workspace", async () => {
     expect((await run("pwd")).forLLM).toBe(workspace);
   });
