@@ -1732,3 +1732,379 @@ describe("loop-breaking tools (Forge's IsLoopBreaking, issue 10)", () => {
     ).toThrowErrorMatchingInlineSnapshot(`[TypeError: defineTool("bad"): loopBreaking must be a boolean, got "yes"]`);
   });
 });
+
+describe("loop control (issue 12)", () => {
+  describe("delivery: onUserMessage", () => {
+    it("receives forUser of every result that has one and is not silent, in call order, with the call's id", async () => {
+      const delivered: unknown[] = [];
+      const shout = tool("shout", (args) => new ToolResult({ forLLM: "said", forUser: String(args.text) }));
+      const quiet = tool("quiet", () => new ToolResult({ forLLM: "x", forUser: "hidden", silent: true }));
+      const provider = new ScriptedProvider([
+        toolCallResponse([
+          { id: "1", name: "shout", arguments: { text: "first" } },
+          { id: "2", name: "quiet" },
+          { id: "3", name: "echo" },
+          { id: "4", name: "shout", arguments: { text: "second" } },
+        ]),
+        textResponse("done"),
+      ]);
+      await runToolLoop(
+        {
+          provider,
+          tools: registryWith(shout, quiet, echo),
+          maxIterations: 3,
+          onUserMessage: (message) => void delivered.push(message),
+        },
+        user,
+      );
+      expect(delivered).toEqual([
+        { content: "first", toolName: "shout", toolCallId: "1" },
+        { content: "second", toolName: "shout", toolCallId: "4" },
+      ]);
+    });
+
+    it("a throwing onUserMessage rejects the run with ToolLoopError, the turn answered", async () => {
+      const shout = tool("shout", () => new ToolResult({ forLLM: "said", forUser: "hi" }));
+      const provider = new ScriptedProvider([toolCallResponse({ id: "1", name: "shout" }), textResponse("never")]);
+      const failure = await runToolLoop(
+        {
+          provider,
+          tools: registryWith(shout),
+          maxIterations: 3,
+          onUserMessage: () => {
+            throw new Error("channel closed");
+          },
+        },
+        user,
+      ).catch((error: unknown) => error);
+      expect(isToolLoopError(failure) && failure.message).toBe("onUserMessage threw: channel closed");
+      expect(isToolLoopError(failure) && failure.messages.at(-1)).toMatchObject({ role: "tool", toolCallId: "1" });
+      expect(provider.calls).toHaveLength(1);
+    });
+  });
+
+  describe("async tools", () => {
+    /** An async tool that reports through its per-call callback when `finish` is called. */
+    function backgroundTool() {
+      const callbacks: Array<((result: ToolResult) => void | Promise<void>) | undefined> = [];
+      const background = tool("background", (_args, context) => {
+        callbacks.push(context.asyncCallback);
+        return new ToolResult({ forLLM: "started", async: true });
+      });
+      return { background, callbacks };
+    }
+
+    it("without onAsyncResult or awaitAsync, no callback is passed (as in Go)", async () => {
+      const { background, callbacks } = backgroundTool();
+      const provider = new ScriptedProvider([toolCallResponse({ name: "background" }), textResponse("ok")]);
+      await runToolLoop({ provider, tools: registryWith(background), maxIterations: 3 }, user);
+      expect(callbacks).toEqual([undefined]);
+    });
+
+    it("onAsyncResult receives completions with the call's name and id, also after the loop ended; forUser is delivered", async () => {
+      const { background, callbacks } = backgroundTool();
+      const received: unknown[] = [];
+      const delivered: unknown[] = [];
+      const provider = new ScriptedProvider([toolCallResponse({ id: "bg", name: "background" }), textResponse("ok")]);
+      await runToolLoop(
+        {
+          provider,
+          tools: registryWith(background),
+          maxIterations: 3,
+          onAsyncResult: (result, info) => void received.push([result.forLLM, info]),
+          onUserMessage: (message) => void delivered.push(message),
+        },
+        user,
+      );
+      const callback = callbacks[0] as (result: ToolResult) => void;
+      expect(callback(new ToolResult({ forLLM: "backup done", forUser: "Your backup is ready" }))).toBeUndefined();
+      await vi.waitFor(() => expect(delivered).toHaveLength(1), POLL);
+      expect(received).toEqual([["backup done", { toolName: "background", toolCallId: "bg" }]]);
+      expect(delivered).toEqual([{ content: "Your backup is ready", toolName: "background", toolCallId: "bg" }]);
+    });
+
+    it("a callback called twice, after the loop ended, or with listeners that throw never throws into the tool", async () => {
+      const { background, callbacks } = backgroundTool();
+      const received: unknown[] = [];
+      const provider = new ScriptedProvider([toolCallResponse({ id: "bg", name: "background" }), textResponse("ok")]);
+      await runToolLoop(
+        {
+          provider,
+          tools: registryWith(background),
+          maxIterations: 3,
+          onAsyncResult: (result) => {
+            received.push(result.forLLM);
+            throw new Error("listener broke");
+          },
+        },
+        user,
+      );
+      const callback = callbacks[0] as (result: unknown) => void;
+      expect(() => callback(newToolResult("one"))).not.toThrow();
+      expect(() => callback(newToolResult("two"))).not.toThrow();
+      expect(() => (callbacks[0] as (result: unknown) => void)("not a result")).not.toThrow();
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      expect(received).toEqual(["one"]);
+    });
+
+    it("awaitAsync: the loop waits and feeds each completion back as a user message and a new turn", async () => {
+      const { background, callbacks } = backgroundTool();
+      const provider = new ScriptedProvider([
+        toolCallResponse({ id: "bg", name: "background" }),
+        (call) => {
+          // The model answers while the work is pending; it completes a little later.
+          setTimeout(() => callbacks[0]?.(newToolResult("12 files backed up")), 5);
+          return textResponse(call.messages.length === 3 ? "working on it" : "?");
+        },
+        textResponse("Backup complete: 12 files."),
+      ]);
+      const result = await runToolLoop(
+        { provider, tools: registryWith(background), maxIterations: 5, awaitAsync: { timeoutMs: 5_000 } },
+        user,
+      );
+      expect(result.content).toBe("Backup complete: 12 files.");
+      expect(result.iterations).toBe(3);
+      expect(result.messages.slice(-3)).toEqual([
+        { role: "assistant", content: "working on it" },
+        { role: "user", content: "[async result from background (bg)] 12 files backed up" },
+        { role: "assistant", content: "Backup complete: 12 files." },
+      ]);
+    });
+
+    it("awaitAsync: after the timeout the loop ends; what completes later goes to onAsyncResult", async () => {
+      vi.useFakeTimers();
+      const { background, callbacks } = backgroundTool();
+      const received: string[] = [];
+      const provider = new ScriptedProvider([
+        toolCallResponse({ id: "bg", name: "background" }),
+        textResponse("later"),
+      ]);
+      const running = runToolLoop(
+        {
+          provider,
+          tools: registryWith(background),
+          maxIterations: 5,
+          awaitAsync: { timeoutMs: 1_000 },
+          onAsyncResult: (result) => void received.push(result.forLLM),
+        },
+        user,
+      );
+      await vi.advanceTimersByTimeAsync(1_000);
+      const result = await running;
+      expect(result).toMatchObject({ content: "later", iterations: 2, stopReason: "completed" });
+      callbacks[0]?.(newToolResult("finally"));
+      await vi.advanceTimersByTimeAsync(0);
+      expect(received).toEqual(["finally"]);
+    });
+
+    it("awaitAsync rejects a bad timeout", async () => {
+      await expect(
+        runToolLoop({ provider: new ScriptedProvider([]), maxIterations: 1, awaitAsync: { timeoutMs: -1 } }, user),
+      ).rejects.toThrow(/runToolLoop: awaitAsync.timeoutMs must be a number of milliseconds/);
+    });
+  });
+
+  describe("responseHandled", () => {
+    it("when every result of a turn has it, the loop ends without another provider call", async () => {
+      const send = tool("send_file", () => newToolResult("sent").withResponseHandled());
+      const provider = new ScriptedProvider([toolCallResponse({ id: "s", name: "send_file" })]);
+      const result = await runToolLoop(
+        { provider, tools: registryWith(send), maxIterations: 5, maxResultChars: 1_000 },
+        user,
+      );
+      expect(result).toMatchObject({ content: "", iterations: 1, stopReason: "response_handled" });
+      expect(result.messages.at(-1)).toMatchObject({ role: "tool", content: "sent" });
+      provider.assertDone();
+    });
+
+    it("one result without it keeps the loop going", async () => {
+      const send = tool("send_file", () => newToolResult("sent").withResponseHandled());
+      const provider = new ScriptedProvider([
+        toolCallResponse([
+          { id: "s", name: "send_file" },
+          { id: "e", name: "echo" },
+        ]),
+        textResponse("done"),
+      ]);
+      const result = await runToolLoop(
+        { provider, tools: registryWith(send, echo), maxIterations: 5, maxResultChars: 1_000 },
+        user,
+      );
+      expect(result.stopReason).toBe("completed");
+    });
+  });
+
+  describe("finalAnswerOnMaxIterations", () => {
+    it("at the cap, one more call without tools and with a note; its text is content, stopReason stays max_iterations", async () => {
+      const provider = new ScriptedProvider([
+        toolCallResponse({ id: "a", name: "echo" }),
+        toolCallResponse({ id: "b", name: "echo" }),
+        textResponse("Here is what I found so far."),
+      ]);
+      const result = await runToolLoop(
+        { provider, tools: registryWith(echo), maxIterations: 2, finalAnswerOnMaxIterations: true },
+        user,
+      );
+      expect(result).toMatchObject({
+        content: "Here is what I found so far.",
+        iterations: 3,
+        stopReason: "max_iterations",
+      });
+      const last = provider.calls[2];
+      expect(last?.tools).toBeUndefined();
+      expect(last?.messages.at(-1)).toMatchInlineSnapshot(`
+        {
+          "content": "You have reached the limit of tool calls for this task. Do not call any tool: answer now with what you have.",
+          "role": "system",
+        }
+      `);
+      // The note is sent, not recorded.
+      expect(result.messages.at(-1)).toEqual({ role: "assistant", content: "Here is what I found so far." });
+      expectEveryCallAnswered(result.messages);
+    });
+
+    it("if the model still calls tools, they are answered with an error and content is empty", async () => {
+      const provider = new ScriptedProvider([
+        toolCallResponse({ id: "a", name: "echo" }),
+        toolCallResponse({ id: "b", name: "echo", arguments: { again: true } }),
+      ]);
+      const result = await runToolLoop(
+        { provider, tools: registryWith(echo), maxIterations: 1, finalAnswerOnMaxIterations: true },
+        user,
+      );
+      expect(result).toMatchObject({ content: "", iterations: 2, stopReason: "max_iterations" });
+      expect(result.messages.at(-1)).toMatchObject({
+        role: "tool",
+        toolCallId: "b",
+        isError: true,
+        content: "no tool can be called: the iteration limit was reached",
+      });
+      expectEveryCallAnswered(result.messages);
+    });
+
+    it("off by default, and maxIterations 0 still makes no call", async () => {
+      const provider = new ScriptedProvider([]);
+      const result = await runToolLoop({ provider, maxIterations: 0, finalAnswerOnMaxIterations: true }, user);
+      expect(result).toMatchObject({ iterations: 0, stopReason: "max_iterations" });
+      await expect(
+        runToolLoop({ provider, maxIterations: 1, finalAnswerOnMaxIterations: "yes" as never }, user),
+      ).rejects.toThrow('runToolLoop: finalAnswerOnMaxIterations must be a boolean, got "yes"');
+    });
+  });
+
+  describe("maxRepeatedFailures", () => {
+    it("a model repeating a failing call forever is stopped at the n-th identical failure, told why", async () => {
+      const broken = tool("read_file", () => errorResult("no such file: /nope"));
+      let asked = 0;
+      const provider: LLMProvider = {
+        getDefaultModel: () => "m",
+        chat: async () => {
+          asked++;
+          return toolCallResponse({ name: "read_file", arguments: { path: "/nope" } });
+        },
+      };
+      const result = await runToolLoop(
+        { provider, tools: registryWith(broken), maxIterations: 1_000, maxRepeatedFailures: 3 },
+        user,
+      );
+      expect(asked).toBe(3);
+      expect(result).toMatchObject({
+        iterations: 3,
+        stopReason: "repeated_failure",
+        content: 'stopped: tool "read_file" failed 3 times in a row with the same error: no such file: /nope',
+      });
+      expect(result.messages.at(-1)?.content).toMatchInlineSnapshot(`
+        "no such file: /nope
+
+        [This call failed 3 times in a row with the same error. Stop retrying it.]"
+      `);
+      expectEveryCallAnswered(result.messages);
+    });
+
+    it("a different error or a success in between starts the count over", async () => {
+      let n = 0;
+      const flaky = tool("flaky", () => (++n % 2 === 0 ? "ok" : errorResult("down")));
+      const provider = new ScriptedProvider([
+        ...Array.from({ length: 6 }, () => toolCallResponse({ name: "flaky" })),
+        textResponse("done"),
+      ]);
+      const result = await runToolLoop(
+        { provider, tools: registryWith(flaky), maxIterations: 10, maxRepeatedFailures: 2 },
+        user,
+      );
+      expect(result.stopReason).toBe("completed");
+    });
+
+    it.each([0, -1, 1.5, "3"])("rejects %j", async (value) => {
+      await expect(
+        runToolLoop(
+          { provider: new ScriptedProvider([]), maxIterations: 1, maxRepeatedFailures: value as never },
+          user,
+        ),
+      ).rejects.toThrow(/runToolLoop: maxRepeatedFailures must be an integer ≥ 1/);
+    });
+  });
+
+  describe("maxResultChars", () => {
+    it("a 50 MB result is cut in the transcript; result.forLLM stays whole for the caller", async () => {
+      const huge = "a".repeat(50 * 1024 * 1024);
+      const events: string[] = [];
+      let whole: ToolResult | undefined;
+      const dump = tool("dump", () => newToolResult(huge));
+      const provider = new ScriptedProvider([toolCallResponse({ id: "d", name: "dump" }), textResponse("ok")]);
+      const result = await runToolLoop(
+        {
+          provider,
+          tools: registryWith(dump),
+          maxIterations: 3,
+          maxResultChars: 1_000,
+          onEvent: (event) => {
+            if (event.type === "tool-call-end") whole = event.result;
+            if (event.type === "message" && event.message.role === "tool") events.push(event.message.content);
+          },
+        },
+        user,
+      );
+      const answer = result.messages[2]?.content ?? "";
+      expect(answer.length).toBeLessThanOrEqual(1_000);
+      expect(answer.endsWith(`[… ${huge.length - answer.indexOf("\n[…")} characters cut]`)).toBe(true);
+      expect(events).toEqual([answer]);
+      expect(whole?.forLLM.length).toBe(huge.length);
+      expect(provider.calls[1]?.messages[2]?.content).toBe(answer);
+    });
+
+    it("never splits a surrogate pair", async () => {
+      const emoji = tool("emoji", () => "😀".repeat(1_000));
+      const provider = new ScriptedProvider([toolCallResponse({ name: "emoji" }), textResponse("ok")]);
+      for (const max of [100, 101]) {
+        const result = await runToolLoop(
+          {
+            provider: new ScriptedProvider([toolCallResponse({ name: "emoji" }), textResponse("ok")]),
+            tools: registryWith(emoji),
+            maxIterations: 2,
+            maxResultChars: max,
+          },
+          user,
+        );
+        const kept = (result.messages[2]?.content ?? "").split("\n[…")[0] ?? "";
+        expect(kept).toBe("😀".repeat(kept.length / 2));
+      }
+      expect(provider.calls).toHaveLength(0);
+    });
+
+    it.each([0, Number.NaN, "100"])("rejects %j", async (value) => {
+      await expect(
+        runToolLoop({ provider: new ScriptedProvider([]), maxIterations: 1, maxResultChars: value as never }, user),
+      ).rejects.toThrow(/runToolLoop: maxResultChars must be an integer ≥ 1/);
+    });
+  });
+
+  describe("unused", () => {
+    it("without any loop-control option, a provider's chatStream is never used", async () => {
+      const chatStream = vi.fn();
+      const provider = Object.assign(new ScriptedProvider([textResponse("hi")]), { chatStream });
+      await runToolLoop({ provider, maxIterations: 1, finalAnswerOnMaxIterations: false }, user);
+      expect(chatStream).not.toHaveBeenCalled();
+    });
+  });
+});
