@@ -400,6 +400,17 @@ describe("the workspace (restricted mode, the default)", () => {
     expect(result.forLLM.startsWith("w0 w1 w2")).toBe(true);
   });
 
+  it("lets a path outside through only when it may be both read and written (a command may do either)", async () => {
+    const secret = join(outside, "secret.txt");
+    const escaped = new RegExp(`^${outside.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}/`);
+    expect((await run(`cat ${secret}`, { allowReadPaths: [escaped] })).forLLM).toBe(
+      `command refused: ${JSON.stringify(secret)} is outside the workspace`,
+    );
+    expect((await run(`cat ${secret}`, { allowReadPaths: [escaped], allowWritePaths: [escaped] })).forLLM).toBe(
+      "top secret",
+    );
+  });
+
   it("lets absolute paths through when restrictToWorkspace is false", async () => {
     const result = await run(`cat ${join(outside, "secret.txt")}`, { restrictToWorkspace: false });
     expect(result.forLLM).toBe("top secret");
