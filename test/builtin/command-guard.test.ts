@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   type CommandPatterns,
@@ -257,5 +258,46 @@ describe("commandWords", () => {
     ["a\\\nb", ["ab"]],
   ])("%j → %j", (command, expected) => {
     expect(commandWords(command)).toEqual(expected);
+  });
+});
+
+describe("obfuscation (fast-check)", () => {
+  /** One way the shell reads as `char`: itself, upper case, backslash-escaped, quoted, or followed by an empty quote. */
+  const spelling = (char: string) =>
+    /[a-z]/.test(char)
+      ? fc.constantFrom(char, char.toUpperCase(), `\\${char}`, `'${char}'`, `"${char}"`, `${char}""`, `${char}''`)
+      : char === " "
+        ? fc.constantFrom(" ", "  ", "\t", " \t ")
+        : fc.constant(char);
+  const obfuscated = (command: string) => fc.tuple(...[...command].map(spelling)).map((parts) => parts.join(""));
+
+  it.each([
+    "rm -rf build",
+    "sudo ls",
+    "git push",
+    "chmod 777 x",
+    "shutdown now",
+    "kill 1",
+    "eval x",
+    "mkfs x",
+    "ssh host",
+  ])("refuses %j however it is quoted, escaped, cased or spaced", (command) => {
+    fc.assert(
+      fc.property(obfuscated(command), (spelled) => {
+        expect(refusal(spelled)).toMatch(/^command refused by the deny list: /);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it("never throws, whatever the command", () => {
+    fc.assert(
+      fc.property(fc.string({ unit: "binary", maxLength: 300 }), (command) => {
+        const answer = refusal(command);
+        expect(answer === undefined || typeof answer === "string").toBe(true);
+        expect(Array.isArray(commandWords(command))).toBe(true);
+      }),
+      { numRuns: 500 },
+    );
   });
 });
