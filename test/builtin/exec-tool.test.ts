@@ -11,6 +11,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createExecTool, type ExecToolOptions } from "../../src/builtin/exec-tool.js";
 import { createToolContext } from "../../src/testing/index.js";
@@ -316,6 +317,22 @@ describe("the workspace (restricted mode, the default)", () => {
     const result = await run(command);
     expect(result.isError).toBe(true);
     expect(result.forLLM).toBe(`command refused: ${reason}`);
+  });
+
+  it("refuses an operand however it is quoted or escaped (fast-check)", async () => {
+    const exec = tool();
+    // Each character as itself, backslash-escaped, or in single or double quotes: the shell reads the same word.
+    const spelled = (text: string) =>
+      fc
+        .tuple(...[...text].map((char) => fc.constantFrom(char, `\\${char}`, `'${char}'`, `"${char}"`)))
+        .map((parts) => parts.join(""));
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(spelled("/etc/passwd"), spelled("../outside/secret.txt")), async (path) => {
+        const result = (await exec.execute({ command: `cat ${path}` }, createToolContext())) as ToolResult;
+        expect(result.forLLM).toMatch(/^command refused: /);
+      }),
+      { numRuns: 100 },
+    );
   });
 
   it("refuses a relative operand that leads outside through a symlink (picoclaw #1526)", async () => {
