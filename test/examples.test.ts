@@ -47,6 +47,19 @@ const expectations: Record<string, RegExp[]> = {
     /<tool_result tool_name="get_weather" call_id="text_2_0">21 degrees and sunny in Paris<\/tool_result>/,
     /completed after 3 model calls: It is 21 degrees and sunny in Paris\./,
   ],
+  "streaming.ts": [
+    /streamed: "Let me count\."/,
+    /calling count_words\(\{"text":"the quick brown fox"\}\)\nprogress running counting 4 words\nprogress completed\ncount_words → 4/,
+    /streamed: "The text has 4 words\."/,
+    /saved 4 messages, the same as the result: true/,
+    /completed after 2 model calls: The text has 4 words\./,
+  ],
+  "approval.ts": [
+    /approve delete_file\(draft\.md\)\? yes/,
+    /approve delete_file\(thesis\.pdf\)\? no/,
+    /delete_file: error: denied by the user: keep the thesis/,
+    /files left: notes\.txt, thesis\.pdf/,
+  ],
   "openai.ts": [/OPENAI_API_KEY/],
   "anthropic.ts": [/ANTHROPIC_API_KEY/],
 };
