@@ -199,8 +199,15 @@ export function checkCommand(command: string, patterns: CommandPatterns): string
   return undefined;
 }
 
-/** One word of a command as the shell would see it after quote removal, case kept. */
-export type CommandWords = string[];
+/** One word of a command as the shell would see it after quote removal. */
+export interface CommandWord {
+  /** The word, quotes removed and escapes applied, case kept. */
+  readonly text: string;
+  /** It holds an unquoted, unescaped `*`, `?`, `[` or `{`: the shell may expand it into other words. */
+  readonly expands: boolean;
+}
+
+const EXPANDING = "*?[{";
 
 /**
  * The words of a command, shell-like, for the workspace check: single quotes literal, double
@@ -208,30 +215,32 @@ export type CommandWords = string[];
  * the next character, words split at blanks and at the operators `;`, `&`, `|`, `(`, `)`, `<`,
  * `>` and newlines (which are not words). `2>/dev/null` gives `2` and `/dev/null`. Linear.
  */
-export function commandWords(command: string): CommandWords {
-  const words: string[] = [];
-  let word = "";
+export function commandWords(command: string): CommandWord[] {
+  const words: CommandWord[] = [];
+  let text = "";
+  let expands = false;
   let inWord = false;
   let quote: "'" | '"' | undefined;
   const end = () => {
-    if (inWord) words.push(word);
-    word = "";
+    if (inWord) words.push({ text, expands });
+    text = "";
+    expands = false;
     inWord = false;
   };
   for (let index = 0; index < command.length; index++) {
     const char = command[index] as string;
     if (quote === "'") {
       if (char === "'") quote = undefined;
-      else word += char;
+      else text += char;
       continue;
     }
     if (quote === '"') {
       const next = command[index + 1];
       if (char === '"') quote = undefined;
       else if (char === "\\" && next !== undefined && '$`"\\\n'.includes(next)) {
-        if (next !== "\n") word += next;
+        if (next !== "\n") text += next;
         index++;
-      } else word += char;
+      } else text += char;
       continue;
     }
     if (char === "\\") {
@@ -239,7 +248,7 @@ export function commandWords(command: string): CommandWords {
       if (next === undefined) continue;
       index++;
       if (next === "\n") continue;
-      word += next;
+      text += next;
       inWord = true;
     } else if (char === "'" || char === '"') {
       quote = char;
@@ -247,7 +256,8 @@ export function commandWords(command: string): CommandWords {
     } else if (" \t\n\r;&|()<>".includes(char)) {
       end();
     } else {
-      word += char;
+      if (EXPANDING.includes(char)) expands = true;
+      text += char;
       inWord = true;
     }
   }

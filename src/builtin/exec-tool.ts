@@ -197,10 +197,10 @@ async function execute(
 // `~` is the workspace (HOME); an absolute path must be one the workspace options allow (or a
 // harmless device such as /dev/null); a `..` segment is refused outright; any other word is
 // resolved through symlinks, like a file tool's path, and refused when it leads outside. A word
-// that names no file is harmless. A wildcard (`*`, `?`, `[`) may only be in the last part of a
-// path, and is refused when the directory it lists holds any symlink that leads outside (whether
-// or not the wildcard would match it). A word that may be a brace expansion (`{a,b}`, `{1..3}`)
-// is refused. URLs are skipped, except `file:` ones (paths).
+// that names no file is harmless. An unquoted wildcard (`*`, `?`, `[`) may only be in the last
+// part of a path, and is refused when the directory it lists holds any symlink that leads outside
+// (whether or not the wildcard would match it). A word that may be an unquoted brace expansion
+// (`{a,b}`, `{1..3}`) is refused. URLs are skipped, except `file:` ones (paths).
 
 const URL_PATTERN = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//;
 const FILE_URL = /^file:/i;
@@ -245,22 +245,23 @@ function wildcardIndex(word: string): number {
 }
 
 async function checkOperands(settings: ExecSettings, command: string, cwd: string): Promise<string | undefined> {
-  const candidates = new Set<string>();
+  // Each candidate path, and whether the shell may expand it (an unquoted `*`, `?`, `[` or `{`).
+  const candidates = new Map<string, boolean>();
+  const add = (path: string, expands: boolean) => candidates.set(path, expands || candidates.get(path) === true);
   // Each directory a wildcard lists is read once per command, however many wildcards name it.
   const listed = new Map<string, Promise<DirectoryFinding>>();
-  for (const word of commandWords(command)) {
-    if (PARENT_SEGMENT.test(word)) return `command refused: ${quoteName(word)} has a '..' segment${STAY_INSIDE}`;
-    const parts = operandsOf(word);
-    for (const part of parts) {
+  for (const { text, expands } of commandWords(command)) {
+    if (PARENT_SEGMENT.test(text)) return `command refused: ${quoteName(text)} has a '..' segment${STAY_INSIDE}`;
+    for (const part of operandsOf(text)) {
       if (FILE_URL.test(part)) {
         // A percent escape could spell `..` for the program that decodes it.
         if (part.includes("%")) return `command refused: ${quoteName(part)} is a file URL with a percent escape`;
-        candidates.add(filePath(part));
-      } else if (!URL_PATTERN.test(part)) candidates.add(part);
+        add(filePath(part), expands);
+      } else if (!URL_PATTERN.test(part)) add(part, expands);
     }
   }
-  for (const candidate of candidates) {
-    const refusal = await checkOperand(settings, candidate, cwd, listed);
+  for (const [candidate, expands] of candidates) {
+    const refusal = await checkOperand(settings, candidate, expands, cwd, listed);
     if (refusal !== undefined) return `command refused: ${refusal}`;
   }
   return undefined;
@@ -269,6 +270,7 @@ async function checkOperands(settings: ExecSettings, command: string, cwd: strin
 async function checkOperand(
   settings: ExecSettings,
   word: string,
+  expands: boolean,
   cwd: string,
   listed: Map<string, Promise<DirectoryFinding>>,
 ): Promise<string | undefined> {
@@ -280,10 +282,10 @@ async function checkOperand(
   else if (word.startsWith("~")) return `${shown} names another user's home directory`;
   if (DEVICE_PATHS.has(path)) return undefined;
   // A shell whose sh is bash expands {.,.}. to `..`: a word that could hold a brace expansion is refused.
-  if (path.includes("{") && path.includes("}") && (path.includes(",") || path.includes(".."))) {
+  if (expands && path.includes("{") && path.includes("}") && (path.includes(",") || path.includes(".."))) {
     return `${shown} may be a brace expansion, which could name any path`;
   }
-  const wildcard = wildcardIndex(path);
+  const wildcard = expands ? wildcardIndex(path) : -1;
   if (wildcard !== -1) {
     // What the shell would expand: only in the last part of a path, where the directory it lists
     // can be checked for symlinks that lead outside.

@@ -257,7 +257,16 @@ describe("commandWords", () => {
     ["echo ''", ["echo", ""]],
     ["a\\\nb", ["ab"]],
   ])("%j → %j", (command, expected) => {
-    expect(commandWords(command)).toEqual(expected);
+    expect(commandWords(command).map((word) => word.text)).toEqual(expected);
+  });
+
+  it.each([
+    ["ls *.ts", [false, true]],
+    ["ls '*.ts' \"*\" \\*", [false, false, false, false]],
+    ["ls a'*'b*", [false, true]],
+    ["echo {a,b} '{a,b}' x[1]", [false, true, false, true]],
+  ])("%j: which words the shell may expand", (command, expected) => {
+    expect(commandWords(command).map((word) => word.expands)).toEqual(expected);
   });
 });
 

@@ -222,6 +222,21 @@ setTimeout(() => clearInterval(timer), 10_000);
     await expectDead(join(workspace, "bg.pid"));
   });
 
+  it("returns even when a process that left the group holds the output open (it survives: documented)", async () => {
+    // A program may call setsid() itself (here node's detached spawn); the deny list only sees `setsid`.
+    const script =
+      "const c = require('child_process').spawn('sleep', ['30'], { detached: true, stdio: ['ignore', 'inherit', 'inherit'] });" +
+      " require('fs').writeFileSync('escaped.pid', String(c.pid)); c.unref();";
+    const result = await run(`node -e "${script}"; echo done`, { timeoutMs: 60_000 });
+    const pid = Number(readFileSync(join(workspace, "escaped.pid"), "utf8"));
+    try {
+      expect(result.forLLM).toBe("done");
+      expect(isAlive(pid)).toBe(true);
+    } finally {
+      process.kill(pid, "SIGKILL");
+    }
+  });
+
   it("does not start when the signal is already aborted", async () => {
     const controller = new AbortController();
     controller.abort();
@@ -353,6 +368,8 @@ describe("the workspace (restricted mode, the default)", () => {
     );
     // Conservative: any symlink out in the listed directory refuses the wildcard, match or not.
     expect((await run("cat *.txt")).isError).toBe(true);
+    // A quoted wildcard is not expanded by the shell: it is a word like any other.
+    expect((await run("find . -name '*.txt'")).forLLM).toBe("./notes.txt");
     mkdirSync(join(workspace, "sub"));
     symlinkSync(outside, join(workspace, "sub", "leak"));
     expect((await run("cat */leak/secret.txt")).forLLM).toBe(
