@@ -81,7 +81,7 @@ describe("approval (issue 12)", () => {
         return String(args.path).startsWith("/etc");
       },
     });
-    const approve = vi.fn(() => false);
+    const approve = vi.fn((_request: ApprovalRequest) => false);
     const { answers } = await run({ tools: registryWith(write), approve }, [
       { id: "safe", name: "write", arguments: { path: "/tmp/a" } },
       { id: "etc", name: "write", arguments: { path: "/etc/passwd" } },
