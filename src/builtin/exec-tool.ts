@@ -144,9 +144,16 @@ function execSettings(options: ExecToolOptions): ExecSettings {
     if (value.includes("\0")) throw optionError(WHERE, `env.${key}`, "a string without NUL", value);
     env[key] = value;
   }
+  // A copy: the caller changing its options object later changes nothing here.
+  const workspace: WorkspaceOptions = {
+    workspace: options.workspace,
+    restrictToWorkspace: options.restrictToWorkspace !== false,
+  };
+  if (options.allowReadPaths !== undefined) workspace.allowReadPaths = [...options.allowReadPaths];
+  if (options.allowWritePaths !== undefined) workspace.allowWritePaths = [...options.allowWritePaths];
   return {
-    workspace: options,
-    restricted: options.restrictToWorkspace !== false,
+    workspace: Object.freeze(workspace),
+    restricted: workspace.restrictToWorkspace === true,
     timeoutMs,
     maxOutputChars: checkCount("maxOutputChars", options.maxOutputChars, DEFAULT_MAX_OUTPUT_CHARS),
     patterns: {

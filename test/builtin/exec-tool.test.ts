@@ -445,6 +445,16 @@ describe("the workspace (restricted mode, the default)", () => {
     );
   });
 
+  it("keeps the options it was created with", async () => {
+    const options: ExecToolOptions = { workspace, restrictToWorkspace: true, allowWritePaths: [] };
+    const exec = createExecTool(options);
+    options.restrictToWorkspace = false;
+    options.allowReadPaths = [/.*/];
+    options.allowWritePaths?.push(/.*/);
+    const result = (await exec.execute({ command: "cat /etc/passwd" }, createToolContext())) as ToolResult;
+    expect(result.forLLM).toBe('command refused: "/etc/passwd" is outside the workspace');
+  });
+
   it("lets absolute paths through when restrictToWorkspace is false", async () => {
     const result = await run(`cat ${join(outside, "secret.txt")}`, { restrictToWorkspace: false });
     expect(result.forLLM).toBe("top secret");
