@@ -29,8 +29,8 @@ const provider: LLMProvider & { chatStream: (...args: Parameters<LLMProvider["ch
   getDefaultModel: () => scripted.getDefaultModel(),
   async *chatStream(...args) {
     const response: LLMResponse = await scripted.chat(...args);
-    for (const piece of response.content.match(/.{1,6}/gs) ?? []) yield { type: "text-delta", delta: piece };
-    yield { type: "response", response };
+    for (const piece of response.content.match(/.{1,6}/gs) ?? []) yield { type: "text-delta" as const, delta: piece };
+    yield { type: "response" as const, response };
   },
 };
 

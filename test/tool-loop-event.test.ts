@@ -310,16 +310,16 @@ describe("streaming (issue 12)", () => {
     ["ends without a response part", [{ type: "text-delta", delta: "x" }], "invalid_response"],
     ["throws", "throw", "provider_failed"],
   ])("a stream that %s rejects like a failed chat", async (_case, parts, code) => {
-    const provider: LLMProvider = {
+    // A broken stream, whatever LLMProvider.chatStream's part type says.
+    const broken = {
       chat: () => Promise.reject(new Error("not used")),
       getDefaultModel: () => "m",
-      ...{
-        async *chatStream() {
-          if (parts === "throw") throw new Error("connection reset");
-          yield* parts as object[];
-        },
+      async *chatStream() {
+        if (parts === "throw") throw new Error("connection reset");
+        yield* parts as object[];
       },
     };
+    const provider = broken as unknown as LLMProvider;
     const failure = await runToolLoop({ provider, maxIterations: 1, onEvent: () => {} }, user).catch(
       (error: unknown) => error,
     );
