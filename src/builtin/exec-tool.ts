@@ -181,8 +181,11 @@ async function execute(
   let cwd = settings.workspace.workspace;
   if (directory !== undefined && directory !== "") {
     if (typeof directory !== "string") return errorResult("working_directory must be a string");
+    // Like an operand: the command may read or write there.
     const resolved = await resolveWorkspacePath(settings.workspace, directory, "read");
     if (!resolved.ok) return errorResult(`working_directory ${quoteName(directory)}: ${resolved.error}`);
+    const writable = await resolveWorkspacePath(settings.workspace, resolved.path, "write");
+    if (!writable.ok) return errorResult(`working_directory ${quoteName(directory)}: ${writable.error}`);
     const kind = await stat(resolved.path).catch(() => undefined);
     if (kind === undefined || !kind.isDirectory()) {
       return errorResult(`working_directory ${quoteName(directory)} is not a directory`);

@@ -443,6 +443,13 @@ describe("the workspace (restricted mode, the default)", () => {
     expect((await run(`cat ${secret}`, { allowReadPaths: [escaped], allowWritePaths: [escaped] })).forLLM).toBe(
       "top secret",
     );
+    const inOutside = { working_directory: outside };
+    expect((await run("pwd", { allowReadPaths: [/.*/] }, undefined, inOutside)).forLLM).toBe(
+      `working_directory ${JSON.stringify(outside)}: access denied: path is outside the workspace`,
+    );
+    expect((await run("pwd", { allowReadPaths: [/.*/], allowWritePaths: [/.*/] }, undefined, inOutside)).forLLM).toBe(
+      outside,
+    );
   });
 
   it("keeps the options it was created with", async () => {
