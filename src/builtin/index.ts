@@ -5,6 +5,8 @@
  */
 export type { ExecToolOptions } from "./exec-tool.js";
 export { createExecTool } from "./exec-tool.js";
+export type { FileToolsOptions } from "./file-tools.js";
+export { createFileTools } from "./file-tools.js";
 export type { MessageToolOptions, OutgoingMessage } from "./message-tool.js";
 export { createMessageTool } from "./message-tool.js";
 export type { SpawnToolOptions } from "./spawn-tool.js";

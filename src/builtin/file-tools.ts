@@ -1,0 +1,738 @@
+import { randomBytes } from "node:crypto";
+import { constants, type Dirent, type Stats } from "node:fs";
+import { type FileHandle, link, lstat, mkdir, open, opendir, rename, stat, unlink } from "node:fs/promises";
+import { basename, dirname, extname, join } from "node:path";
+import { formatPatch, structuredPatch } from "diff";
+import { failure } from "../execute-tool-call.js";
+import { boundText, quoteName } from "../internal/describe.js";
+import { optionError } from "../internal/options.js";
+import type { Tool, ToolContext } from "../tool.js";
+import { errorResult, newToolResult, silentResult, ToolResult } from "../tool-result.js";
+import {
+  checkWorkspaceOptions,
+  errorCode,
+  OUTSIDE_WORKSPACE,
+  resolveWorkspacePath,
+  type WorkspaceAccess,
+  type WorkspaceOptions,
+} from "./workspace.js";
+
+/** Options of {@link createFileTools}: the workspace, and limits of what the tools read and touch. */
+export interface FileToolsOptions extends WorkspaceOptions {
+  /**
+   * Most bytes of a file `read_file` returns in one call; the rest is cut with a marker that
+   * names the `start_line` to read on from. @default 65536
+   */
+  maxReadBytes?: number;
+  /**
+   * When given, `read_file`, `write_file`, `edit_file` and `append_file` only touch files whose
+   * real path ends in one of these extensions (case-insensitive; `"md"` and `".md"` alike; `""`
+   * for files without one). `list_dir` lists everything. @default undefined (any file)
+   */
+  allowedExtensions?: string[];
+}
+
+/**
+ * @internal Test seams (never public): called after a path passed the guard and before the tool
+ * opens it (`afterCheck`), and after a temporary file is written and before it replaces its
+ * target (`beforeCommit`), so a test can swap a directory or fail a write at that exact moment.
+ */
+export const FILE_TOOL_HOOKS: unique symbol = Symbol("toolloop.builtin.fileToolHooks");
+
+/** @internal The shape of {@link FILE_TOOL_HOOKS}. */
+export interface FileToolHooks {
+  /** After the guard accepted `path` (real, absolute) for `access`, before it is opened. */
+  afterCheck?(path: string, access: WorkspaceAccess): Promise<void> | void;
+  /** After the temporary file `tempPath` holds the new content, before it replaces the target. */
+  beforeCommit?(tempPath: string): Promise<void> | void;
+}
+
+const WHERE = "createFileTools";
+const DEFAULT_MAX_READ_BYTES = 65_536;
+/** Largest file `edit_file` loads (it rewrites the whole file). */
+export const MAX_EDIT_BYTES = 10 * 1024 * 1024;
+/** Most entries `list_dir` reads from one directory. */
+export const MAX_LIST_ENTRIES = 1_000;
+/** Longest diff shown to the user by `edit_file`. */
+const MAX_DIFF_CHARS = 50_000;
+/** Bytes read at a time, and the sample `read_file` judges binary content on. */
+const CHUNK_BYTES = 65_536;
+const SAMPLE_BYTES = 8_192;
+/** More control characters than this share of the sample makes a file binary. */
+const MAX_CONTROL_SHARE = 0.1;
+/** `O_NOFOLLOW` and `O_NONBLOCK` (a FIFO never blocks the open); 0 where the platform has none. */
+const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
+const NONBLOCK = constants.O_NONBLOCK ?? 0;
+const DIRECTORY = constants.O_DIRECTORY ?? 0;
+
+interface FileSettings {
+  readonly workspace: WorkspaceOptions;
+  readonly maxReadBytes: number;
+  readonly extensions: ReadonlySet<string> | undefined;
+  readonly hooks: FileToolHooks;
+}
+
+/**
+ * The file tools (picoclaw's `ReadFileTool`, `WriteFileTool`, `EditFileTool`, `AppendFileTool`,
+ * `ListDirTool`): `read_file`, `write_file`, `edit_file`, `append_file` and `list_dir`, each
+ * confined to the workspace (see {@link WorkspaceOptions}). Every refusal and failure is an error
+ * result the model reads; messages name paths only as the model wrote them. See
+ * docs/builtin-tools.md for what each returns and how a directory swapped for a symlink is caught.
+ * @throws TypeError for a bad option (echoing it)
+ * @example
+ * ```ts
+ * for (const tool of createFileTools({ workspace: "/srv/agent/workspace" })) registry.register(tool);
+ * ```
+ */
+export function createFileTools(options: FileToolsOptions): Tool[] {
+  checkWorkspaceOptions(options, WHERE);
+  const settings = fileSettings(options);
+  const tool = (
+    name: string,
+    description: string,
+    properties: Record<string, unknown>,
+    required: string[],
+    run: (settings: FileSettings, args: Record<string, unknown>, context: ToolContext) => Promise<ToolResult>,
+  ): Tool =>
+    Object.freeze({
+      name,
+      description,
+      parameters: { type: "object", properties, required, additionalProperties: false },
+      execute: (args: Record<string, unknown>, context: ToolContext) => run(settings, args, context),
+    });
+  const path = (what: string) => ({ type: "string", description: `${what}, relative to the workspace` });
+  return [
+    tool(
+      "read_file",
+      `Read a text file. Each line comes back as "N|text" (N = line number). At most ${settings.maxReadBytes} bytes ` +
+        "per call: a longer file is cut with a note naming the start_line to continue from.",
+      {
+        path: path("The file to read"),
+        start_line: { type: "integer", minimum: 1, description: "Optional: first line to read (1-based)" },
+        end_line: { type: "integer", minimum: 1, description: "Optional: last line to read (≥ start_line)" },
+      },
+      ["path"],
+      readFile,
+    ),
+    tool(
+      "write_file",
+      "Write a file (created with its missing parent directories). An existing file is only replaced with overwrite: true.",
+      {
+        path: path("The file to write"),
+        content: { type: "string", description: "The whole content of the file" },
+        overwrite: { type: "boolean", description: "Replace the file if it exists (default false)" },
+      },
+      ["path", "content"],
+      writeFile,
+    ),
+    tool(
+      "edit_file",
+      "Replace one exact piece of text in a file. old_text must match exactly once (spaces, indentation and " +
+        "line breaks included); read the file first and include enough surrounding lines to make it unique.",
+      {
+        path: path("The file to edit"),
+        old_text: { type: "string", description: "The exact text to replace" },
+        new_text: { type: "string", description: "The text to put in its place" },
+      },
+      ["path", "old_text", "new_text"],
+      editFile,
+    ),
+    tool(
+      "append_file",
+      "Append text to the end of a file (created with its missing parent directories if it does not exist).",
+      { path: path("The file to append to"), content: { type: "string", description: "The text to append" } },
+      ["path", "content"],
+      appendFile,
+    ),
+    tool(
+      "list_dir",
+      `List a directory: one "DIR:  name" or "FILE: name" line per entry, sorted by name (at most ${MAX_LIST_ENTRIES}).`,
+      { path: path('The directory to list ("." for the workspace)') },
+      ["path"],
+      listDir,
+    ),
+  ];
+}
+
+function fileSettings(options: FileToolsOptions): FileSettings {
+  const { maxReadBytes = DEFAULT_MAX_READ_BYTES, allowedExtensions } = options;
+  if (typeof maxReadBytes !== "number" || !Number.isSafeInteger(maxReadBytes) || maxReadBytes < 1) {
+    throw optionError(WHERE, "maxReadBytes", "an integer > 0", maxReadBytes);
+  }
+  let extensions: Set<string> | undefined;
+  if (allowedExtensions !== undefined) {
+    if (!Array.isArray(allowedExtensions))
+      throw optionError(WHERE, "allowedExtensions", "an array of strings", allowedExtensions);
+    extensions = new Set();
+    allowedExtensions.forEach((extension: unknown, index) => {
+      if (typeof extension !== "string" || /[/\\\0]/.test(extension)) {
+        throw optionError(WHERE, `allowedExtensions[${index}]`, 'a file extension such as ".md"', extension);
+      }
+      const lower = extension.toLowerCase();
+      extensions?.add(lower === "" || lower.startsWith(".") ? lower : `.${lower}`);
+    });
+  }
+  // A copy: the caller changing its options object later changes nothing here.
+  const workspace: WorkspaceOptions = {
+    workspace: options.workspace,
+    restrictToWorkspace: options.restrictToWorkspace !== false,
+  };
+  if (options.allowReadPaths !== undefined) workspace.allowReadPaths = [...options.allowReadPaths];
+  if (options.allowWritePaths !== undefined) workspace.allowWritePaths = [...options.allowWritePaths];
+  const hooks = (options as { [FILE_TOOL_HOOKS]?: FileToolHooks })[FILE_TOOL_HOOKS] ?? {};
+  return { workspace, maxReadBytes, extensions, hooks };
+}
+
+// ─── Paths ──────────────────────────────────────────────────────────────────────────────────────
+
+type Checked = { ok: true; path: string } | { ok: false; result: ToolResult };
+
+/**
+ * The model's `path` through the workspace guard (for each access), then the extension allow-list
+ * (`file`: not for list_dir), then the `afterCheck` seam.
+ */
+async function checkPath(
+  settings: FileSettings,
+  path: unknown,
+  accesses: WorkspaceAccess[],
+  file: boolean,
+): Promise<Checked> {
+  if (typeof path !== "string") return { ok: false, result: errorResult("path must be a string") };
+  let real = "";
+  for (const access of accesses) {
+    const resolved = await resolveWorkspacePath(settings.workspace, path, access);
+    if (!resolved.ok) return { ok: false, result: errorResult(resolved.error) };
+    real = resolved.path;
+  }
+  if (file && settings.extensions !== undefined) {
+    const extension = extname(real).toLowerCase();
+    if (!settings.extensions.has(extension)) {
+      const allowed = [...settings.extensions].map((item) => (item === "" ? "(none)" : item)).join(", ");
+      const kind = extension === "" ? "no extension" : JSON.stringify(extension);
+      return {
+        ok: false,
+        result: errorResult(`file type not allowed: ${quoteName(path)} (${kind}; allowed: ${allowed})`),
+      };
+    }
+  }
+  for (const access of accesses) await settings.hooks.afterCheck?.(real, access);
+  return { ok: true, path: real };
+}
+
+/**
+ * `true` when what `handle` holds is what `path` names now, and `path` still passes the guard
+ * unchanged: a directory swapped for a symlink after the check makes the same path resolve
+ * elsewhere (refused), or name another file than the one opened (refused).
+ */
+async function isWhatWasChecked(
+  settings: FileSettings,
+  handle: FileHandle,
+  path: string,
+  access: WorkspaceAccess,
+): Promise<boolean> {
+  const again = await resolveWorkspacePath(settings.workspace, path, access);
+  if (!again.ok || again.path !== path) return false;
+  let held: Stats;
+  let named: Stats;
+  try {
+    [held, named] = await Promise.all([handle.stat(), lstat(path)]);
+  } catch {
+    return false;
+  }
+  return held.dev === named.dev && held.ino === named.ino;
+}
+
+const REASONS: ReadonlyMap<string, string> = new Map([
+  ["ENOENT", "not found"],
+  ["EISDIR", "is a directory"],
+  ["ENOTDIR", "a part of the path is not a directory"],
+  ["EACCES", "permission denied"],
+  ["EPERM", "operation not permitted"],
+  ["EEXIST", "already exists"],
+  ["ENOSPC", "no space left on the device"],
+  ["EROFS", "read-only file system"],
+  ["ENAMETOOLONG", "a name in the path is too long"],
+  ["ELOOP", OUTSIDE_WORKSPACE],
+  ["ENXIO", "not a regular file"],
+  ["EBUSY", "busy"],
+  ["EMFILE", "too many open files, try again"],
+]);
+
+/** An error result for a failed filesystem call: the model's path and a short reason, never the Node message (it holds the real path). */
+function fsFailure(tool: string, path: string, error: unknown): ToolResult {
+  const code = errorCode(error);
+  const reason = (code !== undefined ? REASONS.get(code) : undefined) ?? `failed (${code ?? "unexpected error"})`;
+  if (reason === OUTSIDE_WORKSPACE) return failure(tool, "tool_failed", OUTSIDE_WORKSPACE, error);
+  return failure(tool, "tool_failed", `${quoteName(path)}: ${reason}`, error);
+}
+
+async function closeQuietly(handle: FileHandle | undefined): Promise<void> {
+  await handle?.close().catch(() => {});
+}
+
+/** Opens an existing regular file for reading, refusing a symlink in its place and anything but the file that was checked. */
+async function openForReading(
+  settings: FileSettings,
+  tool: string,
+  shown: string,
+  path: string,
+): Promise<{ ok: true; handle: FileHandle; stats: Stats } | { ok: false; result: ToolResult }> {
+  let handle: FileHandle | undefined;
+  try {
+    handle = await open(path, constants.O_RDONLY | NOFOLLOW | NONBLOCK);
+    if (!(await isWhatWasChecked(settings, handle, path, "read"))) {
+      await closeQuietly(handle);
+      return { ok: false, result: errorResult(OUTSIDE_WORKSPACE) };
+    }
+    const stats = await handle.stat();
+    if (stats.isDirectory()) {
+      await closeQuietly(handle);
+      return { ok: false, result: errorResult(`${quoteName(shown)} is a directory: use list_dir`) };
+    }
+    if (!stats.isFile()) {
+      await closeQuietly(handle);
+      return { ok: false, result: errorResult(`${quoteName(shown)} is not a regular file`) };
+    }
+    return { ok: true, handle, stats };
+  } catch (error) {
+    await closeQuietly(handle);
+    return { ok: false, result: fsFailure(tool, shown, error) };
+  }
+}
+
+// ─── read_file ──────────────────────────────────────────────────────────────────────────────────
+
+function lineArgument(name: string, value: unknown): number | string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value === "number" && Number.isInteger(value) && value >= 1) return value;
+  return `${name} must be an integer ≥ 1`;
+}
+
+/** `true` for content that is not text: a NUL byte, or more than 10 % control characters. */
+function looksBinary(sample: Uint8Array): boolean {
+  let control = 0;
+  for (const byte of sample) {
+    if (byte === 0) return true;
+    // Tab, line feed, form feed, carriage return and escape (colour codes) occur in text.
+    if ((byte < 0x20 && byte !== 9 && byte !== 10 && byte !== 12 && byte !== 13 && byte !== 27) || byte === 0x7f)
+      control++;
+  }
+  return sample.length > 0 && control / sample.length > MAX_CONTROL_SHARE;
+}
+
+/** The end of the longest prefix of `bytes` (at most `max`) that does not split a UTF-8 character. */
+function utf8Cut(bytes: Buffer, max: number): number {
+  if (bytes.length <= max) return bytes.length;
+  let end = max;
+  while (end > 0 && ((bytes[end] as number) & 0xc0) === 0x80) end--;
+  return end;
+}
+
+async function readFile(
+  settings: FileSettings,
+  args: Record<string, unknown>,
+  context: ToolContext,
+): Promise<ToolResult> {
+  const start = lineArgument("start_line", args.start_line) ?? 1;
+  const end = lineArgument("end_line", args.end_line);
+  if (typeof start === "string") return errorResult(start);
+  if (typeof end === "string") return errorResult(end);
+  if (end !== undefined && end < start) return errorResult(`end_line (${end}) is before start_line (${start})`);
+  const checked = await checkPath(settings, args.path, ["read"], true);
+  if (!checked.ok) return checked.result;
+  const shown = args.path as string;
+  const opened = await openForReading(settings, "read_file", shown, checked.path);
+  if (!opened.ok) return opened.result;
+  try {
+    return await readLines(settings, opened.handle, shown, start, end, context.signal);
+  } catch (error) {
+    return fsFailure("read_file", shown, error);
+  } finally {
+    await closeQuietly(opened.handle);
+  }
+}
+
+/**
+ * Streams the file chunk by chunk: lines before `start` are skipped (never held), lines from
+ * `start` are kept until `end`, the end of the file, or `maxReadBytes` of them.
+ */
+async function readLines(
+  settings: FileSettings,
+  handle: FileHandle,
+  shown: string,
+  start: number,
+  end: number | undefined,
+  signal: AbortSignal,
+): Promise<ToolResult> {
+  const budget = settings.maxReadBytes;
+  const decoder = new TextDecoder();
+  const out: string[] = [];
+  let used = 0;
+  let line = 1;
+  let parts: Buffer[] = [];
+  let partBytes = 0;
+  let position = 0;
+  let sampled = false;
+  let cut: string | undefined;
+  const binary = () =>
+    errorResult(
+      `${quoteName(shown)} looks like a binary file (NUL bytes or control characters): read_file only reads text`,
+    );
+  // Adds the finished line `line` (its bytes in `parts`); returns false when the output is full.
+  const finishLine = (): boolean => {
+    if (line >= start) {
+      const bytes = Buffer.concat(parts, partBytes);
+      if (used + bytes.length > budget) {
+        if (out.length > 0) {
+          cut = `[cut: read_file returns at most ${budget} bytes per call; read the rest with start_line=${line}]`;
+          return false;
+        }
+        const keep = utf8Cut(bytes, budget);
+        out.push(`${line}|${decoder.decode(bytes.subarray(0, keep))}`);
+        cut = `[cut: line ${line} is longer than ${budget} bytes and was cut; read on with start_line=${line + 1}]`;
+        return false;
+      }
+      used += bytes.length;
+      out.push(`${line}|${decoder.decode(bytes)}`);
+    }
+    parts = [];
+    partBytes = 0;
+    line++;
+    return end === undefined || line <= end;
+  };
+  let pending = false; // the current line has bytes not yet ended by a line feed
+  const keep = (piece: Buffer) => {
+    if (piece.length > 0) pending = true;
+    // Keep a line only if it is shown, and never more of it than the budget (plus one byte to know it is over).
+    if (line < start || partBytes > budget) return;
+    const room = budget + 1 - partBytes;
+    const taken = piece.length > room ? piece.subarray(0, room) : piece;
+    parts.push(Buffer.from(taken));
+    partBytes += taken.length;
+  };
+  const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
+  let ended = false; // stopped before the end of the file
+  reading: for (;;) {
+    if (signal.aborted) return errorResult("read_file aborted");
+    const { bytesRead } = await handle.read(buffer, 0, CHUNK_BYTES, position);
+    if (bytesRead === 0) break;
+    position += bytesRead;
+    const chunk = buffer.subarray(0, bytesRead);
+    if (!sampled) {
+      sampled = true;
+      if (looksBinary(chunk.subarray(0, SAMPLE_BYTES))) return binary();
+    }
+    if (chunk.includes(0)) return binary();
+    let from = 0;
+    for (let newline = chunk.indexOf(10, from); newline !== -1; newline = chunk.indexOf(10, from)) {
+      keep(chunk.subarray(from, newline));
+      from = newline + 1;
+      pending = false;
+      if (!finishLine()) {
+        ended = true;
+        break reading;
+      }
+    }
+    keep(chunk.subarray(from));
+  }
+  // The last line of a file that does not end with a line feed.
+  if (!ended && pending) finishLine();
+  if (out.length === 0) {
+    if (line === 1 && position === 0) return newToolResult("(empty file)");
+    return errorResult(`start_line ${start} is past the end of ${quoteName(shown)} (it has ${line - 1} lines)`);
+  }
+  if (cut !== undefined) out.push(cut);
+  return newToolResult(out.join("\n"));
+}
+
+// ─── Writing ────────────────────────────────────────────────────────────────────────────────────
+
+/** Creates the missing parent directories of `path` (real, checked). */
+async function makeParents(tool: string, shown: string, path: string): Promise<ToolResult | undefined> {
+  try {
+    await mkdir(dirname(path), { recursive: true });
+    return undefined;
+  } catch (error) {
+    const code = errorCode(error);
+    if (code === "EEXIST" || code === "ENOTDIR")
+      return errorResult(`${quoteName(shown)}: a part of the path is not a directory`);
+    return fsFailure(tool, shown, error);
+  }
+}
+
+/**
+ * Writes `content` to `path` (real, checked) all at once: into a new temporary file in the same
+ * directory (`O_EXCL | O_NOFOLLOW`), which is checked to be inside what the guard accepted
+ * before a byte is written, then renamed over the target (`overwrite`) or hard-linked to it (fails
+ * when the target exists, so no check-then-write window). The target is never partly written;
+ * the temporary file is removed on every failure.
+ */
+async function writeAtomically(
+  settings: FileSettings,
+  tool: string,
+  shown: string,
+  path: string,
+  content: string,
+  overwrite: boolean,
+): Promise<ToolResult | undefined> {
+  const made = await makeParents(tool, shown, path);
+  if (made !== undefined) return made;
+  const temp = join(dirname(path), `.toolloop-${randomBytes(8).toString("hex")}.tmp`);
+  let handle: FileHandle | undefined;
+  let created = false;
+  try {
+    let mode = 0o644;
+    const existing = await stat(path).catch(() => undefined);
+    if (existing !== undefined) {
+      if (!overwrite) return errorResult(`${quoteName(shown)} already exists: set overwrite to true to replace it`);
+      if (!existing.isFile()) return errorResult(`${quoteName(shown)} is not a regular file`);
+      mode = existing.mode & 0o777;
+    }
+    handle = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW, mode);
+    created = true;
+    if (!(await isWhatWasChecked(settings, handle, temp, "write"))) return errorResult(OUTSIDE_WORKSPACE);
+    await handle.chmod(mode); // the umask may have narrowed it
+    await handle.writeFile(content, "utf8");
+    await handle.sync();
+    await handle.close();
+    handle = undefined;
+    await settings.hooks.beforeCommit?.(temp);
+    if (overwrite) {
+      await rename(temp, path);
+    } else {
+      try {
+        await link(temp, path);
+      } catch (error) {
+        const code = errorCode(error);
+        if (code === "EEXIST")
+          return errorResult(`${quoteName(shown)} already exists: set overwrite to true to replace it`);
+        // A filesystem without hard links: check, then rename (a narrow window, only on such filesystems).
+        if (code !== "EPERM" && code !== "ENOTSUP" && code !== "ENOSYS" && code !== "EOPNOTSUPP") throw error;
+        if ((await lstat(path).catch(() => undefined)) !== undefined) {
+          return errorResult(`${quoteName(shown)} already exists: set overwrite to true to replace it`);
+        }
+        await rename(temp, path);
+      }
+    }
+    return undefined;
+  } catch (error) {
+    return fsFailure(tool, shown, error);
+  } finally {
+    await closeQuietly(handle);
+    // After a rename there is nothing left to remove (ENOENT, ignored); after a link, the second name goes.
+    if (created) await unlink(temp).catch(() => {});
+  }
+}
+
+async function writeFile(settings: FileSettings, args: Record<string, unknown>): Promise<ToolResult> {
+  const { content, overwrite = false } = args;
+  if (typeof content !== "string") return errorResult("content must be a string");
+  if (typeof overwrite !== "boolean") return errorResult("overwrite must be a boolean");
+  const checked = await checkPath(settings, args.path, ["write"], true);
+  if (!checked.ok) return checked.result;
+  const shown = args.path as string;
+  const failed = await writeAtomically(settings, "write_file", shown, checked.path, content, overwrite);
+  return failed ?? silentResult(`File written: ${quoteName(shown)} (${Buffer.byteLength(content)} bytes)`);
+}
+
+// ─── edit_file ──────────────────────────────────────────────────────────────────────────────────
+
+/** Where `needle` occurs in `text`: the first index, and whether there are more (non-overlapping). */
+function findOnce(text: string, needle: string): { index: number; count: 0 | 1 | 2 } {
+  const index = text.indexOf(needle);
+  if (index === -1) return { index, count: 0 };
+  return { index, count: text.indexOf(needle, index + needle.length) === -1 ? 1 : 2 };
+}
+
+/** The line-based unified diff of one replacement, computed on the changed lines and their context only. */
+function editDiff(name: string, before: string, after: string, index: number, removed: number, added: number): string {
+  const context = 3;
+  let regionStart = index;
+  for (let lines = 0; regionStart > 0; regionStart--) {
+    if (before.charCodeAt(regionStart - 1) === 10 && ++lines > context) break;
+  }
+  let regionEnd = index + removed;
+  for (let lines = 0; regionEnd < before.length; regionEnd++) {
+    if (before.charCodeAt(regionEnd) === 10 && ++lines > context) {
+      regionEnd++;
+      break;
+    }
+  }
+  const offset = before.slice(0, regionStart).split("\n").length - 1;
+  const patch = structuredPatch(
+    name,
+    name,
+    before.slice(regionStart, regionEnd),
+    after.slice(regionStart, regionEnd - removed + added),
+    undefined,
+    undefined,
+    { context },
+  );
+  for (const hunk of patch.hunks) {
+    hunk.oldStart += offset;
+    hunk.newStart += offset;
+  }
+  return boundText(formatPatch(patch), MAX_DIFF_CHARS);
+}
+
+async function editFile(settings: FileSettings, args: Record<string, unknown>): Promise<ToolResult> {
+  const { old_text: oldText, new_text: newText } = args;
+  if (typeof oldText !== "string" || typeof newText !== "string")
+    return errorResult("old_text and new_text must be strings");
+  if (oldText === "") return errorResult("old_text is empty: give the exact text to replace");
+  const checked = await checkPath(settings, args.path, ["read", "write"], true);
+  if (!checked.ok) return checked.result;
+  const shown = args.path as string;
+  const opened = await openForReading(settings, "edit_file", shown, checked.path);
+  if (!opened.ok) return opened.result;
+  let before: string;
+  try {
+    if (opened.stats.size > MAX_EDIT_BYTES) {
+      return errorResult(
+        `${quoteName(shown)} is too large to edit (${opened.stats.size} bytes; at most ${MAX_EDIT_BYTES})`,
+      );
+    }
+    const bytes = await opened.handle.readFile();
+    if (bytes.includes(0))
+      return errorResult(`${quoteName(shown)} looks like a binary file: edit_file only edits text`);
+    try {
+      before = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    } catch {
+      return errorResult(`${quoteName(shown)} is not valid UTF-8: edit_file would change its other bytes`);
+    }
+  } catch (error) {
+    return fsFailure("edit_file", shown, error);
+  } finally {
+    await closeQuietly(opened.handle);
+  }
+  const { index, count } = findOnce(before, oldText);
+  if (count === 0) {
+    return errorResult(
+      `old_text was not found in ${quoteName(shown)}: it must match the file exactly (spaces, indentation, line breaks); read the file and copy the text`,
+    );
+  }
+  if (count > 1) {
+    return errorResult(
+      `old_text matches several places in ${quoteName(shown)}: include more surrounding lines so that it matches exactly one`,
+    );
+  }
+  // Slices, not String#replace: `$&` and `$1` in the model's text stay as written.
+  const after = before.slice(0, index) + newText + before.slice(index + oldText.length);
+  const failed = await writeAtomically(settings, "edit_file", shown, checked.path, after, true);
+  if (failed !== undefined) return failed;
+  return new ToolResult({
+    forLLM: `File edited: ${quoteName(shown)}`,
+    forUser: editDiff(basename(shown), before, after, index, oldText.length, newText.length),
+  });
+}
+
+// ─── append_file ────────────────────────────────────────────────────────────────────────────────
+
+async function appendFile(settings: FileSettings, args: Record<string, unknown>): Promise<ToolResult> {
+  const { content } = args;
+  if (typeof content !== "string") return errorResult("content must be a string");
+  const checked = await checkPath(settings, args.path, ["write"], true);
+  if (!checked.ok) return checked.result;
+  const shown = args.path as string;
+  const path = checked.path;
+  const made = await makeParents("append_file", shown, path);
+  if (made !== undefined) return made;
+  let handle: FileHandle | undefined;
+  let created = false;
+  try {
+    const flags = constants.O_WRONLY | constants.O_APPEND | NOFOLLOW | NONBLOCK;
+    try {
+      handle = await open(path, flags);
+    } catch (error) {
+      if (errorCode(error) !== "ENOENT") throw error;
+      // Created here with O_EXCL, so a refusal below removes only a file this call made.
+      handle = await open(path, flags | constants.O_CREAT | constants.O_EXCL, 0o644);
+      created = true;
+    }
+    if (!(await isWhatWasChecked(settings, handle, path, "write"))) {
+      await closeQuietly(handle);
+      handle = undefined;
+      if (created) await unlink(path).catch(() => {});
+      return errorResult(OUTSIDE_WORKSPACE);
+    }
+    if (!(await handle.stat()).isFile()) return errorResult(`${quoteName(shown)} is not a regular file`);
+    await handle.writeFile(content, "utf8");
+  } catch (error) {
+    return fsFailure("append_file", shown, error);
+  } finally {
+    await closeQuietly(handle);
+  }
+  return silentResult(`Appended ${Buffer.byteLength(content)} bytes to ${quoteName(shown)}`);
+}
+
+// ─── list_dir ───────────────────────────────────────────────────────────────────────────────────
+
+async function listDir(settings: FileSettings, args: Record<string, unknown>): Promise<ToolResult> {
+  const checked = await checkPath(settings, args.path, ["read"], false);
+  if (!checked.ok) return checked.result;
+  const shown = args.path as string;
+  const path = checked.path;
+  let handle: FileHandle | undefined;
+  try {
+    try {
+      handle = await open(path, constants.O_RDONLY | DIRECTORY | NOFOLLOW);
+    } catch (error) {
+      // A symlink put in place of the checked directory (O_NOFOLLOW refuses it).
+      if ((await lstat(path).catch(() => undefined))?.isSymbolicLink()) return errorResult(OUTSIDE_WORKSPACE);
+      throw error;
+    }
+    if (!(await isWhatWasChecked(settings, handle, path, "read"))) return errorResult(OUTSIDE_WORKSPACE);
+    const entries = await readEntries(handle, path);
+    // Where the directory is read by its path (no /proc), it must still be the one held.
+    if (entries.byPath && !(await isWhatWasChecked(settings, handle, path, "read")))
+      return errorResult(OUTSIDE_WORKSPACE);
+    if (entries.list.length === 0) return newToolResult("(empty directory)");
+    const lines = entries.list
+      .map((entry) => `${entry.isDirectory() ? "DIR: " : "FILE:"} ${entry.name}`)
+      .sort((a, b) => compareNames(a.slice(6), b.slice(6)));
+    if (entries.more)
+      lines.push(`[cut: the directory has more than ${MAX_LIST_ENTRIES} entries; only ${MAX_LIST_ENTRIES} are listed]`);
+    return newToolResult(lines.join("\n"));
+  } catch (error) {
+    return fsFailure("list_dir", shown, error);
+  } finally {
+    await closeQuietly(handle);
+  }
+}
+
+function compareNames(a: string, b: string): number {
+  if (a === b) return 0;
+  return a < b ? -1 : 1;
+}
+
+/**
+ * Up to {@link MAX_LIST_ENTRIES} entries of the directory `handle` holds. On Linux it is read
+ * through `/proc/self/fd/N`, which names the held directory itself, whatever happens to `path`.
+ */
+async function readEntries(
+  handle: FileHandle,
+  path: string,
+): Promise<{ list: Dirent[]; more: boolean; byPath: boolean }> {
+  let byPath = false;
+  let directory: Awaited<ReturnType<typeof opendir>>;
+  try {
+    directory = await opendir(`/proc/self/fd/${handle.fd}`);
+  } catch {
+    byPath = true;
+    directory = await opendir(path);
+  }
+  const list: Dirent[] = [];
+  let more = false;
+  try {
+    for await (const entry of directory) {
+      if (list.length === MAX_LIST_ENTRIES) {
+        more = true;
+        break;
+      }
+      list.push(entry);
+    }
+  } finally {
+    await directory.close().catch(() => {});
+  }
+  return { list, more, byPath };
+}

@@ -1,0 +1,813 @@
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { FILE_TOOL_HOOKS, type FileToolHooks, MAX_LIST_ENTRIES } from "../../src/builtin/file-tools.js";
+import { createFileTools, type FileToolsOptions } from "../../src/builtin/index.js";
+import { ToolRegistry, type ToolResult } from "../../src/index.js";
+
+const DENIED = "access denied: path is outside the workspace";
+
+let root: string;
+let workspace: string;
+let outside: string;
+
+beforeEach(() => {
+  root = realpathSync(mkdtempSync(join(tmpdir(), "toolloop-files-")));
+  workspace = join(root, "ws");
+  outside = join(root, "outside");
+  mkdirSync(join(workspace, "sub"), { recursive: true });
+  mkdirSync(outside);
+  writeFileSync(join(workspace, "notes.txt"), "one\ntwo\nthree\n");
+  writeFileSync(join(outside, "secret.txt"), "secret\n");
+});
+
+afterEach(() => {
+  rmSync(root, { recursive: true, force: true });
+});
+
+function setup(options: Partial<FileToolsOptions> = {}, hooks?: FileToolHooks) {
+  const registry = new ToolRegistry();
+  const all = {
+    workspace,
+    ...options,
+    ...(hooks === undefined ? {} : { [FILE_TOOL_HOOKS]: hooks }),
+  } as FileToolsOptions;
+  for (const tool of createFileTools(all)) registry.register(tool);
+  const call = (name: string, args: Record<string, unknown>): Promise<ToolResult> => registry.execute(name, args);
+  return { registry, call };
+}
+
+/** What the model reads, and whether it is an error. */
+async function read(result: Promise<ToolResult>): Promise<{ text: string; isError: boolean }> {
+  const done = await result;
+  return { text: done.contentForLLM(), isError: done.isError };
+}
+
+const ws = (...parts: string[]) => join(workspace, ...parts);
+/** Files of a directory, to show that nothing (no temporary file) was left behind. */
+const names = (directory: string) => readdirSync(directory).sort();
+
+describe("createFileTools", () => {
+  it("offers the five tools with plain JSON Schema parameters", () => {
+    const { registry } = setup();
+    expect(createFileTools({ workspace }).map((tool) => tool.name)).toEqual([
+      "read_file",
+      "write_file",
+      "edit_file",
+      "append_file",
+      "list_dir",
+    ]);
+    const definitions = registry.getDefinitions().map((definition) => definition.function);
+    expect(definitions.map((definition) => [definition.name, definition.parameters])).toMatchInlineSnapshot(`
+      [
+        [
+          "append_file",
+          {
+            "additionalProperties": false,
+            "properties": {
+              "content": {
+                "description": "The text to append",
+                "type": "string",
+              },
+              "path": {
+                "description": "The file to append to, relative to the workspace",
+                "type": "string",
+              },
+            },
+            "required": [
+              "path",
+              "content",
+            ],
+            "type": "object",
+          },
+        ],
+        [
+          "edit_file",
+          {
+            "additionalProperties": false,
+            "properties": {
+              "new_text": {
+                "description": "The text to put in its place",
+                "type": "string",
+              },
+              "old_text": {
+                "description": "The exact text to replace",
+                "type": "string",
+              },
+              "path": {
+                "description": "The file to edit, relative to the workspace",
+                "type": "string",
+              },
+            },
+            "required": [
+              "path",
+              "old_text",
+              "new_text",
+            ],
+            "type": "object",
+          },
+        ],
+        [
+          "list_dir",
+          {
+            "additionalProperties": false,
+            "properties": {
+              "path": {
+                "description": "The directory to list ("." for the workspace), relative to the workspace",
+                "type": "string",
+              },
+            },
+            "required": [
+              "path",
+            ],
+            "type": "object",
+          },
+        ],
+        [
+          "read_file",
+          {
+            "additionalProperties": false,
+            "properties": {
+              "end_line": {
+                "description": "Optional: last line to read (≥ start_line)",
+                "minimum": 1,
+                "type": "integer",
+              },
+              "path": {
+                "description": "The file to read, relative to the workspace",
+                "type": "string",
+              },
+              "start_line": {
+                "description": "Optional: first line to read (1-based)",
+                "minimum": 1,
+                "type": "integer",
+              },
+            },
+            "required": [
+              "path",
+            ],
+            "type": "object",
+          },
+        ],
+        [
+          "write_file",
+          {
+            "additionalProperties": false,
+            "properties": {
+              "content": {
+                "description": "The whole content of the file",
+                "type": "string",
+              },
+              "overwrite": {
+                "description": "Replace the file if it exists (default false)",
+                "type": "boolean",
+              },
+              "path": {
+                "description": "The file to write, relative to the workspace",
+                "type": "string",
+              },
+            },
+            "required": [
+              "path",
+              "content",
+            ],
+            "type": "object",
+          },
+        ],
+      ]
+    `);
+  });
+
+  it.each([
+    ["no options", () => undefined, "createFileTools: options must be an object, got undefined"],
+    [
+      "a relative workspace",
+      () => ({ workspace: "ws" }),
+      'createFileTools: workspace must be an absolute directory path, got "ws"',
+    ],
+    [
+      "maxReadBytes 0",
+      () => ({ workspace, maxReadBytes: 0 }),
+      "createFileTools: maxReadBytes must be an integer > 0, got 0",
+    ],
+    [
+      "maxReadBytes 1.5",
+      () => ({ workspace, maxReadBytes: 1.5 }),
+      "createFileTools: maxReadBytes must be an integer > 0, got 1.5",
+    ],
+    [
+      "allowedExtensions a string",
+      () => ({ workspace, allowedExtensions: ".md" }),
+      'createFileTools: allowedExtensions must be an array of strings, got ".md"',
+    ],
+    [
+      "an extension with a slash",
+      () => ({ workspace, allowedExtensions: ["a/b"] }),
+      'createFileTools: allowedExtensions[0] must be a file extension such as ".md", got "a/b"',
+    ],
+    [
+      "allowReadPaths of strings",
+      () => ({ workspace, allowReadPaths: ["/etc"] }),
+      'createFileTools: allowReadPaths[0] must be a RegExp, got "/etc"',
+    ],
+  ])("throws a TypeError for %s", (_, options, message) => {
+    expect(() => createFileTools(options() as FileToolsOptions)).toThrow(new TypeError(message));
+  });
+});
+
+describe("the workspace guard in every tool", () => {
+  const attempts: [string, Record<string, unknown>][] = [
+    ["read_file", {}],
+    ["write_file", { content: "x", overwrite: true }],
+    ["edit_file", { old_text: "secret", new_text: "pwned" }],
+    ["append_file", { content: "x" }],
+    ["list_dir", {}],
+  ];
+
+  it.each(attempts)("%s refuses `..` traversal", async (tool, args) => {
+    const { call } = setup();
+    const path = tool === "list_dir" ? "../outside" : "../outside/secret.txt";
+    expect(await read(call(tool, { path, ...args }))).toEqual({ text: DENIED, isError: true });
+    expect(readFileSync(join(outside, "secret.txt"), "utf8")).toBe("secret\n");
+  });
+
+  it.each(attempts)("%s refuses an absolute path outside", async (tool, args) => {
+    const { call } = setup();
+    const path = tool === "list_dir" ? outside : join(outside, "secret.txt");
+    expect(await read(call(tool, { path, ...args }))).toEqual({ text: DENIED, isError: true });
+    expect(readFileSync(join(outside, "secret.txt"), "utf8")).toBe("secret\n");
+  });
+
+  it.each(attempts)("%s refuses a symlinked file that leads outside", async (tool, args) => {
+    symlinkSync(join(outside, "secret.txt"), ws("link.txt"));
+    symlinkSync(outside, ws("link-dir"));
+    const { call } = setup();
+    const path = tool === "list_dir" ? "link-dir" : "link.txt";
+    expect(await read(call(tool, { path, ...args }))).toEqual({ text: DENIED, isError: true });
+    expect(readFileSync(join(outside, "secret.txt"), "utf8")).toBe("secret\n");
+  });
+
+  it.each(attempts)("%s refuses a path under a symlinked ancestor", async (tool, args) => {
+    mkdirSync(join(outside, "deeper"));
+    symlinkSync(outside, ws("sub", "out"));
+    const { call } = setup();
+    const path = tool === "list_dir" ? "sub/out/deeper" : "sub/out/secret.txt";
+    expect(await read(call(tool, { path, ...args }))).toEqual({ text: DENIED, isError: true });
+    expect(readFileSync(join(outside, "secret.txt"), "utf8")).toBe("secret\n");
+  });
+
+  it.each(["write_file", "append_file"])(
+    "%s refuses a new file whose nearest existing ancestor is a symlink out",
+    async (tool) => {
+      symlinkSync(outside, ws("out"));
+      const { call } = setup();
+      expect(await read(call(tool, { path: "out/new/dir/file.txt", content: "x" }))).toEqual({
+        text: DENIED,
+        isError: true,
+      });
+      expect(existsSync(join(outside, "new"))).toBe(false);
+    },
+  );
+
+  it.each(["write_file", "append_file"])("%s refuses a dangling symlink that points outside", async (tool) => {
+    symlinkSync(join(outside, "planted.txt"), ws("dangling.txt"));
+    const { call } = setup();
+    expect(await read(call(tool, { path: "dangling.txt", content: "x" }))).toEqual({ text: DENIED, isError: true });
+    expect(existsSync(join(outside, "planted.txt"))).toBe(false);
+  });
+
+  it.each(attempts)("%s refuses an empty path and a NUL byte", async (tool, args) => {
+    const { call } = setup();
+    // The schema accepts both (strings); the guard refuses them.
+    expect(await read(call(tool, { path: "", ...args }))).toEqual({ text: "path is empty", isError: true });
+    expect(await read(call(tool, { path: "notes.txt\0.md", ...args }))).toEqual({
+      text: "path contains a NUL byte",
+      isError: true,
+    });
+  });
+
+  it("never shows a host path the model did not send", async () => {
+    const { call } = setup();
+    const results = await Promise.all([
+      read(call("read_file", { path: "missing.txt" })),
+      read(call("read_file", { path: "sub" })),
+      read(call("list_dir", { path: "notes.txt" })),
+      read(call("write_file", { path: "notes.txt/x", content: "x" })),
+    ]);
+    expect(results).toMatchInlineSnapshot(`
+      [
+        {
+          "isError": true,
+          "text": ""missing.txt": not found",
+        },
+        {
+          "isError": true,
+          "text": ""sub" is a directory: use list_dir",
+        },
+        {
+          "isError": true,
+          "text": ""notes.txt": a part of the path is not a directory",
+        },
+        {
+          "isError": true,
+          "text": ""notes.txt/x": a part of the path is not a directory",
+        },
+      ]
+    `);
+    for (const result of results) expect(result.text).not.toContain(root);
+  });
+
+  it("works on everything with restrictToWorkspace: false", async () => {
+    const { call } = setup({ restrictToWorkspace: false });
+    expect(await read(call("read_file", { path: "../outside/secret.txt" }))).toEqual({
+      text: "1|secret",
+      isError: false,
+    });
+  });
+});
+
+describe("allow lists", () => {
+  it("allowReadPaths lets read_file and list_dir read outside, never write", async () => {
+    const { call } = setup({ allowReadPaths: [new RegExp(`^${outside}(/|$)`)] });
+    const secret = join(outside, "secret.txt");
+    expect(await read(call("read_file", { path: secret }))).toEqual({ text: "1|secret", isError: false });
+    expect(await read(call("list_dir", { path: outside }))).toEqual({ text: "FILE: secret.txt", isError: false });
+    expect(await read(call("write_file", { path: secret, content: "x", overwrite: true }))).toEqual({
+      text: DENIED,
+      isError: true,
+    });
+    expect(await read(call("append_file", { path: secret, content: "x" }))).toEqual({ text: DENIED, isError: true });
+    // edit_file reads and writes: it needs both lists.
+    expect(await read(call("edit_file", { path: secret, old_text: "secret", new_text: "x" }))).toEqual({
+      text: DENIED,
+      isError: true,
+    });
+    expect(readFileSync(secret, "utf8")).toBe("secret\n");
+  });
+
+  it("allowWritePaths lets write_file and append_file write outside, never read", async () => {
+    const { call } = setup({ allowWritePaths: [new RegExp(`^${outside}/`)] });
+    const target = join(outside, "out.txt");
+    expect((await call("write_file", { path: target, content: "a" })).isError).toBe(false);
+    expect((await call("append_file", { path: target, content: "b" })).isError).toBe(false);
+    expect(readFileSync(target, "utf8")).toBe("ab");
+    expect(await read(call("read_file", { path: target }))).toEqual({ text: DENIED, isError: true });
+    expect(await read(call("list_dir", { path: outside }))).toEqual({ text: DENIED, isError: true });
+    expect(await read(call("edit_file", { path: target, old_text: "a", new_text: "x" }))).toEqual({
+      text: DENIED,
+      isError: true,
+    });
+  });
+
+  it("edit_file works outside with both lists", async () => {
+    const pattern = new RegExp(`^${outside}/`);
+    const { call } = setup({ allowReadPaths: [pattern], allowWritePaths: [pattern] });
+    const secret = join(outside, "secret.txt");
+    expect((await call("edit_file", { path: secret, old_text: "secret", new_text: "public" })).isError).toBe(false);
+    expect(readFileSync(secret, "utf8")).toBe("public\n");
+  });
+
+  it("copies the options: changing the caller's lists later changes nothing", async () => {
+    const allowReadPaths = [new RegExp(`^${outside}/`)];
+    const { call } = setup({ allowReadPaths });
+    allowReadPaths.length = 0;
+    expect((await call("read_file", { path: join(outside, "secret.txt") })).isError).toBe(false);
+  });
+});
+
+describe("the swap race: a checked directory replaced by a symlink before the write", () => {
+  /** Replaces ws/sub (checked) with a symlink to outside, at the moment the tool has checked the path. */
+  function swapAfterCheck(): FileToolHooks {
+    return {
+      afterCheck: () => {
+        if (!existsSync(ws("sub-real"))) {
+          renameSync(ws("sub"), ws("sub-real"));
+          symlinkSync(outside, ws("sub"));
+        }
+      },
+    };
+  }
+
+  it.each([
+    ["write_file", { path: "sub/secret.txt", content: "pwned", overwrite: true }],
+    ["write_file", { path: "sub/new.txt", content: "pwned" }],
+    ["append_file", { path: "sub/secret.txt", content: "pwned" }],
+    ["append_file", { path: "sub/new.txt", content: "pwned" }],
+  ])("%s %j is refused and writes nothing outside", async (tool, args) => {
+    writeFileSync(ws("sub", "secret.txt"), "inside\n");
+    const { call } = setup({}, swapAfterCheck());
+    expect(await read(call(tool, args))).toEqual({ text: DENIED, isError: true });
+    expect(readFileSync(join(outside, "secret.txt"), "utf8")).toBe("secret\n");
+    expect(names(outside)).toEqual(["secret.txt"]); // no temporary or new file left there
+  });
+
+  it("edit_file is refused and changes nothing outside", async () => {
+    writeFileSync(ws("sub", "secret.txt"), "secret\n");
+    const { call } = setup({}, swapAfterCheck());
+    expect(await read(call("edit_file", { path: "sub/secret.txt", old_text: "secret", new_text: "pwned" }))).toEqual({
+      text: DENIED,
+      isError: true,
+    });
+    expect(readFileSync(join(outside, "secret.txt"), "utf8")).toBe("secret\n");
+  });
+
+  it("read_file and list_dir are refused and show nothing of outside", async () => {
+    writeFileSync(ws("sub", "secret.txt"), "inside\n");
+    const first = setup({}, swapAfterCheck());
+    expect(await read(first.call("read_file", { path: "sub/secret.txt" }))).toEqual({ text: DENIED, isError: true });
+    rmSync(ws("sub"));
+    renameSync(ws("sub-real"), ws("sub"));
+    const second = setup({}, swapAfterCheck());
+    expect(await read(second.call("list_dir", { path: "sub" }))).toEqual({ text: DENIED, isError: true });
+  });
+
+  it("read_file refuses a file swapped for a symlink (O_NOFOLLOW)", async () => {
+    const { call } = setup(
+      {},
+      {
+        afterCheck: () => {
+          rmSync(ws("notes.txt"));
+          symlinkSync(join(outside, "secret.txt"), ws("notes.txt"));
+        },
+      },
+    );
+    expect(await read(call("read_file", { path: "notes.txt" }))).toEqual({ text: DENIED, isError: true });
+  });
+});
+
+describe("read_file", () => {
+  it('returns "N|line" lines', async () => {
+    const { call } = setup();
+    expect(await read(call("read_file", { path: "notes.txt" }))).toEqual({
+      text: "1|one\n2|two\n3|three",
+      isError: false,
+    });
+  });
+
+  it("reads a file without a final line feed, CRLF lines as they are, and an empty file", async () => {
+    writeFileSync(ws("a.txt"), "x\r\ny");
+    writeFileSync(ws("empty.txt"), "");
+    const { call } = setup();
+    expect(await read(call("read_file", { path: "a.txt" }))).toEqual({ text: "1|x\r\n2|y", isError: false });
+    expect(await read(call("read_file", { path: "empty.txt" }))).toEqual({ text: "(empty file)", isError: false });
+  });
+
+  it.each([
+    [{ start_line: 2 }, "2|two\n3|three"],
+    [{ start_line: 2, end_line: 2 }, "2|two"],
+    [{ end_line: 1 }, "1|one"],
+    [{ start_line: 3, end_line: 1_000_000 }, "3|three"],
+    [{ start_line: 1, end_line: 1e300 }, "1|one\n2|two\n3|three"],
+  ])("reads the range %j", async (range, text) => {
+    const { call } = setup();
+    expect(await read(call("read_file", { path: "notes.txt", ...range }))).toEqual({ text, isError: false });
+  });
+
+  it.each([
+    [{ start_line: 4 }, 'start_line 4 is past the end of "notes.txt" (it has 3 lines)'],
+    [{ start_line: 1e300 }, 'start_line 1e+300 is past the end of "notes.txt" (it has 3 lines)'],
+    [{ start_line: 3, end_line: 2 }, "end_line (2) is before start_line (3)"],
+  ])("refuses the range %j", async (range, text) => {
+    const { call } = setup();
+    expect(await read(call("read_file", { path: "notes.txt", ...range }))).toEqual({ text, isError: true });
+  });
+
+  it.each([
+    [{ start_line: 0 }],
+    [{ start_line: -1 }],
+    [{ end_line: 0 }],
+    [{ start_line: 1.5 }],
+    [{ start_line: "2" }],
+    [{ start_line: null }],
+    [{ end_line: Number.NaN }],
+    [{ path: 42 }],
+    [{ extra: true }],
+  ])("rejects %j by the schema", async (args) => {
+    const { call } = setup();
+    const result = await call("read_file", { path: "notes.txt", ...args });
+    expect(result.isError).toBe(true);
+    expect(result.err).toMatchObject({ code: "invalid_arguments" });
+  });
+
+  it("refuses bad line values when called without the registry's validation", async () => {
+    const [readTool] = createFileTools({ workspace });
+    const { createToolContext } = await import("../../src/testing/index.js");
+    const result = (await readTool?.execute({ path: "notes.txt", start_line: 0 }, createToolContext())) as ToolResult;
+    expect(result.contentForLLM()).toBe("start_line must be an integer ≥ 1");
+  });
+
+  it.each([
+    ["a NUL byte", Buffer.from("text\0more")],
+    ["a NUL byte after the first chunk", Buffer.concat([Buffer.alloc(70_000, "a"), Buffer.from([0])])],
+    ["mostly control characters", Buffer.from("\x01\x02\x03\x04ab\x05\x06\x07\x08")],
+    ["11 % control characters", Buffer.concat([Buffer.alloc(89, "a"), Buffer.alloc(11, 1)])],
+  ])("refuses a binary file: %s", async (_, bytes) => {
+    writeFileSync(ws("blob.txt"), bytes);
+    const { call } = setup({ maxReadBytes: 1_000_000 });
+    expect(await read(call("read_file", { path: "blob.txt" }))).toEqual({
+      text: '"blob.txt" looks like a binary file (NUL bytes or control characters): read_file only reads text',
+      isError: true,
+    });
+  });
+
+  it("reads text with a few control characters (10 %) and escape codes", async () => {
+    writeFileSync(ws("log.txt"), Buffer.concat([Buffer.alloc(90, "a"), Buffer.alloc(10, 1)]));
+    writeFileSync(ws("ansi.txt"), "\x1b[31mred\x1b[0m\tok\f\n");
+    const { call } = setup();
+    expect((await call("read_file", { path: "log.txt" })).isError).toBe(false);
+    expect(await read(call("read_file", { path: "ansi.txt" }))).toEqual({
+      text: "1|\x1b[31mred\x1b[0m\tok\f",
+      isError: false,
+    });
+  });
+
+  it("cuts at maxReadBytes on a line boundary with a marker naming the start_line to read on", async () => {
+    writeFileSync(ws("long.txt"), Array.from({ length: 100 }, (_, i) => `line ${i + 1}`).join("\n"));
+    const { call } = setup({ maxReadBytes: 30 });
+    const first = await read(call("read_file", { path: "long.txt" }));
+    expect(first.text).toMatchInlineSnapshot(`
+      "1|line 1
+      2|line 2
+      3|line 3
+      4|line 4
+      5|line 5
+      [cut: read_file returns at most 30 bytes per call; read the rest with start_line=6]"
+    `);
+    expect(await read(call("read_file", { path: "long.txt", start_line: 5, end_line: 6 }))).toEqual({
+      text: "5|line 5\n6|line 6",
+      isError: false,
+    });
+  });
+
+  it("cuts a single line longer than maxReadBytes, never inside a UTF-8 character", async () => {
+    writeFileSync(ws("wide.txt"), `${"é".repeat(20)}\nnext\n`);
+    const { call } = setup({ maxReadBytes: 9 });
+    expect(await read(call("read_file", { path: "wide.txt" }))).toEqual({
+      text: "1|éééé\n[cut: line 1 is longer than 9 bytes and was cut; read on with start_line=2]",
+      isError: false,
+    });
+  });
+
+  it("reads a huge line and a far start_line with bounded memory (cut at maxReadBytes)", async () => {
+    writeFileSync(ws("big.txt"), `${"x".repeat(3_000_000)}\n${"y\n".repeat(200_000)}last\n`);
+    const { call } = setup({ maxReadBytes: 100 });
+    const huge = await read(call("read_file", { path: "big.txt" }));
+    expect(huge.text.length).toBeLessThan(300);
+    expect(await read(call("read_file", { path: "big.txt", start_line: 200_002 }))).toEqual({
+      text: "200002|last",
+      isError: false,
+    });
+  });
+
+  it("refuses a FIFO without blocking, and a directory", async () => {
+    const { execFileSync } = await import("node:child_process");
+    execFileSync("mkfifo", [ws("pipe.txt")]);
+    const { call } = setup();
+    expect(await read(call("read_file", { path: "pipe.txt" }))).toEqual({
+      text: '"pipe.txt" is not a regular file',
+      isError: true,
+    });
+  });
+});
+
+describe("allowedExtensions", () => {
+  it.each([
+    ["read_file", { path: "notes.TXT" }],
+    ["write_file", { path: "new.md", content: "x" }],
+    ["edit_file", { path: "notes.txt", old_text: "one", new_text: "1" }],
+    ["append_file", { path: "notes.txt", content: "x" }],
+  ])("%s accepts an allowed extension, case-insensitively", async (tool, args) => {
+    writeFileSync(ws("notes.TXT"), "a\n");
+    const { call } = setup({ allowedExtensions: ["txt", ".MD"] });
+    expect((await call(tool, args)).isError).toBe(false);
+  });
+
+  it.each([
+    ["read_file", { path: "key.pem" }, 'file type not allowed: "key.pem" (".pem"; allowed: .txt, .md)'],
+    ["write_file", { path: "run.sh", content: "x" }, 'file type not allowed: "run.sh" (".sh"; allowed: .txt, .md)'],
+    [
+      "edit_file",
+      { path: ".env", old_text: "a", new_text: "b" },
+      'file type not allowed: ".env" (no extension; allowed: .txt, .md)',
+    ],
+    [
+      "append_file",
+      { path: "Makefile", content: "x" },
+      'file type not allowed: "Makefile" (no extension; allowed: .txt, .md)',
+    ],
+  ])("%s refuses another extension", async (tool, args, text) => {
+    writeFileSync(ws("key.pem"), "KEY");
+    const { call } = setup({ allowedExtensions: ["txt", ".md"] });
+    expect(await read(call(tool, args))).toEqual({ text, isError: true });
+  });
+
+  it("judges the real file: an allowed name that is a symlink to another type is refused", async () => {
+    writeFileSync(ws("key.pem"), "KEY");
+    symlinkSync(ws("key.pem"), ws("innocent.txt"));
+    const { call } = setup({ allowedExtensions: [".txt"] });
+    expect((await call("read_file", { path: "innocent.txt" })).isError).toBe(true);
+  });
+
+  it("does not restrict list_dir", async () => {
+    const { call } = setup({ allowedExtensions: [".md"] });
+    expect((await call("list_dir", { path: "." })).isError).toBe(false);
+  });
+});
+
+describe("write_file", () => {
+  it("writes a new file, creating missing parent directories, silently", async () => {
+    const { call } = setup();
+    const result = await call("write_file", { path: "a/b/c.txt", content: "héllo" });
+    expect([result.forLLM, result.silent, result.isError]).toEqual([
+      'File written: "a/b/c.txt" (6 bytes)',
+      true,
+      false,
+    ]);
+    expect(readFileSync(ws("a", "b", "c.txt"), "utf8")).toBe("héllo");
+  });
+
+  it("refuses to replace an existing file unless overwrite is true", async () => {
+    const { call } = setup();
+    expect(await read(call("write_file", { path: "notes.txt", content: "new" }))).toEqual({
+      text: '"notes.txt" already exists: set overwrite to true to replace it',
+      isError: true,
+    });
+    expect(readFileSync(ws("notes.txt"), "utf8")).toBe("one\ntwo\nthree\n");
+    expect((await call("write_file", { path: "notes.txt", content: "new", overwrite: true })).isError).toBe(false);
+    expect(readFileSync(ws("notes.txt"), "utf8")).toBe("new");
+    expect(names(workspace)).toEqual(["notes.txt", "sub"]);
+  });
+
+  it("refuses a file created between its check and the write (no overwrite by a race)", async () => {
+    const { call } = setup({}, { beforeCommit: () => writeFileSync(ws("late.txt"), "theirs") });
+    expect((await call("write_file", { path: "late.txt", content: "mine" })).isError).toBe(true);
+    expect(readFileSync(ws("late.txt"), "utf8")).toBe("theirs");
+    expect(names(workspace)).toEqual(["late.txt", "notes.txt", "sub"]);
+  });
+
+  it("keeps the mode of a replaced file", async () => {
+    writeFileSync(ws("run.txt"), "old", { mode: 0o600 });
+    const { call } = setup();
+    await call("write_file", { path: "run.txt", content: "new", overwrite: true });
+    expect(statSync(ws("run.txt")).mode & 0o777).toBe(0o600);
+  });
+
+  it("is atomic: a failure before the rename leaves the old file whole and no temporary file", async () => {
+    const { call } = setup(
+      {},
+      {
+        beforeCommit: () => {
+          throw Object.assign(new Error(`disk gone at ${root}`), { code: "EIO" });
+        },
+      },
+    );
+    expect(await read(call("write_file", { path: "notes.txt", content: "half", overwrite: true }))).toEqual({
+      text: '"notes.txt": failed (EIO)',
+      isError: true,
+    });
+    expect(readFileSync(ws("notes.txt"), "utf8")).toBe("one\ntwo\nthree\n");
+    expect(names(workspace)).toEqual(["notes.txt", "sub"]);
+  });
+
+  it("replaces a symlink inside the workspace by writing its target", async () => {
+    symlinkSync(ws("notes.txt"), ws("alias.txt"));
+    const { call } = setup();
+    await call("write_file", { path: "alias.txt", content: "via alias", overwrite: true });
+    expect(readFileSync(ws("notes.txt"), "utf8")).toBe("via alias");
+  });
+
+  it("takes __proto__ and constructor as plain file names", async () => {
+    const { call } = setup();
+    for (const name of ["__proto__", "constructor", "toString"]) {
+      expect((await call("write_file", { path: name, content: name })).isError).toBe(false);
+      expect(await read(call("read_file", { path: name }))).toEqual({ text: `1|${name}`, isError: false });
+    }
+    expect((await call("edit_file", { path: "__proto__", old_text: "__proto__", new_text: "x" })).isError).toBe(false);
+    expect(await read(call("list_dir", { path: "." }))).toEqual({
+      text: "FILE: __proto__\nFILE: constructor\nFILE: notes.txt\nDIR:  sub\nFILE: toString",
+      isError: false,
+    });
+    expect(({} as Record<string, unknown>).x).toBeUndefined();
+  });
+});
+
+describe("edit_file", () => {
+  it("replaces the one match; forUser is a unified diff", async () => {
+    const { call } = setup();
+    const result = await call("edit_file", { path: "notes.txt", old_text: "two", new_text: "2 $& $1" });
+    expect(result.forLLM).toBe('File edited: "notes.txt"');
+    expect(readFileSync(ws("notes.txt"), "utf8")).toBe("one\n2 $& $1\nthree\n");
+    expect(result.forUser).toMatchInlineSnapshot(`
+      "Index: notes.txt
+      ===================================================================
+      --- notes.txt
+      +++ notes.txt
+      @@ -1,3 +1,3 @@
+       one
+      -two
+      +2 $& $1
+       three
+      "
+    `);
+  });
+
+  it("numbers the diff's lines in a long file", async () => {
+    writeFileSync(ws("long.txt"), Array.from({ length: 50 }, (_, i) => `line ${i + 1}`).join("\n"));
+    const { call } = setup();
+    const result = await call("edit_file", { path: "long.txt", old_text: "line 30\n", new_text: "" });
+    expect(result.forUser).toContain("@@ -27,7 +27,6 @@");
+    expect(result.forUser).toContain("-line 30");
+  });
+
+  it.each([
+    [
+      "no match",
+      "four",
+      'old_text was not found in "notes.txt": it must match the file exactly (spaces, indentation, line breaks); read the file and copy the text',
+    ],
+    [
+      "several matches",
+      "t",
+      'old_text matches several places in "notes.txt": include more surrounding lines so that it matches exactly one',
+    ],
+    ["an empty old_text", "", "old_text is empty: give the exact text to replace"],
+  ])("refuses %s and leaves the file alone", async (_, oldText, text) => {
+    const { call } = setup();
+    expect(await read(call("edit_file", { path: "notes.txt", old_text: oldText, new_text: "x" }))).toEqual({
+      text,
+      isError: true,
+    });
+    expect(readFileSync(ws("notes.txt"), "utf8")).toBe("one\ntwo\nthree\n");
+  });
+
+  it("refuses binary and invalid UTF-8 files, and a missing one", async () => {
+    writeFileSync(ws("bin.txt"), Buffer.from([0x61, 0, 0x62]));
+    writeFileSync(ws("latin1.txt"), Buffer.from([0x61, 0xe9, 0x62]));
+    const { call } = setup();
+    expect((await read(call("edit_file", { path: "bin.txt", old_text: "a", new_text: "c" }))).text).toBe(
+      '"bin.txt" looks like a binary file: edit_file only edits text',
+    );
+    expect((await read(call("edit_file", { path: "latin1.txt", old_text: "a", new_text: "c" }))).text).toBe(
+      '"latin1.txt" is not valid UTF-8: edit_file would change its other bytes',
+    );
+    expect(await read(call("edit_file", { path: "nope.txt", old_text: "a", new_text: "c" }))).toEqual({
+      text: '"nope.txt": not found',
+      isError: true,
+    });
+  });
+});
+
+describe("append_file", () => {
+  it("appends, and creates a missing file with its parents", async () => {
+    const { call } = setup();
+    const result = await call("append_file", { path: "notes.txt", content: "four\n" });
+    expect([result.forLLM, result.silent]).toEqual(['Appended 5 bytes to "notes.txt"', true]);
+    expect(readFileSync(ws("notes.txt"), "utf8")).toBe("one\ntwo\nthree\nfour\n");
+    await call("append_file", { path: "logs/today.log", content: "a" });
+    expect(readFileSync(ws("logs", "today.log"), "utf8")).toBe("a");
+  });
+});
+
+describe("list_dir", () => {
+  it('lists "DIR:  name" / "FILE: name" lines sorted by name', async () => {
+    writeFileSync(ws("b.txt"), "");
+    writeFileSync(ws("A.txt"), "");
+    mkdirSync(ws("a-dir"));
+    symlinkSync(ws("sub"), ws("z-link"));
+    const { call } = setup();
+    expect((await read(call("list_dir", { path: "." }))).text).toMatchInlineSnapshot(`
+      "FILE: A.txt
+      DIR:  a-dir
+      FILE: b.txt
+      FILE: notes.txt
+      DIR:  sub
+      FILE: z-link"
+    `);
+    expect(await read(call("list_dir", { path: "sub" }))).toEqual({ text: "(empty directory)", isError: false });
+  });
+
+  it(`lists at most ${MAX_LIST_ENTRIES} entries, with a marker`, async () => {
+    mkdirSync(ws("many"));
+    for (let i = 0; i < MAX_LIST_ENTRIES + 5; i++) writeFileSync(ws("many", `f${i}`), "");
+    const { call } = setup();
+    const { text } = await read(call("list_dir", { path: "many" }));
+    const lines = text.split("\n");
+    expect(lines).toHaveLength(MAX_LIST_ENTRIES + 1);
+    expect(lines.at(-1)).toBe(
+      `[cut: the directory has more than ${MAX_LIST_ENTRIES} entries; only ${MAX_LIST_ENTRIES} are listed]`,
+    );
+  });
+});
