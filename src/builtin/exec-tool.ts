@@ -493,7 +493,11 @@ function run(settings: ExecSettings, command: string, cwd: string, signal: Abort
     child.stdout?.on("data", (chunk: Buffer) => stdout.write(chunk));
     child.stderr?.on("data", (chunk: Buffer) => stderr.write(chunk));
     child.on("error", (error) => {
-      ending ??= { kind: "error", error };
+      // Not started (no pid), or a failure while it runs: nothing of it may stay behind.
+      if (ending === undefined) {
+        ending = { kind: "error", error };
+        killGroup(child);
+      }
       finish();
     });
     // The shell is done: what it left running in the background is killed too (no orphans).

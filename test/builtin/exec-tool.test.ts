@@ -468,6 +468,17 @@ describe("the workspace (restricted mode, the default)", () => {
   });
 });
 
+describe("start failure", () => {
+  it("is an error result with the cause kept, when the shell cannot start", async () => {
+    const exec = tool({ restrictToWorkspace: false });
+    rmSync(workspace, { recursive: true });
+    const result = (await exec.execute({ command: "true" }, createToolContext())) as ToolResult;
+    expect(result.isError).toBe(true);
+    expect(result.forLLM).toMatch(/^the command could not be started: /);
+    expect(result.err).toBeInstanceOf(Error);
+  });
+});
+
 describe("bad arguments", () => {
   it.each([[{ command: "" }], [{ command: "   " }], [{ command: 5 }], [{}]])("%j is an error result", async (args) => {
     const result = (await tool().execute(args, createToolContext())) as ToolResult;
