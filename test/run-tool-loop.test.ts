@@ -1853,15 +1853,31 @@ describe("loop control (issue 12)", () => {
         toolCallResponse({ id: "bg", name: "background" }),
         (call) => {
           // The model answers while the work is pending; it completes a little later.
-          setTimeout(() => callbacks[0]?.(newToolResult("12 files backed up")), 5);
+          setTimeout(
+            () => callbacks[0]?.(new ToolResult({ forLLM: "12 files backed up", forUser: "Backup ready" })),
+            5,
+          );
           return textResponse(call.messages.length === 3 ? "working on it" : "?");
         },
         textResponse("Backup complete: 12 files."),
       ]);
+      const delivered: unknown[] = [];
+      const replayed: Message[] = [...user];
       const result = await runToolLoop(
-        { provider, tools: registryWith(background), maxIterations: 5, awaitAsync: { timeoutMs: 5_000 } },
+        {
+          provider,
+          tools: registryWith(background),
+          maxIterations: 5,
+          awaitAsync: { timeoutMs: 5_000 },
+          onUserMessage: (message) => void delivered.push(message),
+          onEvent: (event) => {
+            if (event.type === "message") replayed.push(event.message);
+          },
+        },
         user,
       );
+      expect(delivered).toEqual([{ content: "Backup ready", toolName: "background", toolCallId: "bg" }]);
+      expect(replayed).toEqual(result.messages);
       expect(result.content).toBe("Backup complete: 12 files.");
       expect(result.iterations).toBe(3);
       expect(result.messages.slice(-3)).toEqual([
