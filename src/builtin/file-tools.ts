@@ -535,6 +535,20 @@ async function writeFile(settings: FileSettings, args: Record<string, unknown>):
   return failed ?? silentResult(`File written: ${quoteName(shown)} (${Buffer.byteLength(content)} bytes)`);
 }
 
+/** At most `max` bytes from the start of the file `handle` holds (a file that grows while read stays bounded). */
+async function readAtMost(handle: FileHandle, max: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let length = 0;
+  while (length < max) {
+    const chunk = Buffer.allocUnsafe(Math.min(CHUNK_BYTES, max - length));
+    const { bytesRead } = await handle.read(chunk, 0, chunk.length, length);
+    if (bytesRead === 0) break;
+    chunks.push(chunk.subarray(0, bytesRead));
+    length += bytesRead;
+  }
+  return Buffer.concat(chunks, length);
+}
+
 // ─── edit_file ──────────────────────────────────────────────────────────────────────────────────
 
 /** Where `needle` occurs in `text`: the first index, and whether there are more (non-overlapping). */
@@ -592,7 +606,10 @@ async function editFile(settings: FileSettings, args: Record<string, unknown>): 
         `${quoteName(shown)} is too large to edit (${opened.stats.size} bytes; at most ${MAX_EDIT_BYTES})`,
       );
     }
-    const bytes = await opened.handle.readFile();
+    const bytes = await readAtMost(opened.handle, MAX_EDIT_BYTES + 1);
+    if (bytes.length > MAX_EDIT_BYTES) {
+      return errorResult(`${quoteName(shown)} is too large to edit (more than ${MAX_EDIT_BYTES} bytes)`);
+    }
     if (bytes.includes(0))
       return errorResult(`${quoteName(shown)} looks like a binary file: edit_file only edits text`);
     try {

@@ -14,7 +14,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { FILE_TOOL_HOOKS, type FileToolHooks, MAX_LIST_ENTRIES } from "../../src/builtin/file-tools.js";
+import { FILE_TOOL_HOOKS, type FileToolHooks, MAX_EDIT_BYTES, MAX_LIST_ENTRIES } from "../../src/builtin/file-tools.js";
 import { createFileTools, type FileToolsOptions } from "../../src/builtin/index.js";
 import { ToolRegistry, type ToolResult } from "../../src/index.js";
 
@@ -424,14 +424,22 @@ describe("the swap race: a checked directory replaced by a symlink before the wr
     expect(readFileSync(join(outside, "secret.txt"), "utf8")).toBe("secret\n");
   });
 
-  it("read_file and list_dir are refused and show nothing of outside", async () => {
+  it("read_file is refused and shows nothing of outside", async () => {
     writeFileSync(ws("sub", "secret.txt"), "inside\n");
-    const first = setup({}, swapAfterCheck());
-    expect(await read(first.call("read_file", { path: "sub/secret.txt" }))).toEqual({ text: DENIED, isError: true });
-    rmSync(ws("sub"));
-    renameSync(ws("sub-real"), ws("sub"));
-    const second = setup({}, swapAfterCheck());
-    expect(await read(second.call("list_dir", { path: "sub" }))).toEqual({ text: DENIED, isError: true });
+    const { call } = setup({}, swapAfterCheck());
+    expect(await read(call("read_file", { path: "sub/secret.txt" }))).toEqual({ text: DENIED, isError: true });
+  });
+
+  it("list_dir is refused and shows nothing of outside", async () => {
+    const { call } = setup({}, swapAfterCheck());
+    expect(await read(call("list_dir", { path: "sub" }))).toEqual({ text: DENIED, isError: true });
+  });
+
+  it("list_dir is refused when an ancestor of the listed directory is swapped", async () => {
+    mkdirSync(ws("sub", "inner"));
+    mkdirSync(join(outside, "inner"));
+    const { call } = setup({}, swapAfterCheck());
+    expect(await read(call("list_dir", { path: "sub/inner" }))).toEqual({ text: DENIED, isError: true });
   });
 
   it("read_file refuses a file swapped for a symlink (O_NOFOLLOW)", async () => {
@@ -507,6 +515,14 @@ describe("read_file", () => {
     const { createToolContext } = await import("../../src/testing/index.js");
     const result = (await readTool?.execute({ path: "notes.txt", start_line: 0 }, createToolContext())) as ToolResult;
     expect(result.contentForLLM()).toBe("start_line must be an integer ≥ 1");
+  });
+
+  it("stops reading when the call is aborted", async () => {
+    const [readTool] = createFileTools({ workspace });
+    const { createToolContext } = await import("../../src/testing/index.js");
+    const context = createToolContext({ signal: AbortSignal.abort() });
+    const result = (await readTool?.execute({ path: "notes.txt" }, context)) as ToolResult;
+    expect([result.contentForLLM(), result.isError]).toEqual(["read_file aborted", true]);
   });
 
   it.each([
@@ -765,6 +781,17 @@ describe("edit_file", () => {
     );
     expect(await read(call("edit_file", { path: "nope.txt", old_text: "a", new_text: "c" }))).toEqual({
       text: '"nope.txt": not found',
+      isError: true,
+    });
+  });
+});
+
+describe("edit_file limits", () => {
+  it("refuses a file over MAX_EDIT_BYTES", async () => {
+    writeFileSync(ws("huge.txt"), Buffer.alloc(MAX_EDIT_BYTES + 1, "a"));
+    const { call } = setup();
+    expect(await read(call("edit_file", { path: "huge.txt", old_text: "a", new_text: "b" }))).toEqual({
+      text: `"huge.txt" is too large to edit (${MAX_EDIT_BYTES + 1} bytes; at most ${MAX_EDIT_BYTES})`,
       isError: true,
     });
   });
