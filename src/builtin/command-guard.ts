@@ -143,9 +143,14 @@ export function simpleCommands(normalised: string): string[] {
     .filter((part) => part !== "");
 }
 
-/** Caller patterns copied at creation: without the `g`/`y` flags, whose `lastIndex` would make `test` skip matches. */
+/**
+ * Caller patterns copied at creation: without the `g`/`y` flags, whose `lastIndex` would make
+ * `test` skip matches, and with `i`, since they match the lower-case normalised command (a
+ * `/NPM_TOKEN/` deny pattern would otherwise never match).
+ */
 export function copyPattern(pattern: RegExp): RegExp {
-  return new RegExp(pattern.source, pattern.flags.replace(/[gy]/g, ""));
+  const flags = pattern.flags.replace(/[gy]/g, "");
+  return new RegExp(pattern.source, flags.includes("i") ? flags : `${flags}i`);
 }
 
 /** The caller's patterns of {@link checkCommand}, already copied with {@link copyPattern}. */

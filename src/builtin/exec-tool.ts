@@ -23,8 +23,8 @@ export interface ExecToolOptions extends WorkspaceOptions {
   maxOutputChars?: number;
   /**
    * Refuse commands that match any of these, in addition to the default deny list (never
-   * instead). Matched on the normalised command (lower case, quotes and backslashes removed, see
-   * docs/builtin-tools.md). They run on V8's backtracking engine on a hostile command of up to
+   * instead). Matched, case-insensitively, on the normalised command (lower case, quotes and
+   * backslashes removed, see docs/builtin-tools.md). They run on V8's backtracking engine on a hostile command of up to
    * 8,192 characters: keep them free of nested quantifiers. A pattern that throws refuses.
    */
   denyPatterns?: RegExp[];

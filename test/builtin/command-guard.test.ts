@@ -194,6 +194,14 @@ describe("caller patterns", () => {
     expect(refusal("npm test", patterns)).toBeUndefined();
   });
 
+  it("makes patterns case-insensitive, since the normalised command is lower case", () => {
+    const deny = { deny: [copyPattern(/NPM_TOKEN/)], allow: [] };
+    expect(refusal("echo $NPM_TOKEN", deny)).toBeDefined();
+    const allow = { deny: [], allow: [copyPattern(/^Make$/)] };
+    expect(refusal("make", allow)).toBeUndefined();
+    expect(copyPattern(/x/su).flags).toBe("isu");
+  });
+
   it("matches deny patterns on the normalised command", () => {
     const patterns = { deny: [/\bnpm publish\b/], allow: [] };
     expect(refusal('N"P"M   pub\\lish', patterns)).toBeDefined();
@@ -228,7 +236,7 @@ describe("caller patterns", () => {
   });
 
   it("copies patterns without g and y, whose lastIndex would skip matches on the next call", () => {
-    const copy = copyPattern(/secret/giy);
+    const copy = copyPattern(/secret/gy);
     expect(copy.flags).toBe("i");
     const patterns = { deny: [copy], allow: [] };
     expect(refusal("cat secret", patterns)).toBeDefined();
