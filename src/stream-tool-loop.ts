@@ -1,3 +1,4 @@
+import { isPlainObject } from "./internal/describe.js";
 import { isAbortSignal, optionError } from "./internal/options.js";
 import type { Message } from "./provider.js";
 import { runToolLoop, type ToolLoopConfig, type ToolLoopContext, type ToolLoopResult } from "./run-tool-loop.js";
@@ -20,7 +21,9 @@ const WHERE = "streamToolLoop";
  * included, when the provider has `chatStream`). The loop waits for the consumer (back-pressure):
  * each event is handed over only once the previous one was taken. Leaving the `for await` early
  * (`break`, `return`, a throw) aborts the loop; a failure of the loop is thrown by the iteration.
- * `config.onEvent`, when set, still receives every event first.
+ * `config.onEvent`, when set, still receives every event first. A `config` that is not an object
+ * or an `onEvent` that is not a function throw a `TypeError` at once; every other bad option
+ * rejects the run as in `runToolLoop` (thrown by the iteration, and by `result`).
  *
  * @example
  * ```ts
@@ -36,7 +39,8 @@ export function streamToolLoop(
   messages: Message[],
   context: ToolLoopContext = {},
 ): ToolLoopStream {
-  const own = config?.onEvent;
+  if (!isPlainObject(config)) throw optionError(WHERE, "config", "an object", config);
+  const own = config.onEvent;
   if (own !== undefined && typeof own !== "function") throw optionError(WHERE, "onEvent", "a function", own);
   const controller = new AbortController();
   const callerSignal: unknown = context?.signal;

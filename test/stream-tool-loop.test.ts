@@ -137,9 +137,10 @@ describe("streamToolLoop (issue 12)", () => {
     await expect(stream.result).rejects.toMatchObject({ code: "aborted" });
   });
 
-  it("throws a TypeError for an onEvent that is not a function", () => {
+  it("throws a TypeError at once for a config that is not an object or an onEvent that is not a function", () => {
     expect(() =>
       streamToolLoop({ provider: new ScriptedProvider([]), maxIterations: 1, onEvent: "no" as never }, user),
     ).toThrow('streamToolLoop: onEvent must be a function, got "no"');
+    expect(() => streamToolLoop(null as never, user)).toThrow("streamToolLoop: config must be an object, got null");
   });
 });
