@@ -57,10 +57,11 @@ function isAlive(pid: number): boolean {
   } catch {
     return false;
   }
+  if (!existsSync("/proc/self/stat")) return true; // no procfs (macOS): kill(pid, 0) is the answer
   try {
     return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
   } catch {
-    return false;
+    return false; // gone between the two checks
   }
 }
 
