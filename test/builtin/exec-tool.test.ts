@@ -238,6 +238,18 @@ setTimeout(() => clearInterval(timer), 10_000);
     }
   });
 
+  it("kills the whole group when the registry's own timeout aborts the call", async () => {
+    const registry = new ToolRegistry();
+    registry.register(tool({ timeoutMs: 60_000 }));
+    const result = await registry.execute(
+      "execute_bash",
+      { command: "sleep 30 & echo $! > bg.pid; sleep 30" },
+      { timeoutMs: 1_000 },
+    );
+    expect(result.isError).toBe(true);
+    await expectDead(join(workspace, "bg.pid"));
+  });
+
   it("does not start when the signal is already aborted", async () => {
     const controller = new AbortController();
     controller.abort();
