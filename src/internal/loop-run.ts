@@ -8,7 +8,7 @@ import type { ToolLoopEvent, ToolLoopEventListener } from "../tool-loop-event.js
 import { errorResult, type ToolResult } from "../tool-result.js";
 import { type CallRunner, type GateConfig, type GateContext, runApproved } from "./approval-gate.js";
 import { type AsyncCompletion, AsyncCompletions } from "./async-completions.js";
-import { cutName, errorMessage, isPlainObject, isRecord } from "./describe.js";
+import { cutName, errorMessage, isPlainObject, isRecord, quoteName } from "./describe.js";
 import { log, type ResolvedLogger } from "./logger.js";
 import { cutResult, FINAL_ANSWER_NOTE, FINAL_TURN_REFUSAL, RepeatedFailures } from "./loop-policies.js";
 import type { NormalizedToolCall } from "./normalize-tool-call.js";
@@ -169,7 +169,7 @@ export class LoopRun {
       });
       let result: ToolResult;
       if (this.#failure !== undefined) {
-        result = errorResult(`tool ${JSON.stringify(cutName(call.name))} was not run: the loop is stopping`);
+        result = errorResult(`tool ${quoteName(call.name)} was not run: the loop is stopping`);
       } else if (iteration > this.#maxIterations) {
         result = errorResult(FINAL_TURN_REFUSAL);
       } else {
