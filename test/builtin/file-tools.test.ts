@@ -674,6 +674,26 @@ describe("write_file", () => {
     expect(names(workspace)).toEqual(["late.txt", "notes.txt", "sub"]);
   });
 
+  it("lets exactly one of concurrent writes of a new file win (overwrite false), whole", async () => {
+    const { call } = setup();
+    const contents = Array.from({ length: 8 }, (_, i) => String(i).repeat(100_000));
+    const results = await Promise.all(contents.map((content) => call("write_file", { path: "race.txt", content })));
+    expect(results.filter((result) => !result.isError)).toHaveLength(1);
+    expect(contents).toContain(readFileSync(ws("race.txt"), "utf8"));
+    expect(names(workspace)).toEqual(["notes.txt", "race.txt", "sub"]);
+  });
+
+  it("leaves one whole content after concurrent overwrites", async () => {
+    const { call } = setup();
+    const contents = Array.from({ length: 8 }, (_, i) => String(i).repeat(100_000));
+    const results = await Promise.all(
+      contents.map((content) => call("write_file", { path: "notes.txt", content, overwrite: true })),
+    );
+    expect(results.every((result) => !result.isError)).toBe(true);
+    expect(contents).toContain(readFileSync(ws("notes.txt"), "utf8"));
+    expect(names(workspace)).toEqual(["notes.txt", "sub"]);
+  });
+
   it("keeps the mode of a replaced file", async () => {
     writeFileSync(ws("run.txt"), "old", { mode: 0o600 });
     const { call } = setup();

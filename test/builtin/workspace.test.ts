@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
+import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   checkWorkspaceOptions,
@@ -200,6 +201,55 @@ describe("resolveWorkspacePath", () => {
       ok: false,
       error: "the workspace directory is not available",
     });
+  });
+});
+
+describe("resolveWorkspacePath on random paths (property)", () => {
+  it("accepts only paths whose real path is inside, and resolves existing ones as the kernel does", async () => {
+    mkdirSync(join(outside, "deep"));
+    symlinkSync(join(workspace, "sub"), join(workspace, "link-in"));
+    symlinkSync(outside, join(workspace, "link-out"));
+    symlinkSync(join(outside, "deep"), join(workspace, "sub", "hop"));
+    symlinkSync(join(outside, "nope"), join(workspace, "dangling"));
+    symlinkSync("..", join(workspace, "sub", "up"));
+    const segment = fc.constantFrom(
+      "..",
+      ".",
+      "",
+      "sub",
+      "link-in",
+      "link-out",
+      "hop",
+      "up",
+      "dangling",
+      "a.txt",
+      "new",
+      "secret.txt",
+    );
+    const path = fc
+      .tuple(fc.boolean(), fc.array(segment, { minLength: 1, maxLength: 6 }))
+      .map(([absolute, parts]) => (absolute ? `${workspace}/` : "") + parts.join("/"));
+    const realWorkspace = realpathSync(workspace);
+    await fc.assert(
+      fc.asyncProperty(path, fc.constantFrom("read" as const, "write" as const), async (candidate, access) => {
+        if (candidate === "") return;
+        const result = await resolveWorkspacePath({ workspace }, candidate, access);
+        const raw = candidate.startsWith("/") ? candidate : `${workspace}/${candidate}`;
+        let kernel: string | undefined;
+        try {
+          kernel = realpathSync.native(raw); // libc realpath: Node's JS one removes `..` before resolving
+        } catch {
+          kernel = undefined;
+        }
+        if (result.ok) {
+          expect(isInside(result.path, realWorkspace)).toBe(true);
+          if (kernel !== undefined) expect(result.path).toBe(kernel);
+        } else if (kernel !== undefined) {
+          expect(isInside(kernel, realWorkspace) && isInside(resolve(raw), realWorkspace)).toBe(false);
+        }
+      }),
+      { numRuns: 500 },
+    );
   });
 });
 
