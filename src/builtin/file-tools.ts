@@ -438,8 +438,11 @@ async function readLines(
   // The last line of a file that does not end with a line feed.
   if (!ended && pending) finishLine();
   if (out.length === 0) {
-    if (line === 1 && position === 0) return newToolResult("(empty file)");
-    return errorResult(`start_line ${start} is past the end of ${quoteName(shown)} (it has ${line - 1} lines)`);
+    if (position === 0 && start === 1) return newToolResult("(empty file)");
+    const lines = line - 1;
+    return errorResult(
+      `start_line ${start} is past the end of ${quoteName(shown)} (it has ${lines} ${lines === 1 ? "line" : "lines"})`,
+    );
   }
   if (cut !== undefined) out.push(cut);
   return newToolResult(out.join("\n"));

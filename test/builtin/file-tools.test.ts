@@ -471,6 +471,14 @@ describe("read_file", () => {
     const { call } = setup();
     expect(await read(call("read_file", { path: "a.txt" }))).toEqual({ text: "1|x\r\n2|y", isError: false });
     expect(await read(call("read_file", { path: "empty.txt" }))).toEqual({ text: "(empty file)", isError: false });
+    expect(await read(call("read_file", { path: "empty.txt", start_line: 2 }))).toEqual({
+      text: 'start_line 2 is past the end of "empty.txt" (it has 0 lines)',
+      isError: true,
+    });
+    expect(await read(call("read_file", { path: "a.txt", start_line: 3 }))).toEqual({
+      text: 'start_line 3 is past the end of "a.txt" (it has 2 lines)',
+      isError: true,
+    });
   });
 
   it.each([
