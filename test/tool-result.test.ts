@@ -11,11 +11,31 @@ import {
 
 describe("constructors (Go's helpers)", () => {
   it.each([
-    ["newToolResult", newToolResult, { forLLM: "x", forUser: "", silent: false, isError: false, async: false, responseHandled: false }],
-    ["silentResult", silentResult, { forLLM: "x", forUser: "", silent: true, isError: false, async: false, responseHandled: false }],
-    ["asyncResult", asyncResult, { forLLM: "x", forUser: "", silent: false, isError: false, async: true, responseHandled: false }],
-    ["errorResult", errorResult, { forLLM: "x", forUser: "", silent: false, isError: true, async: false, responseHandled: false }],
-    ["userResult", userResult, { forLLM: "x", forUser: "x", silent: false, isError: false, async: false, responseHandled: false }],
+    [
+      "newToolResult",
+      newToolResult,
+      { forLLM: "x", forUser: "", silent: false, isError: false, async: false, responseHandled: false },
+    ],
+    [
+      "silentResult",
+      silentResult,
+      { forLLM: "x", forUser: "", silent: true, isError: false, async: false, responseHandled: false },
+    ],
+    [
+      "asyncResult",
+      asyncResult,
+      { forLLM: "x", forUser: "", silent: false, isError: false, async: true, responseHandled: false },
+    ],
+    [
+      "errorResult",
+      errorResult,
+      { forLLM: "x", forUser: "", silent: false, isError: true, async: false, responseHandled: false },
+    ],
+    [
+      "userResult",
+      userResult,
+      { forLLM: "x", forUser: "x", silent: false, isError: false, async: false, responseHandled: false },
+    ],
   ] as const)("%s sets the fields as in Go", (_name, make, expected) => {
     const result = make("x");
     expect(result).toBeInstanceOf(ToolResult);
