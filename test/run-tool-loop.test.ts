@@ -1913,6 +1913,26 @@ describe("loop control (issue 12)", () => {
       expect(received).toEqual(["finally"]);
     });
 
+    it("awaitAsync: an abort while waiting is the usual abort", async () => {
+      const { background } = backgroundTool();
+      const controller = new AbortController();
+      const provider = new ScriptedProvider([toolCallResponse({ id: "bg", name: "background" }), textResponse("wait")]);
+      const running = runToolLoop(
+        {
+          provider,
+          tools: registryWith(background),
+          maxIterations: 5,
+          awaitAsync: { timeoutMs: Number.POSITIVE_INFINITY },
+          onAsyncResult: () => {},
+        },
+        user,
+        { signal: controller.signal },
+      );
+      await vi.waitFor(() => expect(provider.calls).toHaveLength(2), POLL);
+      controller.abort(new Error("stop waiting"));
+      await expect(running).rejects.toMatchObject({ code: "aborted", iterations: 2 });
+    });
+
     it("awaitAsync rejects a bad timeout", async () => {
       await expect(
         runToolLoop({ provider: new ScriptedProvider([]), maxIterations: 1, awaitAsync: { timeoutMs: -1 } }, user),
