@@ -698,7 +698,9 @@ async function listDir(settings: FileSettings, args: Record<string, unknown>): P
       handle = await open(path, constants.O_RDONLY | DIRECTORY | NOFOLLOW);
     } catch (error) {
       // A symlink put in place of the checked directory (O_NOFOLLOW refuses it).
-      if ((await lstat(path).catch(() => undefined))?.isSymbolicLink()) return errorResult(OUTSIDE_WORKSPACE);
+      const found = await lstat(path).catch(() => undefined);
+      if (found?.isSymbolicLink()) return errorResult(OUTSIDE_WORKSPACE);
+      if (found !== undefined && !found.isDirectory()) return errorResult(`${quoteName(shown)} is not a directory`);
       throw error;
     }
     if (!(await isWhatWasChecked(settings, handle, path, "read"))) return errorResult(OUTSIDE_WORKSPACE);

@@ -319,7 +319,7 @@ describe("the workspace guard in every tool", () => {
         },
         {
           "isError": true,
-          "text": ""notes.txt": a part of the path is not a directory",
+          "text": ""notes.txt" is not a directory",
         },
         {
           "isError": true,
