@@ -13,6 +13,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FILE_TOOL_HOOKS, type FileToolHooks, MAX_EDIT_BYTES, MAX_LIST_ENTRIES } from "../../src/builtin/file-tools.js";
 import { createFileTools, type FileToolsOptions } from "../../src/builtin/index.js";
@@ -574,6 +575,47 @@ describe("read_file", () => {
       text: "5|line 5\n6|line 6",
       isError: false,
     });
+  });
+
+  it("reads lines across chunk boundaries exactly (lines of every length, 200 kB)", async () => {
+    const lines = Array.from({ length: 2_000 }, (_, i) => `${i}:${"é-x".repeat(i % 37)}`);
+    writeFileSync(ws("chunks.txt"), `${lines.join("\n")}\n`);
+    const { call } = setup({ maxReadBytes: 1_000_000 });
+    const expected = lines.map((line, i) => `${i + 1}|${line}`);
+    expect((await read(call("read_file", { path: "chunks.txt" }))).text).toBe(expected.join("\n"));
+    expect((await read(call("read_file", { path: "chunks.txt", start_line: 1_500, end_line: 1_600 }))).text).toBe(
+      expected.slice(1_499, 1_600).join("\n"),
+    );
+  });
+
+  it("following the markers reads every line once, in order (property)", async () => {
+    const line = fc.string({ unit: fc.constantFrom("a", "é", " ", "\t", "😀"), maxLength: 12 });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(line, { minLength: 1, maxLength: 40 }),
+        fc.boolean(),
+        fc.integer({ min: 50, max: 120 }),
+        async (lines, finalNewline, budget) => {
+          writeFileSync(ws("prop.txt"), lines.join("\n") + (finalNewline ? "\n" : ""));
+          const { call } = setup({ maxReadBytes: budget });
+          const seen: string[] = [];
+          let start = 1;
+          for (let calls = 0; calls < 100; calls++) {
+            const { text, isError } = await read(call("read_file", { path: "prop.txt", start_line: start }));
+            if (isError || text === "(empty file)") break; // past the end
+            const parts = text.split("\n");
+            const marker = /start_line=(\d+)\]$/.exec(parts.at(-1) ?? "");
+            if (marker !== null) parts.pop();
+            seen.push(...parts);
+            if (marker === null) break;
+            start = Number(marker[1]);
+          }
+          const shown = finalNewline || lines.at(-1) !== "" ? lines : lines.slice(0, -1);
+          expect(seen).toEqual(shown.map((text, i) => `${i + 1}|${text}`));
+        },
+      ),
+      { numRuns: 60 },
+    );
   });
 
   it("cuts a single line longer than maxReadBytes, never inside a UTF-8 character", async () => {
