@@ -100,7 +100,9 @@ export async function resolveWorkspacePath(
   if (path.includes("\0")) return refused("path contains a NUL byte");
   if (path.length > MAX_PATH_CHARS)
     return refused(`path is too long (${path.length} characters; at most ${MAX_PATH_CHARS})`);
-  const workspace = options.workspace;
+  const workspace: unknown = options.workspace;
+  if (typeof workspace !== "string" || !isAbsolute(workspace))
+    return refused("the workspace directory is not available");
   const restricted = options.restrictToWorkspace !== false;
   let realWorkspace: string;
   try {
@@ -117,7 +119,8 @@ export async function resolveWorkspacePath(
   const inside = isInside(lexical, lexicalWorkspace) || isInside(lexical, realWorkspace);
   if (inside && isInside(real, realWorkspace)) return { ok: true, path: real };
   const allowed = access === "read" ? options.allowReadPaths : options.allowWritePaths;
-  if (allowed?.some((pattern) => matches(pattern, real))) return { ok: true, path: real };
+  if (Array.isArray(allowed) && allowed.some((pattern: unknown) => matches(pattern, real)))
+    return { ok: true, path: real };
   return refused(OUTSIDE_WORKSPACE);
 }
 
@@ -136,7 +139,8 @@ function refused(error: string): WorkspacePathResult {
 }
 
 /** A caller's pattern on a real path; a `g`/`y` pattern is copied without them (no `lastIndex` state), a throwing one does not match. */
-function matches(pattern: RegExp, path: string): boolean {
+function matches(pattern: unknown, path: string): boolean {
+  if (!(pattern instanceof RegExp)) return false;
   try {
     const stateless =
       pattern.global || pattern.sticky ? new RegExp(pattern.source, pattern.flags.replace(/[gy]/g, "")) : pattern;

@@ -195,6 +195,18 @@ describe("resolveWorkspacePath", () => {
     });
   });
 
+  it("never throws on options that skipped checkWorkspaceOptions", async () => {
+    const bad = [
+      { workspace: 42 },
+      { workspace: "relative" },
+      { workspace, allowReadPaths: "not an array" },
+      { workspace, allowReadPaths: ["/etc"] },
+    ] as unknown as WorkspaceOptions[];
+    for (const options of bad) {
+      expect((await resolveWorkspacePath(options, join(outside, "secret.txt"), "read")).ok).toBe(false);
+    }
+  });
+
   it("reports an unavailable workspace without its path", async () => {
     const gone = join(root, "gone");
     expect(await resolveWorkspacePath({ workspace: gone }, "a.txt", "read")).toEqual({
