@@ -60,6 +60,16 @@ const expectations: Record<string, RegExp[]> = {
     /delete_file: error: denied by the user: keep the thesis/,
     /files left: notes\.txt, thesis\.pdf/,
   ],
+  "builtin-tools.ts": [
+    /list_dir: FILE: greeting\.txt/,
+    /read_file: 1\|Hello, world!/,
+    /edit_file: File edited: "greeting\.txt"/,
+    /execute_bash: greeting\.txt/,
+    /read_file: error: access denied: path is outside the workspace/,
+    /execute_bash: error: command refused by the deny list/,
+    /greeting\.txt now reads: Hello, toolloop!/,
+    /completed after 7 model calls/,
+  ],
   "openai.ts": [/OPENAI_API_KEY/],
   "anthropic.ts": [/ANTHROPIC_API_KEY/],
 };

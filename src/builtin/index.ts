@@ -9,6 +9,8 @@ export type { FileToolsOptions } from "./file-tools.js";
 export { createFileTools } from "./file-tools.js";
 export type { MessageToolOptions, OutgoingMessage } from "./message-tool.js";
 export { createMessageTool } from "./message-tool.js";
+export type { BuiltinToolsOptions } from "./register-builtin-tools.js";
+export { registerBuiltinTools } from "./register-builtin-tools.js";
 export type { SpawnToolOptions } from "./spawn-tool.js";
 export { createSpawnTool, createSubagentTool } from "./spawn-tool.js";
 export type { WebFetchToolOptions } from "./web-fetch-tool.js";
