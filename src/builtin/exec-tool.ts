@@ -4,7 +4,7 @@ import { isAbsolute, join } from "node:path";
 import { StringDecoder } from "node:string_decoder";
 import { isValidTimeout, TIMEOUT_EXPECTATION } from "../execute-tool-call.js";
 import { errorMessage, quoteName } from "../internal/describe.js";
-import { checkMetadata, checkString, optionError } from "../internal/options.js";
+import { checkCount, checkMetadata, checkString, optionError } from "../internal/options.js";
 import type { Tool, ToolContext } from "../tool.js";
 import { errorResult, newToolResult, type ToolResult } from "../tool-result.js";
 import { type CommandPatterns, checkCommand, commandWords, copyPattern } from "./command-guard.js";
@@ -123,12 +123,6 @@ function checkPatterns(option: string, value: unknown): RegExp[] {
   });
 }
 
-function checkCount(option: string, value: unknown, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value === "number" && Number.isSafeInteger(value) && value > 0) return value;
-  throw optionError(WHERE, option, "an integer > 0", value);
-}
-
 function execSettings(options: ExecToolOptions): ExecSettings {
   const { timeoutMs = DEFAULT_TIMEOUT_MS } = options;
   if (!isValidTimeout(timeoutMs)) throw optionError(WHERE, "timeoutMs", TIMEOUT_EXPECTATION, timeoutMs);
@@ -155,7 +149,7 @@ function execSettings(options: ExecToolOptions): ExecSettings {
     workspace: Object.freeze(workspace),
     restricted: workspace.restrictToWorkspace === true,
     timeoutMs,
-    maxOutputChars: checkCount("maxOutputChars", options.maxOutputChars, DEFAULT_MAX_OUTPUT_CHARS),
+    maxOutputChars: checkCount(WHERE, "maxOutputChars", options.maxOutputChars, DEFAULT_MAX_OUTPUT_CHARS),
     patterns: {
       deny: checkPatterns("denyPatterns", options.denyPatterns),
       allow: checkPatterns("allowPatterns", options.allowPatterns),

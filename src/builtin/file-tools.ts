@@ -5,7 +5,7 @@ import { basename, dirname, extname, join } from "node:path";
 import { formatPatch, structuredPatch } from "diff";
 import { failure } from "../execute-tool-call.js";
 import { boundText, quoteName } from "../internal/describe.js";
-import { optionError } from "../internal/options.js";
+import { checkCount, optionError } from "../internal/options.js";
 import type { Tool, ToolContext } from "../tool.js";
 import { errorResult, newToolResult, silentResult, ToolResult } from "../tool-result.js";
 import {
@@ -155,10 +155,8 @@ export function createFileTools(options: FileToolsOptions): Tool[] {
 }
 
 function fileSettings(options: FileToolsOptions): FileSettings {
-  const { maxReadBytes = DEFAULT_MAX_READ_BYTES, allowedExtensions } = options;
-  if (typeof maxReadBytes !== "number" || !Number.isSafeInteger(maxReadBytes) || maxReadBytes < 1) {
-    throw optionError(WHERE, "maxReadBytes", "an integer > 0", maxReadBytes);
-  }
+  const { allowedExtensions } = options;
+  const maxReadBytes = checkCount(WHERE, "maxReadBytes", options.maxReadBytes, DEFAULT_MAX_READ_BYTES);
   let extensions: Set<string> | undefined;
   if (allowedExtensions !== undefined) {
     if (!Array.isArray(allowedExtensions))

@@ -7,7 +7,7 @@ import { Worker } from "node:worker_threads";
 import { failure, isValidTimeout, TIMEOUT_EXPECTATION } from "../execute-tool-call.js";
 import { raceAbort, subscribeAbort } from "../internal/abort.js";
 import { boundText, errorMessage, isRecord, showValue } from "../internal/describe.js";
-import { optionError } from "../internal/options.js";
+import { checkCount, optionError } from "../internal/options.js";
 import type { Tool, ToolContext } from "../tool.js";
 import { errorResult, newToolResult, type ToolResult } from "../tool-result.js";
 import {
@@ -131,12 +131,6 @@ export function createWebFetchTool(options: WebFetchToolOptions = {}): Tool {
   });
 }
 
-function checkCount(option: string, value: unknown, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value === "number" && Number.isSafeInteger(value) && value > 0) return value;
-  throw optionError(WHERE, option, "an integer > 0", value);
-}
-
 /** An `allowHosts` entry as hostname (as `URL.hostname` spells it) and optional port, or `undefined` when it is not `host[:port]`. */
 function parseAllowedHost(entry: string): AllowedHost | undefined {
   if (entry === "" || /[\s/?#@\\]/.test(entry)) return undefined;
@@ -172,8 +166,8 @@ function webFetchSettings(options: WebFetchToolOptions): Settings {
     throw optionError(WHERE, "fetch", "a function", fetchFunction);
   }
   return {
-    maxChars: checkCount("maxChars", options.maxChars, DEFAULT_MAX_CHARS),
-    maxBytes: checkCount("maxBytes", options.maxBytes, DEFAULT_MAX_BYTES),
+    maxChars: checkCount(WHERE, "maxChars", options.maxChars, DEFAULT_MAX_CHARS),
+    maxBytes: checkCount(WHERE, "maxBytes", options.maxBytes, DEFAULT_MAX_BYTES),
     timeoutMs,
     allowHosts: checkAllowHosts(options.allowHosts),
     fetch: fetchFunction as typeof fetch | undefined,

@@ -60,3 +60,10 @@ export function checkProvider(where: string, value: unknown): LLMProvider {
   }
   throw optionError(where, "provider", "an LLMProvider (chat and getDefaultModel)", value);
 }
+
+/** Checks an optional count or size option: a safe integer > 0, or `fallback` when absent. */
+export function checkCount(where: string, option: string, value: unknown, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value === "number" && Number.isSafeInteger(value) && value > 0) return value;
+  throw optionError(where, option, "an integer > 0", value);
+}

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  checkCount,
   checkMetadata,
   checkProvider,
   checkSignal,
@@ -202,6 +203,28 @@ describe("checkProvider", () => {
   ])("anything else is the option TypeError: %j", (value, shown) => {
     expect(() => checkProvider("f", value)).toThrow(
       new TypeError(`f: provider must be an LLMProvider (chat and getDefaultModel), got ${shown}`),
+    );
+  });
+});
+
+describe("checkCount", () => {
+  it("returns a safe integer > 0, and the fallback for undefined", () => {
+    expect(checkCount("f", "maxChars", 5, 10)).toBe(5);
+    expect(checkCount("f", "maxChars", undefined, 10)).toBe(10);
+  });
+
+  it.each([
+    [0, "0"],
+    [-1, "-1"],
+    [1.5, "1.5"],
+    [Number.NaN, "NaN"],
+    [Number.POSITIVE_INFINITY, "Infinity"],
+    [2 ** 53, "9007199254740992"],
+    ["5", '"5"'],
+    [null, "null"],
+  ])("anything else is the option TypeError: %s", (value, shown) => {
+    expect(() => checkCount("f", "maxChars", value, 10)).toThrow(
+      new TypeError(`f: maxChars must be an integer > 0, got ${shown}`),
     );
   });
 });
