@@ -26,6 +26,7 @@ export type {
   FinishReason,
   LLMProvider,
   LLMResponse,
+  LLMStreamPart,
   Message,
   MessageRole,
   ProviderToolCall,

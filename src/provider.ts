@@ -128,6 +128,25 @@ export interface LLMResponse {
 }
 
 /**
+ * One part of a streamed answer ({@link LLMProvider.chatStream}): a piece of the assistant's text
+ * as it arrives, and last, once, the whole {@link LLMResponse} — the same `chat` would have
+ * returned for that answer (its `content` is the text pieces joined).
+ */
+export type LLMStreamPart =
+  | {
+      /** A piece of the assistant's text. */
+      type: "text-delta";
+      /** The text, as the API sent it (never re-split). */
+      delta: string;
+    }
+  | {
+      /** The whole answer: always the last part. */
+      type: "response";
+      /** Content, calls with their arguments, finish reason and usage, as `chat` returns them. */
+      response: LLMResponse;
+    };
+
+/**
  * An LLM API as the loop sees it (Go's `providers.LLMProvider`).
  *
  * Implementations must honour `signal`: reject promptly once it is aborted.
@@ -148,6 +167,25 @@ export interface LLMProvider {
     options: Record<string, unknown>,
     signal?: AbortSignal,
   ): Promise<LLMResponse>;
+  /**
+   * Optional: the same request as {@link LLMProvider.chat}, streamed. Yields a `text-delta` per
+   * piece of text as it arrives, then one `response` part (the last) with what `chat` would have
+   * returned. The loop uses it only when someone listens for events (`onEvent`, `streamToolLoop`).
+   * Aborting `signal` cancels the request and ends the iteration with the signal's reason; a
+   * consumer that stops iterating early cancels the request too.
+   * @param messages the transcript so far; do not mutate it
+   * @param tools definitions to offer, or `undefined` when there are none
+   * @param model model identifier
+   * @param options provider options passed through to the API (e.g. `temperature`)
+   * @param signal aborts the request and the iteration
+   */
+  chatStream?(
+    messages: Message[],
+    tools: ToolDefinition[] | undefined,
+    model: string,
+    options: Record<string, unknown>,
+    signal?: AbortSignal,
+  ): AsyncIterable<LLMStreamPart>;
   /** The model used when `ToolLoopConfig.model` is not set. */
   getDefaultModel(): string;
 }
