@@ -152,3 +152,29 @@ export async function startReplayServer(
     },
   };
 }
+
+/** A 200 answer streaming the SSE wire sample `file` byte for byte (`text/event-stream`). */
+export function sseSample(file: string): ReplayResponse {
+  return { raw: readSampleText(file), contentType: "text/event-stream" };
+}
+
+/** One server-sent event: its `data` (JSON-serialised unless it is a string) and, optionally, its `event` name. */
+export interface SseEvent {
+  event?: string;
+  data: unknown;
+}
+
+/** SSE text for `events`, as an API sends it: `event:` and `data:` lines, a blank line after each. */
+export function sseText(events: readonly SseEvent[]): string {
+  return events
+    .map(({ event, data }) => {
+      const text = typeof data === "string" ? data : JSON.stringify(data);
+      return `${event === undefined ? "" : `event: ${event}\n`}data: ${text}\n\n`;
+    })
+    .join("");
+}
+
+/** A 200 answer streaming `events` as SSE (`text/event-stream`). */
+export function sseResponse(events: readonly SseEvent[], extra: Omit<ReplayResponse, "raw"> = {}): ReplayResponse {
+  return { contentType: "text/event-stream", ...extra, raw: sseText(events) };
+}

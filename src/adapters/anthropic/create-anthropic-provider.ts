@@ -1,10 +1,11 @@
 import { toAnthropicTools } from "../../formats/anthropic.js";
 import { optionError } from "../../internal/options.js";
-import type { LLMProvider } from "../../provider.js";
+import type { LLMProvider, Message, ToolDefinition } from "../../provider.js";
 import { checkedClient, checkModel } from "../shared/factory-options.js";
 import { portableLLMOptions, signalOption } from "../shared/request-options.js";
 import { convertOncePerArray, frozenTools } from "../shared/tools-cache.js";
 import { type AnthropicMessageLike, fromAnthropicMessage, PROVIDER } from "./convert-anthropic-response.js";
+import { fromAnthropicStream } from "./convert-anthropic-stream.js";
 import { toAnthropicMessages } from "./convert-to-anthropic-messages.js";
 
 /** The model used when neither the factory nor the loop names one. */
@@ -47,8 +48,14 @@ export interface AnthropicRequestOptions {
 export interface AnthropicClientLike {
   /** The Messages resource. */
   readonly messages: {
-    /** Sends one request (`POST /v1/messages`, not streamed) and resolves with the whole message. */
-    create(body: AnthropicMessagesRequest, options?: AnthropicRequestOptions): PromiseLike<AnthropicMessageLike>;
+    /**
+     * Sends one request (`POST /v1/messages`) and resolves with the whole message, or, when the
+     * body has `stream: true` (`chatStream`), with the stream of its events.
+     */
+    create(
+      body: AnthropicMessagesRequest,
+      options?: AnthropicRequestOptions,
+    ): PromiseLike<AnthropicMessageLike | AsyncIterable<unknown>>;
   };
 }
 
@@ -98,24 +105,40 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): LLMP
     throw optionError(factory, "maxTokens", "an integer ≥ 1", maxTokens);
   }
 
+  const request = (
+    messages: Message[],
+    definitions: ToolDefinition[] | undefined,
+    requestModel: string,
+    llmOptions: Record<string, unknown>,
+  ): AnthropicMessagesRequest & Record<string, unknown> => {
+    const { max_tokens, ...passthrough } = portableLLMOptions({
+      provider: PROVIDER,
+      llmOptions,
+      maxTokensField: "max_tokens",
+    });
+    const { system, messages: wireMessages } = toAnthropicMessages(messages);
+    const body: AnthropicMessagesRequest & Record<string, unknown> = {
+      ...passthrough,
+      model: typeof requestModel === "string" && requestModel !== "" ? requestModel : model,
+      max_tokens: typeof max_tokens === "number" ? max_tokens : maxTokens,
+      messages: wireMessages,
+    };
+    if (system !== undefined) body.system = system;
+    if (definitions !== undefined && definitions.length > 0) body.tools = anthropicTools(definitions);
+    return body;
+  };
+
   return {
     async chat(messages, definitions, requestModel, llmOptions, signal) {
-      const { max_tokens, ...passthrough } = portableLLMOptions({
-        provider: PROVIDER,
-        llmOptions,
-        maxTokensField: "max_tokens",
-      });
-      const { system, messages: wireMessages } = toAnthropicMessages(messages);
-      const body: AnthropicMessagesRequest & Record<string, unknown> = {
-        ...passthrough,
-        model: typeof requestModel === "string" && requestModel !== "" ? requestModel : model,
-        max_tokens: typeof max_tokens === "number" ? max_tokens : maxTokens,
-        messages: wireMessages,
-      };
-      if (system !== undefined) body.system = system;
-      if (definitions !== undefined && definitions.length > 0) body.tools = anthropicTools(definitions);
+      const body = request(messages, definitions, requestModel, llmOptions);
       const response = await client.messages.create(body, signalOption(signal));
-      return fromAnthropicMessage(response);
+      // Without `stream: true` the client resolves with the whole message.
+      return fromAnthropicMessage(response as AnthropicMessageLike);
+    },
+    async *chatStream(messages, definitions, requestModel, llmOptions, signal) {
+      const body = { ...request(messages, definitions, requestModel, llmOptions), stream: true };
+      const stream = await client.messages.create(body, signalOption(signal));
+      yield* fromAnthropicStream({ stream, signal });
     },
     getDefaultModel(): string {
       return model;

@@ -1,10 +1,12 @@
 import { type OpenAIToolFormatOptions, toOpenAIChatTools } from "../../formats/openai.js";
+import { isRecord } from "../../internal/describe.js";
 import { optionError } from "../../internal/options.js";
-import type { LLMProvider, LLMResponse, Message, ToolDefinition } from "../../provider.js";
+import type { LLMProvider, LLMResponse, LLMStreamPart, Message, ToolDefinition } from "../../provider.js";
 import { type ClientSpec, checkedClient, checkModel } from "../shared/factory-options.js";
 import { portableLLMOptions, signalOption } from "../shared/request-options.js";
 import { convertOncePerArray, frozenTools } from "../shared/tools-cache.js";
 import { fromOpenAIChatCompletion, PROVIDER } from "./convert-openai-chat-response.js";
+import { fromOpenAIChatStream } from "./convert-openai-chat-stream.js";
 import { type OpenAIChatMessage, toOpenAIChatMessages } from "./convert-to-openai-chat-messages.js";
 
 /*
@@ -35,11 +37,14 @@ export interface OpenAIChatClient {
   chat: {
     /** Its completions. */
     completions: {
-      /** Sends one request (`POST /chat/completions`) and resolves with the whole completion. */
+      /**
+       * Sends one request (`POST /chat/completions`) and resolves with the whole completion, or,
+       * when the body has `stream: true` (`chatStream`), with the stream of its chunks.
+       */
       create(
         body: { model: string; messages: readonly unknown[] },
         options?: OpenAIRequestOptions,
-      ): PromiseLike<OpenAIChatCompletionLike>;
+      ): PromiseLike<OpenAIChatCompletionLike | AsyncIterable<unknown>>;
     };
   };
 }
@@ -100,6 +105,14 @@ export function openAIToolsConversion<T extends object>(
   return (definitions, isStrict) => (isStrict ? strict : plain)(definitions);
 }
 
+/** @internal What {@link OpenAIApi.readStream} reads. */
+export interface OpenAIStreamRead {
+  /** What the client resolved with. */
+  stream: unknown;
+  signal: AbortSignal | undefined;
+  strictSchemas: Map<string, Record<string, unknown>> | undefined;
+}
+
 /** @internal One request of {@link OpenAIApi.send}. */
 export interface OpenAIRequest<C> {
   client: C;
@@ -125,6 +138,10 @@ export interface OpenAIApi<C, T> {
   send(request: OpenAIRequest<C>): PromiseLike<unknown>;
   /** Reads the response. */
   read(response: unknown, strictSchemas: Map<string, Record<string, unknown>> | undefined): LLMResponse;
+  /** The body fields that ask for a streamed answer (`stream: true` …), given the body so far. */
+  streamFields(body: Record<string, unknown>): Record<string, unknown>;
+  /** Reads the streamed answer. */
+  readStream(read: OpenAIStreamRead): AsyncIterable<LLMStreamPart>;
 }
 
 /** @internal An {@link LLMProvider} over one OpenAI API: options checked, body built, response read. */
@@ -138,17 +155,33 @@ export function openAIProvider<C, T>(
   const { strict = false } = options;
   if (typeof strict !== "boolean") throw optionError(factory, "strict", "a boolean", strict);
 
+  const request = (
+    messages: Message[],
+    definitions: ToolDefinition[] | undefined,
+    model: string,
+    llmOptions: Record<string, unknown>,
+  ) => {
+    const body: Record<string, unknown> = {
+      ...portableLLMOptions({ provider: api.provider, llmOptions, maxTokensField: api.maxTokensField }),
+      model,
+      ...api.transcript(messages),
+    };
+    const tools = definitions !== undefined && definitions.length > 0 ? api.tools(definitions, strict) : undefined;
+    if (tools !== undefined) body.tools = tools.tools;
+    return { body, strictSchemas: tools?.strictSchemas };
+  };
+
   return {
     async chat(messages, definitions, model, llmOptions, signal) {
-      const body: Record<string, unknown> = {
-        ...portableLLMOptions({ provider: api.provider, llmOptions, maxTokensField: api.maxTokensField }),
-        model,
-        ...api.transcript(messages),
-      };
-      const tools = definitions !== undefined && definitions.length > 0 ? api.tools(definitions, strict) : undefined;
-      if (tools !== undefined) body.tools = tools.tools;
+      const { body, strictSchemas } = request(messages, definitions, model, llmOptions);
       const response = await api.send({ client, body, options: signalOption(signal) });
-      return api.read(response, tools?.strictSchemas);
+      return api.read(response, strictSchemas);
+    },
+    async *chatStream(messages, definitions, model, llmOptions, signal) {
+      const { body, strictSchemas } = request(messages, definitions, model, llmOptions);
+      const streamed = { ...body, ...api.streamFields(body) };
+      const stream = await api.send({ client, body: streamed, options: signalOption(signal) });
+      yield* api.readStream({ stream, signal, strictSchemas });
     },
     getDefaultModel() {
       return defaultModel;
@@ -194,5 +227,11 @@ export function createOpenAIChatProvider(options: OpenAIChatProviderOptions): LL
     send: ({ client, body, options: request }) =>
       client.chat.completions.create(body as { model: string; messages: OpenAIChatMessage[] }, request),
     read: fromOpenAIChatCompletion,
+    streamFields: (body) => ({
+      stream: true,
+      // Usage comes in a last chunk only when asked for; other stream options stay the caller's.
+      stream_options: { ...(isRecord(body.stream_options) ? body.stream_options : {}), include_usage: true },
+    }),
+    readStream: fromOpenAIChatStream,
   });
 }

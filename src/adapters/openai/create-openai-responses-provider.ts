@@ -1,6 +1,7 @@
 import { toOpenAIResponsesTools } from "../../formats/openai.js";
 import type { LLMProvider } from "../../provider.js";
 import { fromOpenAIResponse, PROVIDER } from "./convert-openai-responses-response.js";
+import { fromOpenAIResponsesStream } from "./convert-openai-responses-stream.js";
 import { toOpenAIResponsesInput } from "./convert-to-openai-responses-messages.js";
 import {
   type OpenAIProviderOptionsBase,
@@ -23,8 +24,14 @@ export interface OpenAIResponseLike {
 export interface OpenAIResponsesClient {
   /** The Responses resource. */
   responses: {
-    /** Sends one request (`POST /responses`) and resolves with the whole response. */
-    create(body: { model?: string; input?: unknown }, options?: OpenAIRequestOptions): PromiseLike<OpenAIResponseLike>;
+    /**
+     * Sends one request (`POST /responses`) and resolves with the whole response, or, when the
+     * body has `stream: true` (`chatStream`), with the stream of its events.
+     */
+    create(
+      body: { model?: string; input?: unknown },
+      options?: OpenAIRequestOptions,
+    ): PromiseLike<OpenAIResponseLike | AsyncIterable<unknown>>;
   };
 }
 
@@ -70,5 +77,7 @@ export function createOpenAIResponsesProvider(options: OpenAIResponsesProviderOp
     send: ({ client, body, options: request }) =>
       client.responses.create(body as { model: string; input: unknown }, request),
     read: fromOpenAIResponse,
+    streamFields: () => ({ stream: true }),
+    readStream: fromOpenAIResponsesStream,
   });
 }

@@ -1,0 +1,165 @@
+import { isRecord } from "../../internal/describe.js";
+import type { LLMStreamPart } from "../../provider.js";
+import { errorBodyProblem, invalidResponse } from "../shared/invalid-response.js";
+import { byIndex, streamEvents, streamIndex, TextParts } from "../shared/stream.js";
+import {
+  type AnthropicContentBlockLike,
+  type AnthropicMessageLike,
+  type AnthropicUsageLike,
+  fromAnthropicMessage,
+  PROVIDER,
+} from "./convert-anthropic-response.js";
+
+/** One content block being assembled from its events. */
+interface BlockParts {
+  /** The block as `content_block_start` sent it. */
+  block: Record<string, unknown>;
+  /** `text_delta` pieces (after the start's own text). */
+  text: TextParts;
+  /** `input_json_delta` pieces: a `tool_use` block's input as JSON text. */
+  json: TextParts;
+  /** `thinking_delta` pieces. */
+  thinking: TextParts;
+  /** `signature_delta` pieces. */
+  signature: TextParts;
+}
+
+/** What {@link fromAnthropicStream} reads. */
+export interface AnthropicStreamRequest {
+  /** What `client.messages.create({ …, stream: true })` resolved with: its events. */
+  stream: unknown;
+  /** The loop's signal: an abort ends the iteration with its reason. */
+  signal?: AbortSignal | undefined;
+}
+
+/**
+ * Reads a streamed Messages API answer (`RawMessageStreamEvent`s): yields a `text-delta` per
+ * piece of text, assembles the content blocks by their `index` (a `tool_use` block's input from
+ * its `input_json_delta` pieces, parsed once the stream ends; `thinking` blocks with their
+ * signature), and ends with one `response` part read by {@link fromAnthropicMessage} — the same
+ * answer `chat` gives. Usage is `message_start`'s, updated by `message_delta`'s counts (which are
+ * cumulative). Input JSON that does not parse reaches the loop as text, which tells the model.
+ * `ping` and unknown events are ignored.
+ * @throws InvalidProviderResponseError for an `error` event the client passed on, a stream that
+ *   ends without `message_stop`, and for what {@link fromAnthropicMessage} refuses; the client's
+ *   own error for an `event: error` propagates as it is
+ */
+export async function* fromAnthropicStream({
+  stream,
+  signal,
+}: AnthropicStreamRequest): AsyncGenerator<LLMStreamPart, void> {
+  const blocks = new Map<number, BlockParts>();
+  let stopReason: string | null = null;
+  let usage: Record<string, unknown> | undefined;
+  let stopped = false;
+  for await (const event of streamEvents({ provider: PROVIDER, stream, signal })) {
+    if (!isRecord(event)) continue;
+    switch (event.type) {
+      case "message_start": {
+        const { message } = event;
+        if (!isRecord(message)) break;
+        if (isRecord(message.usage)) usage = { ...message.usage };
+        if (typeof message.stop_reason === "string") stopReason = message.stop_reason;
+        break;
+      }
+      case "content_block_start": {
+        const index = streamIndex(event.index);
+        const block = event.content_block;
+        if (index === undefined || !isRecord(block) || blocks.has(index)) break;
+        const parts: BlockParts = {
+          block,
+          text: new TextParts(),
+          json: new TextParts(),
+          thinking: new TextParts(),
+          signature: new TextParts(),
+        };
+        blocks.set(index, parts);
+        if (block.type === "text" && typeof block.text === "string" && block.text !== "") {
+          yield { type: "text-delta", delta: block.text };
+        }
+        break;
+      }
+      case "content_block_delta": {
+        const parts = blocks.get(streamIndex(event.index) ?? -1);
+        const { delta } = event;
+        if (parts === undefined || !isRecord(delta)) break;
+        if (delta.type === "text_delta" && parts.block.type === "text") {
+          if (parts.text.add(delta.text) && delta.text !== "") yield { type: "text-delta", delta: delta.text };
+        } else if (delta.type === "input_json_delta") {
+          parts.json.add(delta.partial_json);
+        } else if (delta.type === "thinking_delta") {
+          parts.thinking.add(delta.thinking);
+        } else if (delta.type === "signature_delta") {
+          parts.signature.add(delta.signature);
+        }
+        break;
+      }
+      case "message_delta": {
+        if (isRecord(event.delta) && typeof event.delta.stop_reason === "string") stopReason = event.delta.stop_reason;
+        if (isRecord(event.usage)) usage = { ...usage, ...withoutNulls(event.usage) };
+        break;
+      }
+      case "error":
+        throw invalidResponse({
+          provider: PROVIDER,
+          problem: errorBodyProblem(event) ?? "the response is an error",
+          body: event,
+        });
+      case "message_stop":
+        stopped = true;
+        break;
+    }
+    if (stopped) break;
+  }
+  const message: AnthropicMessageLike = { content: byIndex(blocks).map(assembledBlock), stop_reason: stopReason };
+  // The counts as the API sent them; fromAnthropicMessage reads only finite numbers.
+  if (usage !== undefined) message.usage = usage as AnthropicUsageLike;
+  if (!stopped) {
+    throw invalidResponse({ provider: PROVIDER, problem: "the stream ended without message_stop", body: message });
+  }
+  yield { type: "response", response: fromAnthropicMessage(message) };
+}
+
+function withoutNulls(record: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== null && value !== undefined));
+}
+
+/** A content block as the stream built it. */
+function assembledBlock({
+  block,
+  text,
+  json,
+  thinking,
+  signature,
+}: BlockParts): AnthropicContentBlockLike & Record<string, unknown> {
+  switch (block.type) {
+    case "text":
+      return { ...block, type: "text", text: (typeof block.text === "string" ? block.text : "") + text.text() };
+    case "tool_use":
+      return json.empty
+        ? { ...block, type: "tool_use" }
+        : { ...block, type: "tool_use", input: parsedInput(json.text()) };
+    case "thinking":
+      return {
+        ...block,
+        type: "thinking",
+        thinking: (typeof block.thinking === "string" ? block.thinking : "") + thinking.text(),
+        ...(signature.empty ? {} : { signature: signature.text() }),
+      };
+    default:
+      return { ...block, type: String(block.type) };
+  }
+}
+
+/**
+ * A `tool_use` input from its JSON text: the parsed value (`{}` for empty text, as the API's own
+ * `input: {}`), or the text itself when it does not parse, for the loop to tell the model.
+ */
+function parsedInput(text: string): unknown {
+  if (text.trim() === "") return {};
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}

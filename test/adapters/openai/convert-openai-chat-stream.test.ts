@@ -1,0 +1,389 @@
+import OpenAI from "openai";
+import { describe, expect, it } from "vitest";
+import { createOpenAIChatProvider, fromOpenAIChatCompletion } from "../../../src/adapters/openai/index.js";
+import type { LLMProvider, Message, ToolDefinition } from "../../../src/index.js";
+import { expectUnreadable, useReplayServers } from "../../helpers/adapter-fixtures.js";
+import {
+  type ReplayResponse,
+  type ReplayServer,
+  sseResponse,
+  sseSample,
+  sseText,
+} from "../../helpers/replay-server.js";
+import { collectStream } from "../../helpers/stream-parts.js";
+
+const PROVIDER = "OpenAI Chat Completions";
+const startServer = useReplayServers();
+const user: Message[] = [{ role: "user", content: "What's the weather?" }];
+
+async function replay(
+  script: ReplayResponse[],
+  strict = false,
+): Promise<{ server: ReplayServer; provider: LLMProvider; client: OpenAI }> {
+  const server = await startServer(script);
+  const client = new OpenAI({ apiKey: "test", baseURL: `${server.url}/v1`, maxRetries: 0 });
+  return { server, provider: createOpenAIChatProvider({ client, strict }), client };
+}
+
+function streamOf(
+  provider: LLMProvider,
+  options: Record<string, unknown> = {},
+  signal?: AbortSignal,
+  tools?: ToolDefinition[],
+) {
+  const { chatStream } = provider;
+  if (chatStream === undefined) throw new Error("the provider has no chatStream");
+  return chatStream.call(provider, user, tools, "gpt-4o", options, signal);
+}
+
+/** A chunk of choice 0 with `delta` (and a finish reason). */
+const chunk = (delta: Record<string, unknown>, finish: string | null = null, index = 0) => ({
+  data: { id: "chatcmpl-1", object: "chat.completion.chunk", choices: [{ index, delta, finish_reason: finish }] },
+});
+const usageChunk = (prompt: number, completion: number) => ({
+  data: {
+    id: "chatcmpl-1",
+    object: "chat.completion.chunk",
+    choices: [],
+    usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion },
+  },
+});
+const DONE = { data: "[DONE]" };
+
+const weatherTool: ToolDefinition = {
+  type: "function",
+  function: {
+    name: "get_weather",
+    description: "Get the weather.",
+    parameters: {
+      type: "object",
+      properties: { city: { type: "string" }, state: { type: "string" }, units: { type: "string" } },
+      required: ["city", "state"],
+    },
+  },
+};
+
+describe("chatStream over the real openai client, on the recorded streams", () => {
+  it("assembles the recorded call and asks for a stream with usage", async () => {
+    const { server, provider } = await replay([sseSample("openai-chat-stream-tool-call.recorded.sse")]);
+    const { deltas, response } = await collectStream(streamOf(provider, { temperature: 0 }));
+
+    expect(deltas).toEqual([]);
+    expect(response).toEqual({
+      content: "",
+      toolCalls: [
+        {
+          id: "call_4XzlGBLtUe9dy3GVNV4jhq7h",
+          type: "function",
+          name: "get_weather",
+          arguments: '{"city":"New York City"}',
+        },
+      ],
+      finishReason: "tool_calls",
+      usage: { promptTokens: 44, completionTokens: 16, totalTokens: 60 },
+    });
+    expect(server.requests[0]?.url).toBe("/v1/chat/completions");
+    expect(server.requests[0]?.body).toMatchObject({
+      model: "gpt-4o",
+      temperature: 0,
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+  });
+
+  it("assembles the recorded parallel calls by index, each with its arguments", async () => {
+    const { provider } = await replay([sseSample("openai-chat-stream-parallel-tool-calls.recorded.sse")]);
+    const { response } = await collectStream(streamOf(provider));
+
+    expect(response.toolCalls.map(({ id, name }) => ({ id, name }))).toEqual([
+      { id: "call_JMW1whyEaYG438VE1OIflxA2", name: "GetWeatherArgs" },
+      { id: "call_DNYTawLBoN8fj3KN6qU9N1Ou", name: "get_stock_price" },
+    ]);
+    expect(response.toolCalls.map((call) => JSON.parse(String(call.arguments)))).toEqual([
+      { city: "Edinburgh", country: "GB", units: "c" },
+      { ticker: "AAPL", exchange: "NASDAQ" },
+    ]);
+    expect(response.finishReason).toBe("tool_calls");
+    expect(response.usage).toEqual({ promptTokens: 149, completionTokens: 60, totalTokens: 209 });
+  });
+
+  it("in strict mode parses the recorded strict call against the tool's schema, as chat does", async () => {
+    const { server, provider } = await replay([sseSample("openai-chat-stream-tool-call-strict.recorded.sse")], true);
+    const { response } = await collectStream(streamOf(provider, {}, undefined, [weatherTool]));
+
+    expect(response.toolCalls).toEqual([
+      {
+        id: "call_CTf1nWJLqSeRgDqaCG27xZ74",
+        type: "function",
+        name: "get_weather",
+        arguments: { city: "San Francisco", state: "CA" },
+        function: { name: "get_weather", arguments: '{"city":"San Francisco","state":"CA"}' },
+      },
+    ]);
+    expect(response.usage).toEqual({ promptTokens: 48, completionTokens: 19, totalTokens: 67 });
+    expect(server.requests[0]?.body).toMatchObject({
+      stream: true,
+      tools: [{ type: "function", function: { name: "get_weather", strict: true } }],
+    });
+  });
+});
+
+describe("chatStream: text and the answer chat would give", () => {
+  it("yields each text piece as it comes; the pieces join to the content", async () => {
+    const { provider } = await replay([
+      sseResponse([
+        chunk({ role: "assistant", content: "" }),
+        chunk({ content: "It is " }),
+        chunk({ content: "sunny " }),
+        chunk({ content: "in Paris." }),
+        chunk({}, "stop"),
+        usageChunk(10, 5),
+        DONE,
+      ]),
+    ]);
+    const { deltas, response } = await collectStream(streamOf(provider));
+
+    expect(deltas).toEqual(["It is ", "sunny ", "in Paris."]);
+    expect(response).toEqual({
+      content: "It is sunny in Paris.",
+      toolCalls: [],
+      finishReason: "stop",
+      usage: { promptTokens: 10, completionTokens: 5, totalTokens: 15 },
+    });
+  });
+
+  it("gives exactly what chat gives for the same answer: text, interleaved parallel calls, finish reason, usage", async () => {
+    const completion = {
+      id: "chatcmpl-1",
+      object: "chat.completion",
+      choices: [
+        {
+          index: 0,
+          message: {
+            role: "assistant",
+            content: "Checking both.",
+            tool_calls: [
+              { id: "call_a", type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } },
+              { id: "call_b", type: "function", function: { name: "get_time", arguments: '{"zone":"CET"}' } },
+            ],
+          },
+          finish_reason: "tool_calls",
+        },
+      ],
+      usage: { prompt_tokens: 20, completion_tokens: 30, total_tokens: 50 },
+    };
+    const call = (index: number, piece: Record<string, unknown>) => chunk({ tool_calls: [{ index, ...piece }] });
+    const { provider } = await replay([
+      { body: completion },
+      sseResponse([
+        chunk({ role: "assistant", content: "Checking " }),
+        chunk({ content: "both." }),
+        call(0, { id: "call_a", type: "function", function: { name: "get_weather", arguments: "" } }),
+        call(1, { id: "call_b", type: "function", function: { name: "get_time", arguments: '{"zo' } }),
+        call(0, { function: { arguments: '{"city":' } }),
+        call(1, { function: { arguments: 'ne":"CET"}' } }),
+        call(0, { function: { arguments: '"Paris"}' } }),
+        chunk({}, "tool_calls"),
+        usageChunk(20, 30),
+        DONE,
+      ]),
+    ]);
+    const whole = await provider.chat(user, undefined, "gpt-4o", {});
+    const { deltas, response } = await collectStream(streamOf(provider));
+
+    expect(response).toEqual(whole);
+    expect(response).toEqual(fromOpenAIChatCompletion(completion));
+    expect(deltas.join("")).toBe(response.content);
+  });
+
+  it("streams a refusal as text; the response's content is the refusal, as in chat", async () => {
+    const { provider } = await replay([
+      sseResponse([
+        chunk({ role: "assistant", content: null, refusal: "I can't " }),
+        chunk({ refusal: "help." }),
+        chunk({}, "stop"),
+      ]),
+    ]);
+    const { deltas, response } = await collectStream(streamOf(provider));
+    expect(deltas).toEqual(["I can't ", "help."]);
+    expect(response).toEqual({ content: "I can't help.", toolCalls: [], finishReason: "stop" });
+  });
+
+  it("keeps the caller's stream_options and always asks for usage; stream: false in llmOptions is allowed", async () => {
+    const { server, provider } = await replay([sseResponse([chunk({ content: "ok" }, "stop")])]);
+    await collectStream(streamOf(provider, { stream: false, stream_options: { include_obfuscation: false } }));
+    expect(server.requests[0]?.body).toMatchObject({
+      stream: true,
+      stream_options: { include_obfuscation: false, include_usage: true },
+    });
+  });
+
+  it("refuses llmOptions.stream: true before sending anything, as chat does", async () => {
+    const { server, provider } = await replay([]);
+    await expect(collectStream(streamOf(provider, { stream: true }))).rejects.toThrow(
+      "OpenAI Chat Completions: llmOptions.stream must be false or absent",
+    );
+    expect(server.requests).toHaveLength(0);
+  });
+});
+
+describe("chatStream on hostile or broken streams", () => {
+  it("passes arguments that are not JSON through as text at the end, as chat does (the loop tells the model)", async () => {
+    const { provider } = await replay([
+      sseResponse([
+        chunk({
+          tool_calls: [
+            { index: 0, id: "call_x", type: "function", function: { name: "get_weather", arguments: '{"city": "Par' } },
+          ],
+        }),
+        chunk({}, "tool_calls"),
+      ]),
+    ]);
+    const { response } = await collectStream(streamOf(provider));
+    expect(response.toolCalls).toEqual([
+      { id: "call_x", type: "function", name: "get_weather", arguments: '{"city": "Par' },
+    ]);
+  });
+
+  it("refuses a stream that ends without a finish_reason (a cut-off answer is no answer)", async () => {
+    const { provider } = await replay([sseResponse([chunk({ content: "It is sun" }), DONE])]);
+    const error = await expectUnreadable(
+      collectStream(streamOf(provider)),
+      PROVIDER,
+      "OpenAI Chat Completions: the stream ended without a finish_reason",
+    );
+    expect(error.body).toContain("It is sun");
+  });
+
+  it("refuses an empty stream", async () => {
+    const { provider } = await replay([sseResponse([DONE])]);
+    await expectUnreadable(collectStream(streamOf(provider)), PROVIDER, /ended without a finish_reason/);
+  });
+
+  it("ignores unknown chunks and fields, other choices, and pieces that are not objects", async () => {
+    const { provider } = await replay([
+      sseResponse([
+        { data: { object: "something.new", surprise: [1, 2, 3] } },
+        { data: { choices: "not an array" } },
+        { data: { choices: [null, 7] } },
+        chunk({ content: "other choice" }, null, 1),
+        chunk({ content: "Hi", tool_calls: [null, "x"], audio: { data: "…" } }),
+        chunk({}, "stop"),
+      ]),
+    ]);
+    const { deltas, response } = await collectStream(streamOf(provider));
+    expect(deltas).toEqual(["Hi"]);
+    expect(response).toEqual({ content: "Hi", toolCalls: [], finishReason: "stop" });
+  });
+
+  it("assembles calls without an index (some compatible servers) by their ids", async () => {
+    const { provider } = await replay([
+      sseResponse([
+        chunk({ tool_calls: [{ id: "call_1", function: { name: "a", arguments: '{"x"' } }] }),
+        chunk({ tool_calls: [{ function: { arguments: ":1}" } }] }),
+        chunk({ tool_calls: [{ id: "call_2", function: { name: "b", arguments: "{}" } }] }),
+        chunk({}, "tool_calls"),
+      ]),
+    ]);
+    const { response } = await collectStream(streamOf(provider));
+    expect(response.toolCalls).toEqual([
+      { id: "call_1", type: "function", name: "a", arguments: '{"x":1}' },
+      { id: "call_2", type: "function", name: "b", arguments: "{}" },
+    ]);
+  });
+
+  it("refuses a call that never got a name, as chat does", async () => {
+    const { provider } = await replay([
+      sseResponse([
+        chunk({ tool_calls: [{ index: 0, id: "call_1", function: { arguments: "{}" } }] }),
+        chunk({}, "tool_calls"),
+      ]),
+    ]);
+    await expectUnreadable(collectStream(streamOf(provider)), PROVIDER, /a function tool call has no name/);
+  });
+
+  it("rejects with the client's APIError for an error chunk, as chat does for an error status", async () => {
+    const { provider } = await replay([
+      sseResponse([
+        chunk({ content: "Hi" }),
+        { data: { error: { message: "server overloaded", type: "server_error" } } },
+      ]),
+    ]);
+    const error = await collectStream(streamOf(provider)).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(OpenAI.APIError);
+    expect((error as Error).message).toContain("server overloaded");
+  });
+
+  it("rejects with the client's error for an error status", async () => {
+    const { provider } = await replay([{ status: 429, body: { error: { message: "slow down", type: "rate_limit" } } }]);
+    await expect(collectStream(streamOf(provider))).rejects.toBeInstanceOf(OpenAI.RateLimitError);
+  });
+
+  it("assembles a huge number of deltas in linear time (pieces gathered in arrays)", async () => {
+    const pieces = 200_000;
+    async function* chunks() {
+      for (let index = 0; index < pieces; index++) {
+        yield {
+          choices: [{ index: 0, delta: { content: "a", tool_calls: [{ index: 0, function: { arguments: " " } }] } }],
+        };
+      }
+      yield {
+        choices: [
+          { index: 0, delta: { tool_calls: [{ index: 0, id: "c", function: { name: "t", arguments: "{}" } }] } },
+        ],
+      };
+      yield { choices: [{ index: 0, delta: {}, finish_reason: "tool_calls" }] };
+    }
+    const provider = createOpenAIChatProvider({ client: { chat: { completions: { create: async () => chunks() } } } });
+    const started = performance.now();
+    const { deltas, response } = await collectStream(streamOf(provider));
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(deltas).toHaveLength(pieces);
+    expect(response.content).toHaveLength(pieces);
+    expect(response.toolCalls[0]?.arguments).toBe(`${" ".repeat(pieces)}{}`);
+  });
+
+  it("refuses a client that answers a stream request with a whole completion", async () => {
+    const create = async () => ({ choices: [{ message: { content: "ok" }, finish_reason: "stop" }] });
+    const provider = createOpenAIChatProvider({ client: { chat: { completions: { create } } } });
+    await expectUnreadable(
+      collectStream(streamOf(provider)),
+      PROVIDER,
+      "the client did not return a stream (got object)",
+    );
+  });
+});
+
+describe("chatStream and abort", () => {
+  it("an abort mid-stream reaches the request and ends the iteration with the signal's reason", async () => {
+    const { server, provider } = await replay([
+      { hang: true, contentType: "text/event-stream", raw: sseText([chunk({ content: "It is " })]) },
+    ]);
+    const controller = new AbortController();
+    const iterator = streamOf(provider, {}, controller.signal)[Symbol.asyncIterator]();
+    expect(await iterator.next()).toEqual({ done: false, value: { type: "text-delta", delta: "It is " } });
+    const next = iterator.next();
+    const reason = new Error("user cancelled");
+    controller.abort(reason);
+    await expect(next).rejects.toBe(reason);
+    await server.waitForDisconnects(1);
+  });
+
+  it("a consumer that stops iterating early cancels the request", async () => {
+    const { server, provider } = await replay([
+      { hang: true, contentType: "text/event-stream", raw: sseText([chunk({ content: "It is " })]) },
+    ]);
+    for await (const part of streamOf(provider)) {
+      expect(part).toEqual({ type: "text-delta", delta: "It is " });
+      break;
+    }
+    await server.waitForDisconnects(1);
+  });
+
+  it("an abort before the request rejects without an answer", async () => {
+    const { provider } = await replay([sseResponse([chunk({ content: "ok" }, "stop")])]);
+    const controller = new AbortController();
+    controller.abort(new Error("early"));
+    await expect(collectStream(streamOf(provider, {}, controller.signal))).rejects.toThrow();
+  });
+});
