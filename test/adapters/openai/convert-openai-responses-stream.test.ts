@@ -1,0 +1,318 @@
+import OpenAI from "openai";
+import { describe, expect, it } from "vitest";
+import { createOpenAIResponsesProvider, fromOpenAIResponse } from "../../../src/adapters/openai/index.js";
+import type { LLMProvider, Message, ToolDefinition } from "../../../src/index.js";
+import { expectUnreadable, useReplayServers } from "../../helpers/adapter-fixtures.js";
+import {
+  type ReplayResponse,
+  type ReplayServer,
+  readSampleText,
+  type SseEvent,
+  sseResponse,
+  sseSample,
+  sseText,
+} from "../../helpers/replay-server.js";
+import { collectStream, eventsOf } from "../../helpers/stream-parts.js";
+
+const PROVIDER = "OpenAI Responses";
+const startServer = useReplayServers();
+const user: Message[] = [{ role: "user", content: "What's the weather in Beijing?" }];
+
+async function replay(
+  script: ReplayResponse[],
+  strict = false,
+): Promise<{ server: ReplayServer; provider: LLMProvider }> {
+  const server = await startServer(script);
+  const client = new OpenAI({ apiKey: "test", baseURL: `${server.url}/v1`, maxRetries: 0 });
+  return { server, provider: createOpenAIResponsesProvider({ client, strict }) };
+}
+
+function streamOf(
+  provider: LLMProvider,
+  options: Record<string, unknown> = {},
+  signal?: AbortSignal,
+  tools?: ToolDefinition[],
+) {
+  const { chatStream } = provider;
+  if (chatStream === undefined) throw new Error("the provider has no chatStream");
+  return chatStream.call(provider, user, tools, "gpt-5.1", options, signal);
+}
+
+/** An event named after its `type`, as the API sends them. */
+const event = (type: string, fields: Record<string, unknown> = {}): SseEvent => ({
+  event: type,
+  data: { type, ...fields },
+});
+const completed = (output: unknown[], usage: unknown = { input_tokens: 12, output_tokens: 8, total_tokens: 20 }) =>
+  event("response.completed", { response: { id: "resp_1", object: "response", status: "completed", output, usage } });
+const textDelta = (delta: string, outputIndex = 0) =>
+  event("response.output_text.delta", { item_id: "msg_1", output_index: outputIndex, content_index: 0, delta });
+const message = (text: string) => ({
+  id: "msg_1",
+  type: "message",
+  role: "assistant",
+  status: "completed",
+  content: [{ type: "output_text", text, annotations: [] }],
+});
+const functionCall = (callId: string, name: string, args: string, status = "completed") => ({
+  id: `fc_${callId}`,
+  type: "function_call",
+  status,
+  call_id: callId,
+  name,
+  arguments: args,
+});
+
+describe("chatStream over the real openai client, on the recorded Responses stream", () => {
+  it("gives the recorded call, finish reason and usage, and asks for a stream", async () => {
+    const { server, provider } = await replay([sseSample("openai-responses-stream-tool-call.sse")]);
+    const { deltas, response } = await collectStream(streamOf(provider, { tool_choice: "required" }));
+
+    expect(deltas).toEqual([]);
+    expect(response).toEqual({
+      content: "",
+      toolCalls: [
+        { id: "call_2FQdm3Br7Qb35YUBSkDR7kue", type: "function", name: "get_weather", arguments: '{"city":"Beijing"}' },
+      ],
+      finishReason: "tool_calls",
+      usage: { promptTokens: 45, completionTokens: 25, totalTokens: 70 },
+    });
+    expect(server.requests[0]?.url).toBe("/v1/responses");
+    expect(server.requests[0]?.body).toMatchObject({ model: "gpt-5.1", stream: true, tool_choice: "required" });
+  });
+
+  it("gives what chat gives for the recorded stream's final response", async () => {
+    const finalLine = readSampleText("openai-responses-stream-tool-call.sse")
+      .split("\n")
+      .filter((line) => line.startsWith("data: "))
+      .at(-1);
+    const final = JSON.parse(String(finalLine).slice("data: ".length)) as { response: Record<string, unknown> };
+    const { provider } = await replay([{ body: final.response }, sseSample("openai-responses-stream-tool-call.sse")]);
+    const whole = await provider.chat(user, undefined, "gpt-5.1", {});
+    const { response } = await collectStream(streamOf(provider));
+    expect(response).toEqual(whole);
+  });
+
+  it("in strict mode parses the recorded call against the tool's schema", async () => {
+    const tool: ToolDefinition = {
+      type: "function",
+      function: {
+        name: "get_weather",
+        description: "Get weather",
+        parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+      },
+    };
+    const { provider } = await replay([sseSample("openai-responses-stream-tool-call.sse")], true);
+    const { response } = await collectStream(streamOf(provider, {}, undefined, [tool]));
+    expect(response.toolCalls[0]).toMatchObject({
+      arguments: { city: "Beijing" },
+      function: { name: "get_weather", arguments: '{"city":"Beijing"}' },
+    });
+  });
+});
+
+describe("chatStream: Responses text", () => {
+  it("yields each output_text delta; the pieces join to the content", async () => {
+    const { provider } = await replay([
+      sseResponse([
+        event("response.created", { response: { id: "resp_1", status: "in_progress", output: [] } }),
+        event("response.output_item.added", { output_index: 0, item: { ...message(""), content: [] } }),
+        textDelta("It is "),
+        textDelta("sunny."),
+        event("response.output_text.done", { output_index: 0, content_index: 0, text: "It is sunny." }),
+        completed([message("It is sunny.")]),
+      ]),
+    ]);
+    const { deltas, response } = await collectStream(streamOf(provider));
+    expect(deltas).toEqual(["It is ", "sunny."]);
+    expect(response).toEqual({
+      content: "It is sunny.",
+      toolCalls: [],
+      finishReason: "stop",
+      usage: { promptTokens: 12, completionTokens: 8, totalTokens: 20 },
+    });
+  });
+
+  it("streams a refusal as text", async () => {
+    const refusal = { id: "msg_1", type: "message", role: "assistant", content: [{ type: "refusal", refusal: "No." }] };
+    const { provider } = await replay([
+      sseResponse([
+        event("response.refusal.delta", { output_index: 0, content_index: 0, delta: "No." }),
+        completed([refusal]),
+      ]),
+    ]);
+    const { deltas, response } = await collectStream(streamOf(provider));
+    expect(deltas).toEqual(["No."]);
+    expect(response.content).toBe("No.");
+  });
+
+  it("an incomplete response (max_output_tokens) finishes with length, as in chat", async () => {
+    const { provider } = await replay([
+      sseResponse([
+        textDelta("It is"),
+        event("response.incomplete", {
+          response: {
+            status: "incomplete",
+            incomplete_details: { reason: "max_output_tokens" },
+            output: [message("It is")],
+            usage: { input_tokens: 3, output_tokens: 2, total_tokens: 5 },
+          },
+        }),
+      ]),
+    ]);
+    const { response } = await collectStream(streamOf(provider));
+    expect(response).toMatchObject({ content: "It is", finishReason: "length" });
+  });
+});
+
+describe("chatStream on hostile or broken Responses streams", () => {
+  it("assembles interleaved parallel calls by output_index when the final response carries no output", async () => {
+    const delta = (index: number, text: string) =>
+      event("response.function_call_arguments.delta", { output_index: index, item_id: `fc_${index}`, delta: text });
+    const { provider } = await replay([
+      sseResponse([
+        event("response.output_item.added", {
+          output_index: 1,
+          item: functionCall("call_b", "get_time", "", "in_progress"),
+        }),
+        event("response.output_item.added", {
+          output_index: 0,
+          item: functionCall("call_a", "get_weather", "", "in_progress"),
+        }),
+        delta(0, '{"city"'),
+        delta(1, '{"zone":'),
+        delta(0, ':"Paris"}'),
+        delta(1, '"CET"}'),
+        completed([]),
+      ]),
+    ]);
+    const { response } = await collectStream(streamOf(provider));
+    expect(response).toEqual({
+      content: "",
+      toolCalls: [
+        { id: "call_a", type: "function", name: "get_weather", arguments: '{"city":"Paris"}' },
+        { id: "call_b", type: "function", name: "get_time", arguments: '{"zone":"CET"}' },
+      ],
+      finishReason: "tool_calls",
+      usage: { promptTokens: 12, completionTokens: 8, totalTokens: 20 },
+    });
+  });
+
+  it("passes arguments that are not JSON through as text, as chat does", async () => {
+    const { provider } = await replay([
+      sseResponse([completed([functionCall("call_a", "get_weather", '{"city": "Par')])]),
+    ]);
+    const { response } = await collectStream(streamOf(provider));
+    expect(response.toolCalls).toEqual([
+      { id: "call_a", type: "function", name: "get_weather", arguments: '{"city": "Par' },
+    ]);
+  });
+
+  it("refuses a stream that ends without a final event", async () => {
+    const { provider } = await replay([
+      sseResponse([
+        event("response.output_item.added", { output_index: 0, item: message("") }),
+        textDelta("It is sun"),
+      ]),
+    ]);
+    await expectUnreadable(
+      collectStream(streamOf(provider)),
+      PROVIDER,
+      "OpenAI Responses: the stream ended without response.completed",
+    );
+  });
+
+  it("refuses an error event, quoting its code and message", async () => {
+    const { provider } = await replay([
+      sseResponse([
+        textDelta("It"),
+        event("error", { code: "server_error", message: "The server had an error", param: null }),
+      ]),
+    ]);
+    await expectUnreadable(
+      collectStream(streamOf(provider)),
+      PROVIDER,
+      "OpenAI Responses: the stream sent an error (server_error: The server had an error)",
+    );
+  });
+
+  it("refuses a failed response, as chat does", async () => {
+    const { provider } = await replay([
+      sseResponse([
+        event("response.failed", { response: { status: "failed", error: { message: "boom" }, output: [] } }),
+      ]),
+    ]);
+    await expectUnreadable(collectStream(streamOf(provider)), PROVIDER, "OpenAI Responses: the response failed: boom");
+  });
+
+  it("ignores unknown events, events without an output_index and events that are not objects", async () => {
+    const { provider } = await replay([
+      sseResponse([
+        event("response.brand_new_thing", { output_index: 0, delta: "ignored" }),
+        event("response.output_text.delta", { delta: "no index" }),
+        event("response.output_text.delta", { output_index: -1, delta: "bad index" }),
+        { event: "response.output_text.delta", data: "[1,2]" },
+        textDelta("Hi"),
+        completed([message("Hi")]),
+      ]),
+    ]);
+    const { deltas, response } = await collectStream(streamOf(provider));
+    expect(deltas).toEqual(["Hi"]);
+    expect(response.content).toBe("Hi");
+  });
+
+  it("assembles a huge number of deltas in linear time", async () => {
+    const pieces = 200_000;
+    function* events() {
+      yield { type: "response.output_item.added", output_index: 0, item: functionCall("c", "t", "", "in_progress") };
+      yield { type: "response.output_item.added", output_index: 1, item: { type: "message", content: [] } };
+      for (let index = 0; index < pieces; index++) {
+        yield { type: "response.function_call_arguments.delta", output_index: 0, delta: " " };
+        yield { type: "response.output_text.delta", output_index: 1, delta: "a" };
+      }
+      yield { type: "response.completed", response: { status: "completed", output: [] } };
+    }
+    const create = async () => eventsOf(events());
+    const provider = createOpenAIResponsesProvider({ client: { responses: { create } } });
+    const started = performance.now();
+    const { deltas, response } = await collectStream(streamOf(provider));
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(deltas).toHaveLength(pieces);
+    expect(response.content).toHaveLength(pieces);
+    expect(response.toolCalls[0]?.arguments).toBe(" ".repeat(pieces));
+  });
+
+  it("gives the same as fromOpenAIResponse for the final response", async () => {
+    const output = [message("Checking."), functionCall("call_a", "get_weather", '{"city":"Paris"}')];
+    const { provider } = await replay([sseResponse([textDelta("Checking."), completed(output)])]);
+    const { response } = await collectStream(streamOf(provider));
+    expect(response).toEqual(
+      fromOpenAIResponse({
+        status: "completed",
+        output,
+        usage: { input_tokens: 12, output_tokens: 8, total_tokens: 20 },
+      }),
+    );
+  });
+});
+
+describe("chatStream (Responses) and abort", () => {
+  it("an abort mid-stream reaches the request and ends the iteration with the signal's reason", async () => {
+    const { server, provider } = await replay([
+      { hang: true, contentType: "text/event-stream", raw: sseText([textDelta("It is ")]) },
+    ]);
+    const controller = new AbortController();
+    const iterator = streamOf(provider, {}, controller.signal)[Symbol.asyncIterator]();
+    expect(await iterator.next()).toEqual({ done: false, value: { type: "text-delta", delta: "It is " } });
+    const next = iterator.next();
+    const reason = new Error("user cancelled");
+    controller.abort(reason);
+    await expect(next).rejects.toBe(reason);
+    await server.waitForDisconnects(1);
+  });
+
+  it("rejects with the client's error for an error status", async () => {
+    const { provider } = await replay([{ status: 500, body: { error: { message: "down" } } }]);
+    await expect(collectStream(streamOf(provider))).rejects.toBeInstanceOf(OpenAI.InternalServerError);
+  });
+});
