@@ -41,7 +41,8 @@ export interface AnthropicStreamRequest {
  * cumulative). Input JSON that does not parse reaches the loop as text, which tells the model.
  * `ping` and unknown events are ignored.
  * @throws InvalidProviderResponseError for an `error` event the client passed on, a stream that
- *   ends without `message_stop`, and for what {@link fromAnthropicMessage} refuses; the client's
+ *   ends before the answer is finished (neither a `message_delta` with a `stop_reason` nor
+ *   `message_stop`), and for what {@link fromAnthropicMessage} refuses; the client's
  *   own error for an `event: error` propagates as it is
  */
 export async function* fromAnthropicStream({
@@ -114,8 +115,13 @@ export async function* fromAnthropicStream({
   const message: AnthropicMessageLike = { content: byIndex(blocks).map(assembledBlock), stop_reason: stopReason };
   // The counts as the API sent them; fromAnthropicMessage reads only finite numbers.
   if (usage !== undefined) message.usage = usage as AnthropicUsageLike;
-  if (!stopped) {
-    throw invalidResponse({ provider: PROVIDER, problem: "the stream ended without message_stop", body: message });
+  // `message_delta` brings the stop reason after the last content block; `message_stop` only closes.
+  if (!stopped && stopReason === null) {
+    throw invalidResponse({
+      provider: PROVIDER,
+      problem: "the stream ended without a stop_reason or message_stop",
+      body: message,
+    });
   }
   yield { type: "response", response: fromAnthropicMessage(message) };
 }
