@@ -2,15 +2,22 @@ import PQueue from "p-queue";
 import { isToolExecutionError, ToolExecutionError } from "./errors.js";
 import {
   callMetadata,
+  checkTimeout,
   type DispatchTarget,
   dispatchToolCall,
   failure,
-  isValidTimeout,
   logCallEnd,
-  TIMEOUT_EXPECTATION,
 } from "./execute-tool-call.js";
-import { cutName, isPlainObject, isRecord, quoteName } from "./internal/describe.js";
-import { checkSignal, optionError } from "./internal/options.js";
+import {
+  boundText,
+  cutName,
+  errorMessage,
+  isPlainObject,
+  isRecord,
+  MAX_ERROR_MESSAGE_CHARS,
+  quoteName,
+} from "./internal/describe.js";
+import { checkConcurrency, checkFunction, checkSignal, optionError } from "./internal/options.js";
 import { type ProgressListener, ProgressReporter } from "./progress.js";
 import { type ToolResult, withMetadata } from "./tool-result.js";
 
@@ -56,6 +63,7 @@ export interface BatchResult {
 }
 
 const WHERE = "executeBatch";
+const MAX_NAMED_IN_CYCLE = 10;
 
 interface PlannedRequest {
   readonly id: string;
@@ -73,7 +81,10 @@ interface PlannedRequest {
 function plan(requests: unknown): PlannedRequest[] {
   if (!Array.isArray(requests)) throw optionError(WHERE, "requests", "an array of requests", requests);
   const indexes = new Map<string, number>();
-  const planned = requests.map((request: unknown, index): PlannedRequest => {
+  // By index, not map/forEach, which skip the holes of a sparse array.
+  const planned: PlannedRequest[] = [];
+  for (let index = 0; index < requests.length; index++) {
+    const request: unknown = requests[index];
     const where = `requests[${index}]`;
     if (!isRecord(request)) throw optionError(WHERE, where, "a request object", request);
     if (typeof request.name !== "string") throw optionError(WHERE, `${where}.name`, "a string", request.name);
@@ -81,18 +92,18 @@ function plan(requests: unknown): PlannedRequest[] {
     if (typeof id !== "string") throw optionError(WHERE, `${where}.id`, "a string", id);
     if (indexes.has(id)) throw new TypeError(`${WHERE}: ${where}.id ${quoteName(id)} is used by an earlier request`);
     indexes.set(id, index);
-    return {
+    planned.push({
       id,
       name: request.name,
       parameters: request.parameters as Record<string, unknown>,
       dependents: [],
       waitingFor: 0,
       failedDependency: undefined,
-    };
-  });
-  requests.forEach((request: Record<string, unknown>, index) => {
-    const { dependsOn } = request;
-    if (dependsOn === undefined) return;
+    });
+  }
+  for (let index = 0; index < requests.length; index++) {
+    const { dependsOn } = requests[index] as Record<string, unknown>;
+    if (dependsOn === undefined) continue;
     const where = `requests[${index}].dependsOn`;
     if (!Array.isArray(dependsOn)) throw optionError(WHERE, where, "an array of request ids", dependsOn);
     for (const id of new Set<unknown>(dependsOn)) {
@@ -101,7 +112,7 @@ function plan(requests: unknown): PlannedRequest[] {
       (planned[dependency] as PlannedRequest).dependents.push(index);
       (planned[index] as PlannedRequest).waitingFor++;
     }
-  });
+  }
   checkAcyclic(planned);
   return planned;
 }
@@ -122,15 +133,22 @@ function checkAcyclic(planned: readonly PlannedRequest[]): void {
   planned.forEach((request, index) => {
     for (const dependent of request.dependents) if ((waiting[index] as number) > 0) dependencyOf.set(dependent, index);
   });
-  const seen: number[] = [];
+  const position = new Map<number, number>();
+  const path: number[] = [];
   let current = stuck;
-  while (!seen.includes(current)) {
-    seen.push(current);
+  while (!position.has(current)) {
+    position.set(current, path.length);
+    path.push(current);
     current = dependencyOf.get(current) as number;
   }
-  const cycle = [...seen.slice(seen.indexOf(current)), current];
-  const names = cycle.map((index) => quoteName((planned[index] as PlannedRequest).id)).join(" → ");
-  throw new TypeError(`${WHERE}: the requests' dependencies form a cycle: ${names} (each depends on the next)`);
+  const cycle = path.slice(position.get(current));
+  // A cycle of 100,000 requests is named by its first ids, not in a message of megabytes.
+  const shown = cycle.slice(0, MAX_NAMED_IN_CYCLE).map((index) => quoteName((planned[index] as PlannedRequest).id));
+  if (cycle.length > MAX_NAMED_IN_CYCLE) shown.push(`… (${cycle.length - MAX_NAMED_IN_CYCLE} more)`);
+  shown.push(quoteName((planned[current] as PlannedRequest).id));
+  throw new TypeError(
+    `${WHERE}: the requests' dependencies form a cycle: ${shown.join(" → ")} (each depends on the next)`,
+  );
 }
 
 interface ResolvedBatchOptions {
@@ -142,23 +160,36 @@ interface ResolvedBatchOptions {
 
 function checkOptions(options: unknown): ResolvedBatchOptions {
   if (!isPlainObject(options)) throw optionError(WHERE, "options", "an object", options);
-  const { concurrency = Number.POSITIVE_INFINITY, timeoutMs, onProgress } = options as BatchOptions;
-  if (!(concurrency === Number.POSITIVE_INFINITY || (Number.isInteger(concurrency) && concurrency >= 1))) {
-    throw optionError(WHERE, "concurrency", "an integer ≥ 1 or Infinity", concurrency);
-  }
-  if (timeoutMs !== undefined && !isValidTimeout(timeoutMs)) {
-    throw optionError(WHERE, "timeoutMs", TIMEOUT_EXPECTATION, timeoutMs);
-  }
-  if (onProgress !== undefined && typeof onProgress !== "function") {
-    throw optionError(WHERE, "onProgress", "a function", onProgress);
-  }
-  return { concurrency, signal: checkSignal(WHERE, "signal", options.signal), timeoutMs, onProgress };
+  const { concurrency, timeoutMs, onProgress, signal } = options as BatchOptions;
+  return {
+    concurrency: checkConcurrency(WHERE, "concurrency", concurrency),
+    signal: checkSignal(WHERE, "signal", signal),
+    timeoutMs: checkTimeout(WHERE, "timeoutMs", timeoutMs),
+    onProgress: checkFunction(WHERE, "onProgress", onProgress),
+  };
 }
 
-/** The `ToolExecutionError` of a failed result: its own `err`, or one made from its text. */
-function errorOf(result: ToolResult, toolName: string): ToolExecutionError {
-  if (isToolExecutionError(result.err)) return result.err;
-  return new ToolExecutionError(result.forLLM, { toolName: cutName(toolName), code: "tool_failed", cause: result.err });
+/**
+ * The `ToolExecutionError` of a failed request, `undefined` for a success: its result's own `err`,
+ * or one made from its text and set as its `err` (the result is this batch's copy).
+ */
+function errorOf(result: ToolResult, toolName: string): ToolExecutionError | undefined {
+  try {
+    if (!result.isError) return undefined;
+    if (isToolExecutionError(result.err)) return result.err;
+    const message = boundText(String(result.forLLM), MAX_ERROR_MESSAGE_CHARS);
+    const error = new ToolExecutionError(message, {
+      toolName: cutName(toolName),
+      code: "tool_failed",
+      cause: result.err,
+    });
+    result.err = error;
+    return error;
+  } catch (cause) {
+    // A tool's result class whose getters throw: the request failed, and nothing more can be read.
+    const message = `tool ${quoteName(toolName)} returned a result that cannot be read`;
+    return new ToolExecutionError(message, { toolName: cutName(toolName), code: "no_result", cause });
+  }
 }
 
 /**
@@ -185,8 +216,12 @@ export function executeBatch(target: DispatchTarget, requests: unknown, options:
           chatId: "",
           asyncCallback: undefined,
           options: { signal, timeoutMs, onProgress, toolCallId: request.id },
-        }).then((result) => settle(request, result));
-      void queue.add(run);
+        });
+      queue.add(run).then(
+        (result) => settle(request, result),
+        // Dispatch resolves every failure of a call; should it break anyway, the request is still answered.
+        (error: unknown) => settle(request, unexpected(request, error)),
+      );
     };
     // A loop over a work list, not recursion: a failure at the head of a long chain of dependents
     // answers the whole chain without growing the stack.
@@ -195,10 +230,11 @@ export function executeBatch(target: DispatchTarget, requests: unknown, options:
       for (let next = settled.pop(); next !== undefined; next = settled.pop()) {
         const [request, result] = next;
         results[request.id] = result;
-        if (result.isError) errors[request.id] = errorOf(result, request.name);
+        const error = errorOf(result, request.name);
+        if (error !== undefined) errors[request.id] = error;
         for (const index of request.dependents) {
           const dependent = planned[index] as PlannedRequest;
-          if (result.isError) dependent.failedDependency ??= request.id;
+          if (error !== undefined) dependent.failedDependency ??= request.id;
           if (--dependent.waitingFor > 0) continue;
           // After an abort every request is dispatched, to be answered "aborted" like the others.
           if (dependent.failedDependency === undefined || signal?.aborted === true) dispatch(dependent);
@@ -213,6 +249,13 @@ export function executeBatch(target: DispatchTarget, requests: unknown, options:
     if (planned.length === 0) resolve({ results, errors, startTime, endTime: startTime, durationMs: 0 });
     for (const request of planned) if (request.waitingFor === 0) dispatch(request);
   });
+}
+
+/** The answer of a request whose dispatch broke (never expected: dispatch resolves every failure). */
+function unexpected(request: PlannedRequest, error: unknown): ToolResult {
+  const { id: toolCallId, name, parameters } = request;
+  const result = failure(name, "tool_failed", `tool ${quoteName(name)} failed: ${errorMessage(error)}`, error);
+  return withMetadata(result, callMetadata({ name, args: parameters, toolCallId }, Date.now(), 0));
 }
 
 /** The answer of a request whose dependency failed: logged, with metadata and a final progress update. */

@@ -13,7 +13,7 @@ import {
   quoteName,
 } from "./internal/describe.js";
 import { childLogger, log, logEnabled, type ResolvedLogger } from "./internal/logger.js";
-import { checkMetadata, checkSignal, checkString, optionError } from "./internal/options.js";
+import { checkFunction, checkMetadata, checkSignal, checkString, optionError } from "./internal/options.js";
 import type { RegisteredTool } from "./internal/registered-tool.js";
 import type { Logger } from "./logger.js";
 import { NO_PROGRESS, type ProgressListener, ProgressReporter } from "./progress.js";
@@ -64,6 +64,12 @@ export const TIMEOUT_EXPECTATION = `a number of milliseconds > 0 and ≤ ${MAX_T
 /** @internal `true` for a usable timeout (`Infinity` means none). */
 export function isValidTimeout(value: unknown): value is number {
   return value === Number.POSITIVE_INFINITY || (typeof value === "number" && value > 0 && value <= MAX_TIMEOUT_MS);
+}
+
+/** @internal Checks an optional timeout option (see {@link isValidTimeout}). */
+export function checkTimeout(where: string, option: string, value: unknown): number | undefined {
+  if (value === undefined || isValidTimeout(value)) return value;
+  throw optionError(where, option, TIMEOUT_EXPECTATION, value);
 }
 
 /** Makes the error result for a failed call: short text for the model, `err` for your code. */
@@ -351,6 +357,8 @@ export interface DispatchRequest {
   chatId: string;
   asyncCallback: AsyncCallback | undefined;
   options: DispatchOptions;
+  /** The public API named in option TypeErrors. @default "executeWithContext" */
+  where?: string;
 }
 
 /** The registry as dispatch reads it: its tools, sorted names, logger and payload switch. @internal */
@@ -384,7 +392,16 @@ export function dispatchToolCall(target: DispatchTarget, request: DispatchReques
   const pending = dispatch(target, request);
   const { name, args, options } = request;
   const call = { name, args, toolCallId: options.toolCallId };
-  return pending.then((result) => withMetadata(result, callMetadata(call, startTime, performance.now() - started)));
+  return pending.then((result) => {
+    const metadata = callMetadata(call, startTime, performance.now() - started);
+    try {
+      return withMetadata(result, metadata);
+    } catch (error) {
+      // A result whose own getters throw cannot be copied: the caller gets an error result instead.
+      const message = `tool ${quoteName(name)} returned a result that cannot be read: ${errorMessage(error)}`;
+      return withMetadata(failure(cutName(name), "no_result", message, error), metadata);
+    }
+  });
 }
 
 /** The {@link ToolExecutionMetadata} of a call that started at `startTime` (epoch ms). @internal */
@@ -405,29 +422,22 @@ export function callMetadata(
 }
 
 function dispatch(target: DispatchTarget, request: DispatchRequest): Promise<ToolResult> {
-  const where = "executeWithContext";
-  const { name, options, asyncCallback, channel, chatId } = request;
+  const { name, options, asyncCallback, channel, chatId, where = "executeWithContext" } = request;
   if (typeof options !== "object" || options === null) throw optionError(where, "options", "an object", options);
-  if (asyncCallback !== undefined && typeof asyncCallback !== "function") {
-    throw optionError(where, "asyncCallback", "a function", asyncCallback);
-  }
-  if (options.timeoutMs !== undefined && !isValidTimeout(options.timeoutMs)) {
-    throw optionError(where, "timeoutMs", TIMEOUT_EXPECTATION, options.timeoutMs);
-  }
+  checkFunction(where, "asyncCallback", asyncCallback);
+  checkTimeout(where, "timeoutMs", options.timeoutMs);
   const signal = checkSignal(where, "signal", options.signal);
   const metadata = checkMetadata(where, "metadata", options.metadata);
   const toolCallId = checkString(where, "toolCallId", options.toolCallId);
   if (typeof channel !== "string") throw optionError(where, "channel", "a string", channel);
   if (typeof chatId !== "string") throw optionError(where, "chatId", "a string", chatId);
-  if (options.onProgress !== undefined && typeof options.onProgress !== "function") {
-    throw optionError(where, "onProgress", "a function", options.onProgress);
-  }
+  const onProgress = checkFunction(where, "onProgress", options.onProgress);
   const { logger, logPayloads } = target;
   const entry = typeof name === "string" ? target.get(name) : undefined;
   const progress =
-    options.onProgress === undefined
+    onProgress === undefined
       ? undefined
-      : new ProgressReporter(options.onProgress, { toolName: String(name), toolCallId: toolCallId ?? "", logger });
+      : new ProgressReporter(onProgress, { toolName: name, toolCallId: toolCallId ?? "", logger });
   let pending: Promise<ToolResult>;
   if (entry === undefined) {
     const result = notFound(name, target.names());

@@ -27,10 +27,14 @@ export interface ProgressUpdate {
 /** Receives the progress updates of calls. It should return quickly; what it throws is ignored. */
 export type ProgressListener = (update: ProgressUpdate) => void;
 
-/** The final status of a call that ended with `result`. */
+/** The final status of a call that ended with `result` (`"failed"` when its fields cannot be read). */
 function finalStatus(result: ToolResult): ProgressStatus {
-  if (!result.isError) return "completed";
-  return isToolExecutionError(result.err) && result.err.code === "aborted" ? "cancelled" : "failed";
+  try {
+    if (!result.isError) return "completed";
+    return isToolExecutionError(result.err) && result.err.code === "aborted" ? "cancelled" : "failed";
+  } catch {
+    return "failed";
+  }
 }
 
 /** Does nothing: the `reportProgress` of calls nobody listens to. */
@@ -48,7 +52,8 @@ export class ProgressReporter {
   readonly #logger: ResolvedLogger;
   #done = false;
 
-  constructor(listener: ProgressListener, call: { toolName: string; toolCallId: string; logger: ResolvedLogger }) {
+  /** @param call.toolName as the call asked for it: anything a model or caller sent (cut, never converted with `String`) */
+  constructor(listener: ProgressListener, call: { toolName: unknown; toolCallId: string; logger: ResolvedLogger }) {
     this.#listener = listener;
     this.#toolName = cutName(call.toolName);
     this.#toolCallId = call.toolCallId;

@@ -6,7 +6,7 @@ import {
   ToolLoopError,
   type ToolLoopErrorCode,
 } from "./errors.js";
-import { failure, isValidTimeout, logCallEnd, TIMEOUT_EXPECTATION, WITHOUT_METADATA } from "./execute-tool-call.js";
+import { checkTimeout, failure, logCallEnd, WITHOUT_METADATA } from "./execute-tool-call.js";
 import { type LinkedSignal, linkSignal, raceAbort } from "./internal/abort.js";
 import { type CallRunner, needsAnyApproval, runApproved } from "./internal/approval-gate.js";
 import { holdDeadlines } from "./internal/deadline.js";
@@ -14,7 +14,15 @@ import { cutName, describeType, errorMessage, isPlainObject, isRecord, quoteName
 import { log, type ResolvedLogger, resolveLogger } from "./internal/logger.js";
 import { LoopRun } from "./internal/loop-run.js";
 import { CallIds, type NormalizedToolCall, normalizeToolCall } from "./internal/normalize-tool-call.js";
-import { checkMetadata, checkProvider, checkSignal, checkString, optionError } from "./internal/options.js";
+import {
+  checkConcurrency,
+  checkFunction,
+  checkMetadata,
+  checkProvider,
+  checkSignal,
+  checkString,
+  optionError,
+} from "./internal/options.js";
 import type { Logger } from "./logger.js";
 import type { ProgressListener } from "./progress.js";
 import type { LLMProvider, LLMResponse, Message, ToolDefinition, UsageInfo } from "./provider.js";
@@ -234,23 +242,17 @@ function resolveTools(tools: unknown, logger: ResolvedLogger): RegistryLike | nu
 
 function resolveConfig(config: ToolLoopConfig): ResolvedConfig {
   if (!isPlainObject(config)) throw optionError(WHERE, "config", "an object", config);
-  const { provider, maxIterations, maxConcurrency = Number.POSITIVE_INFINITY, toolTimeoutMs } = config;
+  const { provider, maxIterations } = config;
   checkProvider(WHERE, provider);
   if (!Number.isInteger(maxIterations) || maxIterations < 0) {
     throw optionError(WHERE, "maxIterations", "an integer ≥ 0", maxIterations);
   }
-  if (!(maxConcurrency === Number.POSITIVE_INFINITY || (Number.isInteger(maxConcurrency) && maxConcurrency >= 1))) {
-    throw optionError(WHERE, "maxConcurrency", "an integer ≥ 1 or Infinity", maxConcurrency);
-  }
-  if (toolTimeoutMs !== undefined && !isValidTimeout(toolTimeoutMs)) {
-    throw optionError(WHERE, "toolTimeoutMs", TIMEOUT_EXPECTATION, toolTimeoutMs);
-  }
+  const maxConcurrency = checkConcurrency(WHERE, "maxConcurrency", config.maxConcurrency);
+  const toolTimeoutMs = checkTimeout(WHERE, "toolTimeoutMs", config.toolTimeoutMs);
   if (config.llmOptions !== undefined && !isPlainObject(config.llmOptions)) {
     throw optionError(WHERE, "llmOptions", "an object", config.llmOptions);
   }
-  if (config.onProgress !== undefined && typeof config.onProgress !== "function") {
-    throw optionError(WHERE, "onProgress", "a function", config.onProgress);
-  }
+  checkFunction(WHERE, "onProgress", config.onProgress);
   const logger = resolveLogger(config.logger, WHERE);
   let model: unknown = config.model;
   if (model === undefined) {

@@ -1,8 +1,8 @@
 import type { ToolRequest } from "./execute-batch.js";
-import { type DispatchTarget, dispatchToolCall, isValidTimeout, TIMEOUT_EXPECTATION } from "./execute-tool-call.js";
+import { type DispatchTarget, dispatchToolCall } from "./execute-tool-call.js";
 import { subscribeAbort } from "./internal/abort.js";
 import { isRecord } from "./internal/describe.js";
-import { checkSignal, checkString, optionError } from "./internal/options.js";
+import { checkFunction, checkSignal, checkString, optionError } from "./internal/options.js";
 import { ProgressBuffer } from "./internal/progress-buffer.js";
 import type { ProgressUpdate } from "./progress.js";
 import type { ExecuteOptions } from "./tool-registry.js";
@@ -41,13 +41,8 @@ export function startToolExecution(target: DispatchTarget, request: unknown, opt
     throw optionError(WHERE, "request.dependsOn", "absent (dependencies are for executeBatch)", dependsOn);
   }
   if (!isRecord(options)) throw optionError(WHERE, "options", "an object", options);
-  const { onProgress, timeoutMs } = options as ExecuteOptions;
-  if (onProgress !== undefined && typeof onProgress !== "function") {
-    throw optionError(WHERE, "onProgress", "a function", onProgress);
-  }
-  if (timeoutMs !== undefined && !isValidTimeout(timeoutMs)) {
-    throw optionError(WHERE, "timeoutMs", TIMEOUT_EXPECTATION, timeoutMs);
-  }
+  // Checked here, not only by dispatch: the listener given to dispatch is this execution's own.
+  const onProgress = checkFunction(WHERE, "onProgress", (options as ExecuteOptions).onProgress);
   const id =
     checkString(WHERE, "request.id", request.id) ??
     checkString(WHERE, "toolCallId", options.toolCallId) ??
@@ -75,10 +70,11 @@ export function startToolExecution(target: DispatchTarget, request: unknown, opt
       options: {
         signal: controller.signal,
         toolCallId: id,
-        timeoutMs,
+        timeoutMs: options.timeoutMs,
         metadata: options.metadata,
         onProgress: listener,
       } as ExecuteOptions,
+      where: WHERE,
     });
   } catch (error) {
     unsubscribe();

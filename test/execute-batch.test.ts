@@ -189,6 +189,7 @@ describe("executeBatch", () => {
     expect(batch.errors.plain?.code).toBe("tool_failed");
     expect(batch.errors.plain?.message).toBe("quota exceeded");
     expect(batch.errors.plain?.toolName).toBe("plain_error");
+    for (const id of ["unknown", "invalid", "plain"]) expect(batch.errors[id]).toBe(batch.results[id]?.err);
     for (const id of ["unknown", "invalid", "plain"]) expect(batch.results[id]?.metadata?.toolCallId).toBe(id);
   });
 
@@ -205,6 +206,16 @@ describe("executeBatch", () => {
 
   it.each<[string, unknown, RegExp]>([
     ["not an array", { name: "echo" }, /requests must be an array of requests, got \{"name":"echo"\}/],
+    [
+      "a hole in a sparse array",
+      Object.assign(new Array(2), { 1: { name: "echo", parameters: {} } }),
+      /requests\[0\] must be a request object, got undefined/,
+    ],
+    [
+      "a hole at the end (nothing runs before the TypeError)",
+      [{ name: "echo", parameters: {} }, undefined],
+      /requests\[1\] must be a request object, got undefined/,
+    ],
     ["a request that is not an object", ["echo"], /requests\[0\] must be a request object, got "echo"/],
     ["a request without a string name", [{ parameters: {} }], /requests\[0\]\.name must be a string, got undefined/],
     [
@@ -276,7 +287,7 @@ describe("executeBatch", () => {
     expect(Object.getPrototypeOf(batch.results)).toBeNull();
     expect(Object.getPrototypeOf(batch.errors)).toBeNull();
     expect(Object.keys(batch.results).sort()).toEqual(["__proto__", "constructor", "toString"]);
-    expect(batch.results.__proto__?.forLLM).toBe("p");
+    expect(batch.results["__proto__" as string]?.forLLM).toBe("p");
     expect(batch.results["toString" as string]?.forLLM).toContain('its dependency "constructor" failed');
     expect(({} as Record<string, unknown>).forLLM).toBeUndefined();
   });
@@ -376,5 +387,50 @@ describe("executeBatch", () => {
     expect(batch.results["0"]?.metadata?.toolCallId).toBe("0");
     expect(batch.results["1"]?.metadata?.toolCallId).toBe("1");
     expect(shared.metadata).toBeUndefined();
+  });
+
+  it("a cycle of 100,000 requests is named by its first ids, in a bounded message", () => {
+    const registry = registryWith(echo);
+    const size = 100_000;
+    const requests: ToolRequest[] = Array.from({ length: size }, (_, index) => ({
+      id: `r${index}`,
+      name: "echo",
+      parameters: {},
+      dependsOn: [`r${(index + 1) % size}`],
+    }));
+    let message = "";
+    try {
+      registry.executeBatch(requests);
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toMatch(
+      /form a cycle: "r0" → "r1" → .* → "r9" → … \(99990 more\) → "r0" \(each depends on the next\)$/,
+    );
+    expect(message.length).toBeLessThan(400);
+  });
+
+  it("a result whose getters throw still settles the batch: the request is an error, its dependents are not run", async () => {
+    // A result class whose err is a prototype getter that throws (a copy keeps the prototype).
+    class Broken extends ToolResult {}
+    Object.defineProperty(Broken.prototype, "err", {
+      get() {
+        throw new Error("err accessor broke");
+      },
+      set() {},
+    });
+    const broken: Tool = {
+      name: "broken",
+      description: "returns an unreadable error result",
+      parameters: { type: "object" },
+      execute: () => new Broken({ forLLM: "x", isError: true }),
+    };
+    const registry = registryWith(broken, echo);
+    const batch = await registry.executeBatch([
+      { id: "b", name: "broken", parameters: {} },
+      { id: "after", name: "echo", parameters: {}, dependsOn: ["b"] },
+    ]);
+    expect(batch.errors.b?.code).toBe("no_result");
+    expect(batch.errors.after?.code).toBe("dependency_failed");
   });
 });

@@ -733,3 +733,24 @@ describe("execution metadata (seed 003's ToolMetadata, issue 10)", () => {
     expect((huge.metadata?.toolName.length ?? 0) < 1000).toBe(true);
   });
 });
+
+describe("progress of a call (issue 10)", () => {
+  it.each<[string, unknown]>([
+    [
+      "an object whose toString throws",
+      {
+        toString: () => {
+          throw new Error("no string");
+        },
+      },
+    ],
+    ["a null-prototype object", Object.create(null)],
+    ["a number", 42],
+  ])("a name that is %s is an unknown tool, also with onProgress (never a throw)", async (_label, name) => {
+    const registry = new ToolRegistry();
+    const statuses: string[] = [];
+    const result = await registry.execute(name as string, {}, { onProgress: (update) => statuses.push(update.status) });
+    expect(result.err).toMatchObject({ code: "tool_not_found" });
+    expect(statuses).toEqual(["failed"]);
+  });
+});

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type ProgressUpdate, type Tool, type ToolContext, ToolRegistry } from "../src/index.js";
+import { newToolResult, type ProgressUpdate, type Tool, type ToolContext, ToolRegistry } from "../src/index.js";
 
 const flush = () => new Promise((resolve) => setImmediate(resolve));
 
@@ -235,7 +235,38 @@ describe("executeAsync", () => {
       "executeAsync: signal must be an AbortSignal, got {}",
     ],
     ["a bad timeout", { name: "t", parameters: {} }, { timeoutMs: 0 }, "executeAsync: timeoutMs must be"],
+    [
+      "bad metadata",
+      { name: "t", parameters: {} },
+      { metadata: 5 },
+      "executeAsync: metadata must be an object of strings, got 5",
+    ],
   ])("%s is a TypeError, thrown at once", (_label, request, options, message) => {
     expect(() => new ToolRegistry().executeAsync(request as never, options as never)).toThrow(message);
+  });
+
+  it("a result with a throwing getter becomes an error result: result resolves and progress ends", async () => {
+    const registry = new ToolRegistry();
+    registry.register({
+      name: "odd",
+      description: "returns a result whose own isError getter throws",
+      parameters: { type: "object" },
+      execute: () =>
+        Object.defineProperty(newToolResult("x"), "isError", {
+          enumerable: true,
+          get() {
+            throw new Error("isError accessor broke");
+          },
+        }),
+    });
+    const execution = registry.executeAsync({ name: "odd", parameters: {} });
+    const result = await execution.result;
+    expect(result.err).toMatchObject({ code: "no_result" });
+    expect(result.forLLM).toMatchInlineSnapshot(
+      `"tool "odd" returned a result that cannot be read: isError accessor broke"`,
+    );
+    expect((await collect(execution.progress)).map((update) => update.status)).toEqual(["failed"]);
+    const direct = await registry.execute("odd", {}, { onProgress: () => {} });
+    expect(direct.err).toMatchObject({ code: "no_result" });
   });
 });

@@ -67,3 +67,20 @@ export function checkCount(where: string, option: string, value: unknown, fallba
   if (typeof value === "number" && Number.isSafeInteger(value) && value > 0) return value;
   throw optionError(where, option, "an integer > 0", value);
 }
+
+/** Checks an optional function option (a callback). */
+export function checkFunction<F extends (...args: never[]) => unknown>(
+  where: string,
+  option: string,
+  value: F | undefined,
+): F | undefined {
+  if (value === undefined || typeof value === "function") return value;
+  throw optionError(where, option, "a function", value);
+}
+
+/** Checks an optional concurrency bound: an integer ≥ 1 or `Infinity` (the default). */
+export function checkConcurrency(where: string, option: string, value: unknown): number {
+  if (value === undefined) return Number.POSITIVE_INFINITY;
+  if (value === Number.POSITIVE_INFINITY || (Number.isInteger(value) && (value as number) >= 1)) return value as number;
+  throw optionError(where, option, "an integer ≥ 1 or Infinity", value);
+}
