@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { constants, type Dirent, type Stats } from "node:fs";
-import { type FileHandle, link, lstat, mkdir, open, opendir, rename, stat, unlink } from "node:fs/promises";
+import { type FileHandle, link, lstat, mkdir, open, opendir, rename, unlink } from "node:fs/promises";
 import { basename, dirname, extname, join } from "node:path";
 import { formatPatch, structuredPatch } from "diff";
 import { failure } from "../execute-tool-call.js";
@@ -11,6 +11,8 @@ import { errorResult, newToolResult, silentResult, ToolResult } from "../tool-re
 import {
   checkWorkspaceOptions,
   errorCode,
+  heldRealPath,
+  isAllowedRealPath,
   OUTSIDE_WORKSPACE,
   resolveWorkspacePath,
   type WorkspaceAccess,
@@ -35,7 +37,8 @@ export interface FileToolsOptions extends WorkspaceOptions {
 /**
  * @internal Test seams (never public): called after a path passed the guard and before the tool
  * opens it (`afterCheck`), and after a temporary file is written and before it replaces its
- * target (`beforeCommit`), so a test can swap a directory or fail a write at that exact moment.
+ * target (`beforeCommit`), so a test can swap a directory or fail a write at that exact moment;
+ * `withoutProc` runs the tools as where there is no `/proc` (the path-based fallback).
  */
 export const FILE_TOOL_HOOKS: unique symbol = Symbol("toolloop.builtin.fileToolHooks");
 
@@ -43,8 +46,10 @@ export const FILE_TOOL_HOOKS: unique symbol = Symbol("toolloop.builtin.fileToolH
 export interface FileToolHooks {
   /** After the guard accepted `path` (real, absolute) for `access`, before it is opened. */
   afterCheck?(path: string, access: WorkspaceAccess): Promise<void> | void;
-  /** After the temporary file `tempPath` holds the new content, before it replaces the target. */
+  /** After the temporary file `tempPath` (its real path) holds the new content, before it replaces the target. */
   beforeCommit?(tempPath: string): Promise<void> | void;
+  /** Act as if `/proc/self/fd` were missing (non-Linux): the path-based checks. @default false */
+  withoutProc?: boolean;
 }
 
 const WHERE = "createFileTools";
@@ -218,9 +223,10 @@ async function checkPath(
 }
 
 /**
- * `true` when what `handle` holds is what `path` names now, and `path` still passes the guard
- * unchanged: a directory swapped for a symlink after the check makes the same path resolve
- * elsewhere (refused), or name another file than the one opened (refused).
+ * The fallback where the kernel cannot name an open file (no `/proc`): `true` when what `handle`
+ * holds is what `path` names now, and `path` still passes the guard unchanged. A directory swapped
+ * for a symlink after the check makes the same path resolve elsewhere (refused), or name another
+ * file than the one opened (refused); a swap between these lookups is not caught.
  */
 async function isWhatWasChecked(
   settings: FileSettings,
@@ -238,6 +244,43 @@ async function isWhatWasChecked(
     return false;
   }
   return held.dev === named.dev && held.ino === named.ino;
+}
+
+/** The kernel's real path of what `handle` holds; `undefined` without `/proc` (or the `withoutProc` seam). */
+async function kernelPath(settings: FileSettings, handle: FileHandle): Promise<string | undefined> {
+  return settings.hooks.withoutProc === true ? undefined : heldRealPath(handle);
+}
+
+/**
+ * `true` when what `handle` holds may be used for `access`: on Linux its real path as the kernel
+ * names it passes the guard (no path is looked up again, so no swap can come between); elsewhere
+ * `path` must still name it ({@link isWhatWasChecked}). Any failure to tell refuses.
+ */
+async function isHeldAllowed(
+  settings: FileSettings,
+  handle: FileHandle,
+  path: string,
+  access: WorkspaceAccess,
+): Promise<boolean> {
+  let real: string | undefined;
+  try {
+    real = await kernelPath(settings, handle);
+  } catch {
+    return false;
+  }
+  if (real === undefined) return isWhatWasChecked(settings, handle, path, access);
+  return isAllowedRealPath(settings.workspace, real, access);
+}
+
+/**
+ * The refusal of a regular file with more than one name (with `restrictToWorkspace`): a hard link
+ * inside the workspace may be a file outside, and a path check cannot tell. `undefined` when fine.
+ */
+function hardLinked(settings: FileSettings, shown: string, stats: Stats): ToolResult | undefined {
+  if (settings.workspace.restrictToWorkspace === false || !stats.isFile() || stats.nlink <= 1) return undefined;
+  return errorResult(
+    `${quoteName(shown)} has ${stats.nlink} hard links: the file tools refuse a file with more than one name (another one may be outside the workspace)`,
+  );
 }
 
 const REASONS: ReadonlyMap<string, string> = new Map([
@@ -268,7 +311,10 @@ async function closeQuietly(handle: FileHandle | undefined): Promise<void> {
   await handle?.close().catch(() => {});
 }
 
-/** Opens an existing regular file for reading, refusing a symlink in its place and anything but the file that was checked. */
+/**
+ * Opens an existing regular file for reading (`O_NOFOLLOW`: a symlink in its place is refused),
+ * then checks what was opened (see {@link isHeldAllowed}) and refuses a file with several hard links.
+ */
 async function openForReading(
   settings: FileSettings,
   tool: string,
@@ -278,7 +324,7 @@ async function openForReading(
   let handle: FileHandle | undefined;
   try {
     handle = await open(path, constants.O_RDONLY | NOFOLLOW | NONBLOCK);
-    if (!(await isWhatWasChecked(settings, handle, path, "read"))) {
+    if (!(await isHeldAllowed(settings, handle, path, "read"))) {
       await closeQuietly(handle);
       return { ok: false, result: errorResult(OUTSIDE_WORKSPACE) };
     }
@@ -290,6 +336,11 @@ async function openForReading(
     if (!stats.isFile()) {
       await closeQuietly(handle);
       return { ok: false, result: errorResult(`${quoteName(shown)} is not a regular file`) };
+    }
+    const linked = hardLinked(settings, shown, stats);
+    if (linked !== undefined) {
+      await closeQuietly(handle);
+      return { ok: false, result: linked };
     }
     return { ok: true, handle, stats };
   } catch (error) {
@@ -448,25 +499,138 @@ async function readLines(
 
 // ─── Writing ────────────────────────────────────────────────────────────────────────────────────
 
-/** Creates the missing parent directories of `path` (real, checked). */
-async function makeParents(tool: string, shown: string, path: string): Promise<ToolResult | undefined> {
-  try {
-    await mkdir(dirname(path), { recursive: true });
-    return undefined;
-  } catch (error) {
-    const code = errorCode(error);
-    if (code === "EEXIST" || code === "ENOTDIR")
-      return errorResult(`${quoteName(shown)}: a part of the path is not a directory`);
-    return fsFailure(tool, shown, error);
-  }
+/** The directory a file is written in, held open while the tool creates, links, renames and removes names in it. */
+interface Place {
+  /**
+   * How the name `name` in the directory is reached: on Linux `/proc/self/fd/N/name`, the held
+   * directory itself whatever happens to its path since; without `/proc`, by the directory's path.
+   */
+  at(name: string): string;
+  /** The directory's real path (as the kernel names it on Linux). */
+  readonly real: string;
+  /** `true` when `at` goes through the held directory (Linux). */
+  readonly held: boolean;
+  /** `true` while the directory is still where it was checked (on Linux asked of the kernel again). */
+  stillAllowed(name: string): Promise<boolean>;
+  /** Closes the held directory. */
+  close(): Promise<void>;
+}
+
+const DIRECTORY_FLAGS = constants.O_RDONLY | DIRECTORY | NOFOLLOW;
+
+/** The result for a missing parent that cannot be a directory (a file is in the way). */
+function notADirectory(shown: string): ToolResult {
+  return errorResult(`${quoteName(shown)}: a part of the path is not a directory`);
 }
 
 /**
- * Writes `content` to `path` (real, checked) all at once: into a new temporary file in the same
- * directory (`O_EXCL | O_NOFOLLOW`), which is checked to be inside what the guard accepted
- * before a byte is written, then renamed over the target (`overwrite`) or hard-linked to it (fails
- * when the target exists, so no check-then-write window). The target is never partly written;
- * the temporary file is removed on every failure.
+ * Opens the directory `path` (real, checked) is written in, creating its missing parents. On
+ * Linux the nearest existing ancestor is opened (`O_DIRECTORY | O_NOFOLLOW`) and asked of the
+ * kernel where it is: the target under it must pass the guard for writing before anything is
+ * created; each missing directory is then made and opened by name under the held one, so none is
+ * ever made outside. Without `/proc` the parents are made by path (`mkdir -p`).
+ */
+async function openPlace(
+  settings: FileSettings,
+  tool: string,
+  shown: string,
+  path: string,
+): Promise<{ ok: true; place: Place } | { ok: false; result: ToolResult }> {
+  const missing: string[] = [];
+  let directory = dirname(path);
+  let attempted = directory; // the directory being opened, to tell a symlink in its place
+  let handle: FileHandle | undefined;
+  try {
+    for (;;) {
+      try {
+        attempted = directory;
+        handle = await open(directory, DIRECTORY_FLAGS);
+        break;
+      } catch (error) {
+        if (errorCode(error) !== "ENOENT" || directory === "/") throw error;
+        missing.unshift(basename(directory));
+        directory = dirname(directory);
+      }
+    }
+    const real = await kernelPath(settings, handle);
+    if (real === undefined) {
+      await closeQuietly(handle);
+      handle = undefined;
+      return placeByPath(tool, shown, path, missing.length > 0);
+    }
+    if (!(await isAllowedRealPath(settings.workspace, join(real, ...missing, basename(path)), "write")))
+      return { ok: false, result: errorResult(OUTSIDE_WORKSPACE) };
+    for (const name of missing) {
+      const parent: FileHandle = handle;
+      const child = `/proc/self/fd/${parent.fd}/${name}`;
+      await mkdir(child).catch((error: unknown) => {
+        if (errorCode(error) !== "EEXIST") throw error;
+      });
+      attempted = child;
+      handle = await open(child, DIRECTORY_FLAGS);
+      await closeQuietly(parent);
+    }
+    const held: FileHandle = handle;
+    handle = undefined;
+    const at = (name: string) => `/proc/self/fd/${held.fd}/${name}`;
+    const place: Place = {
+      at,
+      real: join(real, ...missing),
+      held: true,
+      stillAllowed: async (name) => {
+        const now = await kernelPath(settings, held).catch(() => undefined);
+        return now !== undefined && isAllowedRealPath(settings.workspace, join(now, name), "write");
+      },
+      close: () => closeQuietly(held),
+    };
+    return { ok: true, place };
+  } catch (error) {
+    const code = errorCode(error);
+    // O_DIRECTORY | O_NOFOLLOW on a symlink put in place of a checked directory fails with ENOTDIR or ELOOP.
+    if ((code === "ENOTDIR" || code === "ELOOP") && (await lstat(attempted).catch(() => undefined))?.isSymbolicLink())
+      return { ok: false, result: errorResult(OUTSIDE_WORKSPACE) };
+    if (code === "ENOTDIR" || (code === "EEXIST" && missing.length > 0))
+      return { ok: false, result: notADirectory(shown) };
+    return { ok: false, result: fsFailure(tool, shown, error) };
+  } finally {
+    await closeQuietly(handle);
+  }
+}
+
+/** The fallback without `/proc`: the parents made by path (`mkdir -p`), names reached by the directory's path. */
+async function placeByPath(
+  tool: string,
+  shown: string,
+  path: string,
+  create: boolean,
+): Promise<{ ok: true; place: Place } | { ok: false; result: ToolResult }> {
+  const directory = dirname(path);
+  if (create) {
+    try {
+      await mkdir(directory, { recursive: true });
+    } catch (error) {
+      const code = errorCode(error);
+      if (code === "EEXIST" || code === "ENOTDIR") return { ok: false, result: notADirectory(shown) };
+      return { ok: false, result: fsFailure(tool, shown, error) };
+    }
+  }
+  const place: Place = {
+    at: (name) => join(directory, name),
+    real: directory,
+    held: false,
+    stillAllowed: async () => true,
+    close: async () => {},
+  };
+  return { ok: true, place };
+}
+
+/**
+ * Writes `content` to `path` (real, checked) all at once: into a new temporary file in the held
+ * directory (`O_EXCL | O_NOFOLLOW`), which is checked to be inside what the guard accepts before
+ * a byte is written, then renamed over the target (`overwrite`) or hard-linked to it (fails when
+ * the target exists, so no check-then-write window), both through the held directory. The target
+ * is never partly written; the temporary file is removed on every failure; a target with several
+ * hard links is refused.
  */
 async function writeAtomically(
   settings: FileSettings,
@@ -476,43 +640,53 @@ async function writeAtomically(
   content: string,
   overwrite: boolean,
 ): Promise<ToolResult | undefined> {
-  const made = await makeParents(tool, shown, path);
-  if (made !== undefined) return made;
-  const temp = join(dirname(path), `.toolloop-${randomBytes(8).toString("hex")}.tmp`);
+  const opened = await openPlace(settings, tool, shown, path);
+  if (!opened.ok) return opened.result;
+  const place = opened.place;
+  const tempName = `.toolloop-${randomBytes(8).toString("hex")}.tmp`;
+  const temp = place.at(tempName);
+  const target = place.at(basename(path));
   let handle: FileHandle | undefined;
   let created = false;
   try {
+    // On Linux the temporary file is judged before it exists: never even an empty one outside.
+    if (place.held && !(await isAllowedRealPath(settings.workspace, join(place.real, tempName), "write")))
+      return errorResult(OUTSIDE_WORKSPACE);
     let mode = 0o644;
-    const existing = await stat(path).catch(() => undefined);
+    // lstat through the held directory: a symlink put in place of the target is not followed.
+    const existing = await lstat(target).catch(() => undefined);
     if (existing !== undefined) {
       if (!overwrite) return errorResult(`${quoteName(shown)} already exists: set overwrite to true to replace it`);
       if (!existing.isFile()) return errorResult(`${quoteName(shown)} is not a regular file`);
+      const linked = hardLinked(settings, shown, existing);
+      if (linked !== undefined) return linked;
       mode = existing.mode & 0o777;
     }
     handle = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW, mode);
     created = true;
-    if (!(await isWhatWasChecked(settings, handle, temp, "write"))) return errorResult(OUTSIDE_WORKSPACE);
+    if (!(await isHeldAllowed(settings, handle, temp, "write"))) return errorResult(OUTSIDE_WORKSPACE);
     await handle.chmod(mode); // the umask may have narrowed it
     await handle.writeFile(content, "utf8");
     await handle.sync();
     await handle.close();
     handle = undefined;
-    await settings.hooks.beforeCommit?.(temp);
+    await settings.hooks.beforeCommit?.(join(place.real, tempName));
+    if (!(await place.stillAllowed(basename(path)))) return errorResult(OUTSIDE_WORKSPACE);
     if (overwrite) {
-      await rename(temp, path);
+      await rename(temp, target);
     } else {
       try {
-        await link(temp, path);
+        await link(temp, target);
       } catch (error) {
         const code = errorCode(error);
         if (code === "EEXIST")
           return errorResult(`${quoteName(shown)} already exists: set overwrite to true to replace it`);
         // A filesystem without hard links: check, then rename (a narrow window, only on such filesystems).
         if (code !== "EPERM" && code !== "ENOTSUP" && code !== "ENOSYS" && code !== "EOPNOTSUPP") throw error;
-        if ((await lstat(path).catch(() => undefined)) !== undefined) {
+        if ((await lstat(target).catch(() => undefined)) !== undefined) {
           return errorResult(`${quoteName(shown)} already exists: set overwrite to true to replace it`);
         }
-        await rename(temp, path);
+        await rename(temp, target);
       }
     }
     return undefined;
@@ -522,6 +696,7 @@ async function writeAtomically(
     await closeQuietly(handle);
     // After a rename there is nothing left to remove (ENOENT, ignored); after a link, the second name goes.
     if (created) await unlink(temp).catch(() => {});
+    await place.close();
   }
 }
 
@@ -653,32 +828,38 @@ async function appendFile(settings: FileSettings, args: Record<string, unknown>)
   if (!checked.ok) return checked.result;
   const shown = args.path as string;
   const path = checked.path;
-  const made = await makeParents("append_file", shown, path);
-  if (made !== undefined) return made;
+  const opened = await openPlace(settings, "append_file", shown, path);
+  if (!opened.ok) return opened.result;
+  const place = opened.place;
+  const target = place.at(basename(path));
   let handle: FileHandle | undefined;
   let created = false;
   try {
     const flags = constants.O_WRONLY | constants.O_APPEND | NOFOLLOW | NONBLOCK;
     try {
-      handle = await open(path, flags);
+      handle = await open(target, flags);
     } catch (error) {
       if (errorCode(error) !== "ENOENT") throw error;
       // Created here with O_EXCL, so a refusal below removes only a file this call made.
-      handle = await open(path, flags | constants.O_CREAT | constants.O_EXCL, 0o644);
+      handle = await open(target, flags | constants.O_CREAT | constants.O_EXCL, 0o644);
       created = true;
     }
-    if (!(await isWhatWasChecked(settings, handle, path, "write"))) {
+    if (!(await isHeldAllowed(settings, handle, target, "write"))) {
       await closeQuietly(handle);
       handle = undefined;
-      if (created) await unlink(path).catch(() => {});
+      if (created) await unlink(target).catch(() => {});
       return errorResult(OUTSIDE_WORKSPACE);
     }
-    if (!(await handle.stat()).isFile()) return errorResult(`${quoteName(shown)} is not a regular file`);
+    const stats = await handle.stat();
+    if (!stats.isFile()) return errorResult(`${quoteName(shown)} is not a regular file`);
+    const linked = hardLinked(settings, shown, stats);
+    if (linked !== undefined) return linked;
     await handle.writeFile(content, "utf8");
   } catch (error) {
     return fsFailure("append_file", shown, error);
   } finally {
     await closeQuietly(handle);
+    await place.close();
   }
   return silentResult(`Appended ${Buffer.byteLength(content)} bytes to ${quoteName(shown)}`);
 }
@@ -701,8 +882,8 @@ async function listDir(settings: FileSettings, args: Record<string, unknown>): P
       if (found !== undefined && !found.isDirectory()) return errorResult(`${quoteName(shown)} is not a directory`);
       throw error;
     }
-    if (!(await isWhatWasChecked(settings, handle, path, "read"))) return errorResult(OUTSIDE_WORKSPACE);
-    const entries = await readEntries(handle, path);
+    if (!(await isHeldAllowed(settings, handle, path, "read"))) return errorResult(OUTSIDE_WORKSPACE);
+    const entries = await readEntries(handle, path, settings.hooks.withoutProc !== true);
     // Where the directory is read by its path (no /proc), it must still be the one held.
     if (entries.byPath && !(await isWhatWasChecked(settings, handle, path, "read")))
       return errorResult(OUTSIDE_WORKSPACE);
@@ -732,10 +913,12 @@ function compareNames(a: string, b: string): number {
 async function readEntries(
   handle: FileHandle,
   path: string,
+  useProc: boolean,
 ): Promise<{ list: Dirent[]; more: boolean; byPath: boolean }> {
   let byPath = false;
   let directory: Awaited<ReturnType<typeof opendir>>;
   try {
+    if (!useProc) throw new Error("no /proc");
     directory = await opendir(`/proc/self/fd/${handle.fd}`);
   } catch {
     byPath = true;

@@ -1,5 +1,5 @@
 import { statSync } from "node:fs";
-import { lstat, readlink, realpath } from "node:fs/promises";
+import { access as accessPath, type FileHandle, lstat, readlink, realpath } from "node:fs/promises";
 import { isAbsolute, resolve, sep } from "node:path";
 import { isRecord } from "../internal/describe.js";
 import { optionError } from "../internal/options.js";
@@ -118,10 +118,63 @@ export async function resolveWorkspacePath(
   if (!restricted) return { ok: true, path: real };
   const inside = isInside(lexical, lexicalWorkspace) || isInside(lexical, realWorkspace);
   if (inside && isInside(real, realWorkspace)) return { ok: true, path: real };
-  const allowed = access === "read" ? options.allowReadPaths : options.allowWritePaths;
-  if (Array.isArray(allowed) && allowed.some((pattern: unknown) => matches(pattern, real)))
-    return { ok: true, path: real };
+  if (isAllowed(options, real, access)) return { ok: true, path: real };
   return refused(OUTSIDE_WORKSPACE);
+}
+
+/**
+ * `true` when the real absolute path `real` (e.g. from {@link heldRealPath}) may be used for
+ * `access`: `restrictToWorkspace` is `false`, or it is inside the workspace's real path, or it
+ * matches the allow list of that access. Never throws (an unavailable workspace allows nothing).
+ */
+export async function isAllowedRealPath(
+  options: WorkspaceOptions,
+  real: string,
+  access: WorkspaceAccess,
+): Promise<boolean> {
+  if (options.restrictToWorkspace === false) return true;
+  const workspace: unknown = options.workspace;
+  if (typeof real !== "string" || !isAbsolute(real) || typeof workspace !== "string" || !isAbsolute(workspace))
+    return false;
+  let realWorkspace: string;
+  try {
+    realWorkspace = await realpath(workspace);
+  } catch {
+    return false;
+  }
+  return isInside(real, realWorkspace) || isAllowed(options, real, access);
+}
+
+/** Where Linux names the open files of this process. */
+const PROC_FDS = "/proc/self/fd";
+/** What Linux adds to the name of an open file that has no name left. */
+const DELETED = " (deleted)";
+
+/**
+ * The real absolute path of the file or directory `handle` holds, as the kernel names it
+ * (`readlink /proc/self/fd/N`): no path is looked up again, so a directory renamed or swapped for
+ * a symlink since the open changes nothing. A file removed since the open is named by its last
+ * path. `undefined` where there is no `/proc/self/fd` (not Linux): the caller must fall back.
+ * @throws the filesystem error when `/proc/self/fd` exists but the link cannot be read
+ */
+export async function heldRealPath(handle: FileHandle): Promise<string | undefined> {
+  let target: string;
+  try {
+    target = await readlink(`${PROC_FDS}/${handle.fd}`);
+  } catch (error) {
+    if (
+      errorCode(error) === "ENOENT" &&
+      !(await accessPath(PROC_FDS).then(
+        () => true,
+        () => false,
+      ))
+    )
+      return undefined;
+    throw error;
+  }
+  // Only a file that really has no name left (nlink 0) loses the suffix: a file may be named "x (deleted)".
+  if (target.endsWith(DELETED) && (await handle.stat()).nlink === 0) return target.slice(0, -DELETED.length);
+  return target;
 }
 
 /**
@@ -132,6 +185,12 @@ export function isInside(path: string, directory: string): boolean {
   if (path === directory) return true;
   const prefix = directory.endsWith(sep) ? directory : directory + sep;
   return path.startsWith(prefix);
+}
+
+/** `true` when `real` matches the allow list of `access`. */
+function isAllowed(options: WorkspaceOptions, real: string, access: WorkspaceAccess): boolean {
+  const allowed: unknown = access === "read" ? options.allowReadPaths : options.allowWritePaths;
+  return Array.isArray(allowed) && allowed.some((pattern: unknown) => matches(pattern, real));
 }
 
 function refused(error: string): WorkspacePathResult {
