@@ -14,8 +14,10 @@ import {
   type Message,
   newToolResult,
   runToolLoop,
+  streamToolLoop,
   type Tool,
   ToolLoopError,
+  type ToolLoopEvent,
 } from "../../../src/index.js";
 import {
   abortOnceRequested,
@@ -25,7 +27,13 @@ import {
   registryOf,
   useReplayServers,
 } from "../../helpers/adapter-fixtures.js";
-import { type ReplayResponse, type ReplayServer, readSample } from "../../helpers/replay-server.js";
+import {
+  type ReplayResponse,
+  type ReplayServer,
+  readSample,
+  sseResponse,
+  sseSample,
+} from "../../helpers/replay-server.js";
 
 type Json = Record<string, unknown>;
 type WireMessage = { role: string; content: string | Json[] };
@@ -465,5 +473,42 @@ describe("createAnthropicProvider options", () => {
     const failure = new Error("boom");
     const provider = createAnthropicProvider({ client: { messages: { create: () => Promise.reject(failure) } } });
     await expect(provider.chat([{ role: "user", content: "hi" }], undefined, "", {})).rejects.toBe(failure);
+  });
+});
+
+describe("createAnthropicProvider streamed by the loop (chatStream)", () => {
+  it("streamToolLoop streams the recorded text, runs the recorded call and streams the final answer", async () => {
+    const event = (type: string, fields: Json = {}) => ({ event: type, data: { type, ...fields } });
+    const { server, client } = await replay([
+      sseSample("anthropic-stream-text-and-tool-use.fixture.sse"),
+      sseResponse([
+        event("message_start", { message: { content: [], usage: { input_tokens: 400, output_tokens: 1 } } }),
+        event("content_block_start", { index: 0, content_block: { type: "text", text: "" } }),
+        event("content_block_delta", { index: 0, delta: { type: "text_delta", text: "Sunny in Paris." } }),
+        event("content_block_stop", { index: 0 }),
+        event("message_delta", { delta: { stop_reason: "end_turn" }, usage: { output_tokens: 6 } }),
+        event("message_stop"),
+      ]),
+    ]);
+    const execute = vi.fn(() => "sunny");
+    const schema = { type: "object", properties: { location: { type: "string" } }, required: ["location"] };
+    const tool = toolFromSample({ name: "get_weather", description: "Weather.", input_schema: schema }, execute);
+    const run = streamToolLoop(
+      { provider: createAnthropicProvider({ client }), tools: registryOf(tool), maxIterations: 3 },
+      [{ role: "user", content: "Weather in Paris?" }],
+    );
+    const events: ToolLoopEvent[] = [];
+    for await (const item of run) events.push(item);
+    const result = await run.result;
+
+    expect(execute.mock.calls[0]?.[0]).toEqual({ location: "Paris" });
+    expect(events.filter((item) => item.type === "text-delta").map((item) => item.delta)).toEqual([
+      "I",
+      "'ll check the current weather in Paris for you.",
+      "Sunny in Paris.",
+    ]);
+    expect(result).toMatchObject({ content: "Sunny in Paris.", stopReason: "completed" });
+    expect(result.usage).toEqual({ promptTokens: 777, completionTokens: 71, totalTokens: 848 });
+    expect(server.requests.map((request) => (request.body as Json).stream)).toEqual([true, true]);
   });
 });

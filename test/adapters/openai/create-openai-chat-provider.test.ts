@@ -13,7 +13,9 @@ import {
   isToolLoopError,
   type Message,
   runToolLoop,
+  streamToolLoop,
   ToolLoopError,
+  type ToolLoopEvent,
   type ToolReturn,
 } from "../../../src/index.js";
 import {
@@ -24,7 +26,13 @@ import {
   registryOf,
   useReplayServers,
 } from "../../helpers/adapter-fixtures.js";
-import { type ReplayResponse, type ReplayServer, readSample } from "../../helpers/replay-server.js";
+import {
+  type ReplayResponse,
+  type ReplayServer,
+  readSample,
+  sseResponse,
+  sseSample,
+} from "../../helpers/replay-server.js";
 
 type Json = Record<string, unknown>;
 type WireToolCall = { id: string; type: "function"; function: { name: string; arguments: string } };
@@ -624,4 +632,43 @@ describe("examples/openai.ts against an OpenAI-compatible server (OPENAI_BASE_UR
     expect(outputs.map((item) => item.output)).toEqual(["21 °C in Paris", "81 °F in Tokyo"]);
     expect(stdout).toMatch(/Responses API, local-model: 2 calls/);
   }, 60_000);
+});
+
+describe("createOpenAIChatProvider streamed by the loop (chatStream)", () => {
+  it("streamToolLoop runs the recorded streamed call and streams the final answer's text", async () => {
+    const chunk = (delta: Json, finish: string | null = null) => ({
+      data: { choices: [{ index: 0, delta, finish_reason: finish }] },
+    });
+    const { server, client } = await replay([
+      sseSample("openai-chat-stream-tool-call.recorded.sse"),
+      sseResponse([
+        chunk({ role: "assistant", content: "Sunny " }),
+        chunk({ content: "in New York." }),
+        chunk({}, "stop"),
+      ]),
+    ]);
+    const execute = vi.fn((_args: { city: string }) => "sunny");
+    const tool = defineTool({
+      name: "get_weather",
+      description: "Weather of a city.",
+      parameters: z.object({ city: z.string() }),
+      execute,
+    });
+    const run = streamToolLoop(
+      { provider: createOpenAIChatProvider({ client }), tools: registryOf(tool), maxIterations: 3 },
+      [{ role: "user", content: "Weather in NYC?" }],
+    );
+    const events: ToolLoopEvent[] = [];
+    for await (const event of run) events.push(event);
+    const result = await run.result;
+
+    expect(execute.mock.calls[0]?.[0]).toEqual({ city: "New York City" });
+    expect(events.filter((event) => event.type === "text-delta").map((event) => event.delta)).toEqual([
+      "Sunny ",
+      "in New York.",
+    ]);
+    expect(result).toMatchObject({ content: "Sunny in New York.", stopReason: "completed" });
+    expect(result.usage).toEqual({ promptTokens: 44, completionTokens: 16, totalTokens: 60 });
+    expect(server.requests.map((request) => (request.body as Json).stream)).toEqual([true, true]);
+  });
 });

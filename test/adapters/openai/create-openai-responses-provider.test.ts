@@ -12,8 +12,10 @@ import {
   isToolLoopError,
   newToolResult,
   runToolLoop,
+  streamToolLoop,
   type Tool,
   ToolLoopError,
+  type ToolLoopEvent,
 } from "../../../src/index.js";
 import {
   abortOnceRequested,
@@ -23,7 +25,13 @@ import {
   registryOf,
   useReplayServers,
 } from "../../helpers/adapter-fixtures.js";
-import { type ReplayResponse, type ReplayServer, readSample } from "../../helpers/replay-server.js";
+import {
+  type ReplayResponse,
+  type ReplayServer,
+  readSample,
+  sseResponse,
+  sseSample,
+} from "../../helpers/replay-server.js";
 
 type Json = Record<string, unknown>;
 type WireRequest = Json & { model: string; input: Json[]; tools?: Json[] };
@@ -464,5 +472,53 @@ describe("createOpenAIResponsesProvider llmOptions", () => {
     await provider.chat([{ role: "user", content: "hi" }], undefined, "gpt-4.1-mini", llmOptions);
     expect(bodies[0]).toMatchObject(expected);
     expect(bodies[0]).not.toHaveProperty("max_tokens");
+  });
+});
+
+describe("createOpenAIResponsesProvider streamed by the loop (chatStream)", () => {
+  it("streamToolLoop runs the recorded streamed call and streams the final answer's text", async () => {
+    const event = (type: string, fields: Json = {}) => ({ event: type, data: { type, ...fields } });
+    const answer = {
+      type: "message",
+      role: "assistant",
+      content: [{ type: "output_text", text: "Sunny in Beijing." }],
+    };
+    const { server, client } = await replay([
+      sseSample("openai-responses-stream-tool-call.sse"),
+      sseResponse([
+        event("response.output_text.delta", { output_index: 0, content_index: 0, delta: "Sunny " }),
+        event("response.output_text.delta", { output_index: 0, content_index: 0, delta: "in Beijing." }),
+        event("response.completed", {
+          response: {
+            status: "completed",
+            output: [answer],
+            usage: { input_tokens: 80, output_tokens: 5, total_tokens: 85 },
+          },
+        }),
+      ]),
+    ]);
+    const execute = vi.fn((_args: { city: string }) => "sunny");
+    const tool = defineTool({
+      name: "get_weather",
+      description: "Get weather",
+      parameters: z.object({ city: z.string() }),
+      execute,
+    });
+    const provider = createOpenAIResponsesProvider({ client });
+    const run = streamToolLoop({ provider, tools: registryOf(tool), maxIterations: 3 }, [
+      { role: "user", content: "Weather in Beijing?" },
+    ]);
+    const events: ToolLoopEvent[] = [];
+    for await (const item of run) events.push(item);
+    const result = await run.result;
+
+    expect(execute.mock.calls[0]?.[0]).toEqual({ city: "Beijing" });
+    expect(events.filter((item) => item.type === "text-delta").map((item) => item.delta)).toEqual([
+      "Sunny ",
+      "in Beijing.",
+    ]);
+    expect(result).toMatchObject({ content: "Sunny in Beijing.", stopReason: "completed" });
+    expect(result.usage).toEqual({ promptTokens: 125, completionTokens: 30, totalTokens: 155 });
+    expect(server.requests.map((request) => (request.body as Json).stream)).toEqual([true, true]);
   });
 });
