@@ -15,7 +15,10 @@ export interface ParsedTextToolCalls {
   content: string;
   /** One call per readable block, in order (at most {@link MAX_TEXT_TOOL_CALLS}); ids are left to the loop. */
   calls: ProviderToolCall[];
-  /** One message per block that could not be read (bad JSON, another server, no tool name, too many, unclosed). */
+  /**
+   * One message per block that could not be read (bad JSON, another server, no tool name, too many,
+   * unclosed) — at most {@link MAX_TEXT_TOOL_CALLS}, then one message counting the rest.
+   */
   errors: string[];
 }
 
@@ -88,14 +91,26 @@ function readBlock(json: string): ProviderToolCall | string {
  * ```
  */
 export function parseTextToolCalls(text: string): ParsedTextToolCalls {
+  const { content, calls, errors, unread } = readTextToolCalls(text);
+  if (unread > 0) errors.push(`${unread} more <tool> blocks could not be read`);
+  return { content, calls, errors };
+}
+
+/** {@link parseTextToolCalls} with the errors beyond the bound counted in `unread`, not described. */
+function readTextToolCalls(text: string): ParsedTextToolCalls & { unread: number } {
   const calls: ProviderToolCall[] = [];
   const errors: string[] = [];
-  if (typeof text !== "string") return { content: "", calls, errors: ["the reply is not text"] };
+  if (typeof text !== "string") return { content: "", calls, errors: ["the reply is not text"], unread: 0 };
   const fences = fencedRanges(text);
   let fence = 0;
   let content = "";
   let cursor = 0;
   let search = 0;
+  let unread = 0; // errors beyond the bound, counted instead of kept
+  const fail = (error: string) => {
+    if (errors.length < MAX_TEXT_TOOL_CALLS) errors.push(error);
+    else unread++;
+  };
   for (;;) {
     const start = text.indexOf(OPEN, search);
     if (start === -1) break;
@@ -108,7 +123,7 @@ export function parseTextToolCalls(text: string): ParsedTextToolCalls {
     const bodyStart = start + OPEN.length;
     let close = text.indexOf(CLOSE, bodyStart);
     if (close === -1) {
-      errors.push("unclosed <tool> block");
+      fail("unclosed <tool> block");
       break;
     }
     // A `</tool>` inside a JSON string (an odd number of unescaped quotes before it) is not the end.
@@ -121,13 +136,12 @@ export function parseTextToolCalls(text: string): ParsedTextToolCalls {
     content += text.slice(cursor, start);
     cursor = close + CLOSE.length;
     search = cursor;
-    if (typeof outcome === "string") errors.push(outcome);
-    else if (calls.length >= MAX_TEXT_TOOL_CALLS)
-      errors.push(`more than ${MAX_TEXT_TOOL_CALLS} tool calls in one reply`);
+    if (typeof outcome === "string") fail(outcome);
+    else if (calls.length >= MAX_TEXT_TOOL_CALLS) fail(`more than ${MAX_TEXT_TOOL_CALLS} tool calls in one reply`);
     else calls.push(outcome);
   }
   content += text.slice(cursor);
-  return { content: content.trim(), calls, errors };
+  return { content: content.trim(), calls, errors, unread };
 }
 
 /** Options of {@link withTextToolProtocol}. */
@@ -267,11 +281,11 @@ export function withTextToolProtocol(provider: LLMProvider, options: TextToolPro
     async chat(messages, tools, model, llmOptions, signal) {
       const response: LLMResponse = await provider.chat(render(messages, tools), undefined, model, llmOptions, signal);
       if (!isRecord(response) || typeof response.content !== "string") return response;
-      const { content, calls, errors } = parseTextToolCalls(response.content);
+      const { content, calls, errors, unread } = readTextToolCalls(response.content);
       if (calls.length === 0 && errors.length === 0) return response;
       const turn = messages.filter((message) => message.role === "assistant").length + 1;
-      if (errors.length > MAX_ERROR_ANSWERS) {
-        const more = errors.length - MAX_ERROR_ANSWERS + 1;
+      if (errors.length + unread > MAX_ERROR_ANSWERS) {
+        const more = errors.length + unread - MAX_ERROR_ANSWERS + 1;
         errors.splice(MAX_ERROR_ANSWERS - 1, Number.POSITIVE_INFINITY, `${more} more <tool> blocks could not be read`);
       }
       const toolCalls: ProviderToolCall[] = Array.isArray(response.toolCalls) ? [...response.toolCalls] : [];

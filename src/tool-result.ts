@@ -2,7 +2,8 @@ const TOOL_RESULT_BRAND = Symbol.for("toolloop.ToolResult");
 
 /**
  * What one call of the registry was (seed 003's `ToolMetadata`): set on every result that
- * `execute`, `executeWithContext` return — also error results — not on the loop's.
+ * `execute`, `executeWithContext`, `executeBatch` and `executeAsync` return — also error results —
+ * not on the loop's.
  */
 export interface ToolExecutionMetadata {
   /** The name the call asked for (cut to a readable length when a model sent a huge one). */
@@ -108,8 +109,9 @@ export class ToolResult {
    */
   data?: Record<string, unknown>;
   /**
-   * What the call was (seed 003's `Metadata`): set by the registry on every result `execute` and
-   * `executeWithContext` return, on a copy of the tool's result, so concurrent calls never share one.
+   * What the call was (seed 003's `Metadata`): set by the registry on every result `execute`,
+   * `executeWithContext`, `executeBatch` and `executeAsync` return, on a copy of the tool's result
+   * (a shallow one: `data` is shared), so concurrent calls never share one.
    */
   metadata?: ToolExecutionMetadata;
 

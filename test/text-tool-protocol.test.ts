@@ -75,10 +75,14 @@ describe("parseTextToolCalls (Forge's text protocol)", () => {
     expect(proto.calls).toHaveLength(1);
     const many = parseTextToolCalls(call("t").repeat(10_000));
     expect(many.calls).toHaveLength(MAX_TEXT_TOOL_CALLS);
-    expect(many.errors).toHaveLength(10_000 - MAX_TEXT_TOOL_CALLS);
+    // The errors are bounded too: MAX_TEXT_TOOL_CALLS messages, then one counting the rest.
+    expect(many.errors).toHaveLength(MAX_TEXT_TOOL_CALLS + 1);
+    expect(many.errors.at(-1)).toBe(`${10_000 - 2 * MAX_TEXT_TOOL_CALLS} more <tool> blocks could not be read`);
     // 100k opening tags with one closing tag far away, and 20k bad blocks: linear, returns.
     expect(parseTextToolCalls(`${"<tool>".repeat(100_000)}x</tool>`).calls).toEqual([]);
-    expect(parseTextToolCalls(block("{").repeat(20_000)).errors).toHaveLength(20_000);
+    const bad = parseTextToolCalls(block("{").repeat(20_000)).errors;
+    expect(bad).toHaveLength(MAX_TEXT_TOOL_CALLS + 1);
+    expect(bad.at(-1)).toBe(`${20_000 - MAX_TEXT_TOOL_CALLS} more <tool> blocks could not be read`);
     expect(parseTextToolCalls(42 as unknown as string).errors).toEqual(["the reply is not text"]);
   });
 
