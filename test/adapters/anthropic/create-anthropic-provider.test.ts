@@ -490,7 +490,7 @@ describe("createAnthropicProvider streamed by the loop (chatStream)", () => {
         event("message_stop"),
       ]),
     ]);
-    const execute = vi.fn(() => "sunny");
+    const execute = vi.fn((_args: Record<string, unknown>) => "sunny");
     const schema = { type: "object", properties: { location: { type: "string" } }, required: ["location"] };
     const tool = toolFromSample({ name: "get_weather", description: "Weather.", input_schema: schema }, execute);
     const run = streamToolLoop(
