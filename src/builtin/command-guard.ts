@@ -23,16 +23,89 @@ export interface DenyRule {
 // backslashes, newlines turned into `;` (see normalizeCommand).
 /** The rest of a simple command: anything up to a separator, then a space. */
 const ARGS = String.raw`(?:[^;&|()]*\s)?`;
-
+/** One word of the normalised command (no blank, no separator). */
+const WORD = String.raw`[^\s;&|()]`;
+/** Where a command name starts: the start, after a separator, or after a keyword that a command follows. */
+const START = String.raw`(?:^|[;&|()!{]\s?|\b(?:then|do|else|elif|if|while|until)\s)`;
 /**
- * The default deny list, in the spirit of picoclaw's `defaultDenyPatterns`. It runs on re2js, an
- * RE2 engine whose matching time is linear in the command whatever the pattern: a hostile command
- * cannot make the guard slow (the same pattern on V8 is quadratic on `rm rm rm …`).
+ * What may come before a command name: assignments (`a=1 $cmd`) and redirections
+ * (`>out $cmd`, `2> /dev/null $cmd`), any number of them.
  */
+const PREFIX = String.raw`(?:(?:[a-z_][a-z0-9_]*=${WORD}*|[0-9]*[<>]+&?\s?[^\s;&|()<>]*)\s)*`;
+/** The shells, as command names (`sh -c`, `| bash`, `xargs sh`). */
+const SHELL_NAMES = [
+  "sh",
+  "bash",
+  "dash",
+  "zsh",
+  "ksh",
+  "mksh",
+  "csh",
+  "tcsh",
+  "fish",
+  "ash",
+  "yash",
+  "posh",
+  "busybox",
+];
+const SHELLS = SHELL_NAMES.join("|");
+/**
+ * Commands that run another command given later in their arguments (after options and values of
+ * their own, such as `timeout 5 cmd`): any word after them may be a command name.
+ */
+const WRAPPERS = [
+  "timeout",
+  "stdbuf",
+  "ionice",
+  "taskset",
+  "flock",
+  "chrt",
+  "nohup",
+  "nice",
+  "env",
+  "command",
+  "builtin",
+  "exec",
+  "xargs",
+  "parallel",
+  "time",
+  "setsid",
+  "sudo",
+  "doas",
+  "su",
+  "pkexec",
+  "runuser",
+  "chroot",
+  "unshare",
+  "nsenter",
+  "setpriv",
+  "prlimit",
+  "numactl",
+  "cgexec",
+  "unbuffer",
+  "watch",
+  "script",
+  "strace",
+  "ltrace",
+  "fakeroot",
+  "proot",
+  "firejail",
+  "eatmydata",
+  "catchsegv",
+  "sg",
+  "newgrp",
+  "busybox",
+].join("|");
+/** A wrapper in command position (also as a path, `/usr/bin/timeout`), or find's `-exec` family. */
+const WRAPPER_START = String.raw`(?:${START}${PREFIX}(?:${WORD}*/)?(?:${WRAPPERS})|\s-(?:exec|execdir|ok|okdir))\s`;
+/** The end of a word of the normalised command. */
+const WORD_END = String.raw`(?:$|[\s;&|()<>])`;
+
 export const DEFAULT_DENY_RULES: readonly DenyRule[] = Object.freeze([
   {
+    // GNU getopt takes any unambiguous prefix of a long option: --r, --rec, --fo …
     name: "rm with -r/-f (or a $variable argument)",
-    pattern: String.raw`\brm\s${ARGS}(?:-[a-z]*[rf]|--(?:recursive|force)|\S*\$)`,
+    pattern: String.raw`\brm\s${ARGS}(?:-[a-z]*[rf]|--[rf]|\S*\$)`,
   },
   {
     name: "filesystem or partition tools (mkfs, wipefs, fdisk …)",
@@ -46,7 +119,11 @@ export const DEFAULT_DENY_RULES: readonly DenyRule[] = Object.freeze([
   { name: "shutdown, reboot, poweroff, halt", pattern: String.raw`\b(?:shutdown|reboot|poweroff|halt)\b` },
   {
     name: "a pipe into a shell (curl … | sh)",
-    pattern: String.raw`\|&?\s?(?:[^\s;&|()]*/)?(?:env\s)?(?:sh|bash|dash|zsh|ksh|mksh|csh|tcsh|fish|ash|busybox)\b`,
+    pattern: String.raw`\|&?\s?(?:(?:${WORD}*/)?(?:${WRAPPERS})\s(?:[^;&|()]*[\s/])?|(?:${WORD}*/)?)(?:${SHELLS})${WORD_END}`,
+  },
+  {
+    name: "xargs or parallel running a shell (… | xargs sh -c)",
+    pattern: String.raw`(?:^|[\s;&|(/])(?:xargs|parallel)\s(?:[^;&|()]*[\s/])?(?:${SHELLS})${WORD_END}`,
   },
   { name: "process substitution <(…) / >(…)", pattern: String.raw`[<>]\(` },
   {
@@ -69,22 +146,39 @@ export const DEFAULT_DENY_RULES: readonly DenyRule[] = Object.freeze([
   { name: "network redirection (/dev/tcp, /dev/udp)", pattern: "/dev/(?:tcp|udp)/" },
   {
     // /proc/<pid>/environ holds this process's secrets, readable by any program of the same user.
+    // Also relative (`proc/…` after enough `cd`), and any word reaching such a file from elsewhere
+    // (`cd /proc/1; cat environ`): `environ` and `mem` as words or path parts, `fd`, `root`,
+    // `cwd`, `maps`, `exe` as the part after a directory (`self/fd`).
     name: "another process's environment, memory or files (/proc/…/environ, mem, fd, root, cwd)",
-    pattern: String.raw`/proc/[^\s;&|()]*(?:environ|mem|fd|root|cwd|maps)`,
+    pattern: String.raw`(?:^|[\s/<>=])proc/${WORD}*(?:environ|mem|fd|root|cwd|maps|\$)|(?:^|[\s/<>=])(?:environ|mem)${WORD_END}|${WORD}/(?:fd|root|cwd|maps|exe)${WORD_END}`,
   },
   { name: "git push", pattern: String.raw`\bgit\s${ARGS}push\b` },
   { name: "ssh, scp, sftp", pattern: String.raw`\b(?:ssh|scp|sftp)(?:\s|$|;)` },
   { name: "eval", pattern: String.raw`\beval\b` },
   { name: "alias", pattern: String.raw`\balias\b` },
-  { name: "source or . (running a file in this shell)", pattern: String.raw`\bsource\s|(?:^|[;&|(]\s?)\.\s` },
+  {
+    name: "source or . (running a file in this shell)",
+    pattern: String.raw`\bsource\s|${START}${PREFIX}(?:(?:command|builtin)\s(?:-${WORD}*\s)*)?\.\s`,
+  },
   { name: "command substitution $(…)", pattern: String.raw`\$\(` },
   { name: "command substitution with backticks", pattern: "`" },
   // biome-ignore lint/suspicious/noTemplateCurlyInString: the name quotes shell syntax
   { name: "parameter expansion ${…}", pattern: String.raw`\$\{` },
   { name: "$IFS", pattern: String.raw`\$ifs\b` },
   {
+    // After assignments and redirections too (`a=1 $cmd`, `>out $cmd`).
     name: "a $variable in the command name",
-    pattern: String.raw`(?:^|[;&|(!{]\s?|\b(?:then|do|else|if|while|until|exec|command|builtin|env|xargs|nohup|time|nice)\s)[^\s;&|()]*\$`,
+    pattern: String.raw`${START}${PREFIX}${WORD}*\$`,
+  },
+  {
+    // `timeout 5 $cmd`, `nice -n 5 $cmd`: which word a wrapper runs is not known, so none may hold a `$`.
+    name: "a $variable after a command that runs another (timeout, nice, env, xargs, find -exec …)",
+    pattern: String.raw`${WRAPPER_START}[^;&|()]*\$`,
+  },
+  {
+    // `a=rm; timeout 5 $a -rf x`: rm kept in a variable, or handed to another command.
+    name: "rm as a word without arguments (a=rm; … $a)",
+    pattern: String.raw`\brm\s?(?:$|[;&|)])`,
   },
   { name: "heredoc or herestring (<<)", pattern: "<<" },
 ]);
@@ -118,17 +212,22 @@ function compiledDefaults(): { any: RE2JS; each: RE2JS[] } {
  * refuse more, never less. Linear in the command.
  */
 export function normalizeCommand(command: string): string {
-  return (
-    command
-      .toLowerCase()
-      .replace(/\\\r?\n/g, "")
-      // Empty in `sh -c command` (no arguments): `r$@m` is `rm`.
-      .replace(/\$[@*1-9]/g, "")
-      .replace(/[\\'"]/g, "")
-      .replace(/[\r\n]+/g, ";")
-      .replace(/\s+/g, " ")
-      .trim()
-  );
+  // Empty in `sh -c command` (no arguments): `r$@m` is `rm`.
+  return normalise(command.replace(/\$[@*1-9]/g, ""));
+}
+
+/**
+ * {@link normalizeCommand} without removing `$@`, `$*`, `$1`…`$9`: the command may set them
+ * (`set -- r m; $1$2 -rf x`), so the default rules also run on this form, where they are a `$`.
+ */
+function normalise(command: string): string {
+  return command
+    .toLowerCase()
+    .replace(/\\\r?\n/g, "")
+    .replace(/[\\'"]/g, "")
+    .replace(/[\r\n]+/g, ";")
+    .replace(/\s+/g, " ")
+    .trim();
 }
 
 /**
@@ -170,10 +269,15 @@ function matches(pattern: RegExp, text: string, failClosed: boolean): boolean {
   }
 }
 
+/** How deep `sh -c` may nest inside `sh -c` (the command itself is depth 0); deeper is refused. */
+export const MAX_SHELL_DEPTH = 3;
+
 /**
  * Why the command is refused, or `undefined` when it may run: too long, a raw rule, the default
- * deny list, the caller's deny patterns, then (never instead) the caller's allow patterns. A
- * caller pattern that throws while matching refuses the command (fails closed).
+ * deny list, the caller's deny patterns, then (never instead) the caller's allow patterns; and
+ * the same, again, for the script of every inline shell (`sh -c '…'`, see {@link shellLayers}),
+ * whose script may not hold a `$` at all. A caller pattern that throws while matching refuses
+ * the command (fails closed).
  */
 export function checkCommand(command: string, patterns: CommandPatterns): string | undefined {
   if (command.length > MAX_COMMAND_CHARS) {
@@ -182,14 +286,32 @@ export function checkCommand(command: string, patterns: CommandPatterns): string
       "write a script file and run that instead"
     );
   }
+  const { layers, tooDeep } = shellLayers(command);
+  if (tooDeep)
+    return `command refused by the deny list: inline shells (sh -c) nested more than ${MAX_SHELL_DEPTH} deep`;
+  for (const layer of layers) {
+    if (layer.depth > 0 && layer.text.includes("$")) {
+      // In double quotes the outer shell expands it into the script; in single quotes the inner one does.
+      return "command refused by the deny list: a $ in the script of an inline shell (sh -c '…$…')";
+    }
+    const refusal = checkLayer(layer.text, patterns);
+    if (refusal !== undefined) return refusal;
+  }
+  return undefined;
+}
+
+/** {@link checkCommand} for one command line (the command, or the script of an inline shell). */
+function checkLayer(command: string, patterns: CommandPatterns): string | undefined {
   for (const rule of RAW_RULES) {
     if (rule.test.test(command)) return `command refused by the deny list: ${rule.name}`;
   }
   const normalised = normalizeCommand(command);
   const defaults = compiledDefaults();
-  if (defaults.any.test(normalised)) {
-    const index = defaults.each.findIndex((rule) => rule.test(normalised));
-    return `command refused by the deny list: ${DEFAULT_DENY_RULES[index]?.name ?? "a dangerous pattern"}`;
+  for (const form of [normalised, normalise(command)]) {
+    if (defaults.any.test(form)) {
+      const index = defaults.each.findIndex((rule) => rule.test(form));
+      return `command refused by the deny list: ${DEFAULT_DENY_RULES[index]?.name ?? "a dangerous pattern"}`;
+    }
   }
   for (const pattern of patterns.deny) {
     if (matches(pattern, normalised, true)) return "command refused by the deny list: a pattern of this application";
@@ -204,12 +326,85 @@ export function checkCommand(command: string, patterns: CommandPatterns): string
   return undefined;
 }
 
+/** A command line the shell runs: the command itself, or the script of an inline shell inside it. */
+export interface ShellLayer {
+  /** The command line, as the shell that runs it reads it. */
+  readonly text: string;
+  /** 0 for the command, 1 for the script of an `sh -c` in it, 2 for one in that script … */
+  readonly depth: number;
+  /** Its words ({@link commandWords}). */
+  readonly words: readonly CommandWord[];
+}
+
+/**
+ * The command and, recursively, the script of every inline shell in it: a word naming a shell
+ * (`sh`, `bash`, `/bin/dash` …, also spelled `s$@h`), then options of which one holds `c`
+ * (`-c`, `-ec`, `-lc`; `-o name` skipped), then the script. It over-approximates: `echo sh -c x`
+ * counts too. Each layer is a part of the one it is in, so the work is at most
+ * `MAX_SHELL_DEPTH + 1` times the command's length; `tooDeep` when a script nests deeper.
+ */
+export function shellLayers(command: string): { layers: ShellLayer[]; tooDeep: boolean } {
+  const layers: ShellLayer[] = [];
+  let pending = [command];
+  for (let depth = 0; pending.length > 0; depth++) {
+    if (depth > MAX_SHELL_DEPTH) return { layers, tooDeep: true };
+    const next: string[] = [];
+    for (const text of pending) {
+      const words = commandWords(text);
+      layers.push({ text, depth, words });
+      next.push(...inlineScripts(words));
+    }
+    pending = next;
+  }
+  return { layers, tooDeep: false };
+}
+
+const SHELL_SET = new Set(SHELL_NAMES);
+
+/** The basename of a word, lower case, without the `$@`, `$*`, `$1`…`$9` that are empty in `sh -c`. */
+export function commandName(word: string): string {
+  const bare = word.replace(/\$[@*1-9]/g, "").toLowerCase();
+  return bare.slice(bare.lastIndexOf("/") + 1);
+}
+
+/** The scripts of the inline shells among these words (see {@link shellLayers}). */
+function inlineScripts(words: readonly CommandWord[]): string[] {
+  const scripts: string[] = [];
+  for (let index = 0; index < words.length; index++) {
+    if (!SHELL_SET.has(commandName(words[index]?.text ?? ""))) continue;
+    let inline = false;
+    let next = index + 1;
+    for (; next < words.length; next++) {
+      const option = words[next]?.text ?? "";
+      if (option === "--") {
+        next++;
+        break;
+      }
+      if (!/^[-+]/.test(option)) break;
+      if (/^[-+][a-z]*c[a-z]*$/i.test(option)) inline = true;
+      // Options that take the next word as their value.
+      if (/^[-+][oO]$|^--(?:rcfile|init-file)$/.test(option)) next++;
+    }
+    const script = words[next];
+    if (inline && script !== undefined) scripts.push(script.text);
+    // The options are no shell names: go on after them.
+    index = next - 1;
+  }
+  return scripts;
+}
+
 /** One word of a command as the shell would see it after quote removal. */
 export interface CommandWord {
   /** The word, quotes removed and escapes applied, case kept. */
   readonly text: string;
   /** It holds an unquoted, unescaped `*`, `?`, `[` or `{`: the shell may expand it into other words. */
   readonly expands: boolean;
+  /**
+   * The expansions of `$` the shell makes in it (outside single quotes, not escaped), by what
+   * follows the `$`: a name (`HOME`, `p`), a digit or special parameter (`1`, `?`, `!`, `@`), or
+   * `{`, `(`, `[`, `'`, `"` for `${…}`, `$(…)`, `$[…]`, `$'…'`, `$"…"`. Empty when there is none.
+   */
+  readonly parameters: readonly string[];
 }
 
 const EXPANDING = "*?[{";
@@ -224,13 +419,28 @@ export function commandWords(command: string): CommandWord[] {
   const words: CommandWord[] = [];
   let text = "";
   let expands = false;
+  let parameters: string[] = [];
   let inWord = false;
   let quote: "'" | '"' | undefined;
   const end = () => {
-    if (inWord) words.push({ text, expands });
+    if (inWord) words.push({ text, expands, parameters });
     text = "";
     expands = false;
+    parameters = [];
     inWord = false;
+  };
+  /** At a `$` outside single quotes: records the expansion, if it is one, and returns how many characters it spans. */
+  const dollar = (index: number): number => {
+    const rest = command.slice(index + 1, index + 1 + 256);
+    const name = /^[A-Za-z_][A-Za-z0-9_]*/.exec(rest)?.[0];
+    const next = rest.charAt(0);
+    if (name !== undefined) parameters.push(name);
+    else if (next !== "" && "0123456789@*#?$!-{([".includes(next)) parameters.push(next);
+    else if (quote === undefined && (next === "'" || next === '"')) parameters.push(next);
+    else return 1;
+    const length = 1 + (name?.length ?? 1);
+    // `{(['"` open something the word goes on with: only the `$` is taken here.
+    return "{(['\"".includes(next) ? 1 : length;
   };
   for (let index = 0; index < command.length; index++) {
     const char = command[index] as string;
@@ -245,6 +455,10 @@ export function commandWords(command: string): CommandWord[] {
       else if (char === "\\" && next !== undefined && '$`"\\\n'.includes(next)) {
         if (next !== "\n") text += next;
         index++;
+      } else if (char === "$") {
+        const length = dollar(index);
+        text += command.slice(index, index + length);
+        index += length - 1;
       } else text += char;
       continue;
     }
@@ -260,6 +474,11 @@ export function commandWords(command: string): CommandWord[] {
       inWord = true;
     } else if (" \t\n\r;&|()<>".includes(char)) {
       end();
+    } else if (char === "$") {
+      const length = dollar(index);
+      text += command.slice(index, index + length);
+      index += length - 1;
+      inWord = true;
     } else {
       if (EXPANDING.includes(char)) expands = true;
       text += char;

@@ -7,6 +7,7 @@ import {
   copyPattern,
   MAX_COMMAND_CHARS,
   normalizeCommand,
+  shellLayers,
   simpleCommands,
 } from "../../src/builtin/command-guard.js";
 
@@ -145,6 +146,116 @@ describe("the default deny list", () => {
     expect(refusal(command)).toBeUndefined();
   });
 
+  // The bypasses of the attack session (F3, F4): each ran before these rules.
+  it.each([
+    // GNU getopt takes any unambiguous prefix of --recursive / --force
+    ["rm --r g", "rm with -r/-f"],
+    ["rm --rec g", "rm with -r/-f"],
+    ["rm --fo k", "rm with -r/-f"],
+    ["rm -v --f k", "rm with -r/-f"],
+    // rm kept in a variable or handed on as a word
+    ["a=rm; timeout 5 $a -rf d", "a $variable after a command that runs another"],
+    ["a=rm;b=x", "rm as a word"],
+    ["x=rm", "rm as a word"],
+    ["echo rm|tee x", "rm as a word"],
+    ["a=rm& b", "rm as a word"],
+    // a wrapper makes a later word a command name
+    ["a=r; b=m; timeout 5 $a$b -rf d", "a $variable after a command that runs another"],
+    ["stdbuf -o0 $a -rf d", "a $variable after a command that runs another"],
+    ["ionice -c3 $a -rf d", "a $variable after a command that runs another"],
+    ["taskset -c 0 $a -rf d", "a $variable after a command that runs another"],
+    ["flock lock $a -rf d", "a $variable after a command that runs another"],
+    ["chrt 10 $a -rf d", "a $variable after a command that runs another"],
+    ["nohup $a -rf d", "a $variable after a command that runs another"],
+    ["nice -n 5 $a -rf d", "a $variable after a command that runs another"],
+    ["env A=1 $a -rf d", "a $variable after a command that runs another"],
+    ["command -p $a -rf d", "a $variable after a command that runs another"],
+    ["exec $a -rf d", "a $variable after a command that runs another"],
+    ["ls | xargs -0 $a -rf", "a $variable after a command that runs another"],
+    ["time -p $a -rf d", "a $variable after a command that runs another"],
+    ["/usr/bin/timeout 5 $a x", "a $variable after a command that runs another"],
+    ["nice timeout 5 $a x", "a $variable after a command that runs another"],
+    ["find . -exec $a -rf {} \\;", "a $variable after a command that runs another"],
+    ["setsid $a", "setsid"],
+    ["sudo $a", "privilege escalation"],
+    // a $ in any command position: after assignments, redirections, case patterns
+    ["x=1 $a -rf d", "a $variable in the command name"],
+    [">out $a -rf d", "a $variable in the command name"],
+    ["2> /dev/null $a -rf d", "a $variable in the command name"],
+    ["2>&1 $a -rf d", "a $variable in the command name"],
+    ["case x in x) $a$b -rf d;; esac", "a $variable in the command name"],
+    ["if true; then x=1 $a; fi", "a $variable in the command name"],
+    // positional parameters the command sets itself
+    ["set -- r m; $1$2 -rf x", "a $variable in the command name"],
+    ["set -- -rf; rm $1 x", "rm with -r/-f (or a $variable argument)"],
+    // sh -c: the script is checked as a command, and may hold no $
+    ['a=r; b=m; p=.; sh -c "$a$b -rf $p$p/victim"', "a $ in the script of an inline shell"],
+    ["sh -c 'a=r; b=m; $a$b -rf x'", "a $variable in the command name"],
+    ['sh -c "echo x $s $a$b -rf d"', "a $ in the script of an inline shell"],
+    ['a=set; b=sid; sh -c "$a$b sleep 30 &"', "a $ in the script of an inline shell"],
+    ['s$@h -c ". ./env.sh"', "a $variable in the command name"],
+    ["/bin/bash -ec 'echo $x'", "a $ in the script of an inline shell"],
+    ["sh -o errexit -c 'echo $x'", "a $ in the script of an inline shell"],
+    ["sh -c '. ./env.sh'", "source or ."],
+    ["timeout 5 bash -c 'x=1 . ./env.sh'", "source or ."],
+    ['sh -c "sh -c \'sh -c \\"sh -c ls\\"\'"', "nested more than 3 deep"],
+    // pipes into a shell behind a wrapper, and xargs running a shell
+    ["echo ZWNobyBoaQ== | base64 -d | xargs -0 sh -c", "a pipe into a shell"],
+    ["cat x | timeout 5 bash", "a pipe into a shell"],
+    ["cat x | nice -n 5 /bin/sh", "a pipe into a shell"],
+    ["xargs -a list.txt sh -c x", "xargs or parallel running a shell"],
+    ["xargs bash < list.txt", "xargs or parallel running a shell"],
+    // /proc reached relatively or from elsewhere
+    ["tr '\\0' '\\n' < proc/$PPID/environ", "another process's environment"],
+    ["cat proc/1/environ", "another process's environment"],
+    ["cat <proc/1/environ", "another process's environment"],
+    ["cd /proc/1; cat environ", "another process's environment"],
+    ["cd /proc/1; cat mem", "another process's environment"],
+    ["ls self/fd", "another process's environment"],
+    ["cat /proc/$PPID/$e", "another process's environment"],
+    ["e=environ; cat x", "another process's environment"],
+  ])("refuses the bypass %j (%s)", (command, rule) => {
+    const reason = refusal(command);
+    expect(reason).toMatch(/^command refused by the deny list: /);
+    expect(reason).toContain(rule);
+  });
+
+  it.each([
+    "ls -la",
+    "cat README.md | grep x",
+    "npm test",
+    "npm run build -- --watch",
+    "git status",
+    "git rm --cached notes.txt",
+    "git diff HEAD~1 -- src",
+    'echo "$HOME"',
+    "echo $? $!",
+    "time npm test",
+    "timeout 60 npm test",
+    "nice -n 10 make",
+    "env | sort",
+    "find . -name '*.log' | xargs grep error",
+    "xargs -n1 echo < list.txt",
+    "sh run.sh",
+    "bash -c 'npm test && echo ok'",
+    "sh -c 'ls | wc -l'",
+    "ls /usr/bin | grep sh",
+    "grep -rn bash scripts",
+    "echo environment",
+    "free --mem",
+    "cat /proc/cpuinfo",
+  ])("lets the everyday command %j through", (command) => {
+    expect(refusal(command)).toBeUndefined();
+  });
+
+  it("checks the script of an inline shell against the caller's patterns too", () => {
+    const patterns = { deny: [/\bnpm publish\b/], allow: [/^(sh|bash) -c\b/, /^npm test$/] };
+    expect(refusal("bash -c 'npm test'", patterns)).toBeUndefined();
+    expect(refusal("bash -c 'cat secret'", patterns)).toBe(
+      "command refused: it is not on this application's allow list",
+    );
+  });
+
   it("names the rule the model broke", () => {
     expect(refusal("sudo rm -rf /")).toMatchInlineSnapshot(
       `"command refused by the deny list: rm with -r/-f (or a $variable argument)"`,
@@ -179,6 +290,15 @@ describe("the default deny list", () => {
     "source",
     "\\",
     "'",
+    "a=1 ",
+    "> ",
+    "timeout ",
+    "| xargs ",
+    "sh -c ",
+    "sh -x ",
+    "proc/",
+    "x/",
+    "$a",
   ].map((unit) => unit.repeat(Math.floor(MAX_COMMAND_CHARS / unit.length)));
   it.each(hostile.map((command) => [command.slice(0, 12), command]))("finishes on a hostile %j…", (_, command) => {
     const answer = refusal(command);
@@ -275,6 +395,57 @@ describe("commandWords", () => {
     ["echo {a,b} '{a,b}' x[1]", [false, true, false, true]],
   ])("%j: which words the shell may expand", (command, expected) => {
     expect(commandWords(command).map((word) => word.expands)).toEqual(expected);
+  });
+});
+
+describe("commandWords: parameter expansions", () => {
+  it.each([
+    ["echo $HOME", [[], ["HOME"]]],
+    ["echo '$HOME' \\$HOME", [[], [], []]],
+    ['cd "$p$p"/x', [[], ["p", "p"]]],
+    ["echo $? $! $$ $1 $@ $# $-", [[], ["?"], ["!"], ["$"], ["1"], ["@"], ["#"], ["-"]]],
+    ["echo a$ $ 5$/x", [[], [], [], []]],
+    ["echo $[1] $'x' a$(", [[], ["["], ["'"], ["("]]],
+  ])("%j", (command, expected) => {
+    expect(commandWords(command).map((word) => word.parameters)).toEqual(expected);
+  });
+
+  it("keeps the text of each expansion in the word", () => {
+    expect(commandWords('cd "$p$p"/x $HOME').map((word) => word.text)).toEqual(["cd", "$p$p/x", "$HOME"]);
+  });
+});
+
+describe("shellLayers", () => {
+  it.each([
+    ["ls", [["ls", 0]]],
+    [
+      "timeout 5 sh -ec 'ls; bash -c \"pwd\"'",
+      [
+        ["timeout 5 sh -ec 'ls; bash -c \"pwd\"'", 0],
+        ['ls; bash -c "pwd"', 1],
+        ["pwd", 2],
+      ],
+    ],
+    [
+      "sh -o errexit -c 'a' x",
+      [
+        ["sh -o errexit -c 'a' x", 0],
+        ["a", 1],
+      ],
+    ],
+    ["sh -- -c", [["sh -- -c", 0]]],
+    ["sh script.sh -c x", [["sh script.sh -c x", 0]]],
+    [
+      "S\\H -c a",
+      [
+        ["S\\H -c a", 0],
+        ["a", 1],
+      ],
+    ],
+  ])("%j", (command, expected) => {
+    const { layers, tooDeep } = shellLayers(command);
+    expect(tooDeep).toBe(false);
+    expect(layers.map((layer) => [layer.text, layer.depth])).toEqual(expected);
   });
 });
 
