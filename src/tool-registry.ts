@@ -138,20 +138,20 @@ export class ToolRegistry {
     const { locked = false } = options;
     if (typeof locked !== "boolean") throw optionError("register", "locked", "a boolean", locked);
     const entry = prepareTool(tool);
-    const replaced = this.#tools.has(tool.name);
-    if (replaced && this.#locked.has(tool.name)) {
-      throw new TypeError(`register: tool ${quoteName(tool.name)} is locked and cannot be overridden`);
+    const { name } = entry;
+    const replaced = this.#tools.has(name);
+    if (replaced && this.#locked.has(name)) {
+      throw new TypeError(`register: tool ${quoteName(name)} is locked and cannot be overridden`);
     }
     if (replaced && this.#onDuplicate === "throw") {
-      throw new TypeError(`register: a tool named ${quoteName(tool.name)} is already registered`);
+      throw new TypeError(`register: a tool named ${quoteName(name)} is already registered`);
     }
-    if (locked) this.#locked.add(tool.name);
-    this.#tools.set(tool.name, entry);
+    if (locked) this.#locked.add(name);
+    this.#tools.set(name, entry);
     this.#definitions.invalidate();
-    if (tool.loopBreaking === true) this.#loopBreaking.add(tool.name);
-    else this.#loopBreaking.delete(tool.name);
-    if (replaced)
-      log(this.#dispatch.logger, "warn", () => ({ tool: tool.name }), "tool replaced by a new registration");
+    if (tool.loopBreaking === true) this.#loopBreaking.add(name);
+    else this.#loopBreaking.delete(name);
+    if (replaced) log(this.#dispatch.logger, "warn", () => ({ tool: name }), "tool replaced by a new registration");
   }
 
   /** Removes a tool; `true` when it was registered, `false` when it was not or is locked. */

@@ -878,3 +878,23 @@ describe("clone (a snapshot, for spawn; issue 11)", () => {
     expect(registry.has("stop")).toBe(true);
   });
 });
+
+describe("a tool whose name is a getter (review regression)", () => {
+  it("is registered, listed and offered under the name that was checked, read once", async () => {
+    let reads = 0;
+    const tool = {
+      get name() {
+        reads++;
+        return reads === 1 ? "checked" : "__proto__ bad name!";
+      },
+      description: "changes its name",
+      parameters: { type: "object" },
+      execute: () => "ran",
+    } as Tool;
+    const registry = new ToolRegistry();
+    registry.register(tool);
+    expect(registry.list()).toEqual(["checked"]);
+    expect(registry.getDefinitions().map((definition) => definition.function.name)).toEqual(["checked"]);
+    expect((await registry.execute("checked", {})).forLLM).toBe("ran");
+  });
+});
