@@ -1,5 +1,8 @@
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import {
   existsSync,
+  linkSync,
+  lstatSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -389,10 +392,14 @@ describe("allow lists", () => {
   });
 });
 
-describe("the swap race: a checked directory replaced by a symlink before the write", () => {
+describe.each([
+  { mode: "kernel: /proc/self/fd", withoutProc: false },
+  { mode: "fallback without /proc", withoutProc: true },
+])("the swap race ($mode): a checked directory replaced by a symlink before the write", ({ withoutProc }) => {
   /** Replaces ws/sub (checked) with a symlink to outside, at the moment the tool has checked the path. */
   function swapAfterCheck(): FileToolHooks {
     return {
+      withoutProc,
       afterCheck: () => {
         if (!existsSync(ws("sub-real"))) {
           renameSync(ws("sub"), ws("sub-real"));
@@ -447,6 +454,7 @@ describe("the swap race: a checked directory replaced by a symlink before the wr
     const { call } = setup(
       {},
       {
+        withoutProc,
         afterCheck: () => {
           rmSync(ws("notes.txt"));
           symlinkSync(join(outside, "secret.txt"), ws("notes.txt"));
@@ -454,6 +462,199 @@ describe("the swap race: a checked directory replaced by a symlink before the wr
       },
     );
     expect(await read(call("read_file", { path: "notes.txt" }))).toEqual({ text: DENIED, isError: true });
+  });
+});
+
+const linux = process.platform === "linux";
+
+describe.runIf(linux)("the swap race after the directory is held (Linux: names go through /proc/self/fd)", () => {
+  /** Swaps ws/sub for a symlink to outside the first time it is called. */
+  const swap = () => {
+    if (!existsSync(ws("sub-real"))) {
+      renameSync(ws("sub"), ws("sub-real"));
+      symlinkSync(outside, ws("sub"));
+    }
+  };
+
+  it.each([
+    ["a new file", { path: "sub/new.txt", content: "mine" }, "new.txt"],
+    ["an overwrite", { path: "sub/old.txt", content: "mine", overwrite: true }, "old.txt"],
+  ])("write_file of %s swapped before the rename lands in the held directory, never outside", async (_, args, name) => {
+    writeFileSync(ws("sub", "old.txt"), "old");
+    writeFileSync(join(outside, "old.txt"), "outside");
+    const { call } = setup({}, { beforeCommit: swap });
+    expect((await call("write_file", args)).isError).toBe(false);
+    expect(readFileSync(ws("sub-real", name), "utf8")).toBe("mine");
+    expect(names(outside)).toEqual(["old.txt", "secret.txt"]);
+    expect(readFileSync(join(outside, "old.txt"), "utf8")).toBe("outside");
+    expect(names(ws("sub-real"))).toEqual(name === "new.txt" ? ["new.txt", "old.txt"] : ["old.txt"]);
+  });
+
+  it.each(["write_file", "append_file"])(
+    "%s creates no directory outside when a parent is swapped before missing ones are made",
+    async (tool) => {
+      const { call } = setup({}, { afterCheck: swap });
+      expect(await read(call(tool, { path: "sub/a/b/new.txt", content: "x" }))).toEqual({
+        text: DENIED,
+        isError: true,
+      });
+      expect(names(outside)).toEqual(["secret.txt"]);
+      expect(names(ws("sub-real"))).toEqual([]);
+    },
+  );
+});
+
+/**
+ * A second process that swaps `a` (a directory) and `b` (a symlink to outside) as fast as it can:
+ * python's renameat2(RENAME_EXCHANGE) where available (an atomic swap), else node renames (a
+ * three-step swap). It stops by itself after `seconds`, and is killed by the caller's finally.
+ */
+function startFlipper(a: string, b: string, seconds: number): { child: ChildProcess; flips: () => Promise<number> } {
+  const python = [
+    "import ctypes, sys, time",
+    "libc = ctypes.CDLL(None, use_errno=True)",
+    "a, b = sys.argv[1].encode(), sys.argv[2].encode()",
+    "end = time.time() + float(sys.argv[3])",
+    "n = 0",
+    "while time.time() < end:",
+    "    if libc.renameat2(-100, a, -100, b, 2) != 0: sys.exit(3)",
+    "    n += 1",
+    "print(n)",
+  ].join("\n");
+  const node = [
+    "const fs = require('node:fs');",
+    "const [a, b, s] = process.argv.slice(1);",
+    "const end = Date.now() + Number(s) * 1000;",
+    "let n = 0;",
+    "while (Date.now() < end) {",
+    "  try { fs.renameSync(a, a + '.hold'); fs.renameSync(b, a); fs.renameSync(a + '.hold', b); n++; } catch {}",
+    "}",
+    "console.log(n);",
+  ].join("\n");
+  const probe = spawnSync("python3", ["-c", "import ctypes; ctypes.CDLL(None).renameat2"], { stdio: "ignore" });
+  const [command, code] = probe.status === 0 ? ["python3", ["-c", python]] : [process.execPath, ["-e", node]];
+  const child = spawn(command, [...code, a, b, String(seconds)], { stdio: ["ignore", "pipe", "ignore"] });
+  let out = "";
+  child.stdout?.on("data", (data: Buffer) => {
+    out += data.toString();
+  });
+  const exited = new Promise<void>((done) => child.on("close", () => done()));
+  return { child, flips: () => exited.then(() => Number.parseInt(out, 10) || 0) };
+}
+
+/** Everything under `directory` (names, contents and inodes), to show that nothing changed there. */
+function snapshot(directory: string): Record<string, string> {
+  return Object.fromEntries(
+    names(directory).map((name) => [
+      name,
+      `${statSync(join(directory, name)).ino}:${readFileSync(join(directory, name), "utf8")}`,
+    ]),
+  );
+}
+
+describe.runIf(linux)("the swap race against a real second process (zero leaks)", () => {
+  const RACE_MS = 1_500;
+  type Step = (
+    call: (name: string, args: Record<string, unknown>) => Promise<ToolResult>,
+    n: number,
+  ) => Promise<ToolResult>;
+  const steps: [string, Step][] = [
+    ["read_file", (call) => call("read_file", { path: "d/secret.txt" })],
+    ["append_file", (call) => call("append_file", { path: "d/log.txt", content: "MODEL\n" })],
+    ["write_file (new)", (call, n) => call("write_file", { path: `d/new-${n}.txt`, content: "MODEL\n" })],
+    [
+      "write_file (overwrite)",
+      (call) => call("write_file", { path: "d/log.txt", content: "MODEL\n", overwrite: true }),
+    ],
+    ["edit_file", (call) => call("edit_file", { path: "d/edit.txt", old_text: "value", new_text: "value" })],
+    ["list_dir", (call) => call("list_dir", { path: "d" })],
+  ];
+
+  it.each(steps)(
+    "%s never reads or writes outside while a directory and a symlink to outside are swapped",
+    async (_, step) => {
+      mkdirSync(ws("d"));
+      for (const directory of [ws("d"), outside]) {
+        writeFileSync(join(directory, "log.txt"), "log\n");
+        writeFileSync(join(directory, "edit.txt"), "value\n");
+      }
+      writeFileSync(join(outside, "secret.txt"), "OUTSIDE-SECRET\n");
+      writeFileSync(ws("d", "secret.txt"), "inside\n");
+      symlinkSync(outside, ws("swap"));
+      const before = snapshot(outside);
+      const { call } = setup();
+      const flipper = startFlipper(ws("d"), ws("swap"), RACE_MS / 1000);
+      const texts: string[] = [];
+      let refused = 0;
+      let calls = 0;
+      let flips = 0;
+      try {
+        const end = Date.now() + RACE_MS;
+        while (Date.now() < end) {
+          const result = await step(call, calls++);
+          texts.push(result.contentForLLM());
+          if (result.isError) refused++;
+        }
+        flips = await flipper.flips(); // it stops by itself at its own deadline
+      } finally {
+        if (flipper.child.exitCode === null && flipper.child.signalCode === null) flipper.child.kill("SIGKILL");
+      }
+      expect(flips).toBeGreaterThan(0);
+      expect(texts.filter((text) => text.includes("OUTSIDE-SECRET"))).toEqual([]);
+      expect(snapshot(outside)).toEqual(before);
+      // The race was live: some calls met the symlink and were refused.
+      expect(refused).toBeGreaterThan(0);
+      expect(calls).toBeGreaterThan(refused);
+      // No temporary file left anywhere.
+      const real = lstatSync(ws("d")).isDirectory() ? ws("d") : ws("swap");
+      expect(names(real).filter((name) => name.startsWith(".toolloop-"))).toEqual([]);
+    },
+    10_000,
+  );
+});
+
+describe("hard links (a second name of a file, maybe outside the workspace)", () => {
+  const linked =
+    '"linked.txt" has 2 hard links: the file tools refuse a file with more than one name (another one may be outside the workspace)';
+
+  it.each([
+    ["read_file", {}],
+    ["append_file", { content: "pwned" }],
+    ["edit_file", { old_text: "secret", new_text: "pwned" }],
+    ["write_file", { content: "pwned", overwrite: true }],
+  ])("%s refuses a hard link to a file outside", async (tool, args) => {
+    linkSync(join(outside, "secret.txt"), ws("linked.txt"));
+    const { call } = setup();
+    expect(await read(call(tool, { path: "linked.txt", ...args }))).toEqual({ text: linked, isError: true });
+    expect(readFileSync(join(outside, "secret.txt"), "utf8")).toBe("secret\n");
+    expect(statSync(ws("linked.txt")).ino).toBe(statSync(join(outside, "secret.txt")).ino);
+    expect(names(workspace)).toEqual(["linked.txt", "notes.txt", "sub"]);
+  });
+
+  it("write_file without overwrite still says the file exists; list_dir lists the name", async () => {
+    linkSync(join(outside, "secret.txt"), ws("linked.txt"));
+    const { call } = setup();
+    expect((await read(call("write_file", { path: "linked.txt", content: "x" }))).text).toContain("already exists");
+    expect(await read(call("list_dir", { path: "." }))).toEqual({
+      text: "FILE: linked.txt\nFILE: notes.txt\nDIR:  sub",
+      isError: false,
+    });
+  });
+
+  it("refuses two names inside the workspace too (a path check cannot tell where the other is)", async () => {
+    linkSync(ws("notes.txt"), ws("sub", "twin.txt"));
+    const { call } = setup();
+    expect((await read(call("read_file", { path: "notes.txt" }))).isError).toBe(true);
+    expect((await read(call("read_file", { path: "sub/twin.txt" }))).isError).toBe(true);
+  });
+
+  it.each([
+    ["read_file", {}],
+    ["edit_file", { old_text: "secret", new_text: "public" }],
+  ])("%s allows a hard link with restrictToWorkspace: false", async (tool, args) => {
+    linkSync(join(outside, "secret.txt"), ws("linked.txt"));
+    const { call } = setup({ restrictToWorkspace: false });
+    expect((await call(tool, { path: "linked.txt", ...args })).isError).toBe(false);
   });
 });
 
