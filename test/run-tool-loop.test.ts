@@ -2077,7 +2077,7 @@ describe("loop control (issue 12)", () => {
           { provider: new ScriptedProvider([]), maxIterations: 1, maxRepeatedFailures: value as never },
           user,
         ),
-      ).rejects.toThrow(/runToolLoop: maxRepeatedFailures must be an integer ≥ 1/);
+      ).rejects.toThrow(/runToolLoop: maxRepeatedFailures must be an integer > 0/);
     });
   });
 
@@ -2131,7 +2131,7 @@ describe("loop control (issue 12)", () => {
     it.each([0, Number.NaN, "100"])("rejects %j", async (value) => {
       await expect(
         runToolLoop({ provider: new ScriptedProvider([]), maxIterations: 1, maxResultChars: value as never }, user),
-      ).rejects.toThrow(/runToolLoop: maxResultChars must be an integer ≥ 1/);
+      ).rejects.toThrow(/runToolLoop: maxResultChars must be an integer > 0/);
     });
   });
 

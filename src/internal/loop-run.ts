@@ -1,7 +1,7 @@
 import { InvalidProviderResponseError, ToolLoopError } from "../errors.js";
-import { isValidTimeout, TIMEOUT_EXPECTATION } from "../execute-tool-call.js";
+import { checkTimeout } from "../execute-tool-call.js";
 import type { ProgressListener } from "../progress.js";
-import type { LLMProvider, LLMResponse, Message, ToolDefinition } from "../provider.js";
+import type { LLMProvider, LLMResponse, LLMStreamPart, Message, ToolDefinition } from "../provider.js";
 import { contentOf, type StopReason, type ToolLoopConfig, type ToolLoopResult } from "../run-tool-loop.js";
 import type { ToolApprover } from "../tool-approval.js";
 import type { ToolLoopEvent, ToolLoopEventListener } from "../tool-loop-event.js";
@@ -12,7 +12,7 @@ import { cutName, errorMessage, isPlainObject, isRecord, quoteName } from "./des
 import { log, type ResolvedLogger } from "./logger.js";
 import { cutResult, FINAL_ANSWER_NOTE, FINAL_TURN_REFUSAL, RepeatedFailures } from "./loop-policies.js";
 import type { NormalizedToolCall } from "./normalize-tool-call.js";
-import { optionError } from "./options.js";
+import { checkCount, checkFunction, optionError } from "./options.js";
 
 /** The loop-control options of one run, checked (issue 12). */
 interface LoopFeatures {
@@ -26,15 +26,9 @@ interface LoopFeatures {
   maxResultChars: number | undefined;
 }
 
-function checkFunction<T>(where: string, name: string, value: T): T {
-  if (value !== undefined && typeof value !== "function") throw optionError(where, name, "a function", value);
-  return value;
-}
-
-function checkCount(where: string, name: string, value: unknown): number | undefined {
-  if (value === undefined) return undefined;
-  if (!Number.isSafeInteger(value) || (value as number) < 1) throw optionError(where, name, "an integer ≥ 1", value);
-  return value as number;
+/** An optional count: `undefined` when absent (the policy is off). */
+function optionalCount(where: string, option: string, value: unknown): number | undefined {
+  return value === undefined ? undefined : checkCount(where, option, value, 0);
 }
 
 /** Checks the loop-control options; `undefined` when none is set (the loop then runs as before). */
@@ -55,10 +49,10 @@ function resolveFeatures(config: ToolLoopConfig, where: string): LoopFeatures | 
   let awaitAsyncMs: number | undefined;
   if (awaitAsync !== undefined) {
     if (!isPlainObject(awaitAsync)) throw optionError(where, "awaitAsync", "an object { timeoutMs }", awaitAsync);
-    if (!isValidTimeout(awaitAsync.timeoutMs)) {
-      throw optionError(where, "awaitAsync.timeoutMs", TIMEOUT_EXPECTATION, awaitAsync.timeoutMs);
+    awaitAsyncMs = checkTimeout(where, "awaitAsync.timeoutMs", awaitAsync.timeoutMs);
+    if (awaitAsyncMs === undefined) {
+      throw optionError(where, "awaitAsync.timeoutMs", "a number of milliseconds", awaitAsyncMs);
     }
-    awaitAsyncMs = awaitAsync.timeoutMs;
   }
   if (finalAnswerOnMaxIterations !== undefined && typeof finalAnswerOnMaxIterations !== "boolean") {
     throw optionError(where, "finalAnswerOnMaxIterations", "a boolean", finalAnswerOnMaxIterations);
@@ -70,21 +64,10 @@ function resolveFeatures(config: ToolLoopConfig, where: string): LoopFeatures | 
     onAsyncResult: checkFunction(where, "onAsyncResult", onAsyncResult),
     awaitAsyncMs,
     finalAnswer: finalAnswerOnMaxIterations === true,
-    maxRepeatedFailures: checkCount(where, "maxRepeatedFailures", config.maxRepeatedFailures),
-    maxResultChars: checkCount(where, "maxResultChars", config.maxResultChars),
+    maxRepeatedFailures: optionalCount(where, "maxRepeatedFailures", config.maxRepeatedFailures),
+    maxResultChars: optionalCount(where, "maxResultChars", config.maxResultChars),
   };
 }
-
-/** A provider that may stream (the optional `LLMProvider.chatStream`). */
-type StreamingProvider = LLMProvider & {
-  chatStream?: (
-    messages: Message[],
-    tools: ToolDefinition[] | undefined,
-    model: string,
-    options: Record<string, unknown>,
-    signal?: AbortSignal,
-  ) => AsyncIterable<unknown>;
-};
 
 const RESOLVED: Promise<void> = Promise.resolve();
 
@@ -116,7 +99,7 @@ export class LoopRun {
     this.#features = features;
     this.#maxIterations = maxIterations;
     this.#logger = logger;
-    this.stream = features.onEvent !== undefined && typeof (provider as StreamingProvider).chatStream === "function";
+    this.stream = features.onEvent !== undefined && typeof provider.chatStream === "function";
     this.limit = features.finalAnswer && maxIterations > 0 ? maxIterations + 1 : maxIterations;
     const asyncOn = features.onAsyncResult !== undefined || features.awaitAsyncMs !== undefined;
     this.#async = asyncOn
@@ -209,19 +192,20 @@ export class LoopRun {
     const final = iteration > this.#maxIterations;
     const messages: Message[] = final ? [...transcript, { role: "system", content: FINAL_ANSWER_NOTE }] : transcript;
     const tools = final ? undefined : definitions;
-    const chatStream = (provider as StreamingProvider).chatStream;
-    if (!this.stream || chatStream === undefined) return provider.chat(messages, tools, model, options, signal);
-    return this.#streamed(chatStream.call(provider, messages, tools, model, options, signal), iteration, signal);
+    if (!this.stream || provider.chatStream === undefined)
+      return provider.chat(messages, tools, model, options, signal);
+    return this.#streamed(provider.chatStream(messages, tools, model, options, signal), iteration, signal);
   }
 
   async #streamed(
-    stream: AsyncIterable<unknown>,
+    stream: AsyncIterable<LLMStreamPart>,
     iteration: number,
     signal: AbortSignal | undefined,
   ): Promise<LLMResponse> {
     let response: unknown;
     let seen = false;
-    for await (const part of stream) {
+    // Parts are read as untrusted: a custom provider may send anything.
+    for await (const part of stream as AsyncIterable<unknown>) {
       // The loop has moved on (aborted, or the listener failed): stop reading and emitting.
       if (signal?.aborted || this.#failure !== undefined) break;
       if (!isRecord(part)) continue;
