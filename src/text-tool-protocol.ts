@@ -96,11 +96,20 @@ export function parseTextToolCalls(text: string): ParsedTextToolCalls {
   return { content, calls, errors };
 }
 
-/** {@link parseTextToolCalls} with the errors beyond the bound counted in `unread`, not described. */
-function readTextToolCalls(text: string): ParsedTextToolCalls & { unread: number } {
+/**
+ * {@link parseTextToolCalls} with every kept outcome also in reply order (`blocks`: a call, or the
+ * error of an unreadable block) and the errors beyond the bound counted in `unread`, not described.
+ */
+function readTextToolCalls(
+  text: string,
+): ParsedTextToolCalls & { blocks: (ProviderToolCall | string)[]; unread: number } {
   const calls: ProviderToolCall[] = [];
   const errors: string[] = [];
-  if (typeof text !== "string") return { content: "", calls, errors: ["the reply is not text"], unread: 0 };
+  const blocks: (ProviderToolCall | string)[] = [];
+  if (typeof text !== "string") {
+    errors.push("the reply is not text");
+    return { content: "", calls, errors, blocks: [...errors], unread: 0 };
+  }
   const fences = fencedRanges(text);
   let fence = 0;
   let content = "";
@@ -108,8 +117,11 @@ function readTextToolCalls(text: string): ParsedTextToolCalls & { unread: number
   let search = 0;
   let unread = 0; // errors beyond the bound, counted instead of kept
   const fail = (error: string) => {
-    if (errors.length < MAX_TEXT_TOOL_CALLS) errors.push(error);
-    else unread++;
+    if (errors.length >= MAX_TEXT_TOOL_CALLS) unread++;
+    else {
+      errors.push(error);
+      blocks.push(error);
+    }
   };
   for (;;) {
     const start = text.indexOf(OPEN, search);
@@ -138,10 +150,13 @@ function readTextToolCalls(text: string): ParsedTextToolCalls & { unread: number
     search = cursor;
     if (typeof outcome === "string") fail(outcome);
     else if (calls.length >= MAX_TEXT_TOOL_CALLS) fail(`more than ${MAX_TEXT_TOOL_CALLS} tool calls in one reply`);
-    else calls.push(outcome);
+    else {
+      calls.push(outcome);
+      blocks.push(outcome);
+    }
   }
   content += text.slice(cursor);
-  return { content: content.trim(), calls, errors, unread };
+  return { content: content.trim(), calls, errors, blocks, unread };
 }
 
 /** Options of {@link withTextToolProtocol}. */
@@ -281,24 +296,28 @@ export function withTextToolProtocol(provider: LLMProvider, options: TextToolPro
     async chat(messages, tools, model, llmOptions, signal) {
       const response: LLMResponse = await provider.chat(render(messages, tools), undefined, model, llmOptions, signal);
       if (!isRecord(response) || typeof response.content !== "string") return response;
-      const { content, calls, errors, unread } = readTextToolCalls(response.content);
-      if (calls.length === 0 && errors.length === 0) return response;
+      const { content, blocks, errors, unread } = readTextToolCalls(response.content);
+      if (blocks.length === 0) return response;
       const turn = messages.filter((message) => message.role === "assistant").length + 1;
-      if (errors.length + unread > MAX_ERROR_ANSWERS) {
-        const more = errors.length + unread - MAX_ERROR_ANSWERS + 1;
-        errors.splice(MAX_ERROR_ANSWERS - 1, Number.POSITIVE_INFINITY, `${more} more <tool> blocks could not be read`);
-      }
       const toolCalls: ProviderToolCall[] = Array.isArray(response.toolCalls) ? [...response.toolCalls] : [];
-      for (const call of calls) toolCalls.push({ ...call, id: `text_${turn}_${toolCalls.length}` });
-      for (const error of errors) {
-        const id = `text_${turn}_${toolCalls.length}`;
+      const unreadable = (error: string) =>
         toolCalls.push({
-          id,
+          id: `text_${turn}_${toolCalls.length}`,
           type: "function",
           name: UNREADABLE_TOOL_BLOCK,
           arguments: {},
           providerMetadata: { [META]: { error } },
         });
+      // In reply order, so the model's n-th block is answered n-th; past a few unreadable blocks,
+      // one last answer counts the rest.
+      const answered = errors.length + unread > MAX_ERROR_ANSWERS ? MAX_ERROR_ANSWERS - 1 : MAX_ERROR_ANSWERS;
+      let errorAnswers = 0;
+      for (const block of blocks) {
+        if (typeof block !== "string") toolCalls.push({ ...block, id: `text_${turn}_${toolCalls.length}` });
+        else if (errorAnswers++ < answered) unreadable(block);
+      }
+      if (errorAnswers > answered || unread > 0) {
+        unreadable(`${errors.length + unread - answered} more <tool> blocks could not be read`);
       }
       return { ...response, content, toolCalls, finishReason: "tool_calls" };
     },

@@ -322,9 +322,10 @@ describe("withTextToolProtocol (Forge's text protocol as a provider wrapper)", (
     await runToolLoop({ provider: withTextToolProtocol(inner), tools: [clock], maxIterations: 2 }, [
       { role: "user", content: "go" },
     ]);
+    // Answered in reply order: the model's first block (the unreadable one) is answered first.
     expect(sentTo(inner, 1).at(-1)?.content).toMatchInlineSnapshot(`
-      "<tool_result tool_name="clock" call_id="text_1_0">12:00</tool_result>
-      <tool_result call_id="text_1_1" error="true">only server "local" is supported, got "remote"</tool_result>"
+      "<tool_result call_id="text_1_0" error="true">only server "local" is supported, got "remote"</tool_result>
+      <tool_result tool_name="clock" call_id="text_1_1">12:00</tool_result>"
     `);
 
     const bare = new ScriptedProvider([{ content: block("{") }, { content: "ok" }]);
