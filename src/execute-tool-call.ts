@@ -308,11 +308,13 @@ export function logCallEnd(
   // Model-sent names and ids are cut, as in messages: a 1 MB name must not make a 1 MB log line.
   // Each line is one literal (no spread of a shared base): this runs for every call at info.
   const id = () => (toolCallId === undefined ? undefined : cutName(toolCallId));
+  // To the microsecond: writing a double's ~17 digits costs a pino line at info about 40 % more.
+  const ms = Math.round(durationMs * 1000) / 1000;
   if (result.isError) {
     const fields = () => ({
       tool: cutName(name),
       toolCallId: id(),
-      durationMs,
+      durationMs: ms,
       err: loggableError(result.err),
       error: result.contentForLLM(),
     });
@@ -320,7 +322,7 @@ export function logCallEnd(
     return result;
   }
   const fields = () => {
-    const line: Record<string, unknown> = { tool: cutName(name), toolCallId: id(), durationMs };
+    const line: Record<string, unknown> = { tool: cutName(name), toolCallId: id(), durationMs: ms };
     if (result.async) line.async = true;
     if (options.logPayloads) line.result = result.forLLM;
     return line;
