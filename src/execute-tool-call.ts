@@ -321,13 +321,16 @@ export function logCallEnd(
     log(logger, "warn", fields, "tool call failed");
     return result;
   }
-  const fields = () => {
+  // Built here, not in a closure for `log`: this line is written for every call at info.
+  try {
+    if (!logger.isLevelEnabled("info")) return result;
     const line: Record<string, unknown> = { tool: cutName(name), toolCallId: id(), durationMs: ms };
     if (result.async) line.async = true;
     if (options.logPayloads) line.result = result.forLLM;
-    return line;
-  };
-  log(logger, "info", fields, result.async ? "tool call started async work" : "tool call completed");
+    logger.info(line, result.async ? "tool call started async work" : "tool call completed");
+  } catch {
+    // a broken logger must not cost the call its answer
+  }
   return result;
 }
 

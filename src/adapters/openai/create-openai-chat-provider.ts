@@ -140,11 +140,10 @@ export function openAIProvider<C, T>(
 
   return {
     async chat(messages, definitions, model, llmOptions, signal) {
-      const body: Record<string, unknown> = {
-        ...portableLLMOptions({ provider: api.provider, llmOptions, maxTokensField: api.maxTokensField }),
-        model,
-        ...api.transcript(messages),
-      };
+      // The options' copy is the body (keys in the order of `{ ...options, model, ...transcript }`).
+      const body = portableLLMOptions({ provider: api.provider, llmOptions, maxTokensField: api.maxTokensField });
+      body.model = model;
+      Object.assign(body, api.transcript(messages));
       const tools = definitions !== undefined && definitions.length > 0 ? api.tools(definitions, strict) : undefined;
       if (tools !== undefined) body.tools = tools.tools;
       const response = await api.send({ client, body, options: signalOption(signal) });
