@@ -205,7 +205,7 @@ export async function executeRegisteredTool(
     return logging ? logCallEnd(name, result, performance.now() - started, options) : result;
   }
 
-  if (logging) {
+  if (logging && logEnabled(options.logger, "debug")) {
     const { toolCallId, logPayloads } = options;
     const data = parsed.data;
     log(
@@ -218,7 +218,9 @@ export async function executeRegisteredTool(
 
   const timeoutMs = options.timeoutMs === Number.POSITIVE_INFINITY ? undefined : options.timeoutMs;
   const abort =
-    options.signal === undefined && timeoutMs === undefined ? undefined : new CallAbort(options.signal, timeoutMs);
+    options.signal === undefined && timeoutMs === undefined
+      ? undefined
+      : new CallAbort(options.signal, timeoutMs, logging ? started : undefined);
   let result: ToolResult;
   try {
     injectMixins(tool, options);
