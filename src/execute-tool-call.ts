@@ -205,7 +205,7 @@ export async function executeRegisteredTool(
     return logging ? logCallEnd(name, result, performance.now() - started, options) : result;
   }
 
-  if (logging && logEnabled(options.logger, "debug")) {
+  if (logging) {
     const { toolCallId, logPayloads } = options;
     const data = parsed.data;
     log(
@@ -218,9 +218,7 @@ export async function executeRegisteredTool(
 
   const timeoutMs = options.timeoutMs === Number.POSITIVE_INFINITY ? undefined : options.timeoutMs;
   const abort =
-    options.signal === undefined && timeoutMs === undefined
-      ? undefined
-      : new CallAbort(options.signal, timeoutMs, logging ? started : undefined);
+    options.signal === undefined && timeoutMs === undefined ? undefined : new CallAbort(options.signal, timeoutMs);
   let result: ToolResult;
   try {
     injectMixins(tool, options);

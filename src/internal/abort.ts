@@ -13,7 +13,6 @@ interface Fanout {
 // past ten listeners and removes a listener by a linear search, so a listener per call would make
 // a turn of n calls cost O(n²) and print MaxListenersExceededWarning on the caller's console.
 const fanouts = new WeakMap<AbortSignal, Fanout>();
-const ONCE = { once: true } as const;
 
 function notifyAll(signal: AbortSignal, subscribers: Set<AbortSubscriber>, reason: unknown): void {
   fanouts.delete(signal);
@@ -34,11 +33,11 @@ export function subscribeAbort(signal: AbortSignal, subscriber: AbortSubscriber)
     const listener = () => notifyAll(signal, subscribers, signal.reason);
     fanout = { subscribers, listener };
     fanouts.set(signal, fanout);
-    signal.addEventListener("abort", listener, ONCE);
+    signal.addEventListener("abort", listener, { once: true });
   }
   const current = fanout;
-  // The Set needs distinct entries: a function subscribed again is wrapped in a fresh one.
-  const entry: AbortSubscriber = current.subscribers.has(subscriber) ? (reason) => subscriber(reason) : subscriber;
+  // A fresh function per subscription: the Set needs distinct entries.
+  const entry: AbortSubscriber = (reason) => subscriber(reason);
   current.subscribers.add(entry);
   return () => {
     if (!current.subscribers.delete(entry) || current.subscribers.size > 0 || current.listener === undefined) return;
@@ -134,14 +133,11 @@ export class CallAbort implements DeadlineEntry {
   #unsubscribe: (() => void) | undefined;
   #queue: DeadlineQueue | undefined;
 
-  /**
-   * @param timeoutMs finite milliseconds from `startedAt`, or `undefined` for none
-   * @param startedAt `performance.now()` at the start of the call, when the caller read it already
-   */
-  constructor(parent: AbortSignal | undefined, timeoutMs: number | undefined, startedAt?: number) {
+  /** @param timeoutMs finite milliseconds from now, or `undefined` for none */
+  constructor(parent: AbortSignal | undefined, timeoutMs: number | undefined) {
     this.#parent = parent;
     this.#timeoutMs = timeoutMs;
-    this.deadline = timeoutMs === undefined ? 0 : (startedAt ?? performance.now()) + timeoutMs;
+    this.deadline = timeoutMs === undefined ? 0 : performance.now() + timeoutMs;
   }
 
   /** `true` once the caller's signal aborted or the timeout fired. */
