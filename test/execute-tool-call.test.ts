@@ -11,6 +11,7 @@ import {
   ToolRegistry,
   ToolResult,
 } from "../src/index.js";
+import { captureLogger } from "./helpers/capture-logger.js";
 
 function deferred<T = void>() {
   let resolve!: (value: T) => void;
@@ -752,5 +753,31 @@ describe("progress of a call (issue 10)", () => {
     const result = await registry.execute(name as string, {}, { onProgress: (update) => statuses.push(update.status) });
     expect(result.err).toMatchObject({ code: "tool_not_found" });
     expect(statuses).toEqual(["failed"]);
+  });
+});
+
+describe("log lines of a call (issue 9)", () => {
+  it("durationMs is milliseconds to the microsecond, in the completed and the failed line", async () => {
+    const { logger, lines } = captureLogger("info");
+    const slow = async () => {
+      await new Promise((resolve) => setTimeout(resolve, 2));
+      return "done";
+    };
+    const registry = new ToolRegistry({ logger });
+    registry.register(tool("ok", slow));
+    registry.register(
+      tool("bad", async () => {
+        await slow();
+        throw new Error("kaput");
+      }),
+    );
+    await registry.execute("ok", {});
+    await registry.execute("bad", {});
+    expect(lines.map(({ msg }) => msg)).toEqual(["tool call completed", "tool call failed"]);
+    for (const { durationMs } of lines) {
+      expect(durationMs).toBeGreaterThan(1);
+      // A double written with all its digits (`2.0931359999999997`) costs pino about 40 % more per line.
+      expect(String(durationMs)).toMatch(/^\d+(\.\d{1,3})?$/);
+    }
   });
 });

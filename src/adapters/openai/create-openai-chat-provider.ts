@@ -161,11 +161,10 @@ export function openAIProvider<C, T>(
     model: string,
     llmOptions: Record<string, unknown>,
   ) => {
-    const body: Record<string, unknown> = {
-      ...portableLLMOptions({ provider: api.provider, llmOptions, maxTokensField: api.maxTokensField }),
-      model,
-      ...api.transcript(messages),
-    };
+    // The options' copy is the body (keys in the order of `{ ...options, model, ...transcript }`).
+    const body = portableLLMOptions({ provider: api.provider, llmOptions, maxTokensField: api.maxTokensField });
+    body.model = model;
+    Object.assign(body, api.transcript(messages));
     const tools = definitions !== undefined && definitions.length > 0 ? api.tools(definitions, strict) : undefined;
     if (tools !== undefined) body.tools = tools.tools;
     return { body, strictSchemas: tools?.strictSchemas };
