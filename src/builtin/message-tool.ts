@@ -1,6 +1,6 @@
 import { failure } from "../execute-tool-call.js";
 import { isRecord, quoteName } from "../internal/describe.js";
-import { optionError } from "../internal/options.js";
+import { checkFunction, optionError } from "../internal/options.js";
 import type { Tool, ToolContext } from "../tool.js";
 import { errorResult, silentResult, type ToolResult } from "../tool-result.js";
 
@@ -40,9 +40,8 @@ const NAME = "message";
  */
 export function createMessageTool(options: MessageToolOptions): Tool {
   if (!isRecord(options)) throw optionError("createMessageTool", "options", "an object", options);
-  const send: unknown = options.send;
-  if (typeof send !== "function") throw optionError("createMessageTool", "send", "a function", send);
-  const deliver = send as MessageToolOptions["send"];
+  const deliver = checkFunction("createMessageTool", "send", options.send);
+  if (deliver === undefined) throw optionError("createMessageTool", "send", "a function", deliver);
   return Object.freeze({
     name: NAME,
     description:

@@ -2,7 +2,7 @@ import { isToolLoopError, type ToolLoopErrorCode } from "../errors.js";
 import { failure } from "../execute-tool-call.js";
 import { subscribeAbort } from "../internal/abort.js";
 import { boundText, cutName, errorMessage, isRecord } from "../internal/describe.js";
-import { checkSignal, optionError } from "../internal/options.js";
+import { checkConcurrency, checkCount, checkProvider, checkSignal, optionError } from "../internal/options.js";
 import type { LLMProvider, Message } from "../provider.js";
 import { runToolLoop } from "../run-tool-loop.js";
 import type { AsyncCallback, AsyncTool, Tool, ToolContext } from "../tool.js";
@@ -91,24 +91,20 @@ class SubagentRunner {
 
   constructor(where: string, name: string, options: SpawnToolOptions) {
     if (!isRecord(options)) throw optionError(where, "options", "an object", options);
-    const { provider, registry, model, maxIterations = DEFAULT_MAX_ITERATIONS } = options;
-    const { systemPrompt = DEFAULT_SYSTEM_PROMPT, maxConcurrent = DEFAULT_MAX_CONCURRENT } = options;
-    if (!isRecord(provider) || typeof provider.chat !== "function" || typeof provider.getDefaultModel !== "function") {
-      throw optionError(where, "provider", "an LLMProvider (with chat and getDefaultModel)", provider);
-    }
+    const { registry, model, systemPrompt = DEFAULT_SYSTEM_PROMPT } = options;
+    const provider = checkProvider(where, options.provider);
     if (!isRecord(registry) || typeof registry.clone !== "function") {
       throw optionError(where, "registry", "a ToolRegistry", registry);
     }
     if (model !== undefined && (typeof model !== "string" || model === "")) {
       throw optionError(where, "model", "a non-empty string", model);
     }
-    if (!Number.isSafeInteger(maxIterations) || maxIterations < 1) {
-      throw optionError(where, "maxIterations", "an integer ≥ 1", maxIterations);
-    }
+    const maxIterations = checkCount(where, "maxIterations", options.maxIterations, DEFAULT_MAX_ITERATIONS);
     if (typeof systemPrompt !== "string") throw optionError(where, "systemPrompt", "a string", systemPrompt);
-    if (maxConcurrent !== Number.POSITIVE_INFINITY && (!Number.isSafeInteger(maxConcurrent) || maxConcurrent < 1)) {
-      throw optionError(where, "maxConcurrent", "an integer ≥ 1 or Infinity", maxConcurrent);
-    }
+    const maxConcurrent =
+      options.maxConcurrent === undefined
+        ? DEFAULT_MAX_CONCURRENT
+        : checkConcurrency(where, "maxConcurrent", options.maxConcurrent);
     this.#signal = checkSignal(where, "signal", options.signal);
     this.#name = name;
     this.#provider = provider;

@@ -275,20 +275,17 @@ describe.each([
   const base = () => ({ provider: new ScriptedProvider([]), registry: new ToolRegistry() });
   it.each([
     [undefined, "options must be an object, got undefined"],
-    [
-      { registry: new ToolRegistry() },
-      "provider must be an LLMProvider (with chat and getDefaultModel), got undefined",
-    ],
+    [{ registry: new ToolRegistry() }, "provider must be an LLMProvider (chat and getDefaultModel), got undefined"],
     [
       { provider: {}, registry: new ToolRegistry() },
-      "provider must be an LLMProvider (with chat and getDefaultModel), got {}",
+      "provider must be an LLMProvider (chat and getDefaultModel), got {}",
     ],
     [{ provider: new ScriptedProvider([]) }, "registry must be a ToolRegistry, got undefined"],
     [{ provider: new ScriptedProvider([]), registry: [] }, "registry must be a ToolRegistry, got []"],
     [{ ...base(), model: "" }, 'model must be a non-empty string, got ""'],
-    [{ ...base(), maxIterations: 0 }, "maxIterations must be an integer ≥ 1, got 0"],
-    [{ ...base(), maxIterations: 2.5 }, "maxIterations must be an integer ≥ 1, got 2.5"],
-    [{ ...base(), maxIterations: Number.POSITIVE_INFINITY }, "maxIterations must be an integer ≥ 1, got Infinity"],
+    [{ ...base(), maxIterations: 0 }, "maxIterations must be an integer > 0, got 0"],
+    [{ ...base(), maxIterations: 2.5 }, "maxIterations must be an integer > 0, got 2.5"],
+    [{ ...base(), maxIterations: Number.POSITIVE_INFINITY }, "maxIterations must be an integer > 0, got Infinity"],
     [{ ...base(), systemPrompt: 42 }, "systemPrompt must be a string, got 42"],
     [{ ...base(), maxConcurrent: 0 }, "maxConcurrent must be an integer ≥ 1 or Infinity, got 0"],
     [{ ...base(), signal: "stop" }, 'signal must be an AbortSignal, got "stop"'],
