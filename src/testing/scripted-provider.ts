@@ -1,5 +1,12 @@
 import { optionError } from "../internal/options.js";
-import type { LLMProvider, LLMResponse, Message, ProviderToolCall, ToolDefinition } from "../provider.js";
+import type {
+  LLMProvider,
+  LLMResponse,
+  LLMStreamPart,
+  Message,
+  ProviderToolCall,
+  ToolDefinition,
+} from "../provider.js";
 
 /** What the provider received in one `chat` call (the messages are a snapshot). */
 export interface ScriptedCall {
@@ -15,17 +22,35 @@ export interface ScriptedCall {
   signal: AbortSignal | undefined;
 }
 
-/**
- * A scripted response: an {@link LLMResponse} whose `toolCalls` (default `[]`) and `finishReason`
- * (default `"tool_calls"` when there are calls, else `"stop"`) may be left out. Deliberately loose
- * (`toolCalls` may hold anything) so tests can feed the loop malformed provider output.
- */
-export type ScriptedResponse = Omit<LLMResponse, "toolCalls" | "finishReason"> & {
+/** The fields every {@link ScriptedResponse} may carry. */
+type ScriptedResponseBase = Omit<LLMResponse, "toolCalls" | "finishReason" | "content"> & {
   /** The calls the model makes; passed to the loop as written. @default [] */
   toolCalls?: ProviderToolCall[] | undefined;
   /** Why the model stopped. @default "tool_calls" when there are calls, else "stop" */
   finishReason?: LLMResponse["finishReason"] | undefined;
 };
+
+/**
+ * A scripted response: an {@link LLMResponse} whose `toolCalls` (default `[]`) and `finishReason`
+ * (default `"tool_calls"` when there are calls, else `"stop"`) may be left out. Deliberately loose
+ * (`toolCalls` may hold anything) so tests can feed the loop malformed provider output.
+ *
+ * With `textDeltas`, the text is streamed: `chatStream` yields each piece as a `text-delta`
+ * (`content` defaults to the pieces joined; `chat` answers with the content alone).
+ */
+export type ScriptedResponse =
+  | (ScriptedResponseBase & {
+      /** The assistant's text. */
+      content: string;
+      /** The text as `chatStream` streams it, piece by piece. @default the content as one piece */
+      textDeltas?: string[] | undefined;
+    })
+  | (ScriptedResponseBase & {
+      /** The assistant's text. @default the `textDeltas` joined */
+      content?: string | undefined;
+      /** The text as `chatStream` streams it, piece by piece. */
+      textDeltas: string[];
+    });
 
 /** A function step: computes the response from the request (and may wait on `call.signal`). */
 export type ScriptedResponder = (call: ScriptedCall) => ScriptedResponse | Promise<ScriptedResponse>;
@@ -33,22 +58,43 @@ export type ScriptedResponder = (call: ScriptedCall) => ScriptedResponse | Promi
 /** One step of the script: a response, an error to reject with, or a function computing the response. */
 export type ScriptStep = ScriptedResponse | Error | ScriptedResponder;
 
-function complete(response: ScriptedResponse): LLMResponse {
+/** A step's answer: the response the loop gets, and the text pieces `chatStream` yields before it. */
+interface PlayedStep {
+  response: LLMResponse;
+  textDeltas: readonly unknown[];
+}
+
+function complete(scripted: ScriptedResponse): PlayedStep {
   // Only fill in what is missing: a malformed step must reach the loop as it is.
-  if (response === null || typeof response !== "object") return response as LLMResponse;
+  if (scripted === null || typeof scripted !== "object") return { response: scripted as LLMResponse, textDeltas: [] };
+  const { textDeltas, ...response } = scripted;
   const toolCalls = response.toolCalls ?? [];
-  return {
+  const streamed = Array.isArray(textDeltas);
+  const content = response.content ?? (streamed ? textDeltas.join("") : undefined);
+  const completed = {
     ...response,
+    ...(content === undefined ? {} : { content }),
     toolCalls,
     finishReason: response.finishReason ?? (Array.isArray(toolCalls) && toolCalls.length > 0 ? "tool_calls" : "stop"),
-  };
+  } as LLMResponse;
+  const oneDelta = typeof content === "string" && content !== "" ? [content] : [];
+  return { response: completed, textDeltas: streamed ? textDeltas : oneDelta };
 }
 
 /** Options of {@link ScriptedProvider}. */
 export interface ScriptedProviderOptions {
   /** What `getDefaultModel()` returns. @default "scripted-model" */
   defaultModel?: string;
+  /**
+   * Whether the provider has `chatStream` (so a loop with a listener streams its text). A step
+   * without `textDeltas` is then streamed as one piece.
+   * @default true when a response step of the script has `textDeltas`, else false
+   */
+  stream?: boolean;
 }
+
+/** `LLMProvider.chatStream`'s signature. */
+type ChatStream = NonNullable<LLMProvider["chatStream"]>;
 
 /**
  * An `LLMProvider` that plays a script: each `chat` call takes the next step. It records every
@@ -65,8 +111,14 @@ export interface ScriptedProviderOptions {
  * ```
  */
 export class ScriptedProvider implements LLMProvider {
-  /** Every call received, in order. */
+  /** Every call received, in order (`chat` and `chatStream` calls alike). */
   readonly calls: ScriptedCall[] = [];
+  /**
+   * Plays the next step streamed: a `text-delta` per piece of its `textDeltas` (without them, its
+   * content as one piece), then the `response` part. Present only when streaming is on (see
+   * {@link ScriptedProviderOptions.stream}); an Error step rejects, an aborted signal ends it.
+   */
+  readonly chatStream?: ChatStream;
   readonly #steps: ScriptStep[];
   readonly #defaultModel: string;
 
@@ -74,6 +126,12 @@ export class ScriptedProvider implements LLMProvider {
     if (!Array.isArray(steps)) throw optionError("ScriptedProvider", "steps", "an array of steps", steps);
     this.#steps = [...steps];
     this.#defaultModel = options.defaultModel ?? "scripted-model";
+    const { stream } = options;
+    if (stream !== undefined && typeof stream !== "boolean") {
+      throw optionError("ScriptedProvider", "stream", "a boolean", stream);
+    }
+    const scriptsDeltas = steps.some((step) => typeof step === "object" && step !== null && "textDeltas" in step);
+    if (stream ?? scriptsDeltas) this.chatStream = (...args) => this.#streamed(...args);
   }
 
   /** Steps not played yet (never negative; see {@link assertDone} for calls beyond the script). */
@@ -92,6 +150,33 @@ export class ScriptedProvider implements LLMProvider {
     options: Record<string, unknown>,
     signal?: AbortSignal,
   ): Promise<LLMResponse> {
+    return (await this.#play(messages, tools, model, options, signal)).response;
+  }
+
+  async *#streamed(
+    messages: Message[],
+    tools: ToolDefinition[] | undefined,
+    model: string,
+    options: Record<string, unknown>,
+    signal?: AbortSignal,
+  ): AsyncGenerator<LLMStreamPart, void> {
+    const { response, textDeltas } = await this.#play(messages, tools, model, options, signal);
+    for (const delta of textDeltas) {
+      signal?.throwIfAborted();
+      // Deliberately loose, like the rest of a script: a piece reaches the loop as written.
+      yield { type: "text-delta", delta: delta as string };
+    }
+    signal?.throwIfAborted();
+    yield { type: "response", response };
+  }
+
+  async #play(
+    messages: Message[],
+    tools: ToolDefinition[] | undefined,
+    model: string,
+    options: Record<string, unknown>,
+    signal: AbortSignal | undefined,
+  ): Promise<PlayedStep> {
     const call: ScriptedCall = {
       messages: structuredClone(messages),
       tools,

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import type { LLMResponse, Message } from "../../src/index.js";
+import {
+  type LLMResponse,
+  type LLMStreamPart,
+  type Message,
+  runToolLoop,
+  type ToolLoopEvent,
+  ToolRegistry,
+} from "../../src/index.js";
 import { ScriptedProvider, textResponse, toolCallResponse } from "../../src/testing/index.js";
 
 const user: Message[] = [{ role: "user", content: "hi" }];
@@ -124,5 +131,109 @@ describe("ScriptedProvider overrun (review regressions)", () => {
     await expect(provider.chat([], undefined, "m", {})).rejects.toThrow(/the script has 1 steps/);
     expect(provider.remaining).toBe(0);
     expect(() => provider.assertDone()).toThrow(/called 2 times but the script has only 1 steps/);
+  });
+});
+
+describe("ScriptedProvider streamed text (chatStream)", () => {
+  async function parts(provider: ScriptedProvider, signal?: AbortSignal): Promise<LLMStreamPart[]> {
+    const { chatStream } = provider;
+    if (chatStream === undefined) throw new Error("no chatStream");
+    const seen: LLMStreamPart[] = [];
+    for await (const part of chatStream(user, undefined, "m", {}, signal)) seen.push(part);
+    return seen;
+  }
+
+  it("streams a step's textDeltas piece by piece, then the response with the pieces joined", async () => {
+    const provider = new ScriptedProvider([{ textDeltas: ["It is ", "sunny ", "in Paris."] }]);
+    expect(await parts(provider)).toEqual([
+      { type: "text-delta", delta: "It is " },
+      { type: "text-delta", delta: "sunny " },
+      { type: "text-delta", delta: "in Paris." },
+      { type: "response", response: { content: "It is sunny in Paris.", toolCalls: [], finishReason: "stop" } },
+    ]);
+    expect(provider.calls).toEqual([{ messages: user, tools: undefined, model: "m", options: {}, signal: undefined }]);
+    provider.assertDone();
+  });
+
+  it("chat plays a streamed step as a whole answer, without the pieces", async () => {
+    const provider = new ScriptedProvider([{ textDeltas: ["a", "b"], toolCalls: [{ id: "c", name: "t" }] }]);
+    expect(await provider.chat(user, undefined, "m", {})).toEqual({
+      content: "ab",
+      toolCalls: [{ id: "c", name: "t" }],
+      finishReason: "tool_calls",
+    });
+  });
+
+  it("keeps a content given beside textDeltas as written (to script a stream that disagrees)", async () => {
+    const provider = new ScriptedProvider([{ content: "whole", textDeltas: ["pie", "ces"] }]);
+    expect(await parts(provider)).toEqual([
+      { type: "text-delta", delta: "pie" },
+      { type: "text-delta", delta: "ces" },
+      { type: "response", response: { content: "whole", toolCalls: [], finishReason: "stop" } },
+    ]);
+  });
+
+  it("has no chatStream for a script without textDeltas, so existing scripts run exactly as before", () => {
+    expect(new ScriptedProvider([textResponse("x"), () => textResponse("y")]).chatStream).toBeUndefined();
+    expect(new ScriptedProvider([{ textDeltas: ["x"] }], { stream: false }).chatStream).toBeUndefined();
+  });
+
+  it("with stream: true streams every step: the content as one piece (none when empty), calls in the response", async () => {
+    const call = toolCallResponse({ id: "c1", name: "t" });
+    const provider = new ScriptedProvider([textResponse("hello"), call, () => textResponse("computed")], {
+      stream: true,
+    });
+    expect(await parts(provider)).toEqual([
+      { type: "text-delta", delta: "hello" },
+      { type: "response", response: textResponse("hello") },
+    ]);
+    expect(await parts(provider)).toEqual([{ type: "response", response: call }]);
+    expect(await parts(provider)).toEqual([
+      { type: "text-delta", delta: "computed" },
+      { type: "response", response: textResponse("computed") },
+    ]);
+  });
+
+  it("an Error step rejects the stream; a stream beyond the script rejects as chat does", async () => {
+    const error = new Error("rate limited");
+    const provider = new ScriptedProvider([error], { stream: true });
+    await expect(parts(provider)).rejects.toBe(error);
+    await expect(parts(provider)).rejects.toThrow("the script has 1 steps but chat() was called 2 times");
+  });
+
+  it("an abort ends the stream with the signal's reason, before or between pieces", async () => {
+    const before = new AbortController();
+    before.abort(new Error("early"));
+    const provider = new ScriptedProvider([{ textDeltas: ["a", "b"] }, { textDeltas: ["c", "d"] }]);
+    await expect(parts(provider, before.signal)).rejects.toThrow("early");
+
+    const between = new AbortController();
+    const { chatStream } = provider;
+    const seen: LLMStreamPart[] = [];
+    const run = (async () => {
+      for await (const part of chatStream?.(user, undefined, "m", {}, between.signal) ?? []) {
+        seen.push(part);
+        between.abort(new Error("late"));
+      }
+    })();
+    await expect(run).rejects.toThrow("late");
+    expect(seen).toEqual([{ type: "text-delta", delta: "c" }]);
+  });
+
+  it("refuses a stream option that is not a boolean", () => {
+    expect(() => new ScriptedProvider([], { stream: "yes" as unknown as boolean })).toThrowErrorMatchingInlineSnapshot(
+      `[TypeError: ScriptedProvider: stream must be a boolean, got "yes"]`,
+    );
+  });
+
+  it("a loop with a listener streams the scripted pieces as text-delta events", async () => {
+    const provider = new ScriptedProvider([{ textDeltas: ["Hel", "lo"] }]);
+    const events: ToolLoopEvent[] = [];
+    const result = await runToolLoop(
+      { provider, tools: new ToolRegistry(), maxIterations: 2, onEvent: (event) => void events.push(event) },
+      user,
+    );
+    expect(events.filter((event) => event.type === "text-delta").map((event) => event.delta)).toEqual(["Hel", "lo"]);
+    expect(result.content).toBe("Hello");
   });
 });
