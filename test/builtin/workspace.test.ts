@@ -1,10 +1,22 @@
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  mkdirSync,
+  mkdtempSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { open } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   checkWorkspaceOptions,
+  heldRealPath,
+  isAllowedRealPath,
   isInside,
   MAX_PATH_CHARS,
   OUTSIDE_WORKSPACE,
@@ -274,6 +286,77 @@ describe("isInside", () => {
     ["/anything", "/", true],
   ])("%s inside %s: %s", (path, directory, expected) => {
     expect(isInside(path, directory)).toBe(expected);
+  });
+});
+
+describe("isAllowedRealPath", () => {
+  it.each<[string, () => Partial<WorkspaceOptions>, () => string, "read" | "write", boolean]>([
+    ["a file inside", () => ({}), () => join(workspace, "a.txt"), "read", true],
+    ["the workspace itself", () => ({}), () => workspace, "write", true],
+    ["a file outside", () => ({}), () => join(outside, "secret.txt"), "read", false],
+    ["a prefix sibling", () => ({}), () => `${workspace}-other/x`, "read", false],
+    ["a relative path", () => ({}), () => "a.txt", "read", false],
+    [
+      "outside, allowed for reading",
+      () => ({ allowReadPaths: [/\/outside\//] }),
+      () => join(outside, "s"),
+      "read",
+      true,
+    ],
+    [
+      "outside, allowed for reading only",
+      () => ({ allowReadPaths: [/\/outside\//] }),
+      () => join(outside, "s"),
+      "write",
+      false,
+    ],
+    [
+      "outside, allowed for writing",
+      () => ({ allowWritePaths: [/\/outside\//] }),
+      () => join(outside, "s"),
+      "write",
+      true,
+    ],
+    ["outside, restrictToWorkspace: false", () => ({ restrictToWorkspace: false }), () => "/etc/passwd", "write", true],
+  ])("%s", async (_, options, path, access, expected) => {
+    expect(await isAllowedRealPath({ workspace, ...options() }, path(), access)).toBe(expected);
+  });
+
+  it("compares with the workspace's real path and allows nothing when it is gone", async () => {
+    symlinkSync(workspace, join(root, "ws-link"));
+    expect(await isAllowedRealPath({ workspace: join(root, "ws-link") }, join(workspace, "a.txt"), "read")).toBe(true);
+    expect(await isAllowedRealPath({ workspace: join(root, "missing") }, join(root, "missing", "a"), "read")).toBe(
+      false,
+    );
+    expect(await isAllowedRealPath({ workspace: "relative" } as WorkspaceOptions, "/x", "read")).toBe(false);
+  });
+});
+
+describe.runIf(process.platform === "linux")("heldRealPath (Linux: /proc/self/fd)", () => {
+  it("names what was opened, not what the path names now", async () => {
+    const handle = await open(join(workspace, "sub"), "r");
+    try {
+      renameSync(join(workspace, "sub"), join(outside, "moved"));
+      symlinkSync(workspace, join(workspace, "sub"));
+      expect(await heldRealPath(handle)).toBe(join(outside, "moved"));
+    } finally {
+      await handle.close();
+    }
+  });
+
+  it("names a removed file by its last path, and keeps a name that ends in ' (deleted)'", async () => {
+    writeFileSync(join(workspace, "gone.txt"), "x");
+    writeFileSync(join(workspace, "x (deleted)"), "x");
+    const gone = await open(join(workspace, "gone.txt"), "r");
+    const named = await open(join(workspace, "x (deleted)"), "r");
+    try {
+      unlinkSync(join(workspace, "gone.txt"));
+      expect(await heldRealPath(gone)).toBe(join(workspace, "gone.txt"));
+      expect(await heldRealPath(named)).toBe(join(workspace, "x (deleted)"));
+    } finally {
+      await gone.close();
+      await named.close();
+    }
   });
 });
 
