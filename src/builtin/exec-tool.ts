@@ -7,7 +7,14 @@ import { errorMessage, quoteName } from "../internal/describe.js";
 import { checkCount, checkMetadata, checkString, optionError } from "../internal/options.js";
 import type { Tool, ToolContext } from "../tool.js";
 import { errorResult, newToolResult, type ToolResult } from "../tool-result.js";
-import { type CommandPatterns, checkCommand, commandWords, copyPattern } from "./command-guard.js";
+import {
+  type CommandPatterns,
+  type CommandWord,
+  checkCommand,
+  commandName,
+  copyPattern,
+  shellLayers,
+} from "./command-guard.js";
 import { checkWorkspaceOptions, resolveWorkspacePath, type WorkspaceOptions } from "./workspace.js";
 
 /** Options of {@link createExecTool}: the workspace, and how commands run. */
@@ -196,21 +203,74 @@ async function execute(
 
 // ─── The workspace check of operands (restricted mode) ──────────────────────────────────────────
 //
-// Every word of the command (split as the shell would, quotes removed), and the part after `=` of
-// a word such as `--output=/x` or `A=/x`, is read as a path relative to the working directory:
-// `~` is the workspace (HOME); an absolute path must be one the workspace options allow (or a
-// harmless device such as /dev/null); a `..` segment is refused outright; any other word is
-// resolved through symlinks, like a file tool's path, and refused when it leads outside. A word
-// that names no file is harmless. An unquoted wildcard (`*`, `?`, `[`) may only be in the last
-// part of a path, and is refused when the directory it lists holds any symlink that leads outside
+// Every word of the command (split as the shell would, quotes removed), and of the script of every
+// inline shell in it (`sh -c '…'`), and the part after `=` of a word such as `--output=/x` or
+// `A=/x`, is read as a path relative to the working directory: `~` is HOME; an absolute path must
+// be one the workspace options allow (or a harmless device such as /dev/null); a `..` segment is
+// refused outright; any other word is resolved through symlinks, like a file tool's path, and
+// refused when it leads outside. A word that names no file is harmless. An unquoted wildcard
+// (`*`, `?`, `[`) may only be in the last part of a path, may not be able to match `..` (sh's
+// `.*` does), and is refused when the directory it lists holds any symlink that leads outside
 // (whether or not the wildcard would match it). A word that may be an unquoted brace expansion
 // (`{a,b}`, `{1..3}`) is refused. URLs are skipped, except `file:` ones (paths).
+//
+// What the shell computes while it runs is invisible to such a check, so it is refused: a `$`
+// expansion (`p=.; cd $p$p`) other than the few whose value is known to be harmless, `xargs` and
+// `parallel` (their arguments come from their input), and a `cd`/`pushd` to a target that is not a
+// literal word.
 
 const URL_PATTERN = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//;
 const FILE_URL = /^file:/i;
 /** `..` as a path segment, also inside an option (`-o../x`) or after `=`. */
 const PARENT_SEGMENT = /\.\.\/|(?:^|[/=])\.\.$|^-[A-Za-z]+\.\.$/;
 const STAY_INSIDE = " (paths must stay inside the workspace)";
+/** Expansions whose value is a number (`$?`, `$!`, `$$`, `$#`): never a path that leads anywhere. */
+const NUMERIC_PARAMETERS = ["?", "!", "$", "#"];
+/** `HOME` or `PWD` named as a variable (`read HOME`, `HOME=x`, `export PWD`), not expanded (`$HOME`). */
+const NAMES_HOME_OR_PWD = /(?:^|[^A-Za-z0-9_$])(HOME|PWD)(?![A-Za-z0-9_])/g;
+/** Commands whose arguments come from their input, which the check cannot read. */
+const ARGUMENTS_FROM_INPUT = new Set(["xargs", "parallel"]);
+const CHANGE_DIRECTORY = new Set(["cd", "pushd"]);
+const RUNTIME = "which the workspace check cannot see";
+
+/**
+ * The `$` expansions a restricted command may use: `$?`, `$!`, `$$`, `$#`; `$HOME` when it is the
+ * workspace (the default) and `$PWD` (only a checked `cd` changes it), each unless the command
+ * names the variable itself, which could give it any value (`read HOME < f`).
+ */
+function harmlessParameters(settings: ExecSettings, named: ReadonlySet<string>): Set<string> {
+  const harmless = new Set(NUMERIC_PARAMETERS);
+  if (!named.has("HOME") && settings.env.HOME === settings.workspace.workspace) harmless.add("HOME");
+  if (!named.has("PWD")) harmless.add("PWD");
+  return harmless;
+}
+
+/** Which of `HOME` and `PWD` the words name as variables. */
+function namedVariables(words: readonly CommandWord[]): Set<string> {
+  const named = new Set<string>();
+  for (const { text } of words) {
+    for (const match of text.matchAll(NAMES_HOME_OR_PWD)) named.add(match[1] as string);
+  }
+  return named;
+}
+
+/** Why a word is refused before any path check: a `$` expansion, `xargs`, a `cd` to a computed target. */
+function runtimeRefusal(words: readonly CommandWord[], index: number, harmless: Set<string>): string | undefined {
+  const word = words[index] as CommandWord;
+  const parameter = word.parameters.find((name) => !harmless.has(name));
+  if (parameter !== undefined) {
+    return `${quoteName(word.text)} expands $${parameter} when it runs, ${RUNTIME}; write the value out`;
+  }
+  const name = commandName(word.text);
+  if (ARGUMENTS_FROM_INPUT.has(name)) return `${name} builds command lines from its input when it runs, ${RUNTIME}`;
+  if (CHANGE_DIRECTORY.has(name)) {
+    let next = index + 1;
+    while (/^-[LPe@]+$/.test(words[next]?.text ?? "")) next++;
+    const target = words[next];
+    if (target?.expands === true) return `${name} to ${quoteName(target.text)}, which is not a literal directory`;
+  }
+  return undefined;
+}
 
 /**
  * The paths a word may name: the word itself unless it is an option; what follows `=`
@@ -239,6 +299,23 @@ function filePath(url: string): string {
   return slash === -1 ? "/" : rest.slice(slash);
 }
 
+/**
+ * Whether the last part of a wildcard may match `..`: sh (dash) matches `.*`, `.?`, `..*`, `.[.]`
+ * to it (a leading `.` must be written; `*`, `?` and brackets never match one). Over-approximates:
+ * brackets count as one character whatever they hold.
+ */
+function mayMatchParent(last: string): boolean {
+  if (!last.startsWith(".")) return false;
+  let rest = last.slice(1);
+  // Everything from the first `[` to the last `]` as one `?`: linear, and it can only say yes more often.
+  const open = rest.indexOf("[");
+  const close = rest.lastIndexOf("]");
+  if (open !== -1 && close > open) rest = `${rest.slice(0, open)}?${rest.slice(close + 1)}`;
+  if (!/^[*?.]*$/.test(rest)) return false;
+  const single = rest.replace(/\*/g, "").length;
+  return single === 1 || (single === 0 && rest !== "");
+}
+
 /** Where the first wildcard of a word is (`*`, `?`, or a `[` closed later), or -1. */
 function wildcardIndex(word: string): number {
   const star = word.search(/[*?]/);
@@ -249,14 +326,23 @@ function wildcardIndex(word: string): number {
 }
 
 async function checkOperands(settings: ExecSettings, command: string, cwd: string): Promise<string | undefined> {
+  // checkCommand refused inline shells nested too deep: every layer is here.
+  const words = shellLayers(command).layers.flatMap((layer) => layer.words);
+  const named = namedVariables(words);
+  const harmless = harmlessParameters(settings, named);
   // Each candidate path, and whether the shell may expand it (an unquoted `*`, `?`, `[` or `{`).
   const candidates = new Map<string, boolean>();
   const add = (path: string, expands: boolean) => candidates.set(path, expands || candidates.get(path) === true);
   // Each directory a wildcard lists is read once per command, however many wildcards name it.
   const listed = new Map<string, Promise<DirectoryFinding>>();
-  for (const { text, expands } of commandWords(command)) {
+  for (const [index, { text, expands }] of words.entries()) {
+    const runtime = runtimeRefusal(words, index, harmless);
+    if (runtime !== undefined) return `command refused: ${runtime}`;
     if (PARENT_SEGMENT.test(text)) return `command refused: ${quoteName(text)} has a '..' segment${STAY_INSIDE}`;
     for (const part of operandsOf(text)) {
+      if (named.has("HOME") && (part === "~" || part.startsWith("~/"))) {
+        return `command refused: ${quoteName(part)} is HOME, which this command sets itself`;
+      }
       if (FILE_URL.test(part)) {
         // A percent escape could spell `..` for the program that decodes it.
         if (part.includes("%")) return `command refused: ${quoteName(part)} is a file URL with a percent escape`;
@@ -282,7 +368,9 @@ async function checkOperand(
   const shown = quoteName(word);
   if (PARENT_SEGMENT.test(word)) return `${shown} has a '..' segment${STAY_INSIDE}`;
   let path = word;
-  if (word === "~" || word.startsWith("~/")) path = join(settings.workspace.workspace, word.slice(1));
+  // HOME is the workspace unless options.env replaced it: where the shell's `~` leads.
+  if (word === "~" || word.startsWith("~/"))
+    path = join(settings.env.HOME ?? settings.workspace.workspace, word.slice(1));
   else if (word.startsWith("~")) return `${shown} names another user's home directory`;
   if (DEVICE_PATHS.has(path)) return undefined;
   // A shell whose sh is bash expands {.,.}. to `..`: a word that could hold a brace expansion is refused.
@@ -294,6 +382,9 @@ async function checkOperand(
     // What the shell would expand: only in the last part of a path, where the directory it lists
     // can be checked for symlinks that lead outside.
     if (path.includes("/", wildcard)) return `${shown} has a wildcard before its last '/'; name the directory`;
+    if (mayMatchParent(path.slice(path.lastIndexOf("/") + 1))) {
+      return `${shown} is a wildcard that may match '..' (sh expands .* and .? to it); name the files`;
+    }
     const slash = path.lastIndexOf("/");
     const relative = slash === -1 ? "." : path.slice(0, slash + 1);
     const directory = isAbsolute(relative) ? relative : join(cwd, relative);

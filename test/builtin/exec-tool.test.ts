@@ -482,6 +482,141 @@ describe("the workspace (restricted mode, the default)", () => {
   });
 });
 
+describe("the workspace: what the shell computes at run time (attack report F2)", () => {
+  // The layout of the attack: the workspace three levels down, the secret and a victim above it.
+  let deep: string;
+  beforeEach(() => {
+    deep = join(workspace, "a", "b");
+    mkdirSync(deep, { recursive: true });
+    mkdirSync(join(workspace, "victim"));
+  });
+  const inDeep = () => ({ working_directory: "a/b" });
+
+  it.each([
+    ["p=.; cd $p$p; cd $p$p; cd $p$p; cat outside/secret.txt", '"$p$p" expands $p when it runs'],
+    ['p=.; cat "$p$p/$p$p/$p$p/outside/secret.txt"', '"$p$p/$p$p/$p$p/outside/secret.txt" expands $p when it runs'],
+    ["p=.; ln $p$p/$p$p/$p$p/outside/secret.txt hard", '"$p$p/$p$p/$p$p/outside/secret.txt" expands $p when it runs'],
+    ["set -- sub; cd $1", '"$1" expands $1 when it runs'],
+    ["echo sub; cd $_", '"$_" expands $_ when it runs'],
+    ["cat $0", '"$0" expands $0 when it runs'],
+    [
+      "printf '%s' L2V0Yy9wYXNzd2Q= | base64 -d | xargs cat",
+      "xargs builds command lines from its input when it runs, which the workspace check cannot see",
+    ],
+    ["ls | /usr/bin/parallel cat", "parallel builds command lines from its input when it runs"],
+    ["cd .?; ls", 'cd to ".?", which is not a literal directory'],
+    ["cd -P [.].; ls", 'cd to "[.].", which is not a literal directory'],
+  ])("refuses %j", async (command, reason) => {
+    const result = await run(command, {}, undefined, inDeep());
+    expect(result.isError).toBe(true);
+    expect(result.forLLM).toContain(`command refused: ${reason}`);
+  });
+
+  it("says why, in words the model can act on", async () => {
+    expect((await run("p=.; cd $p$p")).forLLM).toMatchInlineSnapshot(
+      `"command refused: "$p$p" expands $p when it runs, which the workspace check cannot see; write the value out"`,
+    );
+  });
+
+  it("checks the words of an inline shell's script as paths too", async () => {
+    for (const command of [
+      `sh -c "cat ${join(outside, "secret.txt")}"`,
+      "bash -c 'cd /; ls'",
+      "sh -ec 'sh -c \"cat /etc/passwd\"'",
+    ]) {
+      const result = await run(command);
+      expect(result.isError).toBe(true);
+      expect(result.forLLM).toMatch(/^command refused: .* is outside the workspace$/);
+    }
+    expect((await run("sh -c 'cat notes.txt'")).forLLM).toBe("hello");
+  });
+
+  it("refuses a wildcard that sh may expand to '..' (.*, .?, ..*, .[.])", async () => {
+    for (const word of [".*", ".?", "..*", ".[.]", "sub/.*"]) {
+      const result = await run(`ls -d ${word}`);
+      expect(result.forLLM).toBe(
+        `command refused: ${JSON.stringify(word)} is a wildcard that may match '..' (sh expands .* and .? to it); name the files`,
+      );
+    }
+    writeFileSync(join(workspace, ".env.local"), "");
+    expect((await run("ls -d .env*")).forLLM).toBe(".env.local");
+    expect((await run("ls -d .??*")).forLLM).toBe(".env.local");
+  });
+
+  it("lets $HOME, $PWD and the numeric parameters through: their values are known", async () => {
+    expect((await run('cd "$HOME" && echo "$PWD"', {}, undefined, inDeep())).forLLM).toBe(workspace);
+    expect((await run("cd a; echo $PWD")).forLLM).toBe(join(workspace, "a"));
+    expect((await run("true; echo $? $# $$ $!")).forLLM).toMatch(/^0 0 \d+ *$/);
+    expect((await run("echo '$p$p' \\$p")).forLLM).toBe("$p$p $p");
+    expect((await run("cat $HOME/notes.txt ~/notes.txt")).forLLM).toBe("hellohello");
+  });
+
+  it("refuses $HOME, ~ and $PWD when the command names the variable (it may give it any value)", async () => {
+    writeFileSync(join(workspace, "where"), outside);
+    for (const [command, reason] of [
+      ["read HOME < where; cat $HOME/secret.txt", '"$HOME/secret.txt" expands $HOME when it runs'],
+      ["read HOME < where; cat ~/secret.txt", '"~/secret.txt" is HOME, which this command sets itself'],
+      ["read PWD < where; cat $PWD/secret.txt", '"$PWD/secret.txt" expands $PWD when it runs'],
+      ["H\\OME=x; echo $HOME", '"$HOME" expands $HOME when it runs'],
+    ]) {
+      expect((await run(command as string)).forLLM).toContain(`command refused: ${reason}`);
+    }
+  });
+
+  it("reads ~ and $HOME as the HOME of options.env when it replaces the workspace", async () => {
+    const options = { env: { HOME: outside } };
+    expect((await run("cat ~/secret.txt", options)).forLLM).toBe(
+      'command refused: "~/secret.txt" is outside the workspace',
+    );
+    expect((await run("cat $HOME/secret.txt", options)).forLLM).toContain("expands $HOME when it runs");
+  });
+
+  it("runs the attack session's commands no more (F2): nothing outside is read, deleted or linked", async () => {
+    mkdirSync(join(outside, "victim"));
+    for (const command of [
+      "p=.; cd $p$p; cd $p$p; cd $p$p; cat outside/secret.txt",
+      'a=r; b=m; p=.; sh -c "$a$b -rf $p$p/$p$p/$p$p/outside/victim"; echo done',
+      `printf '%s' ${Buffer.from(join(outside, "secret.txt")).toString("base64")} | base64 -d | xargs cat`,
+      "p=.; ln $p$p/$p$p/$p$p/outside/secret.txt hard",
+    ]) {
+      const result = await run(command, {}, undefined, inDeep());
+      expect(result.forLLM).toMatch(/^command refused/);
+    }
+    expect(existsSync(join(outside, "victim"))).toBe(true);
+    expect(existsSync(join(deep, "hard"))).toBe(false);
+  });
+});
+
+describe("the deny list end to end (attack report F3, F4)", () => {
+  it.each([
+    ["mkdir -p g/h; rm --r g", "g"],
+    ["touch k; rm --fo k", "k"],
+    ["a=rm; mkdir -p d/e; timeout 5 $a -rf d", "d"],
+  ])("refuses %j, and nothing runs", async (command, left) => {
+    mkdirSync(join(workspace, left));
+    const result = await run(command, { restrictToWorkspace: false });
+    expect(result.forLLM).toMatch(/^command refused by the deny list: /);
+    expect(existsSync(join(workspace, left))).toBe(true);
+  });
+
+  it("refuses a decoded script piped into xargs sh (B5)", async () => {
+    const script = Buffer.from("touch ran").toString("base64");
+    const result = await run(`echo ${script} | base64 -d | xargs -0 sh -c`, { restrictToWorkspace: false });
+    expect(result.forLLM).toContain("a pipe into a shell");
+    expect(existsSync(join(workspace, "ran"))).toBe(false);
+  });
+
+  it("refuses setsid spelled through variables: nothing escapes the group (B9)", async () => {
+    const result = await run('a=set; b=sid; sh -c "$a$b sleep 30 &"', { restrictToWorkspace: false });
+    expect(result.forLLM).toBe("command refused by the deny list: a $ in the script of an inline shell (sh -c '…$…')");
+  });
+
+  it("refuses the parent's environment through a relative proc/ (F4), also unrestricted", async () => {
+    const result = await run("cd /; tr '\\0' '\\n' < proc/$PPID/environ", { restrictToWorkspace: false });
+    expect(result.forLLM).toContain("another process's environment");
+  });
+});
+
 describe("start failure", () => {
   it("is an error result with the cause kept, when the shell cannot start", async () => {
     const exec = tool({ restrictToWorkspace: false });
