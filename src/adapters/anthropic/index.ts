@@ -12,6 +12,8 @@ export type {
   AnthropicUsageLike,
 } from "./convert-anthropic-response.js";
 export { fromAnthropicMessage } from "./convert-anthropic-response.js";
+export type { AnthropicStreamRequest } from "./convert-anthropic-stream.js";
+export { fromAnthropicStream } from "./convert-anthropic-stream.js";
 export type {
   AnthropicContentBlockParam,
   AnthropicMessageParam,

@@ -11,13 +11,13 @@ interface CallParts {
   arguments: TextParts;
 }
 
-/** What {@link fromOpenAIChatStream} reads. */
-export interface OpenAIChatStreamRequest {
-  /** What `client.chat.completions.create({ …, stream: true })` resolved with: its chunks. */
+/** What {@link fromOpenAIChatStream} and `fromOpenAIResponsesStream` read. */
+export interface OpenAIStreamRequest {
+  /** What the client's `create({ …, stream: true })` resolved with: its chunks or events. */
   stream: unknown;
   /** The loop's signal: an abort ends the iteration with its reason. */
   signal?: AbortSignal | undefined;
-  /** In strict mode, the tool schemas by name, as for {@link fromOpenAIChatCompletion}. */
+  /** In strict mode, the tool schemas by name, as for {@link fromOpenAIChatCompletion} and `fromOpenAIResponse`. */
   strictSchemas?: Map<string, Record<string, unknown>> | undefined;
 }
 
@@ -36,7 +36,7 @@ export async function* fromOpenAIChatStream({
   stream,
   signal,
   strictSchemas,
-}: OpenAIChatStreamRequest): AsyncGenerator<LLMStreamPart, void> {
+}: OpenAIStreamRequest): AsyncGenerator<LLMStreamPart, void> {
   const content = new TextParts();
   const refusal = new TextParts();
   const calls = new StreamedCalls();

@@ -2,8 +2,8 @@ import { isRecord } from "../../internal/describe.js";
 import type { LLMStreamPart } from "../../provider.js";
 import { invalidResponse, quoted } from "../shared/invalid-response.js";
 import { byIndex, streamEvents, streamIndex, TextParts } from "../shared/stream.js";
+import type { OpenAIStreamRequest } from "./convert-openai-chat-stream.js";
 import { fromOpenAIResponse, PROVIDER } from "./convert-openai-responses-response.js";
-import type { OpenAIStreamRead } from "./create-openai-chat-provider.js";
 
 /** The events that end a streamed response; each carries the whole `Response`. */
 const TERMINAL_EVENTS: ReadonlySet<unknown> = new Set(["response.completed", "response.incomplete", "response.failed"]);
@@ -21,9 +21,6 @@ interface ItemParts {
   refusals: TextParts;
 }
 
-/** What {@link fromOpenAIResponsesStream} reads. */
-export type OpenAIResponsesStreamRequest = Partial<OpenAIStreamRead> & Pick<OpenAIStreamRead, "stream">;
-
 /**
  * Reads a streamed Responses API answer (`ResponseStreamEvent`s): yields a `text-delta` per
  * `response.output_text.delta` (and `response.refusal.delta`), and ends with one `response` part
@@ -39,7 +36,7 @@ export async function* fromOpenAIResponsesStream({
   stream,
   signal,
   strictSchemas,
-}: OpenAIResponsesStreamRequest): AsyncGenerator<LLMStreamPart, void> {
+}: OpenAIStreamRequest): AsyncGenerator<LLMStreamPart, void> {
   const items = new Map<number, ItemParts>();
   const partsOf = (index: number): ItemParts => {
     let parts = items.get(index);

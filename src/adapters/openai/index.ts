@@ -16,7 +16,10 @@ export {
   toOpenAIStrictSchema,
 } from "../../formats/openai.js";
 export { fromOpenAIChatCompletion } from "./convert-openai-chat-response.js";
+export type { OpenAIStreamRequest } from "./convert-openai-chat-stream.js";
+export { fromOpenAIChatStream } from "./convert-openai-chat-stream.js";
 export { fromOpenAIResponse } from "./convert-openai-responses-response.js";
+export { fromOpenAIResponsesStream } from "./convert-openai-responses-stream.js";
 export type { OpenAIChatMessage } from "./convert-to-openai-chat-messages.js";
 export { toOpenAIChatMessages } from "./convert-to-openai-chat-messages.js";
 export type { OpenAIResponsesInputItem } from "./convert-to-openai-responses-messages.js";

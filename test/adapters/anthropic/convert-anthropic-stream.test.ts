@@ -1,6 +1,10 @@
 import Anthropic from "@anthropic-ai/sdk";
 import { describe, expect, it } from "vitest";
-import { createAnthropicProvider, fromAnthropicMessage } from "../../../src/adapters/anthropic/index.js";
+import {
+  createAnthropicProvider,
+  fromAnthropicMessage,
+  fromAnthropicStream,
+} from "../../../src/adapters/anthropic/index.js";
 import type { LLMProvider, Message } from "../../../src/index.js";
 import { expectUnreadable, useReplayServers } from "../../helpers/adapter-fixtures.js";
 import {
@@ -372,5 +376,24 @@ describe("chatStream (Anthropic) and abort", () => {
       { status: 400, body: { type: "error", error: { type: "invalid_request_error", message: "bad" } } },
     ]);
     await expect(collectStream(streamOf(provider))).rejects.toBeInstanceOf(Anthropic.BadRequestError);
+  });
+});
+
+describe("fromAnthropicStream (exported for custom providers)", () => {
+  it("reads a stream of events given directly", async () => {
+    const events = [
+      { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } },
+      { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "Hi" } },
+      { type: "message_delta", delta: { stop_reason: "end_turn" }, usage: { output_tokens: 1 } },
+      { type: "message_stop" },
+    ];
+    const { deltas, response } = await collectStream(fromAnthropicStream({ stream: eventsOf(events) }));
+    expect(deltas).toEqual(["Hi"]);
+    expect(response).toEqual({
+      content: "Hi",
+      toolCalls: [],
+      finishReason: "stop",
+      usage: { promptTokens: 0, completionTokens: 1, totalTokens: 1 },
+    });
   });
 });

@@ -1,6 +1,10 @@
 import OpenAI from "openai";
 import { describe, expect, it } from "vitest";
-import { createOpenAIChatProvider, fromOpenAIChatCompletion } from "../../../src/adapters/openai/index.js";
+import {
+  createOpenAIChatProvider,
+  fromOpenAIChatCompletion,
+  fromOpenAIChatStream,
+} from "../../../src/adapters/openai/index.js";
 import type { LLMProvider, Message, ToolDefinition } from "../../../src/index.js";
 import { expectUnreadable, useReplayServers } from "../../helpers/adapter-fixtures.js";
 import {
@@ -10,7 +14,7 @@ import {
   sseSample,
   sseText,
 } from "../../helpers/replay-server.js";
-import { collectStream } from "../../helpers/stream-parts.js";
+import { collectStream, eventsOf } from "../../helpers/stream-parts.js";
 
 const PROVIDER = "OpenAI Chat Completions";
 const startServer = useReplayServers();
@@ -385,5 +389,35 @@ describe("chatStream and abort", () => {
     const controller = new AbortController();
     controller.abort(new Error("early"));
     await expect(collectStream(streamOf(provider, {}, controller.signal))).rejects.toThrow();
+  });
+});
+
+describe("fromOpenAIChatStream (exported for custom providers)", () => {
+  it("reads a stream of chunks given directly, with strict schemas", async () => {
+    const chunks = [
+      {
+        choices: [
+          {
+            index: 0,
+            delta: {
+              tool_calls: [
+                {
+                  index: 0,
+                  id: "c",
+                  function: { name: "get_weather", arguments: '{"city":"X","state":"Y","units":null}' },
+                },
+              ],
+            },
+          },
+        ],
+      },
+      { choices: [{ index: 0, delta: {}, finish_reason: "tool_calls" }] },
+    ];
+    const schemas = new Map([["get_weather", weatherTool.function.parameters]]);
+    const { response } = await collectStream(
+      fromOpenAIChatStream({ stream: eventsOf(chunks), strictSchemas: schemas }),
+    );
+    // units is optional: strict mode's null for it is removed.
+    expect(response.toolCalls[0]?.arguments).toEqual({ city: "X", state: "Y" });
   });
 });

@@ -1,6 +1,10 @@
 import OpenAI from "openai";
 import { describe, expect, it } from "vitest";
-import { createOpenAIResponsesProvider, fromOpenAIResponse } from "../../../src/adapters/openai/index.js";
+import {
+  createOpenAIResponsesProvider,
+  fromOpenAIResponse,
+  fromOpenAIResponsesStream,
+} from "../../../src/adapters/openai/index.js";
 import type { LLMProvider, Message, ToolDefinition } from "../../../src/index.js";
 import { expectUnreadable, useReplayServers } from "../../helpers/adapter-fixtures.js";
 import {
@@ -314,5 +318,17 @@ describe("chatStream (Responses) and abort", () => {
   it("rejects with the client's error for an error status", async () => {
     const { provider } = await replay([{ status: 500, body: { error: { message: "down" } } }]);
     await expect(collectStream(streamOf(provider))).rejects.toBeInstanceOf(OpenAI.InternalServerError);
+  });
+});
+
+describe("fromOpenAIResponsesStream (exported for custom providers)", () => {
+  it("reads a stream of events given directly", async () => {
+    const events = [
+      { type: "response.output_text.delta", output_index: 0, delta: "Hi" },
+      { type: "response.completed", response: { status: "completed", output: [message("Hi")] } },
+    ];
+    const { deltas, response } = await collectStream(fromOpenAIResponsesStream({ stream: eventsOf(events) }));
+    expect(deltas).toEqual(["Hi"]);
+    expect(response).toEqual({ content: "Hi", toolCalls: [], finishReason: "stop" });
   });
 });
