@@ -79,13 +79,15 @@ const anthropicTools = convertOncePerArray((definitions) => frozenTools(toAnthro
 
 /**
  * An {@link LLMProvider} for Anthropic's Messages API through your `@anthropic-ai/sdk` client
- * (`client.messages.create`, not streamed).
+ * (`client.messages.create`; `chat` is not streamed, `chatStream` is).
  *
  * System messages become the top-level `system`; each turn's tool results are sent first in one
  * user message, with `is_error` from the tool message. `llmOptions` pass through to the request
  * (`temperature`, `tool_choice`, `thinking` …); `llmOptions.max_tokens` overrides the factory's
  * `maxTokens`, and `stream` is refused, as in every adapter (see "`max_tokens` and `stream`" in
- * `docs/adapters.md`). API errors propagate unchanged as the client threw them.
+ * `docs/adapters.md`). API errors propagate unchanged as the client threw them. `chatStream` sends
+ * the same request with `stream: true`, yields the text as it arrives and ends with the answer
+ * `chat` would give (see {@link fromAnthropicStream}).
  *
  * @example
  * ```ts

@@ -200,6 +200,10 @@ const chatTools = openAIToolsConversion(toOpenAIChatTools);
  *
  * Works with every OpenAI-compatible server through the client's `baseURL`.
  *
+ * `chatStream` sends the same request with `stream: true` and
+ * `stream_options: { include_usage: true }`, yields the text as it arrives and ends with the
+ * answer `chat` would give (see {@link fromOpenAIChatStream}).
+ *
  * @example
  * ```ts
  * import OpenAI from "openai";

@@ -52,7 +52,9 @@ const responsesTools = openAIToolsConversion(toOpenAIResponsesTools);
  * (`temperature`, `max_output_tokens`, `tool_choice`, `instructions`, `store`, `reasoning` …);
  * `max_tokens` becomes `max_output_tokens` unless that is given, and `stream` is refused, as in
  * every adapter (see "`max_tokens` and `stream`" in `docs/adapters.md`). API errors propagate
- * unchanged (the loop's `ToolLoopError.cause` is the client's error).
+ * unchanged (the loop's `ToolLoopError.cause` is the client's error). `chatStream` sends the same
+ * request with `stream: true`, yields the text as it arrives and ends with the answer `chat` would
+ * give (see {@link fromOpenAIResponsesStream}).
  *
  * @example
  * ```ts
