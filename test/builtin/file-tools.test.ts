@@ -545,10 +545,11 @@ function startFlipper(a: string, b: string, seconds: number): { child: ChildProc
 /** Everything under `directory` (names, contents and inodes), to show that nothing changed there. */
 function snapshot(directory: string): Record<string, string> {
   return Object.fromEntries(
-    names(directory).map((name) => [
-      name,
-      `${statSync(join(directory, name)).ino}:${readFileSync(join(directory, name), "utf8")}`,
-    ]),
+    names(directory).map((name) => {
+      const path = join(directory, name);
+      const stats = lstatSync(path);
+      return [name, `${stats.ino}:${stats.isFile() ? readFileSync(path, "utf8") : "(not a file)"}`];
+    }),
   );
 }
 
@@ -560,8 +561,15 @@ describe.runIf(linux)("the swap race against a real second process (zero leaks)"
   ) => Promise<ToolResult>;
   const steps: [string, Step][] = [
     ["read_file", (call) => call("read_file", { path: "d/secret.txt" })],
-    ["append_file", (call) => call("append_file", { path: "d/log.txt", content: "MODEL\n" })],
-    ["write_file (new)", (call, n) => call("write_file", { path: `d/new-${n}.txt`, content: "MODEL\n" })],
+    // Every other call creates the file, and its missing parent directories.
+    [
+      "append_file",
+      (call, n) => call("append_file", { path: n % 2 ? `d/more-${n}/new.log` : "d/log.txt", content: "MODEL\n" }),
+    ],
+    [
+      "write_file (new)",
+      (call, n) => call("write_file", { path: n % 2 ? `d/more-${n}/new.txt` : `d/new-${n}.txt`, content: "MODEL\n" }),
+    ],
     [
       "write_file (overwrite)",
       (call) => call("write_file", { path: "d/log.txt", content: "MODEL\n", overwrite: true }),
@@ -606,8 +614,11 @@ describe.runIf(linux)("the swap race against a real second process (zero leaks)"
       expect(refused).toBeGreaterThan(0);
       expect(calls).toBeGreaterThan(refused);
       // No temporary file left anywhere.
-      const real = lstatSync(ws("d")).isDirectory() ? ws("d") : ws("swap");
-      expect(names(real).filter((name) => name.startsWith(".toolloop-"))).toEqual([]);
+      const directories = [workspace, ...names(workspace).map((name) => ws(name))].filter((path) =>
+        lstatSync(path).isDirectory(),
+      );
+      const temporary = directories.flatMap((path) => names(path).filter((name) => name.startsWith(".toolloop-")));
+      expect(temporary).toEqual([]);
     },
     10_000,
   );
