@@ -509,11 +509,17 @@ describe.runIf(linux)("the swap race after the directory is held (Linux: names g
  * python's renameat2(RENAME_EXCHANGE) where available (an atomic swap), else node renames (a
  * three-step swap). It stops by itself after `seconds`, and is killed by the caller's finally.
  */
-function startFlipper(a: string, b: string, seconds: number): { child: ChildProcess; flips: () => Promise<number> } {
+function startFlipper(
+  a: string,
+  b: string,
+  seconds: number,
+): { child: ChildProcess; ready: Promise<void>; flips: () => Promise<number> } {
+  // Each prints "ready" when it starts flipping (its time counts from then), and the number of flips at the end.
   const python = [
     "import ctypes, sys, time",
     "libc = ctypes.CDLL(None, use_errno=True)",
     "a, b = sys.argv[1].encode(), sys.argv[2].encode()",
+    "print('ready', flush=True)",
     "end = time.time() + float(sys.argv[3])",
     "n = 0",
     "while time.time() < end:",
@@ -524,6 +530,7 @@ function startFlipper(a: string, b: string, seconds: number): { child: ChildProc
   const node = [
     "const fs = require('node:fs');",
     "const [a, b, s] = process.argv.slice(1);",
+    "console.log('ready');",
     "const end = Date.now() + Number(s) * 1000;",
     "let n = 0;",
     "while (Date.now() < end) {",
@@ -535,11 +542,15 @@ function startFlipper(a: string, b: string, seconds: number): { child: ChildProc
   const [command, code] = probe.status === 0 ? ["python3", ["-c", python]] : [process.execPath, ["-e", node]];
   const child = spawn(command, [...code, a, b, String(seconds)], { stdio: ["ignore", "pipe", "ignore"] });
   let out = "";
-  child.stdout?.on("data", (data: Buffer) => {
-    out += data.toString();
-  });
   const exited = new Promise<void>((done) => child.on("close", () => done()));
-  return { child, flips: () => exited.then(() => Number.parseInt(out, 10) || 0) };
+  const ready = new Promise<void>((done) => {
+    child.stdout?.on("data", (data: Buffer) => {
+      out += data.toString();
+      if (out.startsWith("ready\n")) done();
+    });
+    void exited.then(() => done()); // never waits for a child that died
+  });
+  return { child, ready, flips: () => exited.then(() => Number.parseInt(out.slice("ready\n".length), 10) || 0) };
 }
 
 /** Everything under `directory` (names, contents and inodes), to show that nothing changed there. */
@@ -597,6 +608,7 @@ describe.runIf(linux)("the swap race against a real second process (zero leaks)"
       let calls = 0;
       let flips = 0;
       try {
+        await flipper.ready;
         const end = Date.now() + RACE_MS;
         while (Date.now() < end) {
           const result = await step(call, calls++);
