@@ -254,6 +254,13 @@ function namedVariables(words: readonly CommandWord[]): Set<string> {
   return named;
 }
 
+/** The word a `cd` or `pushd` at `index` changes to (after its options), if any. */
+function directoryTarget(words: readonly CommandWord[], index: number): CommandWord | undefined {
+  let next = index + 1;
+  while (/^-[LPe@]+$/.test(words[next]?.text ?? "")) next++;
+  return words[next];
+}
+
 /** Why a word is refused before any path check: a `$` expansion, `xargs`, a `cd` to a computed target. */
 function runtimeRefusal(words: readonly CommandWord[], index: number, harmless: Set<string>): string | undefined {
   const word = words[index] as CommandWord;
@@ -264,9 +271,7 @@ function runtimeRefusal(words: readonly CommandWord[], index: number, harmless: 
   const name = commandName(word.text);
   if (ARGUMENTS_FROM_INPUT.has(name)) return `${name} builds command lines from its input when it runs, ${RUNTIME}`;
   if (CHANGE_DIRECTORY.has(name)) {
-    let next = index + 1;
-    while (/^-[LPe@]+$/.test(words[next]?.text ?? "")) next++;
-    const target = words[next];
+    const target = directoryTarget(words, index);
     if (target?.expands === true) return `${name} to ${quoteName(target.text)}, which is not a literal directory`;
   }
   return undefined;
@@ -335,9 +340,16 @@ async function checkOperands(settings: ExecSettings, command: string, cwd: strin
   const add = (path: string, expands: boolean) => candidates.set(path, expands || candidates.get(path) === true);
   // Each directory a wildcard lists is read once per command, however many wildcards name it.
   const listed = new Map<string, Promise<DirectoryFinding>>();
+  // Where a `cd` may lead: each word is checked from there too (`cd sub; cat leak/x`).
+  const targets = new Set<string>();
   for (const [index, { text, expands }] of words.entries()) {
     const runtime = runtimeRefusal(words, index, harmless);
     if (runtime !== undefined) return `command refused: ${runtime}`;
+    if (CHANGE_DIRECTORY.has(commandName(text))) {
+      targets.add("~"); // a `cd` alone goes HOME
+      const target = directoryTarget(words, index)?.text;
+      if (target !== undefined && target !== "") targets.add(target);
+    }
     if (PARENT_SEGMENT.test(text)) return `command refused: ${quoteName(text)} has a '..' segment${STAY_INSIDE}`;
     for (const part of operandsOf(text)) {
       if (named.has("HOME") && (part === "~" || part.startsWith("~/"))) {
@@ -350,11 +362,65 @@ async function checkOperands(settings: ExecSettings, command: string, cwd: strin
       } else if (!URL_PATTERN.test(part)) add(part, expands);
     }
   }
+  const directories = targets.size === 0 ? [cwd] : await reachableDirectories(settings, cwd, targets);
+  if (directories === undefined) {
+    return (
+      `command refused: it may change into more than ${MAX_DIRECTORIES} directories, too many to check; ` +
+      "use working_directory instead"
+    );
+  }
   for (const [candidate, expands] of candidates) {
-    const refusal = await checkOperand(settings, candidate, expands, cwd, listed);
-    if (refusal !== undefined) return `command refused: ${refusal}`;
+    // An absolute path or `~` names the same file from every directory.
+    const from = isAbsolute(candidate) || candidate.startsWith("~") ? [cwd] : directories;
+    for (const directory of from) {
+      const refusal = await checkOperand(settings, candidate, expands, directory, listed);
+      if (refusal !== undefined) return `command refused: ${refusal}`;
+    }
   }
   return undefined;
+}
+
+/** Most directories a restricted command's `cd`s may lead to, each of which its words are checked from. */
+const MAX_DIRECTORIES = 16;
+
+/**
+ * The working directory and every existing directory inside the workspace that the `cd` targets
+ * lead to from it, repeatedly (a `cd sub` in a loop goes on into `sub/sub`); `undefined` when
+ * there are more than {@link MAX_DIRECTORIES}. A target that leads outside is not followed: the
+ * word itself is refused.
+ */
+async function reachableDirectories(
+  settings: ExecSettings,
+  cwd: string,
+  targets: ReadonlySet<string>,
+): Promise<string[] | undefined> {
+  const home = settings.env.HOME ?? settings.workspace.workspace;
+  const found = new Set([cwd]);
+  let frontier = [cwd];
+  while (frontier.length > 0) {
+    const next: string[] = [];
+    for (const base of frontier) {
+      for (const target of targets) {
+        const path =
+          target === "~" || target.startsWith("~/")
+            ? join(home, target.slice(1))
+            : isAbsolute(target)
+              ? target
+              : join(base, target);
+        if (found.has(path) || !(await isDirectoryInside(settings, path))) continue;
+        found.add(path);
+        if (found.size > MAX_DIRECTORIES) return undefined;
+        next.push(path);
+      }
+    }
+    frontier = next;
+  }
+  return [...found];
+}
+
+async function isDirectoryInside(settings: ExecSettings, path: string): Promise<boolean> {
+  const kind = await stat(path).catch(() => undefined);
+  return kind?.isDirectory() === true && (await isPermitted(settings, path));
 }
 
 async function checkOperand(

@@ -571,6 +571,42 @@ describe("the workspace: what the shell computes at run time (attack report F2)"
     expect((await run("cat $HOME/secret.txt", options)).forLLM).toContain("expands $HOME when it runs");
   });
 
+  it("checks each word from every directory a cd may lead to (cd sub; cat leak/x)", async () => {
+    mkdirSync(join(workspace, "sub", "sub"), { recursive: true });
+    symlinkSync(outside, join(workspace, "sub", "leak"));
+    symlinkSync(outside, join(workspace, "sub", "sub", "deeper"));
+    writeFileSync(join(workspace, "sub", "notes.txt"), "in sub");
+    for (const [command, word] of [
+      ["cd sub; cat leak/secret.txt", "leak/secret.txt"],
+      ["(cd sub && ls leak)", "leak"],
+      ["cd sub; cd leak; cat secret.txt", "leak"],
+      ["for i in 1 2; do cd sub; done; cat deeper/secret.txt", "deeper/secret.txt"],
+      [`cd ${join(workspace, "sub")}; cat leak/secret.txt`, "leak/secret.txt"],
+    ]) {
+      expect((await run(command as string)).forLLM).toBe(`command refused: "${word}" is outside the workspace`);
+    }
+    expect((await run("cd sub && cat notes.txt")).forLLM).toBe("in sub");
+  });
+
+  it("refuses a command whose cds may lead to more directories than it checks", async () => {
+    const names = Array.from({ length: 17 }, (_, index) => `d${index}`);
+    for (const name of names) mkdirSync(join(workspace, name));
+    const command = names.map((name) => `(cd ${name}; ls)`).join("; ");
+    expect((await run(command)).forLLM).toBe(
+      "command refused: it may change into more than 16 directories, too many to check; use working_directory instead",
+    );
+    expect(
+      (
+        await run(
+          names
+            .slice(0, 15)
+            .map((name) => `(cd ${name}; ls)`)
+            .join("; "),
+        )
+      ).isError,
+    ).toBe(false);
+  });
+
   it("runs the attack session's commands no more (F2): nothing outside is read, deleted or linked", async () => {
     mkdirSync(join(outside, "victim"));
     for (const command of [
