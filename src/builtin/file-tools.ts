@@ -536,6 +536,8 @@ async function openPlace(
   shown: string,
   path: string,
 ): Promise<{ ok: true; place: Place } | { ok: false; result: ToolResult }> {
+  // Windows has neither /proc nor directories opened like files.
+  if (process.platform === "win32") return placeByPath(tool, shown, path, true);
   const missing: string[] = [];
   let directory = dirname(path);
   let attempted = directory; // the directory being opened, to tell a symlink in its place
