@@ -56,10 +56,11 @@ export async function* fromOpenAIChatStream({
     for (const piece of delta.tool_calls) {
       if (!isRecord(piece)) continue;
       const call = calls.of(piece);
-      if (call.id === undefined && typeof piece.id === "string" && piece.id !== "") call.id = piece.id;
+      // As openai-node's own stream helper: a non-empty id or name sets it (pieces normally bring them once).
+      if (typeof piece.id === "string" && piece.id !== "") call.id = piece.id;
       const fn = piece.function;
       if (!isRecord(fn)) continue;
-      if (typeof fn.name === "string" && fn.name !== "" && call.name === undefined) call.name = fn.name;
+      if (typeof fn.name === "string" && fn.name !== "") call.name = fn.name;
       call.arguments.add(fn.arguments);
     }
   }

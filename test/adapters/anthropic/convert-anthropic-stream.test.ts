@@ -123,7 +123,7 @@ describe("chatStream (Anthropic): the answer chat would give", () => {
       stop_sequence: null,
       usage: { input_tokens: 30, cache_read_input_tokens: 5, output_tokens: 40 },
     };
-    const { provider } = await replay([
+    const { server, provider } = await replay([
       { body: message },
       sseResponse([
         start({ input_tokens: 30, cache_read_input_tokens: 5, output_tokens: 1 }),
@@ -158,6 +158,8 @@ describe("chatStream (Anthropic): the answer chat would give", () => {
     });
     expect(response.usage).toEqual({ promptTokens: 35, completionTokens: 40, totalTokens: 75 });
     expect(deltas).toEqual(["Checking ", "both."]);
+    // The same request, asking for a stream.
+    expect(server.requests[1]?.body).toEqual({ ...(server.requests[0]?.body as object), stream: true });
   });
 
   it("a final answer: end_turn finishes with stop; message_delta's cumulative counts win over message_start's", async () => {

@@ -177,7 +177,7 @@ describe("chatStream: text and the answer chat would give", () => {
       usage: { prompt_tokens: 20, completion_tokens: 30, total_tokens: 50 },
     };
     const call = (index: number, piece: Record<string, unknown>) => chunk({ tool_calls: [{ index, ...piece }] });
-    const { provider } = await replay([
+    const { server, provider } = await replay([
       { body: completion },
       sseResponse([
         chunk({ role: "assistant", content: "Checking " }),
@@ -198,6 +198,12 @@ describe("chatStream: text and the answer chat would give", () => {
     expect(response).toEqual(whole);
     expect(response).toEqual(fromOpenAIChatCompletion(completion));
     expect(deltas.join("")).toBe(response.content);
+    // The same request, asking for a stream.
+    expect(server.requests[1]?.body).toEqual({
+      ...(server.requests[0]?.body as object),
+      stream: true,
+      stream_options: { include_usage: true },
+    });
   });
 
   it("streams a refusal as text; the response's content is the refusal, as in chat", async () => {

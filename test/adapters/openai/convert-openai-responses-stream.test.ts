@@ -91,10 +91,15 @@ describe("chatStream over the real openai client, on the recorded Responses stre
       .filter((line) => line.startsWith("data: "))
       .at(-1);
     const final = JSON.parse(String(finalLine).slice("data: ".length)) as { response: Record<string, unknown> };
-    const { provider } = await replay([{ body: final.response }, sseSample("openai-responses-stream-tool-call.sse")]);
+    const { server, provider } = await replay([
+      { body: final.response },
+      sseSample("openai-responses-stream-tool-call.sse"),
+    ]);
     const whole = await provider.chat(user, undefined, "gpt-5.1", {});
     const { response } = await collectStream(streamOf(provider));
     expect(response).toEqual(whole);
+    // The same request, asking for a stream.
+    expect(server.requests[1]?.body).toEqual({ ...(server.requests[0]?.body as object), stream: true });
   });
 
   it("in strict mode parses the recorded call against the tool's schema", async () => {
