@@ -28,10 +28,10 @@ const WORD = String.raw`[^\s;&|()]`;
 /** Where a command name starts: the start, after a separator, or after a keyword that a command follows. */
 const START = String.raw`(?:^|[;&|()!{]\s?|\b(?:then|do|else|elif|if|while|until)\s)`;
 /**
- * What may come before a command name: assignments (`a=1 $cmd`) and redirections
- * (`>out $cmd`, `2> /dev/null $cmd`), any number of them.
+ * What may come before a command name: assignments (`a=1 $cmd`, bash's `a[0]=1`, `a+=1`) and
+ * redirections (`>out $cmd`, `2> /dev/null $cmd`, `>|out`, bash's `{fd}>out`), any number of them.
  */
-const PREFIX = String.raw`(?:(?:[a-z_][a-z0-9_]*=${WORD}*|[0-9]*[<>]+&?\s?[^\s;&|()<>]*)\s)*`;
+const PREFIX = String.raw`(?:(?:[a-z_][a-z0-9_]*(?:\[[^\]\s;&|()]*\])?\+?=${WORD}*|(?:[0-9]*|\{[a-z_][a-z0-9_]*\})[<>]+[&|]?\s?[^\s;&|()<>]*)\s)*`;
 /** The shells, as command names (`sh -c`, `| bash`, `xargs sh`). */
 const SHELL_NAMES = [
   "sh",
@@ -46,7 +46,14 @@ const SHELL_NAMES = [
   "ash",
   "yash",
   "posh",
+  "rbash",
+  "rksh",
+  "pdksh",
+  "oksh",
+  "pwsh",
+  "elvish",
   "busybox",
+  "toybox",
 ];
 const SHELLS = SHELL_NAMES.join("|");
 /**
@@ -95,6 +102,45 @@ const WRAPPERS = [
   "sg",
   "newgrp",
   "busybox",
+  "toybox",
+  "coproc",
+  "setarch",
+  "linux32",
+  "linux64",
+  "arch",
+  "torsocks",
+  "proxychains",
+  "proxychains4",
+  "xvfb-run",
+  "dbus-run-session",
+  "ssh-agent",
+  "faketime",
+  "rlwrap",
+  "chronic",
+  "ifne",
+  "sem",
+  "nocache",
+  "cpulimit",
+  "trickle",
+  "systemd-inhibit",
+  "daemonize",
+  "start-stop-daemon",
+  "gosu",
+  "su-exec",
+  "chpst",
+  "softlimit",
+  "setuidgid",
+  "tini",
+  "dumb-init",
+  "entr",
+  "valgrind",
+  "perf",
+  "hyperfine",
+  "capsh",
+  "runcon",
+  "bwrap",
+  "lckdo",
+  "run-one",
 ].join("|");
 /** A wrapper in command position (also as a path, `/usr/bin/timeout`), or find's `-exec` family. */
 const WRAPPER_START = String.raw`(?:${START}${PREFIX}(?:${WORD}*/)?(?:${WRAPPERS})|\s-(?:exec|execdir|ok|okdir))\s`;
