@@ -26,8 +26,8 @@ interface ItemParts {
  * `response.output_text.delta` (and `response.refusal.delta`), and ends with one `response` part
  * read by {@link fromOpenAIResponse} from the `Response` of the final event
  * (`response.completed`, `response.incomplete` or `response.failed`) — the same answer `chat`
- * gives, usage included. Should that final `Response` carry no output items, the items assembled
- * from the stream stand in (function calls by `output_index`, their arguments' deltas joined).
+ * gives, usage included. Should that final `Response` have no output items (`output` missing or
+ * empty), the items assembled from the stream stand in (function calls by `output_index`, their arguments' deltas joined).
  * Other events are ignored.
  * @throws InvalidProviderResponseError for an `error` event, a stream that ends without a final
  *   event, and for what {@link fromOpenAIResponse} refuses (a failed response …)
@@ -98,8 +98,9 @@ export async function* fromOpenAIResponsesStream({
       body: { output: byIndex(items).map(assembledItem) },
     });
   }
-  const hasOutput = Array.isArray(final.output) && final.output.length > 0;
-  const response = hasOutput ? final : { ...final, output: byIndex(items).map(assembledItem) };
+  // Only a missing or empty output is filled in; anything else is read (and refused) as chat would.
+  const noOutput = final.output === undefined || (Array.isArray(final.output) && final.output.length === 0);
+  const response = noOutput ? { ...final, output: byIndex(items).map(assembledItem) } : final;
   yield { type: "response", response: fromOpenAIResponse(response, strictSchemas) };
 }
 

@@ -211,6 +211,24 @@ describe("chatStream (Anthropic) on hostile or broken streams", () => {
     ]);
   });
 
+  it("a model-sent __proto__ key in streamed input stays an own data property; no prototype is set", async () => {
+    const { provider } = await replay([
+      sseResponse([
+        start(),
+        toolUse(0, "toolu_a", "t"),
+        json(0, '{"__proto__": {"polluted": true}, "constructor": 1}'),
+        messageDelta("tool_use"),
+        STOP,
+      ]),
+    ]);
+    const { response } = await collectStream(streamOf(provider));
+    const args = response.toolCalls[0]?.arguments as Record<string, unknown>;
+    expect(Object.getPrototypeOf(args)).toBe(Object.prototype);
+    expect(Object.hasOwn(args, "__proto__")).toBe(true);
+    expect(Object.keys(args)).toEqual(["__proto__", "constructor"]);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
   it("input JSON that is not an object reaches the loop as its JSON text, as in chat", async () => {
     const { provider } = await replay([
       sseResponse([start(), toolUse(0, "toolu_a", "t"), json(0, "[1, 2]"), messageDelta("tool_use"), STOP]),

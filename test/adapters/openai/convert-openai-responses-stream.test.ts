@@ -207,6 +207,17 @@ describe("chatStream on hostile or broken Responses streams", () => {
     });
   });
 
+  it("refuses a final response whose output is not an array, as chat does", async () => {
+    const { provider } = await replay([
+      sseResponse([textDelta("Hi"), event("response.completed", { response: { status: "completed", output: "x" } })]),
+    ]);
+    await expectUnreadable(
+      collectStream(streamOf(provider)),
+      PROVIDER,
+      "the response has no output array (got string)",
+    );
+  });
+
   it("passes arguments that are not JSON through as text, as chat does", async () => {
     const { provider } = await replay([
       sseResponse([completed([functionCall("call_a", "get_weather", '{"city": "Par')])]),
