@@ -228,6 +228,8 @@ const STAY_INSIDE = " (paths must stay inside the workspace)";
 const NUMERIC_PARAMETERS = ["?", "!", "$", "#"];
 /** `HOME` or `PWD` named as a variable (`read HOME`, `HOME=x`, `export PWD`), not expanded (`$HOME`). */
 const NAMES_HOME_OR_PWD = /(?:^|[^A-Za-z0-9_$])(HOME|PWD)(?![A-Za-z0-9_])/g;
+/** A `$HOME` or `$PWD` expansion in a word's text. */
+const HOME_OR_PWD_VALUE = /\$(HOME|PWD)(?![A-Za-z0-9_])/g;
 /** Commands whose arguments come from their input, which the check cannot read. */
 const ARGUMENTS_FROM_INPUT = new Set(["xargs", "parallel"]);
 const CHANGE_DIRECTORY = new Set(["cd", "pushd"]);
@@ -369,11 +371,14 @@ async function checkOperands(settings: ExecSettings, command: string, cwd: strin
       "use working_directory instead"
     );
   }
+  const home = settings.env.HOME ?? settings.workspace.workspace;
   for (const [candidate, expands] of candidates) {
     // An absolute path or `~` names the same file from every directory.
     const from = isAbsolute(candidate) || candidate.startsWith("~") ? [cwd] : directories;
     for (const directory of from) {
-      const refusal = await checkOperand(settings, candidate, expands, directory, listed);
+      // The value of a harmless `$HOME` or `$PWD` is known: the path is checked with it.
+      const path = candidate.replace(HOME_OR_PWD_VALUE, (_match, name: string) => (name === "HOME" ? home : directory));
+      const refusal = await checkOperand(settings, path, expands, directory, listed);
       if (refusal !== undefined) return `command refused: ${refusal}`;
     }
   }

@@ -588,6 +588,19 @@ describe("the workspace: what the shell computes at run time (attack report F2)"
     expect((await run("cd sub && cat notes.txt")).forLLM).toBe("in sub");
   });
 
+  it("checks a word with $HOME or $PWD with their values", async () => {
+    mkdirSync(join(workspace, "sub"));
+    symlinkSync(outside, join(workspace, "leak"));
+    symlinkSync(outside, join(workspace, "sub", "leak2"));
+    expect((await run("cat $HOME/leak/secret.txt")).forLLM).toBe(
+      `command refused: ${JSON.stringify(join(workspace, "leak/secret.txt"))} is outside the workspace`,
+    );
+    expect((await run('cd sub; cat "$PWD/leak2/secret.txt"')).forLLM).toBe(
+      `command refused: ${JSON.stringify(join(workspace, "sub/leak2/secret.txt"))} is outside the workspace`,
+    );
+    expect((await run("cat $PWD/notes.txt")).forLLM).toBe("hello");
+  });
+
   it("refuses a command whose cds may lead to more directories than it checks", async () => {
     const names = Array.from({ length: 17 }, (_, index) => `d${index}`);
     for (const name of names) mkdirSync(join(workspace, name));
