@@ -1,11 +1,11 @@
 /**
  * Streaming a run to a UI: the model's text as it arrives, each tool call with its progress, and
  * every message persisted as it is appended. Runs on the scripted provider (no API key, no
- * network), given a chatStream that streams its scripted text in small pieces.
+ * network), which streams its scripted text in pieces.
  * Run: npx tsx examples/streaming.ts
  */
-import { type LLMProvider, type LLMResponse, type Message, streamToolLoop, ToolRegistry } from "toolloop";
-import { ScriptedProvider, textResponse, toolCallResponse } from "toolloop/testing";
+import { type Message, streamToolLoop, ToolRegistry } from "toolloop";
+import { ScriptedProvider, toolCallResponse } from "toolloop/testing";
 
 const registry = new ToolRegistry();
 registry.register({
@@ -19,20 +19,14 @@ registry.register({
   },
 });
 
-const scripted = new ScriptedProvider([
-  toolCallResponse({ name: "count_words", arguments: { text: "the quick brown fox" } }, "Let me count."),
-  textResponse("The text has 4 words."),
-]);
-// A provider that can stream: the adapters' chatStream sends text-delta parts, then the response.
-const provider: LLMProvider & { chatStream: (...args: Parameters<LLMProvider["chat"]>) => AsyncIterable<unknown> } = {
-  chat: (...args) => scripted.chat(...args),
-  getDefaultModel: () => scripted.getDefaultModel(),
-  async *chatStream(...args) {
-    const response: LLMResponse = await scripted.chat(...args);
-    for (const piece of response.content.match(/.{1,6}/gs) ?? []) yield { type: "text-delta" as const, delta: piece };
-    yield { type: "response" as const, response };
+// The scripted "model" streams its text in pieces (textDeltas), as a real provider's chatStream does.
+const provider = new ScriptedProvider([
+  {
+    ...toolCallResponse({ name: "count_words", arguments: { text: "the quick brown fox" } }, "Let me count."),
+    textDeltas: ["Let me", " count", "."],
   },
-};
+  { textDeltas: ["The te", "xt has", " 4 wor", "ds."] },
+]);
 
 const saved: Message[] = [{ role: "user", content: "How many words in 'the quick brown fox'?" }];
 const stream = streamToolLoop({ provider, tools: registry, maxIterations: 5 }, [...saved]);
@@ -58,6 +52,7 @@ for await (const event of stream) {
       break;
     case "message":
       saved.push(event.message); // persist as you go
+      if (event.message.role === "assistant") console.log(`assistant: ${JSON.stringify(event.message.content)}`);
       break;
   }
 }

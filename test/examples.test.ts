@@ -48,7 +48,7 @@ const expectations: Record<string, RegExp[]> = {
     /completed after 3 model calls: It is 21 degrees and sunny in Paris\./,
   ],
   "streaming.ts": [
-    /streamed: "Let me count\."/,
+    /streamed: "Let me count\."\nassistant: "Let me count\."/,
     /calling count_words\(\{"text":"the quick brown fox"\}\)\nprogress running counting 4 words\nprogress completed\ncount_words → 4/,
     /streamed: "The text has 4 words\."/,
     /saved 4 messages, the same as the result: true/,
