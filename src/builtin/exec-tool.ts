@@ -226,8 +226,12 @@ const PARENT_SEGMENT = /\.\.\/|(?:^|[/=])\.\.$|^-[A-Za-z]+\.\.$/;
 const STAY_INSIDE = " (paths must stay inside the workspace)";
 /** Expansions whose value is a number (`$?`, `$!`, `$$`, `$#`): never a path that leads anywhere. */
 const NUMERIC_PARAMETERS = ["?", "!", "$", "#"];
-/** `HOME` or `PWD` named as a variable (`read HOME`, `HOME=x`, `export PWD`), not expanded (`$HOME`). */
-const NAMES_HOME_OR_PWD = /(?:^|[^A-Za-z0-9_$])(HOME|PWD)(?![A-Za-z0-9_])/g;
+/**
+ * A variable that decides where `cd` goes, named as a variable (`read HOME`, `HOME=x`,
+ * `export PWD`, `CDPATH=sub`), not expanded (`$HOME`).
+ */
+const NAMES_DIRECTORY_VARIABLE = /(?:^|[^A-Za-z0-9_$])(HOME|PWD|OLDPWD|CDPATH)(?![A-Za-z0-9_])/g;
+const DIRECTORY_VARIABLES = ["HOME", "PWD", "OLDPWD", "CDPATH"];
 /** A `$HOME` or `$PWD` expansion in a word's text. */
 const HOME_OR_PWD_VALUE = /\$(HOME|PWD)(?![A-Za-z0-9_])/g;
 /** Commands whose arguments come from their input, which the check cannot read. */
@@ -247,11 +251,11 @@ function harmlessParameters(settings: ExecSettings, named: ReadonlySet<string>):
   return harmless;
 }
 
-/** Which of `HOME` and `PWD` the words name as variables. */
+/** Which of `HOME`, `PWD`, `OLDPWD` and `CDPATH` the words name as variables. */
 function namedVariables(words: readonly CommandWord[]): Set<string> {
   const named = new Set<string>();
   for (const { text } of words) {
-    for (const match of text.matchAll(NAMES_HOME_OR_PWD)) named.add(match[1] as string);
+    for (const match of text.matchAll(NAMES_DIRECTORY_VARIABLE)) named.add(match[1] as string);
   }
   return named;
 }
@@ -364,6 +368,19 @@ async function checkOperands(settings: ExecSettings, command: string, cwd: strin
       } else if (!URL_PATTERN.test(part)) add(part, expands);
     }
   }
+  const home = settings.env.HOME ?? settings.workspace.workspace;
+  if (targets.size > 0) {
+    // `cd` goes HOME, back to OLDPWD, along CDPATH: values the command (or options.env) may set.
+    const variable = DIRECTORY_VARIABLES.find(
+      (name) => named.has(name) || (name !== "HOME" && settings.env[name] !== undefined),
+    );
+    if (variable !== undefined) {
+      return `command refused: it changes directory and sets ${variable}, which decides where cd goes, ${RUNTIME}`;
+    }
+    if (!(await isPermitted(settings, home))) {
+      return "command refused: it changes directory, and a cd alone goes to HOME, which is outside the workspace";
+    }
+  }
   const directories = targets.size === 0 ? [cwd] : await reachableDirectories(settings, cwd, targets);
   if (directories === undefined) {
     return (
@@ -371,7 +388,6 @@ async function checkOperands(settings: ExecSettings, command: string, cwd: strin
       "use working_directory instead"
     );
   }
-  const home = settings.env.HOME ?? settings.workspace.workspace;
   for (const [candidate, expands] of candidates) {
     // An absolute path or `~` names the same file from every directory.
     const from = isAbsolute(candidate) || candidate.startsWith("~") ? [cwd] : directories;

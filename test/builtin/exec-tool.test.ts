@@ -588,6 +588,25 @@ describe("the workspace: what the shell computes at run time (attack report F2)"
     expect((await run("cd sub && cat notes.txt")).forLLM).toBe("in sub");
   });
 
+  it("refuses a cd when the command or options.env sets where cd goes (HOME, PWD, OLDPWD, CDPATH)", async () => {
+    mkdirSync(join(workspace, "sub"));
+    symlinkSync(outside, join(workspace, "sub", "leak"));
+    writeFileSync(join(workspace, "where"), outside);
+    for (const [command, options, variable] of [
+      ["CDPATH=sub cd leak; cat secret.txt", {}, "CDPATH"],
+      ["read HOME < where; cd; cat secret.txt", {}, "HOME"],
+      ["read OLDPWD < where; cd -; cat secret.txt", {}, "OLDPWD"],
+      ["cd leak; cat secret.txt", { env: { CDPATH: "sub" } }, "CDPATH"],
+    ] as const) {
+      expect((await run(command, options)).forLLM).toBe(
+        `command refused: it changes directory and sets ${variable}, which decides where cd goes, which the workspace check cannot see`,
+      );
+    }
+    expect((await run("cd; cat secret.txt", { env: { HOME: outside } })).forLLM).toBe(
+      "command refused: it changes directory, and a cd alone goes to HOME, which is outside the workspace",
+    );
+  });
+
   it("checks a word with $HOME or $PWD with their values", async () => {
     mkdirSync(join(workspace, "sub"));
     symlinkSync(outside, join(workspace, "leak"));
