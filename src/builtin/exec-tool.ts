@@ -100,7 +100,10 @@ export function createExecTool(options: ExecToolOptions): Tool {
       "Run a shell command (sh -c) in the workspace and return its output (stdout, then STDERR:). " +
       `Times out after ${seconds(settings.timeoutMs)}; background processes are killed when it ends. ` +
       "Dangerous commands (rm -rf, sudo, curl | sh, $(...), heredocs, ...) are refused" +
-      (settings.restricted ? ", and so are paths outside the workspace (absolute paths, '..')." : "."),
+      (settings.restricted
+        ? ", and so are paths outside the workspace (absolute paths, '..') and values the shell computes " +
+          "as it runs ($variables other than $HOME and $PWD, xargs): write paths out literally."
+        : "."),
     parameters: {
       type: "object",
       properties: {

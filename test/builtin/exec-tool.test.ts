@@ -81,6 +81,8 @@ describe("createExecTool", () => {
       additionalProperties: false,
     });
     expect(exec.description).toContain("30s");
+    expect(exec.description).toContain("$variables other than $HOME and $PWD, xargs");
+    expect(tool({ restrictToWorkspace: false }).description).not.toContain("$variables");
     expect(tool({ name: "shell" }).name).toBe("shell");
   });
 
