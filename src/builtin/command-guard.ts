@@ -168,8 +168,13 @@ export const DEFAULT_DENY_RULES: readonly DenyRule[] = Object.freeze([
     pattern: String.raw`\|&?\s?(?:(?:${WORD}*/)?(?:${WRAPPERS})\s(?:[^;&|()]*[\s/])?|(?:${WORD}*/)?)(?:${SHELLS})${WORD_END}`,
   },
   {
-    name: "xargs or parallel running a shell (… | xargs sh -c)",
-    pattern: String.raw`(?:^|[\s;&|(/])(?:xargs|parallel)\s(?:[^;&|()]*[\s/])?(?:${SHELLS})${WORD_END}`,
+    name: "xargs running a shell (… | xargs sh -c)",
+    pattern: String.raw`(?:^|[\s;&|(/])xargs\s(?:[^;&|()]*[\s/])?(?:${SHELLS})${WORD_END}`,
+  },
+  {
+    // It runs its input, or its `:::` arguments, as shell commands when given none: a shell.
+    name: "GNU parallel (runs its input as shell commands)",
+    pattern: String.raw`(?:^|[\s;&|(/])parallel${WORD_END}`,
   },
   { name: "process substitution <(…) / >(…)", pattern: String.raw`[<>]\(` },
   {
@@ -353,6 +358,9 @@ function checkLayer(command: string, patterns: CommandPatterns): string | undefi
   }
   const normalised = normalizeCommand(command);
   const defaults = compiledDefaults();
+  if (xargsRunsItsInput(commandWords(command))) {
+    return "command refused by the deny list: xargs running a command named by its input (xargs -I{} {} …)";
+  }
   for (const form of [normalised, normalise(command)]) {
     if (defaults.any.test(form)) {
       const index = defaults.each.findIndex((rule) => rule.test(form));
@@ -370,6 +378,65 @@ function checkLayer(command: string, patterns: CommandPatterns): string | undefi
     }
   }
   return undefined;
+}
+
+/** xargs's short options that take a value, attached or as the next word (`-I {}`, `-n1`). */
+const XARGS_VALUE = "aEIdLnPs";
+/** xargs's short options whose value can only be attached (`-i{}`, `-e`, `-l1`). */
+const XARGS_ATTACHED = "eil";
+/** xargs's long options that take a value, after `=` or as the next word. */
+const XARGS_LONG_VALUE = new Set([
+  "--arg-file",
+  "--delimiter",
+  "--max-args",
+  "--max-procs",
+  "--max-chars",
+  "--process-slot-var",
+]);
+
+/**
+ * Whether an `xargs` among the words runs a command named by its input: its command word holds
+ * the replace string of `-I`, `-i` or `--replace` (`… | xargs -I{} {} -rf x`, where the input
+ * says `rm`). Linear: each word is read once.
+ */
+function xargsRunsItsInput(words: readonly CommandWord[]): boolean {
+  for (let index = 0; index < words.length; index++) {
+    if (commandName(words[index]?.text ?? "") !== "xargs") continue;
+    let replace: string | undefined;
+    let next = index + 1;
+    for (; next < words.length; next++) {
+      const option = words[next]?.text ?? "";
+      if (option === "--") {
+        next++;
+        break;
+      }
+      if (!option.startsWith("-") || option === "-") break;
+      if (option.startsWith("--")) {
+        const equals = option.indexOf("=");
+        const name = equals === -1 ? option : option.slice(0, equals);
+        if (name === "--replace") replace = equals === -1 ? "{}" : option.slice(equals + 1);
+        else if (equals === -1 && XARGS_LONG_VALUE.has(name)) next++;
+        continue;
+      }
+      for (let letter = 1; letter < option.length; letter++) {
+        const char = option.charAt(letter);
+        const attached = option.slice(letter + 1);
+        if (XARGS_VALUE.includes(char)) {
+          const value = attached !== "" ? attached : words[++next]?.text;
+          if (char === "I") replace = value;
+          break;
+        }
+        if (XARGS_ATTACHED.includes(char)) {
+          if (char === "i") replace = attached === "" ? "{}" : attached;
+          break;
+        }
+      }
+    }
+    const command = words[next]?.text;
+    if (replace !== undefined && replace !== "" && command?.includes(replace) === true) return true;
+    index = next - 1;
+  }
+  return false;
 }
 
 /** A command line the shell runs: the command itself, or the script of an inline shell inside it. */

@@ -505,7 +505,7 @@ describe("the workspace: what the shell computes at run time (attack report F2)"
       "printf '%s' L2V0Yy9wYXNzd2Q= | base64 -d | xargs cat",
       "xargs builds command lines from its input when it runs, which the workspace check cannot see",
     ],
-    ["ls | /usr/bin/parallel cat", "parallel builds command lines from its input when it runs"],
+    ["ls | /usr/bin/xargs -n1 cat", "xargs builds command lines from its input when it runs"],
     ["cd .?; ls", 'cd to ".?", which is not a literal directory'],
     ["cd -P [.].; ls", 'cd to "[.].", which is not a literal directory'],
   ])("refuses %j", async (command, reason) => {
