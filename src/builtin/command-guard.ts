@@ -199,9 +199,9 @@ export const DEFAULT_DENY_RULES: readonly DenyRule[] = Object.freeze([
     // /proc/<pid>/environ holds this process's secrets, readable by any program of the same user.
     // Also relative (`proc/…` after enough `cd`), and any word reaching such a file from elsewhere
     // (`cd /proc/1; cat environ`): `environ` and `mem` as words or path parts, `fd`, `root`,
-    // `cwd`, `maps`, `exe` as the part after a directory (`self/fd`).
+    // `cwd`, `maps`, `exe` as the part after a directory (`self/fd`); a wildcard after `proc/`.
     name: "another process's environment, memory or files (/proc/…/environ, mem, fd, root, cwd)",
-    pattern: String.raw`(?:^|[\s/<>=])proc/${WORD}*(?:environ|mem|fd|root|cwd|maps|\$)|(?:^|[\s/<>=])(?:environ|mem)${WORD_END}|${WORD}/(?:fd|root|cwd|maps|exe)${WORD_END}`,
+    pattern: String.raw`(?:^|[\s/<>=])proc/${WORD}*(?:environ|mem|fd|root|cwd|maps|\$|[*?[])|(?:^|[\s/<>=])(?:environ|mem)${WORD_END}|${WORD}/(?:fd|root|cwd|maps|exe)${WORD_END}`,
   },
   { name: "git push", pattern: String.raw`\bgit\s${ARGS}push\b` },
   { name: "ssh, scp, sftp", pattern: String.raw`\b(?:ssh|scp|sftp)(?:\s|$|;)` },
@@ -452,8 +452,8 @@ export interface ShellLayer {
 /**
  * The command and, recursively, the script of every inline shell in it: a word naming a shell
  * (`sh`, `bash`, `/bin/dash` …, also spelled `s$@h`), then options of which one holds `c`
- * (`-c`, `-ec`, `-lc`; `-o name` skipped), then the script. It over-approximates: `echo sh -c x`
- * counts too. Each layer is a part of the one it is in, so the work is at most
+ * (`-c`, `-ec`, `-lc`; `-o name` skipped), then the script; and the script of a `trap`. It
+ * over-approximates: `echo sh -c x` counts too. Each layer is a part of the one it is in, so the work is at most
  * `MAX_SHELL_DEPTH + 1` times the command's length; `tooDeep` when a script nests deeper.
  */
 export function shellLayers(command: string): { layers: ShellLayer[]; tooDeep: boolean } {
@@ -480,11 +480,18 @@ export function commandName(word: string): string {
   return bare.slice(bare.lastIndexOf("/") + 1);
 }
 
-/** The scripts of the inline shells among these words (see {@link shellLayers}). */
+/** The scripts of the inline shells among these words (see {@link shellLayers}), and of `trap`s. */
 function inlineScripts(words: readonly CommandWord[]): string[] {
   const scripts: string[] = [];
   for (let index = 0; index < words.length; index++) {
-    if (!SHELL_SET.has(commandName(words[index]?.text ?? ""))) continue;
+    const name = commandName(words[index]?.text ?? "");
+    if (name === "trap") {
+      // `trap 'script' EXIT` runs the script later, in this shell: like `sh -c`.
+      const script = words[index + 1]?.text === "--" ? words[index + 2] : words[index + 1];
+      if (script !== undefined && !/^-[lp]?$/.test(script.text)) scripts.push(script.text);
+      continue;
+    }
+    if (!SHELL_SET.has(name)) continue;
     let inline = false;
     let next = index + 1;
     for (; next < words.length; next++) {

@@ -266,7 +266,7 @@ function namedVariables(words: readonly CommandWord[]): Set<string> {
 /** The word a `cd` or `pushd` at `index` changes to (after its options), if any. */
 function directoryTarget(words: readonly CommandWord[], index: number): CommandWord | undefined {
   let next = index + 1;
-  while (/^-[LPe@]+$/.test(words[next]?.text ?? "")) next++;
+  while (/^-[LPe@]+$|^--$/.test(words[next]?.text ?? "")) next++;
   return words[next];
 }
 

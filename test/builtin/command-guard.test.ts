@@ -229,6 +229,10 @@ describe("the default deny list", () => {
     ["ls self/fd", "another process's environment"],
     ["cat /proc/$PPID/$e", "another process's environment"],
     ["e=environ; cat x", "another process's environment"],
+    ["cat /proc/1/env*", "another process's environment"],
+    // trap runs its script later, like sh -c
+    ['a=r; b=m; trap "$a$b -rf d" EXIT', "a $ in the script of an inline shell"],
+    ["trap -- '. ./env.sh' EXIT", "source or ."],
   ])("refuses the bypass %j (%s)", (command, rule) => {
     const reason = refusal(command);
     expect(reason).toMatch(/^command refused by the deny list: /);
@@ -262,6 +266,8 @@ describe("the default deny list", () => {
     "echo environment",
     "free --mem",
     "cat /proc/cpuinfo",
+    "trap - EXIT",
+    "trap 'echo done' EXIT; ls",
   ])("lets the everyday command %j through", (command) => {
     expect(refusal(command)).toBeUndefined();
   });

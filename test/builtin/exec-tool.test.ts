@@ -582,6 +582,7 @@ describe("the workspace: what the shell computes at run time (attack report F2)"
       ["cd sub; cat leak/secret.txt", "leak/secret.txt"],
       ["(cd sub && ls leak)", "leak"],
       ["cd sub; cd leak; cat secret.txt", "leak"],
+      ["cd -- sub; cat leak/secret.txt", "leak/secret.txt"],
       ["for i in 1 2; do cd sub; done; cat deeper/secret.txt", "deeper/secret.txt"],
       [`cd ${join(workspace, "sub")}; cat leak/secret.txt`, "leak/secret.txt"],
     ]) {
