@@ -6,6 +6,7 @@ import {
   isToolLoopError,
   type LLMResponse,
   newToolResult,
+  runToolLoop,
   type Tool,
   ToolRegistry,
   type ToolResult,
@@ -457,5 +458,27 @@ describe("subagent", () => {
     const result = await registry.execute("subagent", { task: "Wait." }, { timeoutMs: 30 });
     expect(result.forLLM).toBe('tool "subagent" timed out after 30 ms');
     await vi.waitFor(() => expect(provider.calls[0]?.signal?.aborted).toBe(true));
+  });
+});
+
+describe("spawn inside runToolLoop (issue 12's async options)", () => {
+  it("with awaitAsync the report comes back to the model as a new turn", async () => {
+    const registry = new ToolRegistry();
+    registry.register(
+      createSpawnTool({ provider: new ScriptedProvider([textResponse("sub done")]), registry: new ToolRegistry() }),
+    );
+    const outer = new ScriptedProvider([
+      toolCallResponse({ id: "s1", name: "spawn", arguments: { task: "Look it up.", label: "lookup" } }),
+      textResponse("waiting"),
+      textResponse("final"),
+    ]);
+    const result = await runToolLoop(
+      { provider: outer, tools: registry, maxIterations: 5, awaitAsync: { timeoutMs: 5_000 } },
+      [{ role: "user", content: "go" }],
+    );
+    expect(result.content).toBe("final");
+    expect(result.messages.map((message) => message.content)).toContain(
+      "[async result from spawn (s1)] Subagent 'lookup' completed: sub done",
+    );
   });
 });
