@@ -93,3 +93,17 @@ export class ProgressReporter {
     }
   }
 }
+
+/**
+ * Sends the one final update of a call that never ran (refused before dispatch: arguments that are
+ * not a JSON object, no registry, approval denied or not configurable …) and returns `result`, so
+ * that every call a listener saw — or did not see — start still gets its final update.
+ * @internal
+ */
+export function finishUnrun(
+  listener: ProgressListener | undefined,
+  call: { toolName: unknown; toolCallId: string; logger: ResolvedLogger },
+  result: ToolResult,
+): ToolResult {
+  return listener === undefined ? result : new ProgressReporter(listener, call).finish(result);
+}

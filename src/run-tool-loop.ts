@@ -24,7 +24,7 @@ import {
   optionError,
 } from "./internal/options.js";
 import type { Logger } from "./logger.js";
-import type { ProgressListener } from "./progress.js";
+import { finishUnrun, type ProgressListener } from "./progress.js";
 import type { LLMProvider, LLMResponse, Message, ToolDefinition, UsageInfo } from "./provider.js";
 import type { AsyncCallback, Tool, ToolContext } from "./tool.js";
 import type { ApprovalDecision, ApprovalRequest } from "./tool-approval.js";
@@ -67,15 +67,18 @@ export interface ToolLoopConfig {
   logger?: Logger | undefined;
   /**
    * Receives the progress of every tool call (seed 003's progress): each `context.reportProgress`
-   * as a `"running"` update and one final update per call, with the call's `toolCallId`. What it
-   * throws is logged and ignored.
+   * as a `"running"` update and one final update per call, with the call's `toolCallId` — also for
+   * calls the loop answers without running them (arguments that are not a JSON object, no tools,
+   * approval denied …). Called synchronously, never coalesced; what it throws is logged and ignored.
    */
   onProgress?: ProgressListener | undefined;
   /**
    * Receives every {@link ToolLoopEvent} of the run, in order. Awaited (back-pressure: a slow
-   * listener holds the loop; nothing is dropped). What it throws rejects the run with a
-   * `ToolLoopError` whose transcript has every call answered. With it, a provider that has
-   * `chatStream` is streamed (`text-delta` events).
+   * listener holds the loop; nothing is dropped) — except `tool-progress`: a tool never waits for
+   * it, so behind a slow listener at most 16 of a call's updates wait, the oldest `"running"` ones
+   * dropped first (the final update always arrives, before the call's `tool-call-end`). What it
+   * throws rejects the run with a `ToolLoopError` whose transcript has every call answered. With
+   * it, a provider that has `chatStream` is streamed (`text-delta` events).
    */
   onEvent?: ((event: ToolLoopEvent) => void | Promise<void>) | undefined;
   /**
@@ -565,7 +568,7 @@ function withUsage(result: ToolLoopResult, usage: UsageInfo | undefined): ToolLo
   return result;
 }
 
-/** Answers a call refused before dispatch, logged like every failed call. */
+/** Answers a call refused before dispatch, logged like every failed call, with its final progress update. */
 function refuse(call: NormalizedToolCall["call"], result: ToolResult, config: ResolvedConfig): Promise<ToolResult> {
   const log = config.tools === null ? undefined : (config.tools as Partial<Record<symbol, unknown>>)[LOG_REFUSED_CALL];
   try {
@@ -574,7 +577,8 @@ function refuse(call: NormalizedToolCall["call"], result: ToolResult, config: Re
   } catch {
     // a broken logger must not cost the call its answer
   }
-  return Promise.resolve(result);
+  const { onProgress, logger } = config;
+  return Promise.resolve(finishUnrun(onProgress, { toolName: call.name, toolCallId: call.id, logger }, result));
 }
 
 function runCall(

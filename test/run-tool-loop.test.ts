@@ -1150,6 +1150,44 @@ describe("progress (issue 10, seed 003)", () => {
     ]);
   });
 
+  it.each<[string, ToolRegistry | null, string]>([
+    ["arguments that are not JSON", registryWith(tool("t", () => "ran")), "{not json"],
+    ["arguments that are not an object", registryWith(tool("t", () => "ran")), "[1, 2]"],
+    ["tools: null", null, "{}"],
+  ])(
+    "a call refused before dispatch (%s) gets its one final update, and a tool-progress event before its end",
+    async (_case, tools, args) => {
+      const updates: ProgressUpdate[] = [];
+      const events: string[] = [];
+      const provider = new ScriptedProvider([
+        toolCallResponse({ id: "r", name: "t", arguments: args }),
+        textResponse("done"),
+      ]);
+      const result = await runToolLoop(
+        { provider, tools, maxIterations: 2, onProgress: (update) => updates.push(update) },
+        user,
+      );
+      expect(result.messages[2]).toMatchObject({ role: "tool", isError: true });
+      expect(updates).toEqual([{ toolCallId: "r", toolName: "t", status: "failed" }]);
+      await runToolLoop(
+        {
+          provider: new ScriptedProvider([
+            toolCallResponse({ id: "r", name: "t", arguments: args }),
+            textResponse("done"),
+          ]),
+          tools,
+          maxIterations: 2,
+          onEvent: (event) => {
+            if (event.type === "tool-progress") events.push(`progress ${event.update.status}`);
+            if (event.type === "tool-call-end") events.push("end");
+          },
+        },
+        user,
+      );
+      expect(events).toEqual(["progress failed", "end"]);
+    },
+  );
+
   it("a throwing onProgress is logged and never fails the call; without onProgress reportProgress does nothing", async () => {
     const reporting = tool("reporting", (_args, context) => {
       context.reportProgress(0.3, "working");

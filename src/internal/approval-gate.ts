@@ -1,5 +1,5 @@
 import { failure } from "../execute-tool-call.js";
-import { NO_PROGRESS } from "../progress.js";
+import { finishUnrun, NO_PROGRESS, type ProgressListener } from "../progress.js";
 import type { AsyncCallback, ToolContext } from "../tool.js";
 import type { ToolApprover } from "../tool-approval.js";
 import { errorResult, type ToolResult } from "../tool-result.js";
@@ -20,6 +20,8 @@ export type CallRunner<C, X> = (
 export interface GateConfig {
   tools: unknown;
   logger: ResolvedLogger;
+  /** Receives the final update of a call the gate answers without running it. */
+  onProgress: ProgressListener | undefined;
 }
 
 /** What the gate reads of the loop's resolved context. */
@@ -95,8 +97,8 @@ function abortedWhileWaiting(name: string, reason: unknown): ToolResult {
 
 /**
  * Runs `run` for a call, first asking `approve` when its tool needs approval: a denial, a missing
- * approver, or an abort while waiting each become the call's result, and the tool never runs.
- * Calls that need no approval go straight to `run`.
+ * approver, or an abort while waiting each become the call's result (with the call's final progress
+ * update), and the tool never runs. Calls that need no approval go straight to `run`.
  */
 export async function runApproved<C extends GateConfig, X extends GateContext>(
   run: CallRunner<C, X>,
@@ -109,6 +111,8 @@ export async function runApproved<C extends GateConfig, X extends GateContext>(
   const { call, argumentsError } = normalized;
   const rule = argumentsError === undefined ? approvalRule(config.tools, call.name) : undefined;
   if (rule === undefined || rule === false) return run(normalized, config, context, asyncCallback);
+  const notRun = (result: ToolResult) =>
+    finishUnrun(config.onProgress, { toolName: call.name, toolCallId: call.id, logger: config.logger }, result);
   const toolContext = approvalContext(call, config, context);
   try {
     if (typeof rule === "function") {
@@ -116,12 +120,14 @@ export async function runApproved<C extends GateConfig, X extends GateContext>(
       if (needed === false) return run(normalized, config, context, asyncCallback);
     }
   } catch {
-    if (context.signal?.aborted) return abortedWhileWaiting(call.name, context.signal.reason);
+    if (context.signal?.aborted) return notRun(abortedWhileWaiting(call.name, context.signal.reason));
     // A predicate that throws cannot say the call is harmless: it needs approval.
   }
   if (approve === undefined) {
-    return errorResult(
-      `tool ${quoteName(call.name)} requires approval, but no approver is configured (ToolLoopConfig.approve): it was not run`,
+    return notRun(
+      errorResult(
+        `tool ${quoteName(call.name)} requires approval, but no approver is configured (ToolLoopConfig.approve): it was not run`,
+      ),
     );
   }
   let decision: { approved: boolean; reason: string };
@@ -129,10 +135,10 @@ export async function runApproved<C extends GateConfig, X extends GateContext>(
     const request = { toolName: call.name, toolCallId: call.id, arguments: call.arguments };
     decision = readDecision(await raceAbort(Promise.resolve(approve(request, toolContext)), context.signal));
   } catch (error) {
-    if (context.signal?.aborted) return abortedWhileWaiting(call.name, context.signal.reason);
+    if (context.signal?.aborted) return notRun(abortedWhileWaiting(call.name, context.signal.reason));
     decision = { approved: false, reason: `the approval failed (${errorMessage(error)})` };
   }
-  if (!decision.approved) return denied(decision.reason);
-  if (context.signal?.aborted) return abortedWhileWaiting(call.name, context.signal.reason);
+  if (!decision.approved) return notRun(denied(decision.reason));
+  if (context.signal?.aborted) return notRun(abortedWhileWaiting(call.name, context.signal.reason));
   return run(normalized, config, context, asyncCallback);
 }

@@ -1,6 +1,6 @@
 import { InvalidProviderResponseError, ToolLoopError } from "../errors.js";
 import { checkTimeout } from "../execute-tool-call.js";
-import type { ProgressListener } from "../progress.js";
+import { finishUnrun, type ProgressListener, type ProgressUpdate } from "../progress.js";
 import type { LLMProvider, LLMResponse, LLMStreamPart, Message, ToolDefinition } from "../provider.js";
 import { contentOf, type StopReason, type ToolLoopConfig, type ToolLoopResult } from "../run-tool-loop.js";
 import type { ToolApprover } from "../tool-approval.js";
@@ -71,6 +71,15 @@ function resolveFeatures(config: ToolLoopConfig, where: string): LoopFeatures | 
 
 const RESOLVED: Promise<void> = Promise.resolve();
 
+/**
+ * Most `tool-progress` events of one call queued for `onEvent` and not delivered yet: past it, the
+ * oldest `"running"` one is dropped (the call's final update never is). A tool's `reportProgress` is
+ * synchronous and never waits for the listener, so without a bound a tool reporting in a loop would
+ * queue events (and memory) without end behind a slow listener. `onProgress` still receives every
+ * update.
+ */
+export const MAX_QUEUED_PROGRESS_EVENTS = 16;
+
 /** What {@link LoopRun.answered} tells the loop after a final answer. */
 export type AnswerOutcome = "continue" | StopReason;
 
@@ -92,6 +101,8 @@ export class LoopRun {
   readonly #async: AsyncCompletions | undefined;
   readonly #failures: RepeatedFailures | undefined;
   #tail: Promise<void> = RESOLVED;
+  /** Per call id, its `tool-progress` updates queued and not delivered yet (at most {@link MAX_QUEUED_PROGRESS_EVENTS}). */
+  readonly #progress = new Map<string, ProgressUpdate[]>();
   #failure: { error: unknown; source: string } | undefined;
   #iteration = 0;
 
@@ -133,8 +144,35 @@ export class LoopRun {
         }
       }
       // Ordered with the other events; not awaited: a tool's reportProgress is synchronous.
-      void this.#emit({ type: "tool-progress", update });
+      this.#emitProgress(update);
     };
+  }
+
+  /**
+   * Queues a `tool-progress` event, coalesced per call: each queued delivery sends the oldest
+   * update of its call still waiting, and past {@link MAX_QUEUED_PROGRESS_EVENTS} waiting updates
+   * the oldest is dropped instead of queuing one more delivery. Only a call's last update can be
+   * final, so the dropped one is always `"running"`, and every update still reaches the listener
+   * before the `tool-call-end` queued after it.
+   */
+  #emitProgress(update: ProgressUpdate): void {
+    const listener = this.#features.onEvent;
+    if (listener === undefined) return;
+    const key = update.toolCallId;
+    const waiting = this.#progress.get(key);
+    if (waiting !== undefined) {
+      waiting.push(update);
+      if (waiting.length > MAX_QUEUED_PROGRESS_EVENTS) {
+        waiting.shift();
+        return; // as many deliveries queued as updates waiting
+      }
+    } else this.#progress.set(key, [update]);
+    void this.#enqueue("onEvent", () => {
+      const queue = this.#progress.get(key) as ProgressUpdate[];
+      const next = queue.shift() as ProgressUpdate;
+      if (queue.length === 0) this.#progress.delete(key);
+      return listener({ type: "tool-progress", update: next });
+    });
   }
 
   /** Wraps the loop's call runner: events, approval, the async callback, the final turn's refusal. */
@@ -151,10 +189,13 @@ export class LoopRun {
         arguments: call.arguments,
       });
       let result: ToolResult;
-      if (this.#failure !== undefined) {
-        result = errorResult(`tool ${quoteName(call.name)} was not run: the loop is stopping`);
-      } else if (iteration > this.#maxIterations) {
-        result = errorResult(FINAL_TURN_REFUSAL);
+      if (this.#failure !== undefined || iteration > this.#maxIterations) {
+        const refusal =
+          this.#failure !== undefined
+            ? errorResult(`tool ${quoteName(call.name)} was not run: the loop is stopping`)
+            : errorResult(FINAL_TURN_REFUSAL);
+        const { onProgress, logger } = config;
+        result = finishUnrun(onProgress, { toolName: call.name, toolCallId: call.id, logger }, refusal);
       } else {
         const callback = this.#async?.callback(call.name, call.id);
         result = await runApproved(run, normalized, config, context, this.#features.approve, callback);

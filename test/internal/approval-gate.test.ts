@@ -1,7 +1,16 @@
 import { describe, expect, it } from "vitest";
-import { type Tool, ToolRegistry } from "../../src/index.js";
+import {
+  isToolLoopError,
+  type Message,
+  type ProgressUpdate,
+  runToolLoop,
+  type Tool,
+  type ToolLoopConfig,
+  ToolRegistry,
+} from "../../src/index.js";
 import { needsAnyApproval } from "../../src/internal/approval-gate.js";
 import type { NormalizedToolCall } from "../../src/internal/normalize-tool-call.js";
+import { ScriptedProvider, textResponse, toolCallResponse } from "../../src/testing/index.js";
 
 const call = (name: string, argumentsError?: string): NormalizedToolCall => ({
   call: { id: name, name, arguments: {} },
@@ -36,5 +45,90 @@ describe("needsAnyApproval (the loop's check without loop-control options)", () 
     ],
   ])("%s", (_case, tools, calls, expected) => {
     expect(needsAnyApproval(tools, calls)).toBe(expected);
+  });
+});
+
+describe("calls the gate answers without running them get their one final progress update", () => {
+  const user: Message[] = [{ role: "user", content: "go" }];
+  const gated = (needsApproval: Tool["needsApproval"]) => {
+    const tools = new ToolRegistry();
+    tools.register({
+      name: "g",
+      description: "g",
+      parameters: { type: "object" },
+      execute: () => "ran",
+      needsApproval,
+    });
+    return tools;
+  };
+
+  it.each<[string, Partial<ToolLoopConfig>, ProgressUpdate["status"]]>([
+    ["approval denied", { approve: () => false }, "failed"],
+    ["approval denied with a reason", { approve: () => ({ approved: false, reason: "no" }) }, "failed"],
+    [
+      "an approver that throws",
+      {
+        approve: () => {
+          throw new Error("x");
+        },
+      },
+      "failed",
+    ],
+    ["no approver configured (no other option)", {}, "failed"],
+    ["no approver configured, with onEvent", { onEvent: () => {} }, "failed"],
+    ["approved (the tool's own final update, for comparison)", { approve: () => true }, "completed"],
+  ])("%s", async (_case, extra, status) => {
+    const updates: ProgressUpdate[] = [];
+    const events: string[] = [];
+    const provider = new ScriptedProvider([toolCallResponse({ id: "c", name: "g" }), textResponse("done")]);
+    await runToolLoop(
+      {
+        provider,
+        tools: gated(true),
+        maxIterations: 2,
+        ...extra,
+        onProgress: (update) => updates.push(update),
+        onEvent: (event) => {
+          if (event.type === "tool-progress") events.push(`progress ${event.update.status}`);
+          if (event.type === "tool-call-end") events.push("end");
+          return extra.onEvent?.(event);
+        },
+      },
+      user,
+    );
+    expect(updates).toEqual([{ toolCallId: "c", toolName: "g", status }]);
+    expect(events).toEqual([`progress ${status}`, "end"]);
+  });
+
+  it("no approver and no loop-control option at all: the final update still comes", async () => {
+    const updates: ProgressUpdate[] = [];
+    const provider = new ScriptedProvider([toolCallResponse({ id: "c", name: "g" }), textResponse("done")]);
+    await runToolLoop(
+      { provider, tools: gated(() => true), maxIterations: 2, onProgress: (update) => updates.push(update) },
+      user,
+    );
+    expect(updates).toEqual([{ toolCallId: "c", toolName: "g", status: "failed" }]);
+  });
+
+  it("aborted while waiting for approval: the final update is cancelled", async () => {
+    const updates: ProgressUpdate[] = [];
+    const controller = new AbortController();
+    const provider = new ScriptedProvider([toolCallResponse({ id: "c", name: "g" }), textResponse("done")]);
+    const failure = await runToolLoop(
+      {
+        provider,
+        tools: gated(true),
+        maxIterations: 2,
+        approve: () => {
+          controller.abort(new Error("stop"));
+          return new Promise<boolean>(() => {});
+        },
+        onProgress: (update) => updates.push(update),
+      },
+      user,
+      { signal: controller.signal },
+    ).catch((error: unknown) => error);
+    expect(isToolLoopError(failure) && failure.code).toBe("aborted");
+    expect(updates).toEqual([{ toolCallId: "c", toolName: "g", status: "cancelled" }]);
   });
 });

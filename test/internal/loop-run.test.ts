@@ -1,0 +1,215 @@
+import { describe, expect, it } from "vitest";
+import {
+  type Message,
+  type ProgressUpdate,
+  runToolLoop,
+  type Tool,
+  type ToolLoopEvent,
+  ToolRegistry,
+} from "../../src/index.js";
+import { MAX_QUEUED_PROGRESS_EVENTS } from "../../src/internal/loop-run.js";
+import { ScriptedProvider, textResponse, toolCallResponse } from "../../src/testing/index.js";
+
+function tool(name: string, execute: Tool["execute"]): Tool {
+  return { name, description: `the ${name} tool`, parameters: { type: "object" }, execute };
+}
+
+function registryWith(...tools: Tool[]): ToolRegistry {
+  const registry = new ToolRegistry();
+  for (const each of tools) registry.register(each);
+  return registry;
+}
+
+const user: Message[] = [{ role: "user", content: "go" }];
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+/** A tool that calls reportProgress `count` times (in `bursts` synchronous runs, yielding between them). */
+function flooding(name: string, count: number, bursts = 1): Tool {
+  return tool(name, async (_args, context) => {
+    const each = Math.ceil(count / bursts);
+    for (let sent = 0; sent < count; ) {
+      for (let index = 0; index < each && sent < count; index++, sent++) context.reportProgress(sent / count, "busy");
+      await tick();
+    }
+    return "flooded";
+  });
+}
+
+describe("tool-progress events are coalesced per call (a tool reporting in a loop cannot grow the queue)", () => {
+  it.each([
+    ["one synchronous burst of 1e6 reports", 1_000_000, 1],
+    ["1e5 reports in 100 bursts, yielding between them", 100_000, 100],
+  ])(
+    "%s: a bounded number of tool-progress events, the final one delivered, every other event delivered",
+    async (_case, count, bursts) => {
+      const events: ToolLoopEvent[] = [];
+      let onProgressCalls = 0;
+      const provider = new ScriptedProvider([
+        toolCallResponse([
+          { id: "flood", name: "flood" },
+          { id: "quiet", name: "quiet" },
+        ]),
+        textResponse("done"),
+      ]);
+      const result = await runToolLoop(
+        {
+          provider,
+          tools: registryWith(
+            flooding("flood", count, bursts),
+            tool("quiet", () => "calm"),
+          ),
+          maxIterations: 3,
+          onProgress: () => {
+            onProgressCalls++;
+          },
+          // A slow listener: every event waits for a macrotask.
+          onEvent: async (event) => {
+            await tick();
+            events.push(event);
+          },
+        },
+        user,
+      );
+      // onProgress is not coalesced: every report and both final updates.
+      expect(onProgressCalls).toBe(count + 2);
+      const progress = events.flatMap((event) => (event.type === "tool-progress" ? [event.update] : []));
+      const flood = progress.filter((update) => update.toolCallId === "flood");
+      // At most MAX_QUEUED_PROGRESS_EVENTS waiting per burst the listener could not keep up with.
+      expect(flood.length).toBeLessThanOrEqual(MAX_QUEUED_PROGRESS_EVENTS * bursts + bursts);
+      expect(flood.at(-1)).toEqual({ toolCallId: "flood", toolName: "flood", status: "completed" });
+      expect(flood.slice(0, -1).every((update) => update.status === "running")).toBe(true);
+      // The latest reports survive, in order.
+      const ratios = flood.slice(0, -1).map((update) => update.progress as number);
+      expect(ratios).toEqual([...ratios].sort((a, b) => a - b));
+      expect(ratios.at(-1)).toBe((count - 1) / count);
+      expect(progress.filter((update) => update.toolCallId === "quiet")).toEqual([
+        { toolCallId: "quiet", toolName: "quiet", status: "completed" },
+      ]);
+      // Nothing else is dropped: every message and call end, in order.
+      const others = events.filter((event) => event.type !== "tool-progress").map((event) => event.type);
+      expect(others).toEqual([
+        "step-start",
+        "message",
+        "tool-call-start",
+        "tool-call-start",
+        "tool-call-end",
+        "tool-call-end",
+        "message",
+        "message",
+        "step-end",
+        "step-start",
+        "message",
+        "step-end",
+        "loop-end",
+      ]);
+      const finalAt = events.findIndex(
+        (event) =>
+          event.type === "tool-progress" && event.update.toolCallId === "flood" && event.update.status !== "running",
+      );
+      const endAt = events.findIndex((event) => event.type === "tool-call-end" && event.toolCallId === "flood");
+      expect(finalAt).toBeLessThan(endAt);
+      expect(result.messages.filter((message) => message.role === "tool").map((message) => message.content)).toEqual([
+        "flooded",
+        "calm",
+      ]);
+    },
+    60_000,
+  );
+
+  it("a fast listener still receives every update (nothing is coalesced when nothing waits)", async () => {
+    const updates: ProgressUpdate[] = [];
+    const provider = new ScriptedProvider([toolCallResponse({ id: "f", name: "flood" }), textResponse("done")]);
+    await runToolLoop(
+      {
+        provider,
+        tools: registryWith(flooding("flood", 50, 50)),
+        maxIterations: 3,
+        onEvent: (event) => {
+          if (event.type === "tool-progress") updates.push(event.update);
+        },
+      },
+      user,
+    );
+    expect(updates).toHaveLength(51);
+  });
+
+  it("streamToolLoop's consumer gets the same bound (it is an onEvent)", async () => {
+    const { streamToolLoop } = await import("../../src/index.js");
+    const provider = new ScriptedProvider([toolCallResponse({ id: "f", name: "flood" }), textResponse("done")]);
+    const stream = streamToolLoop(
+      { provider, tools: registryWith(flooding("flood", 100_000)), maxIterations: 3 },
+      user,
+    );
+    let progress = 0;
+    let ends = 0;
+    for await (const event of stream) {
+      if (event.type === "tool-progress") progress++;
+      if (event.type === "tool-call-end") ends++;
+    }
+    expect(progress).toBeLessThanOrEqual(MAX_QUEUED_PROGRESS_EVENTS + 1);
+    expect(ends).toBe(1);
+    expect((await stream.result).content).toBe("done");
+  });
+});
+
+describe("calls the loop answers without running them get their final progress update", () => {
+  it("calls refused because a listener failed (the loop is stopping)", async () => {
+    const updates: ProgressUpdate[] = [];
+    const provider = new ScriptedProvider([
+      toolCallResponse([
+        { id: "a", name: "t" },
+        { id: "b", name: "t" },
+      ]),
+    ]);
+    const failure = await runToolLoop(
+      {
+        provider,
+        tools: registryWith(tool("t", () => "ran")),
+        maxIterations: 3,
+        onProgress: (update) => updates.push(update),
+        onEvent: (event) => {
+          if (event.type === "message") throw new Error("listener down");
+        },
+      },
+      user,
+    ).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(Error);
+    expect(updates).toEqual([
+      { toolCallId: "a", toolName: "t", status: "failed" },
+      { toolCallId: "b", toolName: "t", status: "failed" },
+    ]);
+  });
+
+  it("calls of the final turn (finalAnswerOnMaxIterations) refused with an error result", async () => {
+    const updates: ProgressUpdate[] = [];
+    const events: ToolLoopEvent[] = [];
+    const provider = new ScriptedProvider([
+      toolCallResponse({ id: "a", name: "t" }),
+      toolCallResponse({ id: "b", name: "t" }),
+    ]);
+    const result = await runToolLoop(
+      {
+        provider,
+        tools: registryWith(tool("t", () => "ran")),
+        maxIterations: 1,
+        finalAnswerOnMaxIterations: true,
+        onProgress: (update) => updates.push(update),
+        onEvent: (event) => {
+          events.push(event);
+        },
+      },
+      user,
+    );
+    expect(result.stopReason).toBe("max_iterations");
+    expect(updates).toEqual([
+      { toolCallId: "a", toolName: "t", status: "completed" },
+      { toolCallId: "b", toolName: "t", status: "failed" },
+    ]);
+    const forB = events.filter(
+      (event) =>
+        (event.type === "tool-progress" && event.update.toolCallId === "b") ||
+        (event.type === "tool-call-end" && event.toolCallId === "b"),
+    );
+    expect(forB.map((event) => event.type)).toEqual(["tool-progress", "tool-call-end"]);
+  });
+});
