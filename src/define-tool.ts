@@ -58,6 +58,12 @@ export interface DefineToolOptions<Schema extends ZodObjectSchema> {
   execute(args: InferToolArgs<Schema>, context: ToolContext): ToolReturn | Promise<ToolReturn>;
   /** See {@link Tool.loopBreaking}: a successful call of this tool ends the loop. @default false */
   loopBreaking?: boolean;
+  /**
+   * See {@link Tool.needsApproval}: `true`, or a predicate, makes the loop ask `approve` before a
+   * call runs. The predicate receives the model's arguments as sent — *before* the schema parsed
+   * them, so not typed by it. @default false
+   */
+  needsApproval?: Tool["needsApproval"];
 }
 
 /** A {@link Tool} made by {@link defineTool}: `execute` keeps the argument type inferred from the schema. */
@@ -161,7 +167,7 @@ export function defineTool<Schema extends ZodObjectSchema>(
   if (!isPlainObject(options)) {
     throw optionError("defineTool", "options", "an object", options);
   }
-  const { name, description, parameters: schema, execute, loopBreaking } = options;
+  const { name, description, parameters: schema, execute, loopBreaking, needsApproval } = options;
   const major = zodObjectMajor(schema);
   if (major === undefined) {
     const expected = "a zod object schema (z.object({...}), zod 3.25+ or 4)";
@@ -172,6 +178,10 @@ export function defineTool<Schema extends ZodObjectSchema>(
   }
   if (loopBreaking !== undefined && typeof loopBreaking !== "boolean") {
     throw optionError(`defineTool(${showValue(name)})`, "loopBreaking", "a boolean", loopBreaking);
+  }
+  if (needsApproval !== undefined && typeof needsApproval !== "boolean" && typeof needsApproval !== "function") {
+    const expected = "a boolean or a function (args, context) => boolean";
+    throw optionError(`defineTool(${showValue(name)})`, "needsApproval", expected, needsApproval);
   }
   let parameters: Record<string, unknown>;
   try {
@@ -192,6 +202,7 @@ export function defineTool<Schema extends ZodObjectSchema>(
     parameters,
     schema,
     ...(loopBreaking === true ? { loopBreaking } : {}),
+    ...(needsApproval === undefined || needsApproval === false ? {} : { needsApproval }),
     parseArguments(args) {
       const parsed = parse(args);
       return parsed.success

@@ -129,6 +129,29 @@ describe("defineTool infers args from a zod 3 (3.25+) schema too", () => {
     });
   });
 
+  it("needsApproval: a boolean or a predicate of the model's unparsed arguments (issue 12)", () => {
+    const parameters = z.object({ path: z.string() });
+    defineTool({ name: "d", description: "d", parameters, execute: () => "", needsApproval: true });
+    defineTool({
+      name: "d",
+      description: "d",
+      parameters,
+      execute: () => "",
+      needsApproval: async (args, context) => {
+        // Not the schema's output: the predicate runs before validation.
+        expectTypeOf(args).toEqualTypeOf<Record<string, unknown>>();
+        expectTypeOf(context).toEqualTypeOf<ToolContext>();
+        return args.path !== "/tmp";
+      },
+    });
+    // @ts-expect-error a boolean or a predicate
+    defineTool({ name: "d", description: "d", parameters, execute: () => "", needsApproval: "yes" });
+    // @ts-expect-error the predicate returns a boolean
+    defineTool({ name: "d", description: "d", parameters, execute: () => "", needsApproval: () => "yes" });
+    const tool = defineTool({ name: "d", description: "d", parameters, execute: () => "", needsApproval: true });
+    expectTypeOf(tool.needsApproval).toEqualTypeOf<Tool["needsApproval"]>();
+  });
+
   it("only an object schema is accepted", () => {
     // @ts-expect-error parameters must be a zod object schema
     defineTool({ name: "d", description: "d", parameters: z3.string(), execute: () => "" });

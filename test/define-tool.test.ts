@@ -184,6 +184,21 @@ describe("defineTool", () => {
       /defineTool\("x"\): execute must be a function, got undefined/,
     ],
     [
+      "a loopBreaking that is not a boolean",
+      { name: "x", description: "d", parameters: z.object({}), execute: (): string => "", loopBreaking: "yes" },
+      /defineTool\("x"\): loopBreaking must be a boolean, got "yes"/,
+    ],
+    [
+      "a needsApproval that is neither a boolean nor a function",
+      { name: "x", description: "d", parameters: z.object({}), execute: (): string => "", needsApproval: "always" },
+      /defineTool\("x"\): needsApproval must be a boolean or a function \(args, context\) => boolean, got "always"/,
+    ],
+    [
+      "a needsApproval of null",
+      { name: "x", description: "d", parameters: z.object({}), execute: (): string => "", needsApproval: null },
+      /needsApproval must be a boolean or a function .*, got null/,
+    ],
+    [
       "a schema that has no JSON Schema form",
       { name: "x", description: "d", parameters: z.object({ when: z.date() }), execute: (): string => "" },
       /defineTool\("x"\): the schema cannot be converted to JSON Schema/,
@@ -191,6 +206,57 @@ describe("defineTool", () => {
   ])("throws a TypeError for %s", (_case, options, message) => {
     expect(() => defineTool(options as never)).toThrow(TypeError);
     expect(() => defineTool(options as never)).toThrow(message);
+  });
+});
+
+describe("defineTool passes needsApproval through (issue 12)", () => {
+  const base = {
+    name: "remove",
+    description: "d",
+    parameters: z.object({ path: z.string() }),
+    execute: () => "removed",
+  };
+  const predicate = (args: Record<string, unknown>) => String(args.path).startsWith("/etc");
+
+  it.each<[string, Tool["needsApproval"], boolean]>([
+    ["true", true, true],
+    ["a predicate", predicate, true],
+    ["false (the same as absent)", false, false],
+    ["absent", undefined, false],
+  ])("needsApproval %s", (_case, needsApproval, kept) => {
+    const tool = defineTool(needsApproval === undefined ? base : { ...base, needsApproval });
+    expect("needsApproval" in tool).toBe(kept);
+    if (kept) expect(tool.needsApproval).toBe(needsApproval);
+  });
+
+  it("in a loop: the defined tool waits for approve; the predicate sees the model's arguments before the schema parses them", async () => {
+    const seen: unknown[] = [];
+    const tool = defineTool({
+      ...base,
+      needsApproval: (args) => {
+        seen.push(args);
+        return predicate(args);
+      },
+    });
+    const { runToolLoop } = await import("../src/index.js");
+    const { ScriptedProvider, textResponse, toolCallResponse } = await import("../src/testing/index.js");
+    const provider = new ScriptedProvider([
+      toolCallResponse([
+        { id: "etc", name: "remove", arguments: { path: "/etc/passwd", extra: 1 } },
+        { id: "tmp", name: "remove", arguments: { path: "/tmp/x" } },
+      ]),
+      textResponse("done"),
+    ]);
+    const approve = vi.fn(() => ({ approved: false, reason: "no" }));
+    const result = await runToolLoop({ provider, tools: [tool], maxIterations: 2, approve }, [
+      { role: "user", content: "clean" },
+    ]);
+    expect(approve).toHaveBeenCalledTimes(1);
+    expect(seen).toEqual([{ path: "/etc/passwd", extra: 1 }, { path: "/tmp/x" }]);
+    expect(result.messages.filter((message) => message.role === "tool").map((message) => message.content)).toEqual([
+      "denied by the user: no",
+      "removed",
+    ]);
   });
 });
 
