@@ -10,16 +10,18 @@ export type Implementation = (typeof IMPLEMENTATIONS)[number];
 
 /**
  * How a loop is run: `minimal` (no signal, no timeout, silent logging, a provider that hands out
- * the script) or `realistic`, as users run it: a caller's `AbortSignal` and a 30 s tool/step
+ * the script), `realistic`, as users run it: a caller's `AbortSignal` and a 30 s tool/step
  * timeout, and for toolloop the OpenAI Chat adapter over an in-process fake client and an
- * `info`-level pino logger writing to a discarding stream.
+ * `info`-level pino logger writing to a discarding stream; or `events` (toolloop only): the
+ * minimal loop with an `onEvent` listener that does nothing (issue 12's cost per event).
  */
-export type Variant = "minimal" | "realistic";
+export type Variant = "minimal" | "realistic" | "events";
 
 /** The rows of workload 1, in table order: each runs in a child process of its own. */
 export const LOOP_ROWS = [
   { name: "by hand", implementation: "by hand", variant: "minimal" },
   { name: "toolloop", implementation: "toolloop", variant: "minimal" },
+  { name: "toolloop onEvent", implementation: "toolloop", variant: "events" },
   { name: "toolloop realistic", implementation: "toolloop", variant: "realistic" },
   { name: "AI SDK", implementation: "AI SDK", variant: "minimal" },
   { name: "AI SDK realistic", implementation: "AI SDK", variant: "realistic" },
@@ -38,6 +40,16 @@ export const WORKLOAD_LIBRARIES: Record<TimingWorkload, readonly Implementation[
   scaling: ["toolloop", "AI SDK", "Agents SDK"],
   adapters: ["toolloop"],
 };
+
+/**
+ * Workload 1 (toolloop onEvent): events per loop of S steps of K calls. Each step: `step-start`,
+ * the assistant's `message`, `step-end`, and per call `tool-call-start`, `tool-progress` (its
+ * final update), `tool-call-end` and its tool `message`; the final answer: `step-start`,
+ * `message`, `step-end`; then `loop-end`.
+ */
+export function eventsPerLoop(steps: number, callsPerStep: number): number {
+  return steps * (3 + 4 * callsPerStep) + 3 + 1;
+}
 
 /** Workload 1 (realistic): the tool timeout (toolloop) and step timeout (AI SDK). */
 export const REALISTIC_TIMEOUT_MS = 30_000;

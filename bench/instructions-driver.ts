@@ -4,13 +4,19 @@
  *
  *   node instructions-driver.mjs <case> <count>
  *
- * Cases: `minimal K=<k>`, `realistic K=<k>`, `realistic K=<k> -<part> -<part>…` leaving parts out
- * (`adapter`, `signal`, `timeout`, `logger`), or `realistic K=<k> only-<part>+<part>…`: the minimal
- * case plus those parts.
+ * Cases: `minimal K=<k>`, `events K=<k>` (the minimal case with an `onEvent` that does nothing),
+ * `realistic K=<k>`, `realistic K=<k> -<part> -<part>…` leaving parts out (`adapter`, `signal`,
+ * `timeout`, `logger`), or `realistic K=<k> only-<part>+<part>…`: the minimal case plus those parts.
  */
 import { LOOP_STEPS } from "./constants.js";
 import { Counter, echoScript, echoTool, verified } from "./scenario.js";
-import { ALL_PARTS, type RealisticParts, realisticToolloopCase, toolloopCase } from "./toolloop-cases.js";
+import {
+  ALL_PARTS,
+  checkEventCount,
+  type RealisticParts,
+  realisticToolloopCase,
+  toolloopCase,
+} from "./toolloop-cases.js";
 
 const WARMUP = 300;
 
@@ -21,11 +27,18 @@ function collect(): void {
   gc();
 }
 
-export function parseCase(name: string): { callsPerStep: number; parts: RealisticParts | undefined } {
-  const match = /^(minimal|realistic) K=(\d+)((?: -\w+)*| only-[\w+]+)$/.exec(name);
+export function parseCase(name: string): {
+  callsPerStep: number;
+  parts: RealisticParts | undefined;
+  events: boolean;
+} {
+  const match = /^(minimal|events|realistic) K=(\d+)((?: -\w+)*| only-[\w+]+)$/.exec(name);
   if (match === null) throw new TypeError(`unknown case ${JSON.stringify(name)}`);
   const [, kind, k, spec = ""] = match;
-  if (kind === "minimal") return { callsPerStep: Number(k), parts: undefined };
+  if (kind !== "realistic") {
+    if (spec !== "") throw new TypeError(`parts apply to the realistic case only: ${JSON.stringify(name)}`);
+    return { callsPerStep: Number(k), parts: undefined, events: kind === "events" };
+  }
   const only = spec.startsWith(" only-");
   const named = (only ? spec.slice(" only-".length).split("+") : spec.split(" -").slice(1)) as string[];
   const parts: RealisticParts = only
@@ -35,16 +48,18 @@ export function parseCase(name: string): { callsPerStep: number; parts: Realisti
     if (!(part in parts)) throw new TypeError(`unknown part ${JSON.stringify(part)} in ${JSON.stringify(name)}`);
     parts[part as keyof RealisticParts] = only;
   }
-  return { callsPerStep: Number(k), parts };
+  return { callsPerStep: Number(k), parts, events: false };
 }
 
 async function main(): Promise<void> {
   const [name = "", countText = "0"] = process.argv.slice(2);
-  const { callsPerStep, parts } = parseCase(name);
+  const { callsPerStep, parts, events } = parseCase(name);
   const counter = new Counter();
   const script = echoScript(LOOP_STEPS, callsPerStep);
   const tools = [echoTool(counter)];
-  const loop = parts === undefined ? toolloopCase(script, tools) : realisticToolloopCase(script, tools, parts);
+  if (events) await checkEventCount(script, [echoTool(new Counter())], callsPerStep);
+  const loop =
+    parts === undefined ? toolloopCase(script, tools, { events }) : realisticToolloopCase(script, tools, parts);
   await verified(name, loop, counter, LOOP_STEPS * callsPerStep);
   for (let index = 0; index < WARMUP; index++) await loop.run();
   // A full collection before and after the counted runs (node --expose-gc), so that whether a major

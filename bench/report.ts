@@ -8,6 +8,7 @@ import {
   ADAPTERS,
   type AdapterName,
   BOUNDED_CONCURRENCY,
+  eventsPerLoop,
   type Implementation,
   LOOP_ROWS,
   LOOP_STEPS,
@@ -273,8 +274,9 @@ function tables(results: BenchResults): Table[] {
         "timeout or logging, with a provider that hands out the script. The realistic rows run as users run them: " +
         `a caller's \`AbortSignal\` and a ${REALISTIC_TIMEOUT_MS / 1000} s timeout (toolloop: \`toolTimeoutMs\`; AI SDK: ` +
         "`abortSignal` and `timeout: { stepMs }`), and for toolloop the OpenAI Chat adapter over an in-process fake " +
-        "`openai` client and an `info`-level pino logger writing to a discarding stream. Each row ran in a process of " +
-        "its own, started three times in turn.",
+        "`openai` client and an `info`-level pino logger writing to a discarding stream. The onEvent row is the minimal " +
+        `one with an \`onEvent\` listener that does nothing (${eventsPerLoop(LOOP_STEPS, 1)} events per loop at K=1, ` +
+        `${eventsPerLoop(LOOP_STEPS, 4)} at K=4). Each row ran in a process of its own, started three times in turn.`,
       head: [
         "K",
         "Implementation",

@@ -6,6 +6,8 @@
  *   npm run bench -- --json            print the results as JSON on stdout (progress on stderr)
  *   npm run bench -- --no-write        do not touch docs/benchmarks.md
  *   npm run bench -- --only=loop,size  a subset: loop, dispatch, parallel, scaling, adapters, memory, size
+ *   npm run bench -- --only=loop --no-write "--rows=toolloop,toolloop onEvent"
+ *                                      workload 1 for some rows of LOOP_ROWS only (an A/B without the peers)
  *   npm run bench -- --profile         also write a V8 CPU profile of the timed workloads to .tmp/profiles/
  *
  * The measured code is the bench bundled by esbuild (plain JavaScript as dist/ ships it, not tsx's
@@ -50,10 +52,18 @@ interface Flags {
   write: boolean;
   profile: boolean;
   only: Set<Workload>;
+  /** Workload 1's rows to run; all of LOOP_ROWS by default. */
+  rows: ReadonlySet<string>;
 }
 
 function parseFlags(argv: string[]): Flags {
-  const flags: Flags = { json: false, write: true, profile: false, only: new Set(WORKLOADS) };
+  const flags: Flags = {
+    json: false,
+    write: true,
+    profile: false,
+    only: new Set(WORKLOADS),
+    rows: new Set(LOOP_ROWS.map((row) => row.name)),
+  };
   for (const argument of argv) {
     if (argument === "--json") flags.json = true;
     else if (argument === "--no-write") flags.write = false;
@@ -66,6 +76,15 @@ function parseFlags(argv: string[]): Flags {
         }
       }
       flags.only = new Set(names as Workload[]);
+    } else if (argument.startsWith("--rows=")) {
+      const names = argument.slice("--rows=".length).split(",");
+      const known: readonly string[] = LOOP_ROWS.map((row) => row.name);
+      for (const name of names) {
+        if (!known.includes(name)) {
+          throw new TypeError(`--rows: unknown row ${JSON.stringify(name)}; expected ${known.join(", ")}`);
+        }
+      }
+      flags.rows = new Set(names);
     } else throw new TypeError(`unknown flag ${JSON.stringify(argument)}`);
   }
   return flags;
@@ -118,11 +137,16 @@ async function timedWorkloads(child: string, names: string[], nodeFlags: string[
 }
 
 /** Workload 1: each row in its own process, started {@link LOOP_PROCESS_ROUNDS} times in turn. */
-async function loop(child: string, nodeFlags: string[]): Promise<NonNullable<BenchResults["loop"]>> {
+async function loop(
+  child: string,
+  nodeFlags: string[],
+  rows: ReadonlySet<string>,
+): Promise<NonNullable<BenchResults["loop"]>> {
   const samples: Record<string, Record<string, number[]>> = {};
   for (let round = 0; round < LOOP_PROCESS_ROUNDS; round++) {
     log(`loop, round ${round + 1} of ${LOOP_PROCESS_ROUNDS} (one process per row)`);
     for (const row of LOOP_ROWS) {
+      if (!rows.has(row.name)) continue;
       const part = await childJson<Record<string, number[]>>(nodeFlags, child, ["loop", row.name]);
       for (const [key, values] of Object.entries(part)) {
         const rows = samples[key] ?? {};
@@ -213,7 +237,7 @@ async function main(): Promise<void> {
   const child = await buildChild();
 
   const profileFlags = flags.profile ? ["--cpu-prof", `--cpu-prof-dir=${join(ROOT, ".tmp", "profiles")}`] : [];
-  if (flags.only.has("loop")) results.loop = await loop(child, profileFlags);
+  if (flags.only.has("loop")) results.loop = await loop(child, profileFlags, flags.rows);
   const timed = TIMING_WORKLOADS.filter((name) => flags.only.has(name));
   if (timed.length > 0) Object.assign(results, await timedWorkloads(child, timed, profileFlags));
   if (flags.profile) log(`  CPU profiles written to ${join(ROOT, ".tmp", "profiles")}`);

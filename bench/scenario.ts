@@ -102,6 +102,8 @@ export interface CaseOptions {
   maxConcurrency?: number;
   /** Run as users run it (see `Variant` in constants.ts); toolloop and the AI SDK only. */
   realistic?: boolean;
+  /** The minimal loop with an `onEvent` listener that does nothing (see `Variant`); toolloop only. */
+  events?: boolean;
 }
 
 /** Makes a case of one implementation. */

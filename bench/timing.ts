@@ -54,10 +54,18 @@ export async function loopSamples(rowName: LoopRowName): Promise<Record<string, 
     const counter = new Counter();
     const loop = await verified(
       rowName,
-      make(echoScript(LOOP_STEPS, callsPerStep), [echoTool(counter)], { realistic: row.variant === "realistic" }),
+      make(echoScript(LOOP_STEPS, callsPerStep), [echoTool(counter)], {
+        realistic: row.variant === "realistic",
+        events: row.variant === "events",
+      }),
       counter,
       LOOP_STEPS * callsPerStep,
     );
+    if (row.variant === "events") {
+      // Loaded on demand, as cases.ts loads each library: only toolloop's processes load it.
+      const { checkEventCount } = await import("./toolloop-cases.js");
+      await checkEventCount(echoScript(LOOP_STEPS, callsPerStep), [echoTool(new Counter())], callsPerStep);
+    }
     cases[`K=${callsPerStep}`] = () => loop.run();
   }
   const cheap = isCheap(row.implementation);

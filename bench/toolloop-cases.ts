@@ -11,9 +11,10 @@ import {
   type Message,
   type ProviderToolCall,
   runToolLoop,
+  type ToolLoopEvent,
   ToolRegistry,
 } from "../src/index.js";
-import { REALISTIC_TIMEOUT_MS } from "./constants.js";
+import { eventsPerLoop, REALISTIC_TIMEOUT_MS } from "./constants.js";
 import { type CaseOptions, FINAL_TEXT, type LoopCase, type Script, type ToolSpec } from "./scenario.js";
 
 /** The script as `LLMResponse`s: one per step, then the final answer. */
@@ -139,6 +140,9 @@ export function toolloopRegistry(tools: ToolSpec[], logger?: Logger): ToolRegist
   return registry;
 }
 
+/** The `onEvent` of the events case: a synchronous listener that does nothing. */
+const ignoreEvent = (_event: ToolLoopEvent): void => {};
+
 export function toolloopCase(script: Script, tools: ToolSpec[], options: CaseOptions = {}): LoopCase {
   if (options.realistic === true) return realisticToolloopCase(script, tools);
   const provider = new FastProvider(toolloopResponses(script));
@@ -147,6 +151,7 @@ export function toolloopCase(script: Script, tools: ToolSpec[], options: CaseOpt
     tools: toolloopRegistry(tools),
     maxIterations: script.length + 1,
     ...(options.maxConcurrency === undefined ? {} : { maxConcurrency: options.maxConcurrency }),
+    ...(options.events === true ? { onEvent: ignoreEvent } : {}),
   };
   return {
     async run() {
@@ -154,6 +159,26 @@ export function toolloopCase(script: Script, tools: ToolSpec[], options: CaseOpt
       return { text: result.content, result };
     },
   };
+}
+
+/**
+ * Runs the events case's loop once with a listener that counts, and throws unless it saw
+ * {@link eventsPerLoop} events: the figure the cost per event is divided by.
+ */
+export async function checkEventCount(script: Script, tools: ToolSpec[], callsPerStep: number): Promise<number> {
+  let seen = 0;
+  const config = {
+    provider: new FastProvider(toolloopResponses(script)),
+    tools: toolloopRegistry(tools),
+    maxIterations: script.length + 1,
+    onEvent: () => {
+      seen++;
+    },
+  };
+  await runToolLoop(config, [{ role: "user", content: "go" }]);
+  const expected = eventsPerLoop(script.length, callsPerStep);
+  if (seen !== expected) throw new Error(`the onEvent case delivered ${seen} events per loop, expected ${expected}`);
+  return seen;
 }
 
 /** What the realistic case adds to the minimal one; each can be left out to see what it costs. */
