@@ -491,6 +491,7 @@ async function loop(resolved: ResolvedConfig, messages: Message[], context: Reso
       const results = await runTurn(calls, resolved, context);
       const isLoopBreaking = loopBreakingTest(tools);
       let stoppedAt = -1;
+      let handled = calls.length > 0;
       for (let index = 0; index < calls.length; index++) {
         const { call } = calls[index] as NormalizedToolCall;
         const result = results[index] as ToolResult;
@@ -505,6 +506,7 @@ async function loop(resolved: ResolvedConfig, messages: Message[], context: Reso
         if (stoppedAt < 0 && isLoopBreaking !== undefined && result.isError !== true && isLoopBreaking(call.name)) {
           stoppedAt = index;
         }
+        if (result.responseHandled !== true) handled = false;
       }
       if (hooks !== undefined) await hooks.turnAnswered(transcript, calls, results, response, iteration);
       if (stoppedAt >= 0) {
@@ -525,6 +527,11 @@ async function loop(resolved: ResolvedConfig, messages: Message[], context: Reso
         };
         stopped.stoppedBy = { toolName: call.name, toolCallId: call.id };
         return withUsage(stopped, usage);
+      }
+      // picoclaw HEAD: when every result of the turn says the response was handled, no further provider call.
+      if (handled) {
+        log(logger, "debug", () => ({ iteration }), "tool loop stopped: every result handled the response");
+        return withUsage({ content: "", iterations, messages: transcript, stopReason: "response_handled" }, usage);
       }
       if (hooks?.stop !== undefined) {
         const { reason, content: text } = hooks.stop;

@@ -1979,17 +1979,21 @@ describe("loop control (issue 12)", () => {
   });
 
   describe("responseHandled", () => {
-    it("when every result of a turn has it, the loop ends without another provider call", async () => {
-      const send = tool("send_file", () => newToolResult("sent").withResponseHandled());
-      const provider = new ScriptedProvider([toolCallResponse({ id: "s", name: "send_file" })]);
-      const result = await runToolLoop(
-        { provider, tools: registryWith(send), maxIterations: 5, maxResultChars: 1_000 },
-        user,
-      );
-      expect(result).toMatchObject({ content: "", iterations: 1, stopReason: "response_handled" });
-      expect(result.messages.at(-1)).toMatchObject({ role: "tool", content: "sent" });
-      provider.assertDone();
-    });
+    it.each<[string, Partial<ToolLoopConfig>]>([
+      ["no other loop-control option (review regression)", {}],
+      ["maxResultChars set", { maxResultChars: 1_000 }],
+      ["onEvent set", { onEvent: () => {} }],
+    ])(
+      "when every result of a turn has it, the loop ends without another provider call (%s)",
+      async (_label, extra) => {
+        const send = tool("send_file", () => newToolResult("sent").withResponseHandled());
+        const provider = new ScriptedProvider([toolCallResponse({ id: "s", name: "send_file" })]);
+        const result = await runToolLoop({ provider, tools: registryWith(send), maxIterations: 5, ...extra }, user);
+        expect(result).toMatchObject({ content: "", iterations: 1, stopReason: "response_handled" });
+        expect(result.messages.at(-1)).toMatchObject({ role: "tool", content: "sent" });
+        provider.assertDone();
+      },
+    );
 
     it("one result without it keeps the loop going", async () => {
       const send = tool("send_file", () => newToolResult("sent").withResponseHandled());
@@ -2000,10 +2004,7 @@ describe("loop control (issue 12)", () => {
         ]),
         textResponse("done"),
       ]);
-      const result = await runToolLoop(
-        { provider, tools: registryWith(send, echo), maxIterations: 5, maxResultChars: 1_000 },
-        user,
-      );
+      const result = await runToolLoop({ provider, tools: registryWith(send, echo), maxIterations: 5 }, user);
       expect(result.stopReason).toBe("completed");
     });
   });
