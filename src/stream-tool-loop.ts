@@ -1,5 +1,6 @@
+import { subscribeAbort } from "./internal/abort.js";
 import { isPlainObject } from "./internal/describe.js";
-import { isAbortSignal, optionError } from "./internal/options.js";
+import { checkFunction, isAbortSignal, optionError } from "./internal/options.js";
 import type { Message } from "./provider.js";
 import { runToolLoop, type ToolLoopConfig, type ToolLoopContext, type ToolLoopResult } from "./run-tool-loop.js";
 import type { ToolLoopEvent } from "./tool-loop-event.js";
@@ -9,7 +10,8 @@ export interface ToolLoopStream extends AsyncIterable<ToolLoopEvent> {
   /**
    * The run's outcome, as `runToolLoop` would give it. Settles either way: after `loop-end`, or
    * rejected (a `ToolLoopError` with code `"aborted"` when the iteration was left early). Left
-   * unobserved, its rejection is never reported as unhandled.
+   * unobserved, its rejection is never reported as unhandled. The run waits for its events to be
+   * read: a stream nobody iterates stays parked until it is iterated or the caller's signal aborts.
    */
   readonly result: Promise<ToolLoopResult>;
 }
@@ -40,11 +42,25 @@ export function streamToolLoop(
   context: ToolLoopContext = {},
 ): ToolLoopStream {
   if (!isPlainObject(config)) throw optionError(WHERE, "config", "an object", config);
-  const own = config.onEvent;
-  if (own !== undefined && typeof own !== "function") throw optionError(WHERE, "onEvent", "a function", own);
+  const own = checkFunction(WHERE, "onEvent", config.onEvent);
   const controller = new AbortController();
   const callerSignal: unknown = context?.signal;
-  const signal = isAbortSignal(callerSignal) ? AbortSignal.any([callerSignal, controller.signal]) : controller.signal;
+  const signal = controller.signal;
+  // The run's signal follows the caller's through the one shared subscription (never AbortSignal.any,
+  // which Node 20 keeps alive on a long-lived caller signal: memory grows with every run).
+  let unsubscribe = () => {};
+  if (isAbortSignal(callerSignal)) {
+    if (callerSignal.aborted) controller.abort(callerSignal.reason);
+    else
+      unsubscribe = subscribeAbort(callerSignal, (reason) => {
+        controller.abort(reason);
+        // A consumer that stopped reading without return() must not hold an aborted run.
+        offered?.release();
+        taken?.();
+        offered = undefined;
+        taken = undefined;
+      });
+  }
 
   let offered: { event: ToolLoopEvent; release: () => void } | undefined;
   let taken: (() => void) | undefined;
@@ -54,7 +70,8 @@ export function streamToolLoop(
 
   const onEvent = async (event: ToolLoopEvent): Promise<void> => {
     if (own !== undefined) await own(event);
-    if (closed) return;
+    // After an abort nothing waits for the consumer: the run ends (rejecting) whether or not it reads.
+    if (closed || signal.aborted) return;
     await new Promise<void>((release) => {
       if (reader === undefined) {
         offered = { event, release };
@@ -74,6 +91,7 @@ export function streamToolLoop(
   // The iteration reports the failure; `result` is only a view of it for whoever awaits it.
   result.catch(() => {});
   const settle = (state: { error: unknown } | "done") => {
+    unsubscribe();
     outcome = state;
     const waiting = reader;
     reader = undefined;

@@ -1,3 +1,4 @@
+import { getEventListeners } from "node:events";
 import { describe, expect, it, vi } from "vitest";
 import {
   isToolLoopError,
@@ -135,6 +136,37 @@ describe("streamToolLoop (issue 12)", () => {
     controller.abort(new Error("user left"));
     await expect(next).rejects.toMatchObject({ code: "aborted" });
     await expect(stream.result).rejects.toMatchObject({ code: "aborted" });
+  });
+
+  it("a consumer that stops reading (no return()) does not hold the run once the caller aborts (review regression)", async () => {
+    const controller = new AbortController();
+    const stream = streamToolLoop(
+      {
+        provider: new ScriptedProvider([toolCallResponse({ id: "a", name: "echo" }), textResponse("done")]),
+        tools: registryWith(echo),
+        maxIterations: 3,
+      },
+      user,
+      { signal: controller.signal },
+    );
+    await stream[Symbol.asyncIterator]().next(); // one event read, then the consumer goes away
+    controller.abort(new Error("user left"));
+    const error = await stream.result.catch((caught: unknown) => caught);
+    expect(isToolLoopError(error) && error.code).toBe("aborted");
+  });
+
+  it("leaves no listener on a long-lived caller signal after its runs (one shared subscription per run, ended)", async () => {
+    const controller = new AbortController();
+    for (let index = 0; index < 20; index++) {
+      const stream = streamToolLoop({ provider: new ScriptedProvider([textResponse("ok")]), maxIterations: 1 }, user, {
+        signal: controller.signal,
+      });
+      for await (const _event of stream) {
+        // read to the end
+      }
+      await stream.result;
+    }
+    expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
   });
 
   it("throws a TypeError at once for a config that is not an object or an onEvent that is not a function", () => {
