@@ -1971,6 +1971,36 @@ describe("loop control (issue 12)", () => {
       await expect(running).rejects.toMatchObject({ code: "aborted", iterations: 2 });
     });
 
+    it("awaitAsync: a completion that arrived before an abort while waiting reaches onAsyncResult", async () => {
+      const { background, callbacks } = backgroundTool();
+      const controller = new AbortController();
+      const received: unknown[] = [];
+      const provider = new ScriptedProvider([
+        toolCallResponse([
+          { id: "fast", name: "background" },
+          { id: "slow", name: "background" },
+        ]),
+        textResponse("wait"),
+      ]);
+      const running = runToolLoop(
+        {
+          provider,
+          tools: registryWith(background),
+          maxIterations: 5,
+          awaitAsync: { timeoutMs: Number.POSITIVE_INFINITY },
+          onAsyncResult: (result, info) => void received.push([result.forLLM, info.toolCallId]),
+        },
+        user,
+        { signal: controller.signal },
+      );
+      await vi.waitFor(() => expect(provider.calls).toHaveLength(2), POLL);
+      callbacks[0]?.(newToolResult("fast done"));
+      controller.abort(new Error("stop waiting"));
+      const failure = await running.catch((error: unknown) => error);
+      expect(failure).toMatchObject({ code: "aborted", iterations: 2 });
+      await vi.waitFor(() => expect(received).toEqual([["fast done", "fast"]]), POLL);
+    });
+
     it("awaitAsync rejects a bad timeout", async () => {
       await expect(
         runToolLoop({ provider: new ScriptedProvider([]), maxIterations: 1, awaitAsync: { timeoutMs: -1 } }, user),

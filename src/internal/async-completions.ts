@@ -85,7 +85,8 @@ export class AsyncCompletions {
 
   /**
    * Waits until no async call is pending, at most `timeoutMs` (or until `signal` aborts), and
-   * returns the completions received, in the order they came.
+   * returns the completions received, in the order they came. After an abort it returns none and
+   * keeps them queued: {@link end} hands them to `deliver`.
    */
   async collect(timeoutMs: number, signal: AbortSignal | undefined): Promise<AsyncCompletion[]> {
     if (this.#pending.size > 0 && !signal?.aborted) {
@@ -105,6 +106,7 @@ export class AsyncCompletions {
         if (signal !== undefined) unsubscribe = subscribeAbort(signal, done);
       });
     }
+    if (signal?.aborted) return [];
     const completions = this.#queue;
     this.#queue = [];
     return completions;

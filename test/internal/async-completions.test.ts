@@ -75,4 +75,18 @@ describe("AsyncCompletions", () => {
     controller.abort();
     expect(await collecting).toEqual([]);
   });
+
+  it("collect keeps what arrived when the signal aborts: end() hands it over", async () => {
+    const { completions, delivered } = tracker(true);
+    completions.callback("a", "1")(newToolResult("a done"));
+    completions.callback("b", "2");
+    completions.started("1", asyncResult("…"));
+    completions.started("2", asyncResult("…"));
+    const controller = new AbortController();
+    const collecting = completions.collect(Number.POSITIVE_INFINITY, controller.signal);
+    controller.abort();
+    expect(await collecting).toEqual([]);
+    completions.end();
+    expect(delivered.map((done) => done.result.forLLM)).toEqual(["a done"]);
+  });
 });
