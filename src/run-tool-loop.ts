@@ -437,7 +437,7 @@ async function loop(resolved: ResolvedConfig, messages: Message[], context: Reso
       const definitions = tools !== null && tools.count() > 0 ? definitionsOf(tools) : undefined;
       const iteration = iterations;
       log(logger, "debug", () => ({ iteration, model, messages: transcript.length }), "llm call");
-      if (hooks !== undefined) await hooks.stepStart(iteration, transcript);
+      if (hooks !== undefined) await hooks.stepStart(iteration, transcript, signal);
 
       let response: LLMResponse;
       try {

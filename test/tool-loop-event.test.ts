@@ -243,6 +243,45 @@ describe("events (issue 12)", () => {
     expect(isToolLoopError(failure) && failure.messages.at(-1)).toEqual({ role: "assistant", content: "hi" });
   });
 
+  it.each<ToolLoopEvent["type"]>(["step-start", "message", "tool-call-start", "tool-call-end", "step-end"])(
+    "an onEvent that never settles (at %s) does not hold the run past an abort: the usual abort, every call answered",
+    async (hangAt) => {
+      const controller = new AbortController();
+      const provider = new ScriptedProvider([
+        toolCallResponse([
+          { id: "a", name: "echo" },
+          { id: "b", name: "echo" },
+        ]),
+        textResponse("never"),
+      ]);
+      let hung = false;
+      const running = runToolLoop(
+        {
+          provider,
+          tools: registryWith(echo),
+          maxIterations: 3,
+          onEvent: (event) => {
+            if (event.type !== hangAt || hung) return;
+            hung = true;
+            setTimeout(() => controller.abort(new Error("user left")), 1);
+            return new Promise<void>(() => {});
+          },
+        },
+        user,
+        { signal: controller.signal },
+      );
+      const failure = await running.catch((error: unknown) => error);
+      expect(hung).toBe(true);
+      expect(isToolLoopError(failure) && failure.code).toBe("aborted");
+      if (!isToolLoopError(failure)) return;
+      const calls = failure.messages
+        .filter((message) => message.role === "assistant")
+        .flatMap((m) => m.toolCalls ?? []);
+      const answers = failure.messages.filter((message) => message.role === "tool").map((m) => m.toolCallId);
+      expect(answers).toEqual(calls.map((call) => call.id));
+    },
+  );
+
   it("a slow onEvent holds the loop (back-pressure): nothing runs ahead of it, nothing is dropped", async () => {
     const seen: string[] = [];
     let inside = 0;

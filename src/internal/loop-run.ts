@@ -6,6 +6,7 @@ import { contentOf, type StopReason, type ToolLoopConfig, type ToolLoopResult } 
 import type { ToolApprover } from "../tool-approval.js";
 import type { ToolLoopEvent, ToolLoopEventListener } from "../tool-loop-event.js";
 import { errorResult, type ToolResult } from "../tool-result.js";
+import { raceAbort } from "./abort.js";
 import { type CallRunner, type GateConfig, type GateContext, runApproved } from "./approval-gate.js";
 import { type AsyncCompletion, AsyncCompletions } from "./async-completions.js";
 import { cutName, errorMessage, isPlainObject, isRecord, quoteName } from "./describe.js";
@@ -105,6 +106,8 @@ export class LoopRun {
   readonly #progress = new Map<string, ProgressUpdate[]>();
   #failure: { error: unknown; source: string } | undefined;
   #iteration = 0;
+  /** The run's signal: a listener still pending when it aborts no longer holds the loop. */
+  #signal: AbortSignal | undefined;
 
   private constructor(features: LoopFeatures, provider: LLMProvider, maxIterations: number, logger: ResolvedLogger) {
     this.#features = features;
@@ -213,9 +216,10 @@ export class LoopRun {
     };
   }
 
-  /** A provider call begins. */
-  async stepStart(iteration: number, transcript: Message[]): Promise<void> {
+  /** A provider call begins; `signal` is the run's. */
+  async stepStart(iteration: number, transcript: Message[], signal: AbortSignal | undefined): Promise<void> {
     this.#iteration = iteration;
+    this.#signal = signal;
     await this.#emit({ type: "step-start", iteration });
     this.check(transcript, iteration - 1);
   }
@@ -427,17 +431,21 @@ export class LoopRun {
     return this.#enqueue("onEvent", () => listener(event));
   }
 
-  /** Runs listeners one at a time, in order; a failure is kept (never rejected here) and stops later deliveries. */
+  /**
+   * Runs listeners one at a time, in order; a failure is kept (never rejected here) and stops later
+   * deliveries. A listener still pending when the run's signal aborts is no longer waited for: the
+   * loop's own abort checks then reject the run.
+   */
   #enqueue(source: string, deliver: () => unknown): Promise<void> {
     const next = this.#tail.then(() => {
       if (this.#failure !== undefined) return;
       try {
         const value = deliver();
         if (isRecord(value) && typeof value.then === "function") {
-          return Promise.resolve(value).then(
+          return raceAbort(Promise.resolve(value), this.#signal).then(
             () => {},
             (error: unknown) => {
-              this.#failure ??= { error, source };
+              if (!this.#signal?.aborted) this.#failure ??= { error, source };
             },
           );
         }
