@@ -118,7 +118,9 @@ export interface ToolLoopConfig {
     | undefined;
   /**
    * At the cap, make one more provider call without tools, telling the model to answer with what it
-   * has; its text becomes `content` (`stopReason` stays `"max_iterations"`). @default false
+   * has; its text becomes `content` (`stopReason` stays `"max_iterations"`). That call gets no
+   * `tool_choice`, `toolChoice` or `parallel_tool_calls` from `llmOptions`; when it fails, the failure
+   * is logged and the run resolves `max_iterations` with `content: ""`. @default false
    */
   finalAnswerOnMaxIterations?: boolean | undefined;
   /**
@@ -452,6 +454,9 @@ async function loop(resolved: ResolvedConfig, messages: Message[], context: Reso
       } catch (error) {
         if (signal?.aborted) throw aborted();
         hooks?.check(transcript, iterations);
+        if (hooks?.finalCallFailed(iteration, error) === true) {
+          return withUsage({ content: "", iterations, messages: transcript, stopReason: "max_iterations" }, usage);
+        }
         const code = isInvalidProviderResponseError(error) ? "invalid_response" : "provider_failed";
         throw fail(code, `LLM call failed: ${errorMessage(error)}`, error);
       }

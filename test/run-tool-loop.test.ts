@@ -2087,6 +2087,48 @@ describe("loop control (issue 12)", () => {
       expectEveryCallAnswered(result.messages);
     });
 
+    it("a failure of the extra call is logged and the run resolves max_iterations as without the option", async () => {
+      const { logger, lines } = captureLogger();
+      const seen: Array<{ tools: unknown; options: Record<string, unknown> }> = [];
+      const provider: LLMProvider = {
+        getDefaultModel: () => "m",
+        chat: async (_messages, tools, _model, options) => {
+          seen.push({ tools, options });
+          if (tools === undefined) throw new Error("400: requests with tool_use blocks must define tools");
+          return toolCallResponse({ name: "echo" });
+        },
+      };
+      const llmOptions = { temperature: 0.1, tool_choice: "required", toolChoice: "any", parallel_tool_calls: false };
+      const result = await runToolLoop(
+        { provider, tools: registryWith(echo), maxIterations: 2, finalAnswerOnMaxIterations: true, llmOptions, logger },
+        user,
+      );
+      expect(result).toMatchObject({ content: "", iterations: 3, stopReason: "max_iterations" });
+      expect(result.messages).toHaveLength(5);
+      expectEveryCallAnswered(result.messages);
+      expect(seen.map(({ options }) => options)).toEqual([llmOptions, llmOptions, { temperature: 0.1 }]);
+      expect(lines.filter((line) => line.level === 40).map((line) => [line.msg, line.error])).toEqual([
+        ["final answer call failed", "400: requests with tool_use blocks must define tools"],
+      ]);
+    });
+
+    it("an abort during the extra call is still the usual abort", async () => {
+      const controller = new AbortController();
+      const provider: LLMProvider = {
+        getDefaultModel: () => "m",
+        chat: async (_messages, tools) => {
+          if (tools !== undefined) return toolCallResponse({ name: "echo" });
+          controller.abort(new Error("user left"));
+          throw new Error("request aborted");
+        },
+      };
+      await expect(
+        runToolLoop({ provider, tools: registryWith(echo), maxIterations: 1, finalAnswerOnMaxIterations: true }, user, {
+          signal: controller.signal,
+        }),
+      ).rejects.toMatchObject({ code: "aborted" });
+    });
+
     it("off by default, and maxIterations 0 still makes no call", async () => {
       const provider = new ScriptedProvider([]);
       const result = await runToolLoop({ provider, maxIterations: 0, finalAnswerOnMaxIterations: true }, user);

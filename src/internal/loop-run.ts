@@ -72,6 +72,12 @@ function resolveFeatures(config: ToolLoopConfig, where: string): LoopFeatures | 
 
 const RESOLVED: Promise<void> = Promise.resolve();
 
+/** `llmOptions` without the options that only make sense with tools (for the final-answer call). */
+function withoutToolOptions(options: Record<string, unknown>): Record<string, unknown> {
+  const { tool_choice: _choice, toolChoice: _camel, parallel_tool_calls: _parallel, ...rest } = options;
+  return rest;
+}
+
 /**
  * Most `tool-progress` events of one call queued for `onEvent` and not delivered yet: past it, the
  * oldest `"running"` one is dropped (the call's final update never is). A tool's `reportProgress` is
@@ -237,9 +243,20 @@ export class LoopRun {
     const final = iteration > this.#maxIterations;
     const messages: Message[] = final ? [...transcript, { role: "system", content: FINAL_ANSWER_NOTE }] : transcript;
     const tools = final ? undefined : definitions;
-    if (!this.stream || provider.chatStream === undefined)
-      return provider.chat(messages, tools, model, options, signal);
-    return this.#streamed(provider.chatStream(messages, tools, model, options, signal), iteration, signal);
+    // Providers reject tool options on a call without tools.
+    const sent = final ? withoutToolOptions(options) : options;
+    if (!this.stream || provider.chatStream === undefined) return provider.chat(messages, tools, model, sent, signal);
+    return this.#streamed(provider.chatStream(messages, tools, model, sent, signal), iteration, signal);
+  }
+
+  /**
+   * The provider call of `iteration` failed (the run not aborted): `true` when it was the extra
+   * final-answer call, logged; the loop then stops with `max_iterations` as without the option.
+   */
+  finalCallFailed(iteration: number, error: unknown): boolean {
+    if (iteration <= this.#maxIterations) return false;
+    log(this.#logger, "warn", () => ({ iteration, error: errorMessage(error) }), "final answer call failed");
+    return true;
   }
 
   async #streamed(
