@@ -1861,6 +1861,47 @@ describe("loop control (issue 12)", () => {
       expect(delivered).toEqual([{ content: "Your backup is ready", toolName: "background", toolCallId: "bg" }]);
     });
 
+    it("onAsyncResult: a completion during the run reaches onUserMessage in order with the loop's deliveries; a throw rejects the run", async () => {
+      const { background, callbacks } = backgroundTool();
+      const say = tool("say", () => new ToolResult({ forLLM: "said", forUser: "sync says hi" }));
+      const seen: string[] = [];
+      let inFlight = 0;
+      const provider = new ScriptedProvider([
+        (_call) => {
+          return toolCallResponse([
+            { id: "bg", name: "background" },
+            { id: "s", name: "say" },
+          ]);
+        },
+        async () => {
+          await vi.waitFor(() => expect(seen).toContain("end bg says hi"), POLL);
+          return textResponse("never read");
+        },
+      ]);
+      const failure = await runToolLoop(
+        {
+          provider,
+          tools: registryWith(background, say),
+          maxIterations: 3,
+          onAsyncResult: () => {},
+          onUserMessage: async (message) => {
+            if (message.content === "sync says hi") {
+              setTimeout(() => callbacks[0]?.(new ToolResult({ forLLM: "bg done", forUser: "bg says hi" })), 1);
+            }
+            inFlight++;
+            seen.push(`start ${message.content} (${inFlight})`);
+            await new Promise((resolve) => setTimeout(resolve, 20));
+            inFlight--;
+            seen.push(`end ${message.content}`);
+            if (message.content === "bg says hi") throw new Error("UI crashed");
+          },
+        },
+        user,
+      ).catch((error: unknown) => error);
+      expect(seen).toEqual(["start sync says hi (1)", "end sync says hi", "start bg says hi (1)", "end bg says hi"]);
+      expect(isToolLoopError(failure) && failure.message).toBe("onUserMessage threw: UI crashed");
+    });
+
     it("a callback called twice, after the loop ended, or with listeners that throw never throws into the tool", async () => {
       const { background, callbacks } = backgroundTool();
       const received: unknown[] = [];

@@ -114,6 +114,8 @@ export class LoopRun {
   #iteration = 0;
   /** The run's signal: a listener still pending when it aborts no longer holds the loop. */
   #signal: AbortSignal | undefined;
+  /** `true` once the loop settled: later deliveries are logged, not awaited by anyone. */
+  #ended = false;
 
   private constructor(features: LoopFeatures, provider: LLMProvider, maxIterations: number, logger: ResolvedLogger) {
     this.#features = features;
@@ -387,7 +389,9 @@ export class LoopRun {
   /** Settles the run: `loop-end` on success; later async completions go to `onAsyncResult`. */
   async finish(pending: Promise<ToolLoopResult>): Promise<ToolLoopResult> {
     try {
-      const result = await pending;
+      const result = await pending.finally(() => {
+        this.#ended = true;
+      });
       await this.#emit({ type: "loop-end", result });
       this.check(result.messages, result.iterations);
       return result;
@@ -404,7 +408,8 @@ export class LoopRun {
     await this.#emit(event);
   }
 
-  #forUser(result: ToolResult, toolName: string, toolCallId: string): Promise<void> {
+  /** The `onUserMessage` call a result asks for (`forUser` not empty, not `silent`), or `undefined`. */
+  #userMessage(result: ToolResult, toolName: string, toolCallId: string): (() => unknown) | undefined {
     const listener = this.#features.onUserMessage;
     if (
       listener === undefined ||
@@ -412,25 +417,27 @@ export class LoopRun {
       typeof result.forUser !== "string" ||
       result.forUser === ""
     ) {
-      return RESOLVED;
+      return undefined;
     }
     const message = { content: result.forUser, toolName, toolCallId };
-    return this.#enqueue("onUserMessage", () => listener(message));
+    return () => listener(message);
   }
 
-  /** A completion after the loop ended (or without `awaitAsync`): `onAsyncResult`, then `forUser`. */
+  /** Queues a result's `forUser` delivery in order with the run's other deliveries. */
+  #forUser(result: ToolResult, toolName: string, toolCallId: string): Promise<void> {
+    const deliver = this.#userMessage(result, toolName, toolCallId);
+    return deliver === undefined ? RESOLVED : this.#enqueue("onUserMessage", deliver);
+  }
+
+  /**
+   * A completion after the loop ended (or without `awaitAsync`): `onAsyncResult`, then `forUser` —
+   * while the loop runs, in order with its other deliveries (a throw rejects the run); after, logged.
+   */
   #deliverLate({ result, toolName, toolCallId }: AsyncCompletion): void {
     const run = async () => {
       await this.#features.onAsyncResult?.(result, { toolName, toolCallId });
-      const listener = this.#features.onUserMessage;
-      if (
-        listener !== undefined &&
-        result.silent !== true &&
-        typeof result.forUser === "string" &&
-        result.forUser !== ""
-      ) {
-        await listener({ content: result.forUser, toolName, toolCallId });
-      }
+      if (!this.#ended) return this.#forUser(result, toolName, toolCallId);
+      await this.#userMessage(result, toolName, toolCallId)?.();
     };
     run().catch((error: unknown) => {
       log(
