@@ -8,7 +8,7 @@ import {
 } from "./errors.js";
 import { checkTimeout, failure, logCallEnd, WITHOUT_METADATA } from "./execute-tool-call.js";
 import { type LinkedSignal, linkSignal, raceAbort } from "./internal/abort.js";
-import { type CallRunner, needsAnyApproval, runApproved } from "./internal/approval-gate.js";
+import { type CallRunner, type GateContext, needsAnyApproval, runApproved } from "./internal/approval-gate.js";
 import { holdDeadlines } from "./internal/deadline.js";
 import { cutName, describeType, errorMessage, isPlainObject, isRecord, quoteName } from "./internal/describe.js";
 import { log, type ResolvedLogger, resolveLogger } from "./internal/logger.js";
@@ -91,7 +91,8 @@ export interface ToolLoopConfig {
     | undefined;
   /**
    * Decides the calls of tools with `needsApproval`: only `true` or `{ approved: true }` runs the
-   * call; a denial is the result `denied by the user: <reason>`. Other calls run meanwhile; an
+   * call; a denial is the result `denied by the user: <reason>`. Other calls run meanwhile (a call
+   * waiting for approval holds no `maxConcurrency` slot); an
    * abort while waiting answers the call as aborted. Without it, such calls are refused.
    */
   approve?:
@@ -202,12 +203,7 @@ interface ResolvedConfig {
   runCall: CallRunner<ResolvedConfig, ResolvedContext> | undefined;
 }
 
-interface ResolvedContext {
-  channel: string;
-  chatId: string;
-  signal: AbortSignal | undefined;
-  metadata: Readonly<Record<string, string>> | undefined;
-}
+type ResolvedContext = GateContext;
 
 const WHERE = "runToolLoop";
 const ROLES: ReadonlySet<string> = new Set(["system", "user", "assistant", "tool"]);
@@ -651,15 +647,13 @@ async function runTurn(
     return Promise.all(calls.map((call) => runCall(call, config, context)));
   }
   const queue = new PQueue({ concurrency: config.maxConcurrency });
-  const results: ToolResult[] = new Array(calls.length);
-  await Promise.all(
-    calls.map((call, index) =>
-      queue.add(async () => {
-        results[index] = await runCall(call, config, context);
-      }),
-    ),
-  );
-  return results;
+  const slot = (run: () => Promise<ToolResult>) => queue.add(run);
+  // Through the approval gate, only the run takes a slot: a call waiting for approval holds none.
+  if (runCall !== runOneCall) {
+    const turn: ResolvedContext = { ...context, slot };
+    return Promise.all(calls.map((call) => runCall(call, config, turn)));
+  }
+  return Promise.all(calls.map((call) => slot(() => runCall(call, config, context))));
 }
 
 const runOneCall: CallRunner<ResolvedConfig, ResolvedContext> = runCall;

@@ -111,9 +111,20 @@ describe("approval (issue 12)", () => {
     expect(remove.execute).not.toHaveBeenCalled();
   });
 
-  it("calls that need no approval run while another waits for it", async () => {
+  it.each([
+    ["unbounded", undefined],
+    ["maxConcurrency 1: a waiting approval holds no slot", 1],
+  ])("calls that need no approval run while another waits for it (%s)", async (_case, maxConcurrency) => {
     let approveNow!: (value: boolean) => void;
-    const list = tool("list");
+    let running = 0;
+    let most = 0;
+    const counted = (name: string) => async () => {
+      most = Math.max(most, ++running);
+      await new Promise((resolve) => setTimeout(resolve, 2));
+      running--;
+      return `${name} ran`;
+    };
+    const list = tool("list", {}, counted("list"));
     const provider = new ScriptedProvider([
       toolCallResponse([
         { id: "d", name: "delete" },
@@ -121,11 +132,12 @@ describe("approval (issue 12)", () => {
       ]),
       textResponse("done"),
     ]);
-    const running = runToolLoop(
+    const loop = runToolLoop(
       {
         provider,
-        tools: registryWith(tool("delete", { needsApproval: true }), list),
+        tools: registryWith(tool("delete", { needsApproval: true }, counted("delete")), list),
         maxIterations: 3,
+        maxConcurrency,
         approve: () =>
           new Promise<boolean>((resolve) => {
             approveNow = resolve;
@@ -133,9 +145,10 @@ describe("approval (issue 12)", () => {
       },
       user,
     );
-    await vi.waitFor(() => expect(list.execute).toHaveBeenCalled(), { interval: 1 });
+    await vi.waitFor(() => expect(list.execute).toHaveBeenCalled(), { interval: 1, timeout: 1_000 });
     approveNow(true);
-    const result = await running;
+    const result = await loop;
+    expect(most).toBe(maxConcurrency === 1 ? 1 : most);
     expect(result.messages.filter((message) => message.role === "tool").map((message) => message.content)).toEqual([
       "delete ran",
       "list ran",

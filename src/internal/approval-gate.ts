@@ -30,6 +30,11 @@ export interface GateContext {
   chatId: string;
   signal: AbortSignal | undefined;
   metadata: Readonly<Record<string, string>> | undefined;
+  /**
+   * The turn's `maxConcurrency` bound: runs the tool once approved (or when it needs no approval);
+   * the wait for approval holds no slot. `undefined`: no bound.
+   */
+  slot?: ((run: () => Promise<ToolResult>) => Promise<ToolResult>) | undefined;
 }
 
 /** The `needsApproval` of the tool a call names, read through the registry's `get` (fail closed on a throw). */
@@ -98,7 +103,8 @@ function abortedWhileWaiting(name: string, reason: unknown): ToolResult {
 /**
  * Runs `run` for a call, first asking `approve` when its tool needs approval: a denial, a missing
  * approver, or an abort while waiting each become the call's result (with the call's final progress
- * update), and the tool never runs. Calls that need no approval go straight to `run`.
+ * update), and the tool never runs. Calls that need no approval go straight to `run`; `run` waits
+ * for the turn's {@link GateContext.slot}, the approval does not.
  */
 export async function runApproved<C extends GateConfig, X extends GateContext>(
   run: CallRunner<C, X>,
@@ -109,15 +115,17 @@ export async function runApproved<C extends GateConfig, X extends GateContext>(
   asyncCallback?: AsyncCallback,
 ): Promise<ToolResult> {
   const { call, argumentsError } = normalized;
+  const start = () => run(normalized, config, context, asyncCallback);
+  const runNow = () => (context.slot === undefined ? start() : context.slot(start));
   const rule = argumentsError === undefined ? approvalRule(config.tools, call.name) : undefined;
-  if (rule === undefined || rule === false) return run(normalized, config, context, asyncCallback);
+  if (rule === undefined || rule === false) return runNow();
   const notRun = (result: ToolResult) =>
     finishUnrun(config.onProgress, { toolName: call.name, toolCallId: call.id, logger: config.logger }, result);
   const toolContext = approvalContext(call, config, context);
   try {
     if (typeof rule === "function") {
       const needed: unknown = await raceAbort(Promise.resolve(rule(call.arguments, toolContext)), context.signal);
-      if (needed === false) return run(normalized, config, context, asyncCallback);
+      if (needed === false) return runNow();
     }
   } catch {
     if (context.signal?.aborted) return notRun(abortedWhileWaiting(call.name, context.signal.reason));
@@ -140,5 +148,5 @@ export async function runApproved<C extends GateConfig, X extends GateContext>(
   }
   if (!decision.approved) return notRun(denied(decision.reason));
   if (context.signal?.aborted) return notRun(abortedWhileWaiting(call.name, context.signal.reason));
-  return run(normalized, config, context, asyncCallback);
+  return runNow();
 }
