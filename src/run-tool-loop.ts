@@ -132,7 +132,8 @@ export interface ToolLoopConfig {
   maxRepeatedFailures?: number | undefined;
   /**
    * Longest tool message in the transcript: longer ones are cut with `[… N characters cut]`
-   * (results themselves stay whole). @default off
+   * (results themselves stay whole), the repeated-failure note included. At least 128 (a smaller
+   * value is a `TypeError`). @default off
    */
   maxResultChars?: number | undefined;
 }

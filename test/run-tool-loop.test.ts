@@ -20,6 +20,7 @@ import {
   ToolRegistry,
   ToolResult,
 } from "../src/index.js";
+import { MIN_RESULT_CHARS } from "../src/internal/loop-policies.js";
 import { ScriptedProvider, textResponse, toolCallResponse } from "../src/testing/index.js";
 import { captureLogger } from "./helpers/capture-logger.js";
 
@@ -2264,7 +2265,7 @@ describe("loop control (issue 12)", () => {
     it("never splits a surrogate pair", async () => {
       const emoji = tool("emoji", () => "😀".repeat(1_000));
       const provider = new ScriptedProvider([toolCallResponse({ name: "emoji" }), textResponse("ok")]);
-      for (const max of [100, 101]) {
+      for (const max of [200, 201]) {
         const result = await runToolLoop(
           {
             provider: new ScriptedProvider([toolCallResponse({ name: "emoji" }), textResponse("ok")]),
@@ -2285,6 +2286,40 @@ describe("loop control (issue 12)", () => {
         runToolLoop({ provider: new ScriptedProvider([]), maxIterations: 1, maxResultChars: value as never }, user),
       ).rejects.toThrow(/runToolLoop: maxResultChars must be an integer > 0/);
     });
+
+    it.each([1, 20, MIN_RESULT_CHARS - 1])("rejects %j: below the room the marker and the note need", async (value) => {
+      await expect(
+        runToolLoop({ provider: new ScriptedProvider([]), maxIterations: 1, maxResultChars: value }, user),
+      ).rejects.toThrow(`runToolLoop: maxResultChars must be an integer ≥ ${MIN_RESULT_CHARS}`);
+    });
+
+    it.each([
+      [MIN_RESULT_CHARS, 500],
+      [200, 500],
+      [200, 150], // fits alone, not with the note
+      [1_000, 5_000],
+    ])(
+      "with the repeated-failure note, the tool message is still at most %i characters (error of %i)",
+      async (max, size) => {
+        const big = tool("big", () => errorResult("e".repeat(size)));
+        const result = await runToolLoop(
+          {
+            provider: new ScriptedProvider([toolCallResponse({ name: "big" })]),
+            tools: registryWith(big),
+            maxIterations: 3,
+            maxResultChars: max,
+            maxRepeatedFailures: 1,
+          },
+          user,
+        );
+        const answer = result.messages.at(-1)?.content ?? "";
+        expect(result.stopReason).toBe("repeated_failure");
+        expect(answer.length).toBeLessThanOrEqual(max);
+        expect(answer).toMatch(
+          /characters cut\]\n\n\[This call failed 1 times in a row with the same error\. Stop retrying it\.\]$/,
+        );
+      },
+    );
   });
 
   describe("unused", () => {

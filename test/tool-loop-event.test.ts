@@ -12,6 +12,7 @@ import {
   type ToolLoopEvent,
   ToolRegistry,
 } from "../src/index.js";
+import { MIN_RESULT_CHARS } from "../src/internal/loop-policies.js";
 import { ScriptedProvider, textResponse, toolCallResponse } from "../src/testing/index.js";
 
 function tool(name: string, execute: Tool["execute"]): Tool {
@@ -159,7 +160,7 @@ describe("events (issue 12)", () => {
         })
         .map((calls) => toolCallResponse(calls.map(({ name, n }) => ({ name, arguments: { n } })))),
     );
-    const fail = tool("fail", () => errorResult("no"));
+    const fail = tool("fail", () => errorResult("no ".repeat(60))); // longer than maxResultChars: cut
     await fc.assert(
       fc.asyncProperty(
         fc.array(step, { minLength: 1, maxLength: 5 }),
@@ -173,7 +174,7 @@ describe("events (issue 12)", () => {
               provider,
               tools: registryWith(echo, fail),
               maxIterations,
-              maxResultChars: 20,
+              maxResultChars: MIN_RESULT_CHARS,
               finalAnswerOnMaxIterations: true,
               onEvent: (event) => {
                 if (event.type === "message") replayed.push(structuredClone(event.message));
@@ -341,7 +342,7 @@ describe("streaming (issue 12)", () => {
 
   it("without a listener the loop calls chat, even when the provider can stream", async () => {
     const provider = streamingProvider(new ScriptedProvider([textResponse("Hello!")]));
-    await runToolLoop({ provider, maxIterations: 3, maxResultChars: 100 }, user);
+    await runToolLoop({ provider, maxIterations: 3, maxResultChars: 1_000 }, user);
     expect(provider.streamed).toBe(0);
   });
 

@@ -2,8 +2,15 @@ import type { ToolResult } from "../tool-result.js";
 import { boundText, MAX_VALIDATION_MESSAGE_CHARS, quoteName } from "./describe.js";
 
 /**
+ * The smallest `maxResultChars`: room for the cut marker (at most 36 characters) and, after it, the
+ * repeated-failure note (at most 91): below it a tool message could not be cut to fit.
+ */
+export const MIN_RESULT_CHARS = 128;
+
+/**
  * `text` cut to at most `max` characters (`maxResultChars`): its start, then the marker
- * `[… N characters cut]`. Never ends on the first half of a surrogate pair.
+ * `[… N characters cut]`. Never ends on the first half of a surrogate pair. Fits within `max` when
+ * the marker does (`max` ≥ 36 always is); otherwise it is the marker alone.
  */
 export function cutResult(text: string, max: number): string {
   if (text.length <= max) return text;

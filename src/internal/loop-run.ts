@@ -11,7 +11,13 @@ import { type CallRunner, type GateConfig, type GateContext, runApproved } from 
 import { type AsyncCompletion, AsyncCompletions } from "./async-completions.js";
 import { cutName, errorMessage, isPlainObject, isRecord, quoteName } from "./describe.js";
 import { log, type ResolvedLogger } from "./logger.js";
-import { cutResult, FINAL_ANSWER_NOTE, FINAL_TURN_REFUSAL, RepeatedFailures } from "./loop-policies.js";
+import {
+  cutResult,
+  FINAL_ANSWER_NOTE,
+  FINAL_TURN_REFUSAL,
+  MIN_RESULT_CHARS,
+  RepeatedFailures,
+} from "./loop-policies.js";
 import type { NormalizedToolCall } from "./normalize-tool-call.js";
 import { checkCount, checkFunction, optionError } from "./options.js";
 
@@ -58,6 +64,11 @@ function resolveFeatures(config: ToolLoopConfig, where: string): LoopFeatures | 
   if (finalAnswerOnMaxIterations !== undefined && typeof finalAnswerOnMaxIterations !== "boolean") {
     throw optionError(where, "finalAnswerOnMaxIterations", "a boolean", finalAnswerOnMaxIterations);
   }
+  const maxResultChars = optionalCount(where, "maxResultChars", config.maxResultChars);
+  if (maxResultChars !== undefined && maxResultChars < MIN_RESULT_CHARS) {
+    const expected = `an integer ≥ ${MIN_RESULT_CHARS} (room for the cut marker and the repeated-failure note)`;
+    throw optionError(where, "maxResultChars", expected, maxResultChars);
+  }
   return {
     onEvent: checkFunction(where, "onEvent", onEvent),
     onUserMessage: checkFunction(where, "onUserMessage", onUserMessage),
@@ -66,7 +77,7 @@ function resolveFeatures(config: ToolLoopConfig, where: string): LoopFeatures | 
     awaitAsyncMs,
     finalAnswer: finalAnswerOnMaxIterations === true,
     maxRepeatedFailures: optionalCount(where, "maxRepeatedFailures", config.maxRepeatedFailures),
-    maxResultChars: optionalCount(where, "maxResultChars", config.maxResultChars),
+    maxResultChars,
   };
 }
 
@@ -328,16 +339,15 @@ export class LoopRun {
       const result = results[index] as ToolResult;
       const { call } = calls[index] as NormalizedToolCall;
       const whole = message.content;
-      if (maxResultChars !== undefined) message.content = cutResult(whole, maxResultChars);
-      if (failures !== undefined) {
-        const note = failures.record(call.name, result, whole);
-        if (note !== undefined) {
-          message.content += note;
-          this.stop ??= {
-            reason: "repeated_failure",
-            content: RepeatedFailures.content(call.name, whole, failures.limit),
-          };
-        }
+      const note = failures?.record(call.name, result, whole);
+      // The note comes after the cut, so the cut leaves room for it.
+      if (maxResultChars !== undefined) message.content = cutResult(whole, maxResultChars - (note?.length ?? 0));
+      if (failures !== undefined && note !== undefined) {
+        message.content += note;
+        this.stop ??= {
+          reason: "repeated_failure",
+          content: RepeatedFailures.content(call.name, whole, failures.limit),
+        };
       }
       if (result.responseHandled !== true) handled = false;
       await this.#emit({ type: "message", message });

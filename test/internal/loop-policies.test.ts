@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { errorResult, newToolResult } from "../../src/index.js";
-import { cutResult, RepeatedFailures } from "../../src/internal/loop-policies.js";
+import { cutResult, MIN_RESULT_CHARS, RepeatedFailures } from "../../src/internal/loop-policies.js";
 
 describe("cutResult (maxResultChars)", () => {
   it.each([
@@ -12,6 +12,7 @@ describe("cutResult (maxResultChars)", () => {
       40,
       `${"x".repeat(17)}\n[… 83 characters cut]`,
     ],
+    // runToolLoop refuses a maxResultChars below MIN_RESULT_CHARS, so this never reaches a transcript.
     ["a limit smaller than the marker: the marker alone", "x".repeat(100), 5, "\n[… 100 characters cut]"],
   ])("%s", (_case, text, max, expected) => {
     expect(cutResult(text, max)).toBe(expected);
@@ -26,6 +27,20 @@ describe("cutResult (maxResultChars)", () => {
       expect(kept).toBe("😀".repeat(kept.length / 2));
       expect(cut).toMatch(new RegExp(`\\[… ${text.length - kept.length} characters cut\\]$`));
     }
+  });
+});
+
+describe("MIN_RESULT_CHARS", () => {
+  it("leaves room for the largest marker and, after it, the largest repeated-failure note", () => {
+    const marker = `\n[… ${Number.MAX_SAFE_INTEGER} characters cut]`;
+    const failures = new RepeatedFailures(1);
+    const note = failures.record("t", errorResult("x"), "x") ?? "";
+    const largestNote = note.replace("1", String(Number.MAX_SAFE_INTEGER));
+    expect(marker.length + largestNote.length).toBeLessThanOrEqual(MIN_RESULT_CHARS);
+    const text = "x".repeat(100_000);
+    expect(cutResult(text, MIN_RESULT_CHARS - largestNote.length).length).toBeLessThanOrEqual(
+      MIN_RESULT_CHARS - largestNote.length,
+    );
   });
 });
 
