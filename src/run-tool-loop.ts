@@ -6,9 +6,15 @@ import {
   ToolLoopError,
   type ToolLoopErrorCode,
 } from "./errors.js";
-import { checkTimeout, failure, logCallEnd, WITHOUT_METADATA } from "./execute-tool-call.js";
+import { checkTimeout, failure, WITHOUT_METADATA } from "./execute-tool-call.js";
 import { type LinkedSignal, linkSignal, raceAbort } from "./internal/abort.js";
-import { type CallRunner, type GateContext, needsAnyApproval, runApproved } from "./internal/approval-gate.js";
+import {
+  type CallRunner,
+  type GateContext,
+  needsAnyApproval,
+  refuseCall,
+  runApproved,
+} from "./internal/approval-gate.js";
 import { holdDeadlines } from "./internal/deadline.js";
 import { cutName, describeType, errorMessage, isPlainObject, isRecord, quoteName } from "./internal/describe.js";
 import { log, type ResolvedLogger, resolveLogger } from "./internal/logger.js";
@@ -24,18 +30,12 @@ import {
   optionError,
 } from "./internal/options.js";
 import type { Logger } from "./logger.js";
-import { finishUnrun, type ProgressListener } from "./progress.js";
+import type { ProgressListener } from "./progress.js";
 import type { LLMProvider, LLMResponse, Message, ToolDefinition, UsageInfo } from "./provider.js";
 import type { AsyncCallback, Tool, ToolContext } from "./tool.js";
 import type { ApprovalDecision, ApprovalRequest } from "./tool-approval.js";
 import type { ToolLoopEvent } from "./tool-loop-event.js";
-import {
-  CACHED_DEFINITIONS,
-  type ExecuteOptions,
-  LOG_REFUSED_CALL,
-  LOOP_BREAKING_NAMES,
-  ToolRegistry,
-} from "./tool-registry.js";
+import { CACHED_DEFINITIONS, type ExecuteOptions, LOOP_BREAKING_NAMES, ToolRegistry } from "./tool-registry.js";
 import { isToolResult, type ToolResult } from "./tool-result.js";
 
 /** Configuration of one {@link runToolLoop} run (Go's `ToolLoopConfig`). */
@@ -579,15 +579,7 @@ function withUsage(result: ToolLoopResult, usage: UsageInfo | undefined): ToolLo
 
 /** Answers a call refused before dispatch, logged like every failed call, with its final progress update. */
 function refuse(call: NormalizedToolCall["call"], result: ToolResult, config: ResolvedConfig): Promise<ToolResult> {
-  const log = config.tools === null ? undefined : (config.tools as Partial<Record<symbol, unknown>>)[LOG_REFUSED_CALL];
-  try {
-    if (typeof log === "function") log.call(config.tools, call.name, call.id, result);
-    else logCallEnd(call.name, result, 0, { logger: config.logger, toolCallId: call.id, logPayloads: false });
-  } catch {
-    // a broken logger must not cost the call its answer
-  }
-  const { onProgress, logger } = config;
-  return Promise.resolve(finishUnrun(onProgress, { toolName: call.name, toolCallId: call.id, logger }, result));
+  return Promise.resolve(refuseCall(call, result, config));
 }
 
 function runCall(

@@ -1289,6 +1289,40 @@ describe("logging", () => {
     },
   );
 
+  it.each<[string, Partial<ToolLoopConfig>, string, RegExp]>([
+    ["no approver", {}, "guarded", /requires approval, but no approver is configured/],
+    ["approval denied", { approve: () => false }, "guarded", /^denied by the user$/],
+    [
+      "the loop is stopping (onEvent threw)",
+      {
+        onEvent: (event) => {
+          if (event.type === "message" && event.message.role === "assistant") throw new Error("listener down");
+        },
+      },
+      "echo",
+      /the loop is stopping/,
+    ],
+    ["the final turn of finalAnswerOnMaxIterations", { finalAnswerOnMaxIterations: true }, "echo", /iteration limit/],
+  ])(
+    "a call the loop-control gate refuses (%s) is logged by the registry's logger too",
+    async (_case, extra, name, error) => {
+      const { logger, lines } = captureLogger("warn");
+      const registry = new ToolRegistry({ logger });
+      registry.register(echo);
+      registry.register(tool("guarded", () => "ran", { needsApproval: true }));
+      const provider = new ScriptedProvider([
+        toolCallResponse({ name, id: "first" }),
+        toolCallResponse({ name, id: "refused" }),
+        textResponse("ok"),
+      ]);
+      await runToolLoop({ provider, tools: registry, maxIterations: 1, ...extra }, user).catch(() => {});
+      // In the final turn the refused call is the second; otherwise the first is refused.
+      const refusedId = extra.finalAnswerOnMaxIterations === true ? "refused" : "first";
+      const line = lines.find((each) => each.msg === "tool call failed" && each.toolCallId === refusedId);
+      expect(line).toMatchObject({ tool: name, toolCallId: refusedId, error: expect.stringMatching(error) });
+    },
+  );
+
   it("with tools: null, refused calls are logged by the loop's logger", async () => {
     const { logger, lines } = captureLogger("warn");
     const provider = new ScriptedProvider([toolCallResponse({ name: "echo", id: "x" }), textResponse("ok")]);

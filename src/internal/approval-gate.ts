@@ -1,7 +1,8 @@
-import { failure } from "../execute-tool-call.js";
+import { failure, logCallEnd } from "../execute-tool-call.js";
 import { finishUnrun, NO_PROGRESS, type ProgressListener } from "../progress.js";
 import type { AsyncCallback, ToolContext } from "../tool.js";
 import type { ToolApprover } from "../tool-approval.js";
+import { LOG_REFUSED_CALL } from "../tool-registry.js";
 import { errorResult, type ToolResult } from "../tool-result.js";
 import { raceAbort } from "./abort.js";
 import { boundText, errorMessage, isRecord, MAX_VALIDATION_MESSAGE_CHARS, quoteName } from "./describe.js";
@@ -35,6 +36,22 @@ export interface GateContext {
    * the wait for approval holds no slot. `undefined`: no bound.
    */
   slot?: ((run: () => Promise<ToolResult>) => Promise<ToolResult>) | undefined;
+}
+
+/**
+ * Answers a call the loop refuses without running it: logged like every failed call (by the
+ * registry's logger, or the loop's when the registry cannot), with the call's final progress update.
+ */
+export function refuseCall(call: NormalizedToolCall["call"], result: ToolResult, config: GateConfig): ToolResult {
+  const { tools, logger, onProgress } = config;
+  const log = isRecord(tools) ? (tools as Partial<Record<symbol, unknown>>)[LOG_REFUSED_CALL] : undefined;
+  try {
+    if (typeof log === "function") log.call(tools, call.name, call.id, result);
+    else logCallEnd(call.name, result, 0, { logger, toolCallId: call.id, logPayloads: false });
+  } catch {
+    // a broken logger must not cost the call its answer
+  }
+  return finishUnrun(onProgress, { toolName: call.name, toolCallId: call.id, logger }, result);
 }
 
 /** The `needsApproval` of the tool a call names, read through the registry's `get` (fail closed on a throw). */
@@ -119,8 +136,7 @@ export async function runApproved<C extends GateConfig, X extends GateContext>(
   const runNow = () => (context.slot === undefined ? start() : context.slot(start));
   const rule = argumentsError === undefined ? approvalRule(config.tools, call.name) : undefined;
   if (rule === undefined || rule === false) return runNow();
-  const notRun = (result: ToolResult) =>
-    finishUnrun(config.onProgress, { toolName: call.name, toolCallId: call.id, logger: config.logger }, result);
+  const notRun = (result: ToolResult) => refuseCall(call, result, config);
   const toolContext = approvalContext(call, config, context);
   try {
     if (typeof rule === "function") {

@@ -1,13 +1,13 @@
 import { InvalidProviderResponseError, ToolLoopError } from "../errors.js";
 import { checkTimeout } from "../execute-tool-call.js";
-import { finishUnrun, type ProgressListener, type ProgressUpdate } from "../progress.js";
+import type { ProgressListener, ProgressUpdate } from "../progress.js";
 import type { LLMProvider, LLMResponse, LLMStreamPart, Message, ToolDefinition } from "../provider.js";
 import { contentOf, type StopReason, type ToolLoopConfig, type ToolLoopResult } from "../run-tool-loop.js";
 import type { ToolApprover } from "../tool-approval.js";
 import type { ToolLoopEvent, ToolLoopEventListener } from "../tool-loop-event.js";
 import { errorResult, type ToolResult } from "../tool-result.js";
 import { raceAbort } from "./abort.js";
-import { type CallRunner, type GateConfig, type GateContext, runApproved } from "./approval-gate.js";
+import { type CallRunner, type GateConfig, type GateContext, refuseCall, runApproved } from "./approval-gate.js";
 import { type AsyncCompletion, AsyncCompletions } from "./async-completions.js";
 import { cutName, errorMessage, isPlainObject, isRecord, quoteName } from "./describe.js";
 import { log, type ResolvedLogger } from "./logger.js";
@@ -216,8 +216,7 @@ export class LoopRun {
           this.#failure !== undefined
             ? errorResult(`tool ${quoteName(call.name)} was not run: the loop is stopping`)
             : errorResult(FINAL_TURN_REFUSAL);
-        const { onProgress, logger } = config;
-        result = finishUnrun(onProgress, { toolName: call.name, toolCallId: call.id, logger }, refusal);
+        result = refuseCall(call, refusal, config);
       } else {
         const callback = this.#async?.callback(call.name, call.id);
         result = await runApproved(run, normalized, config, context, this.#features.approve, callback);
