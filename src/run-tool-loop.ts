@@ -93,7 +93,8 @@ export interface ToolLoopConfig {
    * Decides the calls of tools with `needsApproval`: only `true` or `{ approved: true }` runs the
    * call; a denial is the result `denied by the user: <reason>`. Other calls run meanwhile (a call
    * waiting for approval holds no `maxConcurrency` slot); an
-   * abort while waiting answers the call as aborted. Without it, such calls are refused.
+   * abort while waiting answers the call as aborted. Without it, such calls are refused. With it,
+   * `tools` must have `get(name)` (a registry of another copy has): otherwise a `TypeError`.
    */
   approve?:
     | ((request: ApprovalRequest, context: ToolContext) => ApprovalDecision | Promise<ApprovalDecision>)
@@ -266,10 +267,16 @@ function resolveConfig(config: ToolLoopConfig): ResolvedConfig {
   }
   if (typeof model !== "string") throw optionError(WHERE, "model", "a string", model);
   const hooks = LoopRun.create(config, provider, maxIterations, logger, WHERE);
+  const tools = resolveTools(config.tools, logger);
+  // needsApproval is read through get(name): without it, approval could not be enforced.
+  if (config.approve !== undefined && tools !== null && typeof (tools as { get?: unknown }).get !== "function") {
+    const expected = "a registry with get(name) when approve is set (needsApproval is read through it)";
+    throw optionError(WHERE, "tools", expected, tools);
+  }
   return {
     provider,
     model,
-    tools: resolveTools(config.tools, logger),
+    tools,
     maxIterations,
     llmOptions: config.llmOptions ?? {},
     maxConcurrency,

@@ -206,6 +206,23 @@ describe("approval (issue 12)", () => {
     expect(answers.j).toContain("invalid JSON");
   });
 
+  it("approve with a registry that has no get(name) is a TypeError (needsApproval could not be read: fail closed)", async () => {
+    const inner = registryWith(tool("delete", { needsApproval: true }));
+    const withoutGet = {
+      count: () => inner.count(),
+      executeWithContext: (...args: Parameters<ToolRegistry["executeWithContext"]>) =>
+        inner.executeWithContext(...args),
+      toProviderDefs: () => inner.toProviderDefs(),
+    };
+    const provider = new ScriptedProvider([toolCallResponse({ name: "delete" }), textResponse("done")]);
+    await expect(
+      runToolLoop({ provider, tools: withoutGet as never, maxIterations: 2, approve: () => false }, user),
+    ).rejects.toThrow(
+      "runToolLoop: tools must be a registry with get(name) when approve is set (needsApproval is read through it), got {}",
+    );
+    expect(provider.calls).toHaveLength(0);
+  });
+
   it("approve must be a function", async () => {
     await expect(
       runToolLoop({ provider: new ScriptedProvider([]), maxIterations: 1, approve: true as never }, user),
