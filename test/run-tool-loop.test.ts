@@ -2101,6 +2101,27 @@ describe("loop control (issue 12)", () => {
       },
     );
 
+    it("precedence after a turn: loop-breaking > response_handled > repeated_failure and the final turn", async () => {
+      const handled = tool("handled", () => errorResult("sent").withResponseHandled());
+      const breaker = tool("finish", () => newToolResult("finished"), { loopBreaking: true });
+      const stopAt = async (calls: Parameters<typeof toolCallResponse>[0], extra: Partial<ToolLoopConfig>) =>
+        (
+          await runToolLoop(
+            {
+              provider: new ScriptedProvider([toolCallResponse(calls), toolCallResponse(calls), textResponse("x")]),
+              tools: registryWith(handled, breaker),
+              maxIterations: 1,
+              ...extra,
+            },
+            user,
+          )
+        ).stopReason;
+      expect(await stopAt([{ name: "handled" }, { name: "finish" }], {})).toBe("loop_breaking_tool");
+      expect(await stopAt({ name: "handled" }, { maxRepeatedFailures: 1 })).toBe("response_handled");
+      // At the cap: no extra final-answer call after a handled turn.
+      expect(await stopAt({ name: "handled" }, { finalAnswerOnMaxIterations: true })).toBe("response_handled");
+    });
+
     it("one result without it keeps the loop going", async () => {
       const send = tool("send_file", () => newToolResult("sent").withResponseHandled());
       const provider = new ScriptedProvider([

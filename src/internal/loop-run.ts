@@ -110,7 +110,7 @@ export class LoopRun {
   readonly stream: boolean;
   /** How many provider calls the loop may make: one more with `finalAnswerOnMaxIterations`. */
   readonly limit: number;
-  /** Set when a turn ends the loop (`response_handled`, `repeated_failure`, the final turn). */
+  /** Set when a turn ends the loop (`repeated_failure`, the final turn). */
   stop: { reason: StopReason; content: string } | undefined;
 
   readonly #features: LoopFeatures;
@@ -332,7 +332,6 @@ export class LoopRun {
     const from = transcript.length - calls.length;
     const { maxResultChars } = this.#features;
     const failures = this.#failures;
-    let handled = calls.length > 0;
     for (let index = 0; index < calls.length; index++) {
       const message = transcript[from + index] as Message;
       const result = results[index] as ToolResult;
@@ -348,12 +347,11 @@ export class LoopRun {
           content: RepeatedFailures.content(call.name, whole, failures.limit),
         };
       }
-      if (result.responseHandled !== true) handled = false;
       await this.#emit({ type: "message", message });
       await this.#forUser(result, call.name, call.id);
     }
+    // response_handled is the loop's own check (it comes before this stop).
     if (iteration > this.#maxIterations) this.stop = { reason: "max_iterations", content: "" };
-    else if (handled) this.stop = { reason: "response_handled", content: "" };
     await this.#stepEnd(response, iteration);
     this.check(transcript, iteration);
   }
