@@ -436,6 +436,7 @@ async function loop(resolved: ResolvedConfig, messages: Message[], context: Reso
       }
     }
 
+    hooks?.begin(signal);
     const limit = hooks === undefined ? maxIterations : hooks.limit;
     while (iterations < limit) {
       if (signal?.aborted) throw aborted();
@@ -443,7 +444,7 @@ async function loop(resolved: ResolvedConfig, messages: Message[], context: Reso
       const definitions = tools !== null && tools.count() > 0 ? definitionsOf(tools) : undefined;
       const iteration = iterations;
       log(logger, "debug", () => ({ iteration, model, messages: transcript.length }), "llm call");
-      if (hooks !== undefined) await hooks.stepStart(iteration, transcript, signal);
+      if (hooks !== undefined) await hooks.stepStart(iteration, transcript);
 
       let response: LLMResponse;
       try {

@@ -244,7 +244,7 @@ describe("events (issue 12)", () => {
     expect(isToolLoopError(failure) && failure.messages.at(-1)).toEqual({ role: "assistant", content: "hi" });
   });
 
-  it.each<ToolLoopEvent["type"]>(["step-start", "message", "tool-call-start", "tool-call-end", "step-end"])(
+  it.each<ToolLoopEvent["type"]>(["step-start", "message", "tool-call-start", "tool-call-end", "step-end", "loop-end"])(
     "an onEvent that never settles (at %s) does not hold the run past an abort: the usual abort, every call answered",
     async (hangAt) => {
       const controller = new AbortController();
@@ -273,6 +273,11 @@ describe("events (issue 12)", () => {
       );
       const failure = await running.catch((error: unknown) => error);
       expect(hung).toBe(true);
+      // At loop-end the run had already completed: the abort only stops the wait.
+      if (hangAt === "loop-end") {
+        expect(failure).toMatchObject({ stopReason: "completed" });
+        return;
+      }
       expect(isToolLoopError(failure) && failure.code).toBe("aborted");
       if (!isToolLoopError(failure)) return;
       const calls = failure.messages
@@ -282,6 +287,23 @@ describe("events (issue 12)", () => {
       expect(answers).toEqual(calls.map((call) => call.id));
     },
   );
+
+  it("maxIterations 0: an onEvent that never settles at loop-end does not hold the run past an abort", async () => {
+    const controller = new AbortController();
+    const running = runToolLoop(
+      {
+        provider: new ScriptedProvider([]),
+        maxIterations: 0,
+        onEvent: () => {
+          setTimeout(() => controller.abort(new Error("user left")), 1);
+          return new Promise<void>(() => {});
+        },
+      },
+      user,
+      { signal: controller.signal },
+    );
+    await expect(running).resolves.toMatchObject({ stopReason: "max_iterations", iterations: 0 });
+  });
 
   it("a slow onEvent holds the loop (back-pressure): nothing runs ahead of it, nothing is dropped", async () => {
     const seen: string[] = [];

@@ -234,10 +234,14 @@ export class LoopRun {
     };
   }
 
-  /** A provider call begins; `signal` is the run's. */
-  async stepStart(iteration: number, transcript: Message[], signal: AbortSignal | undefined): Promise<void> {
-    this.#iteration = iteration;
+  /** The run begins with `signal` as its own: listeners are not waited for past its abort. */
+  begin(signal: AbortSignal | undefined): void {
     this.#signal = signal;
+  }
+
+  /** A provider call begins. */
+  async stepStart(iteration: number, transcript: Message[]): Promise<void> {
+    this.#iteration = iteration;
     await this.#emit({ type: "step-start", iteration });
     this.check(transcript, iteration - 1);
   }
