@@ -18,7 +18,7 @@ import {
   quoteName,
 } from "./internal/describe.js";
 import { checkConcurrency, checkFunction, checkSignal, optionError } from "./internal/options.js";
-import { type ProgressListener, ProgressReporter } from "./progress.js";
+import { finishUnrun, type ProgressListener } from "./progress.js";
 import { type ToolResult, withMetadata } from "./tool-result.js";
 
 /** One call of a batch or of `executeAsync` (seed 003's `ToolRequest`). */
@@ -266,6 +266,5 @@ function notRun(request: PlannedRequest, target: DispatchTarget, onProgress: Pro
   const { logger, logPayloads } = target;
   const refused = logCallEnd(name, failure(name, "dependency_failed", message), 0, { logger, toolCallId, logPayloads });
   const result = withMetadata(refused, callMetadata({ name, args: parameters, toolCallId }, Date.now(), 0));
-  if (onProgress === undefined) return result;
-  return new ProgressReporter(onProgress, { toolName: name, toolCallId, logger }).finish(result);
+  return finishUnrun(onProgress, { toolName: name, toolCallId, logger }, result);
 }

@@ -75,6 +75,15 @@ export const LOG_REFUSED_CALL: unique symbol = Symbol.for("toolloop.registry.log
 /** @internal `() => ReadonlySet<string>`: the names of the registered loop-breaking tools. */
 export const LOOP_BREAKING_NAMES: unique symbol = Symbol.for("toolloop.registry.loopBreakingNames");
 
+/** @internal `() => ReadonlySet<string>`: the names of the registered tools with a `needsApproval`. */
+export const APPROVAL_NAMES: unique symbol = Symbol.for("toolloop.registry.approvalNames");
+
+/** Adds `name` to `set` when `on`, else removes it. */
+function mark(set: Set<string>, name: string, on: boolean): void {
+  if (on) set.add(name);
+  else set.delete(name);
+}
+
 /**
  * Tools by name (Go's `ToolRegistry`): registration, definitions for the model, and dispatch of
  * one call, where every failure becomes an error result.
@@ -95,6 +104,8 @@ export class ToolRegistry {
   readonly #definitions = new DefinitionCache(this.#tools);
   // Kept as tools come and go, so that a loop without loop-breaking tools checks an empty set once per turn.
   readonly #loopBreaking = new Set<string>();
+  // Likewise for needsApproval, so that a loop without such tools looks none up per call.
+  readonly #needsApproval = new Set<string>();
   readonly #dispatch: DispatchTarget;
   readonly #onDuplicate: "replace" | "throw";
   readonly #locked = new Set<string>();
@@ -149,8 +160,9 @@ export class ToolRegistry {
     if (locked) this.#locked.add(name);
     this.#tools.set(name, entry);
     this.#definitions.invalidate();
-    if (tool.loopBreaking === true) this.#loopBreaking.add(name);
-    else this.#loopBreaking.delete(name);
+    mark(this.#loopBreaking, name, tool.loopBreaking === true);
+    const { needsApproval } = tool;
+    mark(this.#needsApproval, name, needsApproval !== undefined && needsApproval !== false);
     if (replaced) log(this.#dispatch.logger, "warn", () => ({ tool: name }), "tool replaced by a new registration");
   }
 
@@ -160,6 +172,7 @@ export class ToolRegistry {
     const removed = this.#tools.delete(name);
     if (removed) this.#definitions.invalidate();
     this.#loopBreaking.delete(name);
+    this.#needsApproval.delete(name);
     return removed;
   }
 
@@ -173,6 +186,7 @@ export class ToolRegistry {
     for (const [name, entry] of this.#tools) copy.#tools.set(name, entry);
     for (const name of this.#locked) copy.#locked.add(name);
     for (const name of this.#loopBreaking) copy.#loopBreaking.add(name);
+    for (const name of this.#needsApproval) copy.#needsApproval.add(name);
     return copy;
   }
 
@@ -266,6 +280,11 @@ export class ToolRegistry {
   /** @internal see CACHED_DEFINITIONS: the loop hands these to the provider without a copy. */
   [CACHED_DEFINITIONS](): readonly ToolDefinition[] {
     return this.#definitions.definitions("openai") as readonly ToolDefinition[];
+  }
+
+  /** @internal see APPROVAL_NAMES: read by the loop before each turn. */
+  [APPROVAL_NAMES](): ReadonlySet<string> {
+    return this.#needsApproval;
   }
 
   /** @internal see LOOP_BREAKING_NAMES: read by the loop after each turn. */

@@ -2,7 +2,7 @@ import { failure, logCallEnd } from "../execute-tool-call.js";
 import { finishUnrun, NO_PROGRESS, type ProgressListener } from "../progress.js";
 import type { AsyncCallback, ToolContext } from "../tool.js";
 import type { ToolApprover } from "../tool-approval.js";
-import { LOG_REFUSED_CALL } from "../tool-registry.js";
+import { APPROVAL_NAMES, LOG_REFUSED_CALL } from "../tool-registry.js";
 import { errorResult, type ToolResult } from "../tool-result.js";
 import { raceAbort } from "./abort.js";
 import { boundText, errorMessage, isRecord, MAX_VALIDATION_MESSAGE_CHARS, quoteName } from "./describe.js";
@@ -67,11 +67,14 @@ function approvalRule(tools: unknown, name: string): unknown {
 }
 
 /**
- * `true` when a call of the turn names a tool with a `needsApproval` set: one registry lookup per
- * call, made only on the loop's path without any loop-control option.
+ * `true` when a call of the turn names a tool with a `needsApproval` set: made only on the loop's
+ * path without any loop-control option. A registry that keeps the names of such tools (see
+ * `APPROVAL_NAMES`) and has none answers at once; otherwise one lookup per call.
  */
 export function needsAnyApproval(tools: unknown, calls: readonly NormalizedToolCall[]): boolean {
   if (tools === null) return false;
+  const names = (tools as Partial<Record<symbol, unknown>>)[APPROVAL_NAMES];
+  if (typeof names === "function" && (names.call(tools) as ReadonlySet<string>).size === 0) return false;
   for (const { call, argumentsError } of calls) {
     if (argumentsError !== undefined) continue;
     const rule = approvalRule(tools, call.name);

@@ -46,6 +46,39 @@ describe("needsAnyApproval (the loop's check without loop-control options)", () 
   ])("%s", (_case, tools, calls, expected) => {
     expect(needsAnyApproval(tools, calls)).toBe(expected);
   });
+
+  it("a ToolRegistry without any needsApproval tool is answered without a lookup per call (issue 12's cost)", () => {
+    const tools = registry(undefined);
+    let lookups = 0;
+    const get = tools.get.bind(tools);
+    tools.get = (name: string) => {
+      lookups++;
+      return get(name);
+    };
+    expect(needsAnyApproval(tools, [call("t"), call("t"), call("x")])).toBe(false);
+    expect(lookups).toBe(0);
+    tools.register({
+      name: "g",
+      description: "g",
+      parameters: { type: "object" },
+      execute: () => "",
+      needsApproval: true,
+    });
+    expect(needsAnyApproval(tools, [call("g")])).toBe(true);
+    expect(needsAnyApproval(tools.clone(), [call("g")])).toBe(true);
+    tools.unregister("g");
+    expect(needsAnyApproval(tools, [call("g")])).toBe(false);
+    tools.register({
+      name: "t",
+      description: "t",
+      parameters: { type: "object" },
+      execute: () => "",
+      needsApproval: false,
+    });
+    lookups = 0;
+    expect(needsAnyApproval(tools, [call("t")])).toBe(false);
+    expect(lookups).toBe(0);
+  });
 });
 
 describe("calls the gate answers without running them get their one final progress update", () => {
