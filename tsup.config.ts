@@ -8,6 +8,8 @@ export default defineConfig({
     "testing/index": "src/testing/index.ts",
     ...Object.fromEntries(adapters.map((name) => [`${name}/index`, `src/adapters/${name}/index.ts`])),
     "builtin/index": "src/builtin/index.ts",
+    "mcp/index": "src/mcp/index.ts",
+    "bullmq/index": "src/bullmq/index.ts",
   },
   format: ["esm"],
   target: "node20",

@@ -1,0 +1,7 @@
+/**
+ * `toolloop/bullmq`: async tools run as BullMQ jobs on Redis, delivered once per tool call, in any
+ * process. `bullmq` (and `ioredis`) are optional peer dependencies, loaded only by this entry.
+ * See docs/scale-out.md.
+ * @packageDocumentation
+ */
+export {};

@@ -1,0 +1,7 @@
+/**
+ * `toolloop/mcp`: MCP both ways — a server's tools imported into a registry (`registerMcpTools`),
+ * and a registry served as an MCP server (`createMcpServer`). `@modelcontextprotocol/sdk` (v1) is an
+ * optional peer dependency, loaded only by this entry. See docs/mcp.md.
+ * @packageDocumentation
+ */
+export {};
