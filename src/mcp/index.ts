@@ -4,4 +4,4 @@
  * optional peer dependency, loaded only by this entry. See docs/mcp.md.
  * @packageDocumentation
  */
-export {};
+export { createMcpServer, type McpServerInfo } from "./create-mcp-server.js";
