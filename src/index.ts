@@ -59,7 +59,7 @@ export { isAsyncTool, isContextualTool, isMetadataAwareTool, toolToSchema } from
 export type { ApprovalDecision, ApprovalRequest, ToolApprover } from "./tool-approval.js";
 export type { ToolExecution } from "./tool-execution.js";
 export type { ToolLoopEvent, ToolLoopEventListener } from "./tool-loop-event.js";
-export type { ExecuteOptions, RegisterOptions, ToolRegistryOptions } from "./tool-registry.js";
+export type { ExecuteOptions, RegisterOptions, ToolRegistryOptions, ToolSearchResult } from "./tool-registry.js";
 export { ToolRegistry } from "./tool-registry.js";
 export type {
   ToolExecutionMetadata,
@@ -76,3 +76,5 @@ export {
   ToolResult,
   userResult,
 } from "./tool-result.js";
+export type { ToolSearchToolsOptions } from "./tool-search-tools.js";
+export { createToolSearchTools, TOOL_SEARCH_TOOL_NAMES } from "./tool-search-tools.js";

@@ -35,7 +35,14 @@ import type { LLMProvider, LLMResponse, Message, ToolDefinition, UsageInfo } fro
 import type { AsyncCallback, Tool, ToolContext } from "./tool.js";
 import type { ApprovalDecision, ApprovalRequest } from "./tool-approval.js";
 import type { ToolLoopEvent } from "./tool-loop-event.js";
-import { CACHED_DEFINITIONS, type ExecuteOptions, LOOP_BREAKING_NAMES, ToolRegistry } from "./tool-registry.js";
+import {
+  CACHED_DEFINITIONS,
+  type ExecuteOptions,
+  LOOP_BREAKING_NAMES,
+  PROMOTION_MARK,
+  TICK_HIDDEN_TOOLS,
+  ToolRegistry,
+} from "./tool-registry.js";
 import { isToolResult, type ToolResult } from "./tool-result.js";
 
 /** Configuration of one {@link runToolLoop} run (Go's `ToolLoopConfig`). */
@@ -137,6 +144,13 @@ export interface ToolLoopConfig {
    * value is a `TypeError`). @default off
    */
   maxResultChars?: number | undefined;
+  /**
+   * After each tool round, tick the registry's promoted hidden tools (`tickTTL`): a tool promoted
+   * with ttl n (e.g. by `createToolSearchTools`) is offered in the next n provider calls — the round
+   * that promoted it does not count. Off, as in picoclaw's `RunToolLoop`, promotions last until
+   * something else calls `tickTTL`. @default false
+   */
+  tickHiddenTools?: boolean | undefined;
 }
 
 /** Who is talking, passed to every tool call (Go's `channel, chatID` plus abort and metadata). */
@@ -203,6 +217,13 @@ interface ResolvedConfig {
   hooks: LoopRun | undefined;
   /** The call runner with those hooks, when there are hooks. */
   runCall: CallRunner<ResolvedConfig, ResolvedContext> | undefined;
+  /** With `tickHiddenTools`: a mark taken before each tool round, and the tick after it. */
+  hiddenTools: HiddenToolTicker | undefined;
+}
+
+interface HiddenToolTicker {
+  mark(): number;
+  tick(mark: number): void;
 }
 
 type ResolvedContext = GateContext;
@@ -277,6 +298,7 @@ function resolveConfig(config: ToolLoopConfig): ResolvedConfig {
     provider,
     model,
     tools,
+    hiddenTools: resolveHiddenToolTicker(config.tickHiddenTools, tools),
     maxIterations,
     llmOptions: config.llmOptions ?? {},
     maxConcurrency,
@@ -286,6 +308,27 @@ function resolveConfig(config: ToolLoopConfig): ResolvedConfig {
     hooks,
     runCall: hooks?.wrap(runCall),
   };
+}
+
+/**
+ * The tick of `tickHiddenTools`: through the registry's marks, so that a promotion made during a
+ * round does not count that round; a registry of another copy without them ticks with `tickTTL()`.
+ */
+function resolveHiddenToolTicker(option: unknown, tools: RegistryLike | null): HiddenToolTicker | undefined {
+  if (option === undefined || option === false) return undefined;
+  if (option !== true) throw optionError(WHERE, "tickHiddenTools", "a boolean", option);
+  if (tools === null) return undefined;
+  const registry = tools as Partial<Record<typeof PROMOTION_MARK | typeof TICK_HIDDEN_TOOLS | "tickTTL", unknown>>;
+  const mark = registry[PROMOTION_MARK];
+  const tick = registry[TICK_HIDDEN_TOOLS];
+  if (typeof mark === "function" && typeof tick === "function") {
+    return { mark: () => mark.call(tools) as number, tick: (before) => tick.call(tools, before) };
+  }
+  const { tickTTL } = registry;
+  if (typeof tickTTL !== "function") {
+    throw optionError(WHERE, "tools", "a registry with tickTTL() when tickHiddenTools is set", tools);
+  }
+  return { mark: () => 0, tick: () => tickTTL.call(tools) };
 }
 
 function resolveContext(context: unknown): ResolvedContext {
@@ -393,11 +436,14 @@ function loopBreakingTest(tools: RegistryLike | null): ((name: string) => boolea
   return (name) => (get.call(tools, name) as Partial<Tool> | undefined)?.loopBreaking === true;
 }
 
-/** The definitions to offer: the registry's cached list, or (another copy's registry) a copy. */
-function definitionsOf(tools: RegistryLike): ToolDefinition[] {
+/**
+ * The definitions to offer: the registry's cached list, or (another copy's registry) a copy;
+ * `undefined` when every tool is hidden, as for no tools.
+ */
+function definitionsOf(tools: RegistryLike): ToolDefinition[] | undefined {
   const cached = (tools as Partial<Record<symbol, unknown>>)[CACHED_DEFINITIONS];
-  if (typeof cached === "function") return cached.call(tools) as ToolDefinition[];
-  return tools.toProviderDefs();
+  const definitions = typeof cached === "function" ? (cached.call(tools) as ToolDefinition[]) : tools.toProviderDefs();
+  return definitions.length === 0 ? undefined : definitions;
 }
 
 /** Why a response cannot be read, or `undefined` when it can. */
@@ -415,7 +461,7 @@ function responseProblem(response: unknown): string | undefined {
 }
 
 async function loop(resolved: ResolvedConfig, messages: Message[], context: ResolvedContext): Promise<ToolLoopResult> {
-  const { provider, model, tools, maxIterations, llmOptions, logger, hooks } = resolved;
+  const { provider, model, tools, maxIterations, llmOptions, logger, hooks, hiddenTools } = resolved;
   const { signal } = context;
   const transcript: Message[] = [...messages];
   let iterations = 0;
@@ -498,6 +544,7 @@ async function loop(resolved: ResolvedConfig, messages: Message[], context: Reso
       log(logger, "debug", () => ({ iteration, ...namesOf(calls) }), "running tool calls");
       if (hooks !== undefined) await hooks.callsMade(transcript);
 
+      const promotionMark = hiddenTools?.mark();
       const results = await runTurn(calls, resolved, context);
       const isLoopBreaking = loopBreakingTest(tools);
       let stoppedAt = -1;
@@ -518,6 +565,7 @@ async function loop(resolved: ResolvedConfig, messages: Message[], context: Reso
         }
         if (result.responseHandled !== true) handled = false;
       }
+      if (hiddenTools !== undefined) hiddenTools.tick(promotionMark as number);
       if (hooks !== undefined) await hooks.turnAnswered(transcript, calls, results, response, iteration);
       if (stoppedAt >= 0) {
         const { call } = calls[stoppedAt] as NormalizedToolCall;

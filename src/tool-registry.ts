@@ -2,16 +2,19 @@ import type { DefinitionFormat, DefinitionFormats } from "./definition-format.js
 import { type BatchOptions, type BatchResult, executeBatch, type ToolRequest } from "./execute-batch.js";
 import { type DispatchTarget, dispatchToolCall, logCallEnd } from "./execute-tool-call.js";
 import { DefinitionCache } from "./internal/definition-cache.js";
-import { quoteName } from "./internal/describe.js";
+import { isRecord, quoteName } from "./internal/describe.js";
+import { HiddenTools } from "./internal/hidden-tools.js";
 import { log, resolveLogger } from "./internal/logger.js";
 import { optionError } from "./internal/options.js";
 import { prepareTool, type RegisteredTool } from "./internal/registered-tool.js";
+import { Bm25Index, type SearchDocument, searchByRegex } from "./internal/tool-search.js";
 import type { Logger } from "./logger.js";
 import type { ProgressListener } from "./progress.js";
 import type { ToolDefinition } from "./provider.js";
 import type { AsyncCallback, Tool } from "./tool.js";
 import { startToolExecution, type ToolExecution } from "./tool-execution.js";
 import type { ToolResult } from "./tool-result.js";
+import { TOOL_SEARCH_TOOL_NAMES } from "./tool-search-tools.js";
 
 /** Options of {@link ToolRegistry}. */
 export interface ToolRegistryOptions {
@@ -78,6 +81,28 @@ export const LOOP_BREAKING_NAMES: unique symbol = Symbol.for("toolloop.registry.
 /** @internal `() => ReadonlySet<string>`: the names of the registered tools with a `needsApproval`. */
 export const APPROVAL_NAMES: unique symbol = Symbol.for("toolloop.registry.approvalNames");
 
+/**
+ * @internal `() => number`: a mark taken before a tool round; `[TICK_HIDDEN_TOOLS](mark)` after it
+ * ticks every promoted hidden tool except those promoted during the round.
+ */
+export const PROMOTION_MARK: unique symbol = Symbol.for("toolloop.registry.promotionMark");
+
+/** @internal `(mark: number) => void`: see PROMOTION_MARK. */
+export const TICK_HIDDEN_TOOLS: unique symbol = Symbol.for("toolloop.registry.tickHiddenTools");
+
+/** A hidden tool found by {@link ToolRegistry.searchRegex} or {@link ToolRegistry.searchBM25}. */
+export interface ToolSearchResult {
+  /** The tool's name. */
+  name: string;
+  /** The tool's description, as registered. */
+  description: string;
+}
+
+/** A search match as the registry returns it: a fresh object the caller may keep. */
+function searchResult({ name, description }: SearchDocument): ToolSearchResult {
+  return { name, description };
+}
+
 /** Adds `name` to `set` when `on`, else removes it. */
 function mark(set: Set<string>, name: string, on: boolean): void {
   if (on) set.add(name);
@@ -101,7 +126,12 @@ function mark(set: Set<string>, name: string, on: boolean): void {
 export class ToolRegistry {
   // A Map, never a plain object: tool names come from the model ("__proto__", "constructor" …).
   readonly #tools = new Map<string, RegisteredTool>();
-  readonly #definitions = new DefinitionCache(this.#tools);
+  readonly #hidden = new HiddenTools();
+  readonly #definitions = new DefinitionCache(this.#tools, this.#hidden);
+  /** Lower-cased names a registration must have to be kept; `null`: every name. */
+  #allowlist: ReadonlySet<string> | null = null;
+  /** The BM25 index of the hidden tools, and the hidden tools' version it was built for. */
+  #bm25: { version: number; index: Bm25Index } | undefined;
   // Kept as tools come and go, so that a loop without loop-breaking tools checks an empty set once per turn.
   readonly #loopBreaking = new Set<string>();
   // Likewise for needsApproval, so that a loop without such tools looks none up per call.
@@ -126,9 +156,11 @@ export class ToolRegistry {
     this.#onDuplicate = onDuplicate;
     this.#options = options;
     const tools = this.#tools;
+    const hidden = this.#hidden;
     const definitions = this.#definitions;
     this.#dispatch = {
-      get: (name) => tools.get(name),
+      // A hidden tool that is not promoted is "not found", as if it were not registered.
+      get: (name) => (hidden.size === 0 || !hidden.isConcealed(name) ? tools.get(name) : undefined),
       names: () => definitions.names(),
       logger,
       logPayloads: options.logPayloads ?? false,
@@ -148,6 +180,29 @@ export class ToolRegistry {
     }
     const { locked = false } = options;
     if (typeof locked !== "boolean") throw optionError("register", "locked", "a boolean", locked);
+    this.#add(tool, locked, false);
+  }
+
+  /**
+   * Adds a hidden tool (picoclaw HEAD's `RegisterHidden`): counted by `count()` and listed by
+   * `list()`, but absent from definitions and summaries, and "not found" by `execute` and `get`,
+   * until {@link promoteTools} offers it. Found by {@link searchRegex} and {@link searchBM25}.
+   * Replacing a name follows `register`'s rules; a tool replaced this way is hidden from then on.
+   * @throws TypeError as `register` does
+   */
+  registerHidden(tool: Tool): void {
+    this.#add(tool, false, true);
+  }
+
+  #add(tool: Tool, locked: boolean, hidden: boolean): void {
+    const allowlist = this.#allowlist;
+    if (allowlist !== null && isRecord(tool) && typeof tool.name === "string") {
+      const { name } = tool;
+      if (!allowlist.has(name.trim().toLowerCase()) && !TOOL_SEARCH_TOOL_NAMES.includes(name)) {
+        log(this.#dispatch.logger, "debug", () => ({ tool: name }), "tool not registered: not in the allowlist");
+        return;
+      }
+    }
     const entry = prepareTool(tool);
     const { name } = entry;
     const replaced = this.#tools.has(name);
@@ -159,6 +214,8 @@ export class ToolRegistry {
     }
     if (locked) this.#locked.add(name);
     this.#tools.set(name, entry);
+    if (hidden) this.#hidden.add(name);
+    else this.#hidden.delete(name);
     this.#definitions.invalidate();
     mark(this.#loopBreaking, name, tool.loopBreaking === true);
     const { needsApproval } = tool;
@@ -171,33 +228,119 @@ export class ToolRegistry {
     if (this.#locked.has(name)) return false;
     const removed = this.#tools.delete(name);
     if (removed) this.#definitions.invalidate();
+    this.#hidden.delete(name);
     this.#loopBreaking.delete(name);
     this.#needsApproval.delete(name);
     return removed;
   }
 
   /**
-   * A snapshot: a new registry with the same options, tools and locks. Later registrations or
-   * removals on either registry do not reach the other (the tool objects themselves are shared).
-   * Used by `spawn` so that a subagent cannot see the spawn tool or tools registered after it.
+   * A snapshot: a new registry with the same options, tools, locks, hidden tools (and their
+   * promotions) and allowlist. Later changes on either registry do not reach the other (the tool
+   * objects themselves are shared). Used by `spawn` so that a subagent cannot see the spawn tool or
+   * tools registered after it.
    */
   clone(): ToolRegistry {
     const copy = new ToolRegistry(this.#options);
     for (const [name, entry] of this.#tools) copy.#tools.set(name, entry);
+    copy.#hidden.adopt(this.#hidden);
+    copy.#allowlist = this.#allowlist;
     for (const name of this.#locked) copy.#locked.add(name);
     for (const name of this.#loopBreaking) copy.#loopBreaking.add(name);
     for (const name of this.#needsApproval) copy.#needsApproval.add(name);
     return copy;
   }
 
-  /** The tool registered under `name`, or `undefined`. */
+  /** The tool registered under `name`, or `undefined` — also for a hidden tool that is not promoted (as picoclaw's `Get`). */
   get(name: string): Tool | undefined {
-    return this.#tools.get(name)?.tool;
+    return this.#dispatch.get(name)?.tool;
   }
 
-  /** `true` when a tool is registered under `name`. */
+  /** `true` when a tool is registered under `name`, hidden or not (picoclaw's `HasRegistered`). */
   has(name: string): boolean {
     return this.#tools.has(name);
+  }
+
+  /**
+   * Offers the hidden tools among `names` to the model for the next `ttl` provider calls of a loop
+   * that ticks (`tickHiddenTools`; the tool round in which they are promoted does not count), or
+   * until `ttl` calls of {@link tickTTL}. `ttl` 0 hides them again. Names that are not hidden tools
+   * are ignored. Takes effect from the next provider call of a running loop.
+   * @throws TypeError when `names` is not an array of strings or `ttl` not an integer ≥ 0
+   */
+  promoteTools(names: readonly string[], ttl: number): void {
+    if (!Array.isArray(names) || !names.every((name) => typeof name === "string")) {
+      throw optionError("promoteTools", "names", "an array of strings", names);
+    }
+    if (!Number.isSafeInteger(ttl) || ttl < 0) throw optionError("promoteTools", "ttl", "an integer ≥ 0", ttl);
+    if (this.#hidden.promote(names, ttl)) this.#definitions.invalidate();
+  }
+
+  /** One tool round passed (picoclaw's `TickTTL`): every promoted hidden tool's ttl − 1; at 0 it is hidden again. */
+  tickTTL(): void {
+    if (this.#hidden.tick()) this.#definitions.invalidate();
+  }
+
+  /** @internal see PROMOTION_MARK. */
+  [PROMOTION_MARK](): number {
+    return this.#hidden.mark();
+  }
+
+  /** @internal see PROMOTION_MARK: the loop's tick after a tool round. */
+  [TICK_HIDDEN_TOOLS](mark: number): void {
+    if (this.#hidden.tick(mark)) this.#definitions.invalidate();
+  }
+
+  /**
+   * Restricts later registrations (`register`, `registerHidden`) to these names, compared trimmed
+   * and lower-cased: any other tool is skipped (logged at debug), as in picoclaw. `null` allows
+   * every name, `[]` none. The two tool-search tools are always allowed. Tools already registered
+   * stay.
+   * @throws TypeError when `names` is neither `null` nor an array of strings
+   */
+  setAllowlist(names: readonly string[] | null): void {
+    if (names === null) {
+      this.#allowlist = null;
+      return;
+    }
+    if (!Array.isArray(names) || !names.every((name) => typeof name === "string")) {
+      throw optionError("setAllowlist", "names", "an array of strings or null", names);
+    }
+    this.#allowlist = new Set(names.map((name) => name.trim().toLowerCase()));
+  }
+
+  /**
+   * The hidden tools (promoted or not) whose name or description `pattern` matches, case-insensitively:
+   * name matches first, then by name; at most `max`. The pattern runs on the linear-time engine of
+   * schema patterns (RE2 syntax as JavaScript understands it: no backreferences or lookaround), so a
+   * model-written pattern cannot hang the process.
+   * @throws TypeError for an invalid pattern (saying why), one over 1,000 characters, or a `max`
+   * that is not an integer ≥ 0
+   */
+  searchRegex(pattern: string, max: number): ToolSearchResult[] {
+    return searchByRegex(this.#hiddenDocuments(), pattern, max).map(searchResult);
+  }
+
+  /**
+   * The hidden tools (promoted or not) ranked by BM25 against `query` over their name and
+   * description (split at `_`, `-`, case changes and spaces): best first, then by name; at most
+   * `max`; only tools sharing a term with the query. The index is built on first use and rebuilt
+   * when hidden tools change.
+   * @throws TypeError for a query over 1,000 characters or a `max` that is not an integer ≥ 0
+   */
+  searchBM25(query: string, max: number): ToolSearchResult[] {
+    const { version } = this.#hidden;
+    if (this.#bm25?.version !== version) {
+      this.#bm25 = { version, index: new Bm25Index([...this.#hiddenDocuments()]) };
+    }
+    return this.#bm25.index.search(query, max).map(searchResult);
+  }
+
+  *#hiddenDocuments(): Generator<SearchDocument> {
+    for (const name of this.#hidden.names()) {
+      const { description } = (this.#tools.get(name) as RegisteredTool).definition.function;
+      yield { name, description };
+    }
   }
 
   /**
@@ -264,7 +407,7 @@ export class ToolRegistry {
   }
 
   /**
-   * Definitions of every tool, sorted by name (stable for prompt caching). Without a format (or
+   * Definitions of every visible tool (hidden ones only while promoted), sorted by name (stable for prompt caching). Without a format (or
    * with `"openai"`) they are what `toolToSchema` makes; other formats are the shape that API's
    * `tools` takes (seed 003's `GetDefinitions(format)`). Each call returns a deep copy, free to
    * modify; the loop reads the cached arrays instead (see {@link CACHED_DEFINITIONS}).
@@ -302,17 +445,18 @@ export class ToolRegistry {
     return this.getDefinitions();
   }
 
-  /** Registered names, sorted. */
+  /** Registered names, hidden tools included, sorted. */
   list(): string[] {
-    return [...this.#definitions.names()];
+    if (this.#hidden.size === 0) return [...this.#definitions.names()];
+    return [...this.#tools.keys()].sort();
   }
 
-  /** Number of registered tools. */
+  /** Number of registered tools, hidden tools included. */
   count(): number {
     return this.#tools.size;
   }
 
-  /** One line per tool for humans: ``- `name` - description``, sorted by name. */
+  /** One line per visible tool for humans: ``- `name` - description``, sorted by name. */
   getSummaries(): string[] {
     return this.#definitions
       .names()

@@ -1,25 +1,35 @@
 import { convertDefinitions, type DefinitionFormat } from "../definition-format.js";
 import type { ToolDefinition } from "../provider.js";
+import type { HiddenTools } from "./hidden-tools.js";
 import type { RegisteredTool } from "./registered-tool.js";
 
 /**
- * The registry's sorted names and its definitions in each format, built on first use and kept,
- * frozen, until {@link invalidate} (every registration change). The loop hands the cached arrays to
- * providers as they are; adapters cache their own conversions by the array's identity.
+ * The registry's sorted visible names and their definitions in each format, built on first use and
+ * kept, frozen, until {@link invalidate} (every registration change, and every change of which
+ * hidden tools are promoted). The loop hands the cached arrays to providers as they are; adapters
+ * cache their own conversions by the array's identity.
  */
 export class DefinitionCache {
   readonly #tools: ReadonlyMap<string, RegisteredTool>;
+  readonly #hidden: HiddenTools;
   #names: readonly string[] | undefined;
   #definitions: readonly ToolDefinition[] | undefined;
   readonly #converted = new Map<DefinitionFormat, readonly unknown[]>();
 
-  constructor(tools: ReadonlyMap<string, RegisteredTool>) {
+  constructor(tools: ReadonlyMap<string, RegisteredTool>, hidden: HiddenTools) {
     this.#tools = tools;
+    this.#hidden = hidden;
   }
 
-  /** Registered names, sorted (stable for prompt caching). */
+  /** The names of the visible tools (hidden ones only while promoted), sorted (stable for prompt caching). */
   names(): readonly string[] {
-    this.#names ??= Object.freeze([...this.#tools.keys()].sort());
+    if (this.#names === undefined) {
+      const hidden = this.#hidden;
+      const names = [...this.#tools.keys()];
+      this.#names = Object.freeze(
+        (hidden.size === 0 ? names : names.filter((name) => !hidden.isConcealed(name))).sort(),
+      );
+    }
     return this.#names;
   }
 

@@ -244,7 +244,7 @@ function patternError(pattern: string, reason: string): Error {
 const LINEAR_ENGINE = "toolloop's linear-time engine (RE2, which has no backreferences, lookahead or lookbehind)";
 
 /** A compiled pattern as Ajv uses it: `test` (a search, as JSON Schema's `pattern` means). */
-interface LinearRegExp {
+export interface LinearRegExp {
   test(text: string): boolean;
   toString(): string;
 }
@@ -255,9 +255,10 @@ const MAX_CACHED_PATTERNS = 500;
 /**
  * Ajv's `code.regExp` engine: compiles a schema pattern for re2js, so that matching takes time
  * linear in the input whatever the pattern. Throws (at registration) for a pattern that is not a
- * valid JS regular expression or that RE2 cannot run, naming the pattern and saying why.
+ * valid JS regular expression or that RE2 cannot run, naming the pattern and saying why. The flag
+ * `i` makes it case-insensitive (the registry's tool search); other flags only shape the JS check.
  */
-function linearRegExp(pattern: string, flags: string): LinearRegExp {
+export function linearRegExp(pattern: string, flags: string): LinearRegExp {
   // Ajv dedupes compiled patterns by `toString()`: it must name the pattern (and it is never the
   // text of a native RegExp, so the two can never be mixed up).
   const key = `re2:${flags}:${pattern}`;
@@ -275,7 +276,7 @@ function linearRegExp(pattern: string, flags: string): LinearRegExp {
   }
   let re2: RE2JS;
   try {
-    re2 = loadRe2().compile(translated.re2);
+    re2 = loadRe2().compile(flags.includes("i") ? `(?i)${translated.re2}` : translated.re2);
   } catch (error) {
     const reason = (error instanceof Error ? error.message : String(error)).replace(/^error parsing regexp: /, "");
     const hint = /\\[pP]/.test(reason)

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { DefinitionFormat } from "../../src/definition-format.js";
 import { newToolResult, type Tool, type ToolDefinition } from "../../src/index.js";
 import { DefinitionCache } from "../../src/internal/definition-cache.js";
+import { HiddenTools } from "../../src/internal/hidden-tools.js";
 import { prepareTool, type RegisteredTool } from "../../src/internal/registered-tool.js";
 
 const FORMATS: DefinitionFormat[] = ["openai", "openai-responses", "anthropic", "ollama", "gemini"];
@@ -19,7 +20,7 @@ function tool(name: string): Tool {
 function cacheOf(...names: string[]) {
   const tools = new Map<string, RegisteredTool>();
   for (const name of names) tools.set(name, prepareTool(tool(name)));
-  return { tools, cache: new DefinitionCache(tools) };
+  return { tools, cache: new DefinitionCache(tools, new HiddenTools()) };
 }
 
 function nameOf(definition: unknown): string {

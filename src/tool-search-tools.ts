@@ -1,0 +1,122 @@
+import { errorMessage, isRecord } from "./internal/describe.js";
+import { checkCount, optionError } from "./internal/options.js";
+import { formatMatches } from "./internal/tool-search.js";
+import type { Tool } from "./tool.js";
+import type { ToolRegistry, ToolSearchResult } from "./tool-registry.js";
+import { errorResult, silentResult, type ToolResult } from "./tool-result.js";
+
+/** The names of the two discovery tools, which a registry's allowlist always lets through. */
+export const TOOL_SEARCH_TOOL_NAMES: readonly string[] = Object.freeze([
+  "tool_search_tool_regex",
+  "tool_search_tool_bm25",
+]);
+
+/** Options of {@link createToolSearchTools}. */
+export interface ToolSearchToolsOptions {
+  /** For how many provider calls the tools a search finds are offered (see `promoteTools`). @default 5 */
+  ttl?: number | undefined;
+  /** Most tools one search returns and promotes; a model's `max_results` may ask for fewer. @default 5 */
+  maxResults?: number | undefined;
+}
+
+/** Longest description shown per match: the model reads the full one in the promoted definition. */
+const MAX_SHOWN_DESCRIPTION_CHARS = 300;
+
+type Search = (registry: ToolRegistry, query: string, max: number) => ToolSearchResult[];
+
+/** One discovery tool: validates the query, searches, promotes the matches and lists them. */
+function searchTool(
+  registry: ToolRegistry,
+  settings: { ttl: number; maxResults: number },
+  spec: { name: string; description: string; argument: string; argumentDescription: string; search: Search },
+): Tool {
+  const { ttl, maxResults } = settings;
+  const { argument } = spec;
+  return Object.freeze({
+    name: spec.name,
+    description: spec.description,
+    parameters: {
+      type: "object",
+      properties: {
+        [argument]: { type: "string", description: spec.argumentDescription },
+        max_results: {
+          type: "integer",
+          minimum: 1,
+          description: `How many tools to return at most (up to ${maxResults})`,
+        },
+      },
+      required: [argument],
+    },
+    execute: (args: Record<string, unknown>): ToolResult => {
+      const query = args[argument] as string;
+      // An empty query would list (and promote) every hidden tool: a flood of tokens.
+      if (query.trim() === "") return errorResult(`${argument} cannot be empty`);
+      const max = Math.min(typeof args.max_results === "number" ? args.max_results : maxResults, maxResults);
+      let matches: ToolSearchResult[];
+      try {
+        matches = spec.search(registry, query, max);
+      } catch (error) {
+        return errorResult(`${errorMessage(error).replace(/^search(?:Regex|BM25): /, "")}; fix it and search again`);
+      }
+      if (matches.length === 0) return silentResult(`No hidden tools match ${argument} ${JSON.stringify(query)}.`);
+      registry.promoteTools(
+        matches.map(({ name }) => name),
+        ttl,
+      );
+      const calls = ttl === 1 ? "model call" : `${ttl} model calls`;
+      const found = matches.length === 1 ? "1 tool" : `${matches.length} tools`;
+      return silentResult(
+        `Found ${found}, callable directly for the next ${calls}:\n${formatMatches(matches, MAX_SHOWN_DESCRIPTION_CHARS)}`,
+      );
+    },
+  });
+}
+
+/**
+ * picoclaw HEAD's two discovery tools over a registry's hidden tools: `tool_search_tool_regex
+ * { pattern, max_results? }` and `tool_search_tool_bm25 { query, max_results? }`. Each returns its
+ * matches as text (`- name: description` per line, silent for the user) and promotes them for
+ * `ttl` provider calls; an invalid pattern or an empty query is an error result the model reads.
+ * Register them with `register` (they are never hidden); run the loop with `tickHiddenTools: true`.
+ * @throws TypeError when `registry` has no `searchRegex`/`searchBM25`/`promoteTools`, or for
+ * options that are not integers > 0
+ * @example
+ * ```ts
+ * for (const tool of createToolSearchTools(registry, { ttl: 3 })) registry.register(tool);
+ * await runToolLoop({ provider, tools: registry, maxIterations: 10, tickHiddenTools: true }, messages);
+ * ```
+ */
+export function createToolSearchTools(registry: ToolRegistry, options: ToolSearchToolsOptions = {}): Tool[] {
+  const where = "createToolSearchTools";
+  if (
+    !isRecord(registry) ||
+    typeof registry.searchRegex !== "function" ||
+    typeof registry.searchBM25 !== "function" ||
+    typeof registry.promoteTools !== "function"
+  ) {
+    throw optionError(where, "registry", "a ToolRegistry", registry);
+  }
+  if (!isRecord(options)) throw optionError(where, "options", "an object", options);
+  const settings = {
+    ttl: checkCount(where, "ttl", options.ttl, 5),
+    maxResults: checkCount(where, "maxResults", options.maxResults, 5),
+  };
+  return [
+    searchTool(registry, settings, {
+      name: "tool_search_tool_regex",
+      description:
+        "Search the hidden tools by a regular expression over their names and descriptions (case-insensitive). The matches become callable for the next few turns.",
+      argument: "pattern",
+      argumentDescription: "Regular expression (RE2 syntax, no lookaround or backreferences), e.g. 'file|dir'",
+      search: (target, pattern, max) => target.searchRegex(pattern, max),
+    }),
+    searchTool(registry, settings, {
+      name: "tool_search_tool_bm25",
+      description:
+        "Search the hidden tools by keywords over their names and descriptions, best match first. The matches become callable for the next few turns.",
+      argument: "query",
+      argumentDescription: "Keywords describing the tool you need, e.g. 'read file contents'",
+      search: (target, query, max) => target.searchBM25(query, max),
+    }),
+  ];
+}
