@@ -2,6 +2,7 @@ import { getEventListeners } from "node:events";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import * as z from "zod";
 import {
+  createToolSearchTools,
   defineTool,
   errorResult,
   InvalidProviderResponseError,
@@ -2384,5 +2385,128 @@ describe("loop control (issue 12)", () => {
       await runToolLoop({ provider, maxIterations: 1, finalAnswerOnMaxIterations: false }, user);
       expect(chatStream).not.toHaveBeenCalled();
     });
+  });
+});
+
+describe("hidden tools (tickHiddenTools, issue 13)", () => {
+  /** A registry with the two discovery tools, `echo`, and a hidden `read_file`. */
+  function discoveryRegistry(ttl: number): ToolRegistry {
+    const registry = registryWith(echo);
+    for (const each of createToolSearchTools(registry, { ttl })) registry.register(each);
+    registry.registerHidden(tool("read_file", () => newToolResult("file contents"), { description: "Read a file" }));
+    return registry;
+  }
+
+  /** The tool names offered in each provider call. */
+  function offered(provider: ScriptedProvider): string[][] {
+    return provider.calls.map((call) => (call.tools ?? []).map((definition) => definition.function.name));
+  }
+
+  const search = toolCallResponse({ name: "tool_search_tool_bm25", arguments: { query: "read file" } });
+  const step = (name: string) => toolCallResponse({ name });
+
+  it.each([1, 2, 3])(
+    "a tool a search promotes with ttl %i is offered in exactly the next %i provider calls (the promoting round does not count)",
+    async (ttl) => {
+      const script = [search, ...Array.from({ length: ttl + 1 }, () => step("echo")), textResponse("done")];
+      const provider = new ScriptedProvider(script);
+      const registry = discoveryRegistry(ttl);
+      await runToolLoop({ provider, tools: registry, maxIterations: 10, tickHiddenTools: true }, user);
+      const withReadFile = offered(provider).map((names) => names.includes("read_file"));
+      // Call 1 searches; calls 2 … ttl + 1 see read_file; the rest do not.
+      expect(withReadFile).toEqual(script.map((_, index) => index >= 1 && index <= ttl));
+      expect(registry.get("read_file")).toBeUndefined();
+    },
+  );
+
+  it("the promoted tool is callable in the next call, and the search's answer lists it for the model", async () => {
+    const provider = new ScriptedProvider([search, step("read_file"), textResponse("done")]);
+    const result = await runToolLoop(
+      { provider, tools: discoveryRegistry(1), maxIterations: 5, tickHiddenTools: true },
+      user,
+    );
+    const answers = result.messages.filter((message) => message.role === "tool").map((message) => message.content);
+    expect(answers).toEqual([
+      "Found 1 tool, callable directly for the next model call:\n- read_file: Read a file",
+      "file contents",
+    ]);
+  });
+
+  it("a tool promoted before the run with ttl 1 is offered in the first provider call only", async () => {
+    const provider = new ScriptedProvider([step("echo"), step("echo"), textResponse("done")]);
+    const registry = discoveryRegistry(5);
+    registry.promoteTools(["read_file"], 1);
+    await runToolLoop({ provider, tools: registry, maxIterations: 5, tickHiddenTools: true }, user);
+    expect(offered(provider).map((names) => names.includes("read_file"))).toEqual([true, false, false]);
+  });
+
+  it("without tickHiddenTools (picoclaw's RunToolLoop), a promotion lasts until someone calls tickTTL", async () => {
+    const provider = new ScriptedProvider([search, step("echo"), step("echo"), textResponse("done")]);
+    const registry = discoveryRegistry(1);
+    await runToolLoop({ provider, tools: registry, maxIterations: 5 }, user);
+    expect(offered(provider).map((names) => names.includes("read_file"))).toEqual([false, true, true, true]);
+    registry.tickTTL();
+    expect(registry.get("read_file")).toBeUndefined();
+  });
+
+  it("a call of a hidden tool that is not promoted is answered not found, and the answer names no hidden tool", async () => {
+    const provider = new ScriptedProvider([step("read_file"), textResponse("done")]);
+    const result = await runToolLoop({ provider, tools: discoveryRegistry(1), maxIterations: 3 }, user);
+    const answer = result.messages[2] as Message;
+    expect(answer.isError).toBe(true);
+    expect(answer.content).toBe(
+      'tool "read_file" not found. Available tools: echo, tool_search_tool_bm25, tool_search_tool_regex.',
+    );
+    expect(offered(provider)[0]).toEqual(["echo", "tool_search_tool_bm25", "tool_search_tool_regex"]);
+  });
+
+  it("when every tool is hidden, the provider is offered no tools at all (as with an empty registry)", async () => {
+    const registry = new ToolRegistry();
+    registry.registerHidden(echo);
+    const provider = new ScriptedProvider([textResponse("done")]);
+    await runToolLoop({ provider, tools: registry, maxIterations: 1 }, user);
+    expect(provider.calls[0]?.tools).toBeUndefined();
+  });
+
+  it("keeps the cached definitions between provider calls when a tick changes nothing visible", async () => {
+    const provider = new ScriptedProvider([step("echo"), step("echo"), textResponse("done")]);
+    const registry = discoveryRegistry(1);
+    registry.promoteTools(["read_file"], 3);
+    await runToolLoop({ provider, tools: registry, maxIterations: 5, tickHiddenTools: true }, user);
+    const [first, second, third] = provider.calls.map((call) => call.tools);
+    expect(second).toBe(first);
+    expect(third).toBe(first);
+  });
+
+  it("ticks a registry of another copy (no internal marks) through its public tickTTL after each round", async () => {
+    const registry = registryWith(echo);
+    const tickTTL = vi.fn();
+    const foreign = {
+      count: () => registry.count(),
+      toProviderDefs: () => registry.toProviderDefs(),
+      executeWithContext: registry.executeWithContext.bind(registry),
+      tickTTL,
+    };
+    const provider = new ScriptedProvider([step("echo"), step("echo"), textResponse("done")]);
+    await runToolLoop(
+      { provider, tools: foreign as unknown as ToolRegistry, maxIterations: 5, tickHiddenTools: true },
+      user,
+    );
+    expect(tickTTL).toHaveBeenCalledTimes(2);
+  });
+
+  it.each([
+    ["not a boolean", { tickHiddenTools: "yes" }, /tickHiddenTools must be a boolean, got "yes"/],
+    [
+      "a registry without tickTTL",
+      {
+        tickHiddenTools: true,
+        tools: { count: () => 0, toProviderDefs: () => [], executeWithContext: () => Promise.resolve() },
+      },
+      /tools must be a registry with tickTTL\(\) when tickHiddenTools is set/,
+    ],
+  ])("rejects tickHiddenTools with %s (TypeError)", async (_, extra, message) => {
+    const config = { provider: new ScriptedProvider([]), maxIterations: 1, ...extra } as unknown as ToolLoopConfig;
+    await expect(runToolLoop(config, user)).rejects.toThrow(message);
   });
 });
