@@ -144,6 +144,12 @@ if (loaded !== ${major === 3}) fail("zod-to-json-schema loaded: " + loaded);
 process.stdout.write("ok");
 `;
 
+// The optional peer dependencies each subpath loads when it is imported (the others type theirs
+// structurally and load nothing).
+const SUBPATH_PEERS = {
+  "toolloop/mcp": ["@modelcontextprotocol/sdk"],
+  "toolloop/bullmq": ["bullmq", "ioredis"],
+};
 const entries = Object.keys(manifest.exports)
   .filter((key) => key !== "./package.json")
   .map((key) => (key === "." ? "toolloop" : `toolloop/${key.slice(2)}`));
@@ -173,6 +179,13 @@ async function checkNewProject(app) {
     app,
     readmeExample.install.map((spec) => (spec === "toolloop" ? tarball : spec)),
   );
+  // Subpaths that load an optional peer at import need it, as their docs tell users to install it.
+  const peers = Object.values(SUBPATH_PEERS).flat();
+  await npmInstall(
+    app,
+    peers.map((name) => `${name}@${manifest.devDependencies[name]}`),
+  );
+  step(`installed the optional peers of subpaths (${peers.join(", ")})`);
   const imports = entries.map((entry, index) => `import * as e${index} from "${entry}";`).join("\n");
   const requires = entries.map((entry, index) => `const e${index} = require("${entry}");`).join("\n");
   const testing = `const toolloop = e0; const testing = e${entries.indexOf("toolloop/testing")};`;
