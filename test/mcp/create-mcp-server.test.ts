@@ -1,0 +1,468 @@
+import { fileURLToPath } from "node:url";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import {
+  CallToolResultSchema,
+  ErrorCode,
+  McpError,
+  type Progress,
+  ToolListChangedNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+import { afterEach, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { defineTool } from "../../src/define-tool.js";
+import { createMcpServer } from "../../src/mcp/index.js";
+import type { Tool, ToolContext } from "../../src/tool.js";
+import { ToolRegistry } from "../../src/tool-registry.js";
+import { errorResult, newToolResult, silentResult, ToolResult, userResult } from "../../src/tool-result.js";
+
+const INFO = { name: "test-server", version: "1.2.3" };
+
+const closers: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const close of closers.splice(0).reverse()) await close();
+});
+
+/** A registry served by createMcpServer, and an official v1 client connected to it in memory. */
+async function connect(registry: ToolRegistry): Promise<{ server: McpServer; client: Client }> {
+  const server = createMcpServer(registry, INFO);
+  const client = new Client({ name: "test-client", version: "0.0.1" });
+  const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverTransport);
+  await client.connect(clientTransport);
+  closers.push(
+    () => server.close(),
+    () => client.close(),
+  );
+  return { server, client };
+}
+
+function tool(name: string, execute: Tool["execute"], parameters: Record<string, unknown> = { type: "object" }): Tool {
+  return { name, description: `The ${name} tool`, parameters, execute };
+}
+
+function registryWith(...tools: Tool[]): ToolRegistry {
+  const registry = new ToolRegistry();
+  for (const t of tools) registry.register(t);
+  return registry;
+}
+
+/** Resolves once `signal` aborts. */
+function aborted(signal: AbortSignal): Promise<unknown> {
+  return new Promise((resolve) => {
+    if (signal.aborted) resolve(signal.reason);
+    else signal.addEventListener("abort", () => resolve(signal.reason), { once: true });
+  });
+}
+
+/** A tool that waits on its signal; `seen` resolves with the context once it was aborted. */
+function waitingTool() {
+  let started!: () => void;
+  let seenAbort!: (context: ToolContext) => void;
+  const start = new Promise<void>((resolve) => {
+    started = resolve;
+  });
+  const seen = new Promise<ToolContext>((resolve) => {
+    seenAbort = resolve;
+  });
+  const waiting = tool("wait", async (_args, context) => {
+    started();
+    await aborted(context.signal);
+    seenAbort(context);
+    return "never read";
+  });
+  return { tool: waiting, start, seen };
+}
+
+describe("createMcpServer: creation", () => {
+  it.each([
+    ["a registry that is null", null, INFO],
+    ["a registry without execute", { getDefinitions: () => [] }, INFO],
+    ["info that is not an object", new ToolRegistry(), "server"],
+    ["info.name that is not a string", new ToolRegistry(), { name: 7, version: "1" }],
+    ["an empty info.name", new ToolRegistry(), { name: "", version: "1" }],
+    ["info.version that is not a string", new ToolRegistry(), { name: "x" }],
+  ])("%s is a TypeError", (_case, registry, info) => {
+    expect(() => createMcpServer(registry as ToolRegistry, info as typeof INFO)).toThrow(TypeError);
+  });
+
+  it("echoes the bad value in its TypeError", () => {
+    expect(() =>
+      createMcpServer(new ToolRegistry(), { name: 7 } as unknown as typeof INFO),
+    ).toThrowErrorMatchingInlineSnapshot(`[TypeError: createMcpServer: info.name must be a non-empty string, got 7]`);
+    expect(() => createMcpServer({} as ToolRegistry, INFO)).toThrowErrorMatchingInlineSnapshot(
+      `[TypeError: createMcpServer: registry must be a ToolRegistry, got {}]`,
+    );
+  });
+
+  it("introduces itself with info and declares tools with listChanged", async () => {
+    const { client } = await connect(new ToolRegistry());
+    expect(client.getServerVersion()).toMatchObject(INFO);
+    expect(client.getServerCapabilities()?.tools).toEqual({ listChanged: true });
+  });
+
+  it("refuses server.registerTool clearly: the tool handlers serve the registry", () => {
+    const server = createMcpServer(new ToolRegistry(), INFO);
+    expect(() => server.registerTool("x", { description: "x" }, () => ({ content: [] }))).toThrow(
+      /tools\/list already exists/,
+    );
+  });
+});
+
+describe("createMcpServer: tools/list", () => {
+  it("lists the registry's tools sorted, with name, description and parameters as inputSchema", async () => {
+    const weather = defineTool({
+      name: "weather",
+      description: "Weather for a city",
+      parameters: z.object({ city: z.string(), days: z.number().int().default(1) }),
+      execute: ({ city }) => city,
+    });
+    const registry = registryWith(
+      weather,
+      tool("clock", () => "now", { type: "object", properties: {}, additionalProperties: false }),
+    );
+    const { client } = await connect(registry);
+    const { tools } = await client.listTools();
+    expect(tools).toEqual(
+      registry.getDefinitions().map(({ function: f }) => ({
+        name: f.name,
+        description: f.description,
+        inputSchema: f.parameters,
+      })),
+    );
+    expect(tools.map((t) => t.name)).toEqual(["clock", "weather"]);
+    expect(Object.keys(tools[0] ?? {})).toEqual(["name", "description", "inputSchema"]);
+  });
+
+  it("gives a schema without type the type object MCP requires (the client would refuse the list)", async () => {
+    const registry = registryWith(
+      tool("bare", () => "", {}),
+      tool("props", () => "", { properties: { a: {} } }),
+    );
+    const { client } = await connect(registry);
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.inputSchema)).toEqual([{ type: "object" }, { type: "object", properties: { a: {} } }]);
+  });
+
+  it("reads the registry on every request: tools registered or removed after connecting", async () => {
+    const registry = registryWith(tool("first", () => ""));
+    const { client } = await connect(registry);
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(["first"]);
+    registry.register(tool("second", () => "2"));
+    registry.unregister("first");
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(["second"]);
+    expect((await client.callTool({ name: "second" })).content).toEqual([{ type: "text", text: "2" }]);
+  });
+
+  it("sends notifications/tools/list_changed only when you call server.sendToolListChanged()", async () => {
+    const registry = new ToolRegistry();
+    const { server, client } = await connect(registry);
+    const notified: string[] = [];
+    client.setNotificationHandler(ToolListChangedNotificationSchema, (n) => void notified.push(n.method));
+    registry.register(tool("added", () => ""));
+    await client.ping(); // a round trip: anything sent before it has arrived
+    expect(notified).toEqual([]);
+    server.sendToolListChanged();
+    await client.ping();
+    expect(notified).toEqual(["notifications/tools/list_changed"]);
+  });
+
+  it("lists nothing for an empty registry", async () => {
+    const { client } = await connect(new ToolRegistry());
+    expect((await client.listTools()).tools).toEqual([]);
+  });
+});
+
+describe("createMcpServer: tools/call", () => {
+  it("runs the tool through the registry with its arguments and answers with forLLM as text", async () => {
+    const calls: unknown[] = [];
+    const registry = registryWith(
+      tool("echo", (args) => {
+        calls.push(args);
+        return `got ${JSON.stringify(args)}`;
+      }),
+    );
+    const { client } = await connect(registry);
+    const result = await client.callTool({ name: "echo", arguments: { a: 1, nested: { b: [true] } } });
+    expect(result).toEqual({ content: [{ type: "text", text: 'got {"a":1,"nested":{"b":[true]}}' }] });
+    expect(calls).toEqual([{ a: 1, nested: { b: [true] } }]);
+  });
+
+  it("calls without arguments with {}", async () => {
+    const calls: unknown[] = [];
+    const { client } = await connect(
+      registryWith(
+        tool("noargs", (args) => {
+          calls.push(args);
+          return "ok";
+        }),
+      ),
+    );
+    expect((await client.callTool({ name: "noargs" })).content).toEqual([{ type: "text", text: "ok" }]);
+    expect(calls).toEqual([{}]);
+  });
+
+  const withEverything = new ToolResult({
+    forLLM: "for the model",
+    forUser: "for the user only",
+    silent: false,
+    responseHandled: true,
+    data: { secret: "for your code" },
+  });
+  it.each([
+    ["a plain string", () => "plain", { content: [{ type: "text", text: "plain" }] }],
+    ["newToolResult", () => newToolResult("new"), { content: [{ type: "text", text: "new" }] }],
+    ["silentResult", () => silentResult("quiet"), { content: [{ type: "text", text: "quiet" }] }],
+    ["userResult (forUser stays out)", () => userResult("both"), { content: [{ type: "text", text: "both" }] }],
+    ["forUser, data and responseHandled", () => withEverything, { content: [{ type: "text", text: "for the model" }] }],
+    ["an empty forLLM", () => newToolResult(""), { content: [{ type: "text", text: "" }] }],
+    [
+      "an error result",
+      () => errorResult("disk full"),
+      { content: [{ type: "text", text: "disk full" }], isError: true },
+    ],
+    [
+      "an error result with an empty forLLM: the error's message (contentForLLM)",
+      () => errorResult("").withError(new Error("from err")),
+      { content: [{ type: "text", text: "from err" }], isError: true },
+    ],
+    [
+      "an error result with forUser and data",
+      () => new ToolResult({ forLLM: "bad", forUser: "user text", isError: true, data: { x: 1 } }),
+      { content: [{ type: "text", text: "bad" }], isError: true },
+    ],
+  ])(
+    "%s: only the model's text and isError cross (no forUser, data or structuredContent)",
+    async (_case, execute, expected) => {
+      const { client } = await connect(registryWith(tool("t", execute)));
+      expect(await client.callTool({ name: "t" })).toEqual(expected);
+    },
+  );
+
+  it.each([
+    [
+      "a throw",
+      tool("t", () => {
+        throw new Error("boom");
+      }),
+      {},
+      /^tool "t" failed: boom$/,
+    ],
+    [
+      "invalid arguments",
+      tool("t", () => "ran", { type: "object", properties: { n: { type: "integer" } }, required: ["n"] }),
+      { n: "x" },
+      /^invalid arguments for tool "t": n: /,
+    ],
+    [
+      "a zod tool's invalid arguments",
+      defineTool({ name: "t", description: "d", parameters: z.object({ n: z.number() }), execute: () => "ran" }),
+      { n: "x" },
+      /^invalid arguments for tool "t": n: /,
+    ],
+    [
+      "a tool that returns nothing",
+      tool("t", () => undefined as unknown as string),
+      {},
+      /^tool "t" returned no result$/,
+    ],
+  ])("%s is an isError result the model reads, not a JSON-RPC error", async (_case, t, args, text) => {
+    const { client } = await connect(registryWith(t));
+    const result = await client.callTool({ name: "t", arguments: args });
+    expect(result).toEqual({ content: [{ type: "text", text: expect.stringMatching(text) }], isError: true });
+  });
+
+  it.each(["missing", "__proto__", "constructor", "toString", "hasOwnProperty"])(
+    "an unknown tool %j is an isError result naming the available tools",
+    async (name) => {
+      const { client } = await connect(registryWith(tool("real", () => "")));
+      const result = await client.callTool({ name });
+      expect(result).toEqual({
+        content: [{ type: "text", text: `tool ${JSON.stringify(name)} not found. Available tools: real.` }],
+        isError: true,
+      });
+    },
+  );
+
+  it("a huge tool name gets a bounded error result", async () => {
+    const { client } = await connect(registryWith(tool("real", () => "")));
+    const name = "x".repeat(1_000_000);
+    const result = await client.callTool({ name });
+    expect(result.isError).toBe(true);
+    const text = (result.content as Array<{ text: string }>)[0]?.text ?? "";
+    expect(text.length).toBeLessThan(200);
+    expect(text).toMatchInlineSnapshot(
+      `"tool "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx…" not found. Available tools: real."`,
+    );
+  });
+
+  it("a top-level __proto__ key reaches the tool as an own data property, as in a direct call", async () => {
+    const seen: Array<{ keys: string[]; proto: unknown }> = [];
+    const open = tool("open", (args) => {
+      seen.push({ keys: Object.keys(args), proto: Object.getPrototypeOf(args) });
+      return "ok";
+    });
+    const strict = tool("strict", () => "ran", { type: "object", properties: { a: {} }, additionalProperties: false });
+    const { client } = await connect(registryWith(open, strict));
+    const args = JSON.parse('{"__proto__": {"polluted": true}, "a": 1}') as Record<string, unknown>;
+
+    expect((await client.callTool({ name: "open", arguments: args })).content).toEqual([{ type: "text", text: "ok" }]);
+    expect(seen).toEqual([{ keys: ["__proto__", "a"], proto: Object.prototype }]);
+    const refused = await client.callTool({ name: "strict", arguments: args });
+    expect(refused.isError).toBe(true);
+    // The validator's wording is core's (test/tool-registry.test.ts): here, that the key reached it.
+    expect(refused.content).toEqual([
+      { type: "text", text: expect.stringMatching(/^invalid arguments for tool "strict": .*__proto__/) },
+    ]);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it.each([
+    ["an array", [1, 2]],
+    ["a string", "text"],
+    ["a number", 5],
+    ["null", null],
+  ])(
+    "arguments that are %s: the SDK refuses the request as invalid params; the tool never runs, the server goes on",
+    async (_case, args) => {
+      let ran = 0;
+      const { client } = await connect(registryWith(tool("t", () => `ran ${++ran}`)));
+      const request = { method: "tools/call", params: { name: "t", arguments: args } } as const;
+      const error = await client.request(request as never, CallToolResultSchema).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(McpError);
+      expect((error as McpError).code).toBe(ErrorCode.InvalidParams);
+      expect((error as McpError).message).toMatch(/^MCP error -32602: .*Invalid tools\/call request: .*"arguments"/s);
+      expect(ran).toBe(0);
+      expect((await client.callTool({ name: "t" })).content).toEqual([{ type: "text", text: "ran 1" }]);
+    },
+  );
+
+  it("a registry-like object that rejects gives an isError result, never a JSON-RPC error", async () => {
+    const broken = {
+      getDefinitions: () => [],
+      execute: () => Promise.reject(new Error("registry broke")),
+    } as unknown as ToolRegistry;
+    const { client } = await connect(broken);
+    expect(await client.callTool({ name: "x" })).toEqual({
+      content: [{ type: "text", text: "registry broke" }],
+      isError: true,
+    });
+  });
+
+  it("gives the tool the request id as context.toolCallId", async () => {
+    const ids: unknown[] = [];
+    const { client } = await connect(
+      registryWith(
+        tool("t", (_a, context) => {
+          ids.push(context.toolCallId);
+          return "";
+        }),
+      ),
+    );
+    await client.callTool({ name: "t" });
+    await client.callTool({ name: "t" });
+    expect(ids).toHaveLength(2);
+    expect(ids.every((id) => typeof id === "string" && /^\d+$/.test(id))).toBe(true);
+    expect(ids[0]).not.toBe(ids[1]);
+  });
+});
+
+describe("createMcpServer: cancellation", () => {
+  it("the client's abort (notifications/cancelled) aborts the tool's context.signal", async () => {
+    const waiting = waitingTool();
+    const { client } = await connect(registryWith(waiting.tool));
+    const controller = new AbortController();
+    const call = client.callTool({ name: "wait" }, undefined, { signal: controller.signal });
+    await waiting.start;
+    controller.abort(new Error("user gave up"));
+    await expect(call).rejects.toThrow("user gave up");
+    const context = await waiting.seen;
+    expect(context.signal.aborted).toBe(true);
+  });
+
+  it("the client's request timeout aborts the tool", async () => {
+    const waiting = waitingTool();
+    const { client } = await connect(registryWith(waiting.tool));
+    const call = client.callTool({ name: "wait" }, undefined, { timeout: 50 });
+    await expect(call).rejects.toMatchObject({ code: ErrorCode.RequestTimeout });
+    expect((await waiting.seen).signal.aborted).toBe(true);
+  });
+
+  it("a connection closed mid-call aborts the tool; nothing rejects unhandled", async () => {
+    const waiting = waitingTool();
+    const { client } = await connect(registryWith(waiting.tool));
+    const call = client.callTool({ name: "wait" }).catch((e: unknown) => e);
+    await waiting.start;
+    await client.close();
+    expect((await waiting.seen).signal.aborted).toBe(true);
+    expect(await call).toBeInstanceOf(Error);
+  });
+});
+
+describe("createMcpServer: progress", () => {
+  it("forwards reportProgress as notifications/progress when the client sent a progressToken, only when it increases", async () => {
+    const reporting = tool("report", (_args, context) => {
+      context.reportProgress(0.25, "a quarter");
+      context.reportProgress(0.25, "still a quarter"); // not an increase
+      context.reportProgress(undefined, "no number"); // not an increase
+      context.reportProgress(0.1); // lower
+      context.reportProgress(7); // clamped to 1
+      return "done";
+    });
+    const { client } = await connect(registryWith(reporting));
+    const updates: Progress[] = [];
+    const result = await client.callTool({ name: "report" }, undefined, { onprogress: (p) => void updates.push(p) });
+    expect(result.content).toEqual([{ type: "text", text: "done" }]);
+    expect(updates).toEqual([
+      { progress: 0.25, total: 1, message: "a quarter" },
+      { progress: 1, total: 1 },
+    ]);
+  });
+
+  it("sends no progress notification to a client that sent no progressToken", async () => {
+    const reporting = tool("report", (_args, context) => {
+      context.reportProgress(0.5, "half");
+      return "done";
+    });
+    const { client } = await connect(registryWith(reporting));
+    const errors: unknown[] = [];
+    // The v1 client reports a progress notification with a token it does not know through onerror.
+    client.onerror = (error) => void errors.push(error);
+    expect((await client.callTool({ name: "report" })).content).toEqual([{ type: "text", text: "done" }]);
+    await client.ping();
+    expect(errors).toEqual([]);
+  });
+});
+
+describe("createMcpServer: over stdio, to a child process", () => {
+  it("lists and calls the tools of a registry served by another process", async () => {
+    const script = fileURLToPath(new URL("../helpers/mcp-registry-server.ts", import.meta.url));
+    const tsx = fileURLToPath(new URL("../../node_modules/.bin/tsx", import.meta.url));
+    const transport = new StdioClientTransport({ command: tsx, args: [script], stderr: "pipe" });
+    const client = new Client({ name: "stdio-client", version: "0.0.1" });
+    await client.connect(transport);
+    closers.push(() => client.close());
+
+    expect(client.getServerVersion()).toMatchObject({ name: "registry-over-stdio", version: "0.1.0" });
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => [t.name, t.description])).toEqual([
+      ["add", "Adds two integers"],
+      ["fail", "Always fails"],
+    ]);
+    expect(await client.callTool({ name: "add", arguments: { a: 2, b: 40 } })).toEqual({
+      content: [{ type: "text", text: "42" }],
+    });
+    const args = JSON.parse('{"a": 1, "b": 2, "__proto__": {"x": 1}}') as Record<string, unknown>;
+    expect(await client.callTool({ name: "add", arguments: args })).toEqual({
+      content: [{ type: "text", text: expect.stringMatching(/^invalid arguments for tool "add": .*__proto__/) }],
+      isError: true,
+    });
+    expect(await client.callTool({ name: "fail" })).toEqual({
+      content: [{ type: "text", text: "always fails" }],
+      isError: true,
+    });
+    expect((await client.callTool({ name: "nope" })).isError).toBe(true);
+  }, 30_000);
+});
