@@ -169,6 +169,30 @@ describe("createMcpServer: tools/list", () => {
     expect(notified).toEqual(["notifications/tools/list_changed"]);
   });
 
+  it("neither lists nor runs a hidden tool until it is promoted, and hides it again when its ttl ran out", async () => {
+    let runs = 0;
+    const registry = registryWith(tool("visible", () => "v"));
+    registry.registerHidden(tool("secret", () => `secret ran ${++runs}`));
+    const { client } = await connect(registry);
+    const names = async () => (await client.listTools()).tools.map((t) => t.name);
+
+    expect(await names()).toEqual(["visible"]);
+    expect(await client.callTool({ name: "secret" })).toEqual({
+      content: [{ type: "text", text: 'tool "secret" not found. Available tools: visible.' }],
+      isError: true,
+    });
+    expect(runs).toBe(0);
+
+    registry.promoteTools(["secret"], 1);
+    expect(await names()).toEqual(["secret", "visible"]);
+    expect(await client.callTool({ name: "secret" })).toEqual({ content: [{ type: "text", text: "secret ran 1" }] });
+
+    registry.tickTTL();
+    expect(await names()).toEqual(["visible"]);
+    expect((await client.callTool({ name: "secret" })).isError).toBe(true);
+    expect(runs).toBe(1);
+  });
+
   it("lists nothing for an empty registry", async () => {
     const { client } = await connect(new ToolRegistry());
     expect((await client.listTools()).tools).toEqual([]);
