@@ -5,3 +5,4 @@
  * @packageDocumentation
  */
 export { createMcpServer, type McpServerInfo } from "./create-mcp-server.js";
+export { type RegisteredMcpTools, type RegisterMcpToolsOptions, registerMcpTools } from "./register-mcp-tools.js";
