@@ -6,7 +6,16 @@ const PNG_BASE64 = Buffer.alloc(1_000, 7).toString("base64");
 
 describe("mcpResultText", () => {
   it.each([
-    ["text blocks, joined by newlines", { content: [{ type: "text", text: "one" }, { type: "text", text: "two" }] }, "one\ntwo"],
+    [
+      "text blocks, joined by newlines",
+      {
+        content: [
+          { type: "text", text: "one" },
+          { type: "text", text: "two" },
+        ],
+      },
+      "one\ntwo",
+    ],
     [
       "an image, by MIME type and decoded size",
       { content: [{ type: "image", data: PNG_BASE64, mimeType: "image/png" }] },
@@ -20,9 +29,7 @@ describe("mcpResultText", () => {
     [
       "a blob resource",
       {
-        content: [
-          { type: "resource", resource: { uri: "file:///a.bin", mimeType: "application/zip", blob: "AAAA" } },
-        ],
+        content: [{ type: "resource", resource: { uri: "file:///a.bin", mimeType: "application/zip", blob: "AAAA" } }],
       },
       "[resource: file:///a.bin, application/zip, 3 bytes]",
     ],
@@ -33,7 +40,9 @@ describe("mcpResultText", () => {
     ],
     [
       "a resource link",
-      { content: [{ type: "resource_link", uri: "file:///r/1", name: "Resource 1", mimeType: "text/plain", size: 42 }] },
+      {
+        content: [{ type: "resource_link", uri: "file:///r/1", name: "Resource 1", mimeType: "text/plain", size: 42 }],
+      },
       '[resource link: file:///r/1, text/plain, name "Resource 1", 42 bytes]',
     ],
     ["an unknown block type", { content: [{ type: "hologram", data: "x" }] }, "[hologram content]"],
@@ -55,7 +64,11 @@ describe("mcpResultText", () => {
     ["nothing at all", { content: [] }, "(no content)"],
     ["no content field", {}, "(no content)"],
     ["blocks that are not objects are skipped", { content: [null, 3, "x", { type: "text", text: "kept" }] }, "kept"],
-    ["an image without a MIME type", { content: [{ type: "image", data: "AAAA" }] }, "[image: unknown MIME type, 3 bytes]"],
+    [
+      "an image without a MIME type",
+      { content: [{ type: "image", data: "AAAA" }] },
+      "[image: unknown MIME type, 3 bytes]",
+    ],
   ])("%s", (_, result, expected) => {
     expect(mcpResultText(result)).toBe(expected);
   });

@@ -78,7 +78,10 @@ describe("mcpToolNames", () => {
   });
 
   it("gives a valid registry name to anything a hostile server lists (fast, for thousands of tools)", () => {
-    const hostile = Array.from({ length: 5_000 }, (_, index) => `${"\u0000<>\"'`{}".repeat(index % 7)}tool ${index} 💥`);
+    const hostile = Array.from(
+      { length: 5_000 },
+      (_, index) => `${"\u0000<>\"'`{}".repeat(index % 7)}tool ${index} 💥`,
+    );
     hostile.push("", " ", "-", "_".repeat(200), "\ud800");
     const started = performance.now();
     const result = mcpToolNames("srv", hostile, free);

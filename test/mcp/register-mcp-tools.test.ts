@@ -1,0 +1,698 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { isToolExecutionError } from "../../src/errors.js";
+import { type RegisteredMcpTools, registerMcpTools } from "../../src/mcp/index.js";
+import type { Message } from "../../src/provider.js";
+import { runToolLoop } from "../../src/run-tool-loop.js";
+import { ScriptedProvider, textResponse, toolCallResponse } from "../../src/testing/index.js";
+import { ToolRegistry } from "../../src/tool-registry.js";
+import type { ToolResult } from "../../src/tool-result.js";
+import { captureLogger } from "../helpers/capture-logger.js";
+import {
+  type ScriptedServer,
+  type StdioServer,
+  startEverythingServer,
+  startFilesystemServer,
+  startScriptedServer,
+  toolList,
+} from "../helpers/mcp-servers.js";
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function scripted(
+  handlers: Parameters<typeof startScriptedServer>[0],
+  ...rest: [Parameters<typeof startScriptedServer>[1]?]
+): Promise<ScriptedServer> {
+  const server = await startScriptedServer(handlers, ...rest);
+  cleanups.push(() => server.client.close());
+  return server;
+}
+
+async function imported(
+  registry: ToolRegistry,
+  server: { client: ScriptedServer["client"] },
+  options: Parameters<typeof registerMcpTools>[2],
+): Promise<RegisteredMcpTools> {
+  const handle = await registerMcpTools(registry, server.client, options);
+  cleanups.push(() => handle.close());
+  return handle;
+}
+
+function code(result: ToolResult): string | undefined {
+  return isToolExecutionError(result.err) ? result.err.code : undefined;
+}
+
+const ADD = {
+  name: "add",
+  description: "Adds two numbers",
+  inputSchema: {
+    type: "object",
+    properties: { a: { type: "number" }, b: { type: "number" } },
+    required: ["a", "b"],
+    additionalProperties: false,
+  },
+};
+
+/** A scripted server whose `add` answers the sum, and whose tool list the test may change. */
+async function adder(tools: Array<Record<string, unknown>> = [ADD]) {
+  const list = { tools };
+  const server = await scripted({
+    listTools: () => toolList(list.tools),
+    callTool: (params) => {
+      const args = params?.arguments as { a: number; b: number };
+      return { result: { content: [{ type: "text", text: String(args.a + args.b) }] } };
+    },
+  });
+  return { server, list };
+}
+
+describe("registerMcpTools: options", () => {
+  it.each([
+    ["no serverName", {}, /serverName must be a non-empty string, got undefined/],
+    ["an empty serverName", { serverName: "" }, /serverName must be a non-empty string, got ""/],
+    ["hidden not a boolean", { serverName: "s", hidden: "yes" }, /hidden must be a boolean, got "yes"/],
+    ["timeoutMs 0", { serverName: "s", timeoutMs: 0 }, /timeoutMs must be a number of milliseconds > 0/],
+    ["timeoutMs NaN", { serverName: "s", timeoutMs: Number.NaN }, /timeoutMs must be a number of milliseconds > 0/],
+    ["a logger without methods", { serverName: "s", logger: {} }, /logger must be an object with debug/],
+  ])("%s is a TypeError echoing it", async (_, options, message) => {
+    const { server } = await adder();
+    const registry = new ToolRegistry();
+    await expect(registerMcpTools(registry, server.client, options as never)).rejects.toThrow(TypeError);
+    await expect(registerMcpTools(registry, server.client, options as never)).rejects.toThrow(message);
+    expect(registry.count()).toBe(0);
+    expect(server.requests.filter((request) => request.method === "tools/list")).toHaveLength(0);
+  });
+
+  it.each([
+    ["a registry", {}, "registry"],
+    ["a client", "client", "client"],
+  ])("something that is not %s is a TypeError", async (_, bad, option) => {
+    const { server } = await adder();
+    const args =
+      option === "registry"
+        ? [bad, server.client, { serverName: "s" }]
+        : [new ToolRegistry(), bad, { serverName: "s" }];
+    await expect((registerMcpTools as (...a: unknown[]) => Promise<unknown>)(...args)).rejects.toThrow(
+      new RegExp(`registerMcpTools: ${option} must be`),
+    );
+  });
+});
+
+describe("registerMcpTools: a scripted server", () => {
+  it("registers mcp_<server>_<tool> with [MCP:<server>] descriptions and the server's inputSchema", async () => {
+    const { server } = await adder([ADD, { name: "Get.Time", inputSchema: { type: "object" } }]);
+    const registry = new ToolRegistry();
+    const handle = await imported(registry, server, { serverName: "Math Server" });
+    expect(handle.names).toEqual(["mcp_math_server_add", "mcp_math_server_get_time"]);
+    expect(registry.getDefinitions().map(({ function: f }) => f)).toMatchInlineSnapshot(`
+      [
+        {
+          "description": "[MCP:Math Server] Adds two numbers",
+          "name": "mcp_math_server_add",
+          "parameters": {
+            "additionalProperties": false,
+            "properties": {
+              "a": {
+                "type": "number",
+              },
+              "b": {
+                "type": "number",
+              },
+            },
+            "required": [
+              "a",
+              "b",
+            ],
+            "type": "object",
+          },
+        },
+        {
+          "description": "[MCP:Math Server] Get.Time",
+          "name": "mcp_math_server_get_time",
+          "parameters": {
+            "type": "object",
+          },
+        },
+      ]
+    `);
+    const result = await registry.execute("mcp_math_server_add", { a: 2, b: 3 });
+    expect(result.forLLM).toBe("5");
+    expect(result.isError).toBe(false);
+    expect(server.requests.at(-1)?.params).toMatchObject({ name: "add", arguments: { a: 2, b: 3 } });
+  });
+
+  it("validates arguments against the server's schema before anything reaches the server", async () => {
+    const { server } = await adder();
+    const registry = new ToolRegistry();
+    await imported(registry, server, { serverName: "m" });
+    const result = await registry.execute("mcp_m_add", { a: "2", c: 1 });
+    expect(result.isError).toBe(true);
+    expect(code(result)).toBe("invalid_arguments");
+    expect(result.forLLM).toMatchInlineSnapshot(
+      `"invalid arguments for tool "mcp_m_add": b: required property is missing; c: unknown property is not allowed; a: must be number"`,
+    );
+    expect(server.requests.some((request) => request.method === "tools/call")).toBe(false);
+  });
+
+  it("makes isError: true an error result with the server's text", async () => {
+    const server = await scripted({
+      listTools: () => toolList([{ name: "fail" }]),
+      callTool: () => ({ result: { isError: true, content: [{ type: "text", text: "disk full" }] } }),
+    });
+    const registry = new ToolRegistry();
+    await imported(registry, server, { serverName: "s" });
+    const result = await registry.execute("mcp_s_fail", {});
+    expect(result).toMatchObject({ isError: true, forLLM: "disk full" });
+    expect(code(result)).toBe("tool_failed");
+  });
+
+  it("makes a JSON-RPC error an error result naming the server", async () => {
+    const server = await scripted({
+      listTools: () => toolList([{ name: "t" }]),
+      callTool: () => ({ error: { code: -32602, message: "Unknown tool: t" } }),
+    });
+    const registry = new ToolRegistry();
+    await imported(registry, server, { serverName: "srv" });
+    const result = await registry.execute("mcp_srv_t", {});
+    expect(result.isError).toBe(true);
+    expect(result.forLLM).toMatchInlineSnapshot(
+      `"MCP server "srv" failed to run tool "t": MCP error -32602: Unknown tool: t"`,
+    );
+  });
+
+  it("passes the call's signal: an abort cancels the request and answers at once", async () => {
+    const server = await scripted({ listTools: () => toolList([{ name: "slow" }]), callTool: () => "never" });
+    const registry = new ToolRegistry();
+    await imported(registry, server, { serverName: "s" });
+    const controller = new AbortController();
+    const pending = registry.execute("mcp_s_slow", {}, { signal: controller.signal });
+    await vi.waitFor(() => expect(server.requests.at(-1)?.method).toBe("tools/call"));
+    controller.abort(new Error("user stopped"));
+    const result = await pending;
+    expect(result.isError).toBe(true);
+    expect(code(result)).toBe("aborted");
+    await vi.waitFor(() =>
+      expect(server.notifications).toContainEqual(expect.objectContaining({ method: "notifications/cancelled" })),
+    );
+  });
+
+  it("turns a server that does not answer within timeoutMs into a timeout error result naming it", async () => {
+    const server = await scripted({ listTools: () => toolList([{ name: "slow" }]), callTool: () => "never" });
+    const registry = new ToolRegistry();
+    await imported(registry, server, { serverName: "s", timeoutMs: 50 });
+    const started = performance.now();
+    const result = await registry.execute("mcp_s_slow", {});
+    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(code(result)).toBe("timeout");
+    expect(result.forLLM).toMatchInlineSnapshot(`"MCP server "s" did not answer tool "slow" within 50 ms"`);
+    await vi.waitFor(() =>
+      expect(server.notifications).toContainEqual(expect.objectContaining({ method: "notifications/cancelled" })),
+    );
+  });
+
+  it("uses 60 s by default (the SDK's request timeout gets it)", async () => {
+    const { server } = await adder();
+    const registry = new ToolRegistry();
+    await imported(registry, server, { serverName: "m" });
+    const callTool = vi.spyOn(server.client, "callTool");
+    await registry.execute("mcp_m_add", { a: 1, b: 1 });
+    expect(callTool.mock.calls[0]?.[2]).toMatchObject({ timeout: 60_000, signal: expect.any(AbortSignal) });
+  });
+
+  it("answers a call the closing server never answered, and a call after it closed, with error results naming it", async () => {
+    const server = await scripted({ listTools: () => toolList([{ name: "slow" }]), callTool: () => "never" });
+    const registry = new ToolRegistry();
+    await imported(registry, server, { serverName: "gone" });
+    const pending = registry.execute("mcp_gone_slow", {});
+    await vi.waitFor(() => expect(server.requests.at(-1)?.method).toBe("tools/call"));
+    server.disconnect();
+    const during = await pending;
+    expect(during.isError).toBe(true);
+    expect(during.forLLM).toMatchInlineSnapshot(
+      `"MCP server "gone" failed to run tool "slow": MCP error -32000: Connection closed"`,
+    );
+    const after = await registry.execute("mcp_gone_slow", {});
+    expect(after.isError).toBe(true);
+    expect(after.forLLM).toMatch(/^MCP server "gone" failed to run tool "slow": .*Not connected/);
+  });
+
+  it("rejects, naming the server, when the first listing fails, and registers nothing", async () => {
+    const server = await scripted({ listTools: () => ({ error: { code: -32603, message: "boom" } }) });
+    const registry = new ToolRegistry();
+    await expect(registerMcpTools(registry, server.client, { serverName: "s" })).rejects.toThrow(
+      'registerMcpTools: MCP server "s" did not list its tools: MCP error -32603: boom',
+    );
+    expect(registry.count()).toBe(0);
+    // No handler left behind.
+    const handlers = Reflect.get(server.client, "_notificationHandlers") as Map<string, unknown>;
+    expect(handlers.has("notifications/tools/list_changed")).toBe(false);
+  });
+
+  it("names a tool apart from a tool of the registry that holds its name (never replaces it)", async () => {
+    const { server } = await adder();
+    const registry = new ToolRegistry();
+    const own = { name: "mcp_m_add", description: "mine", parameters: { type: "object" }, execute: () => "mine" };
+    registry.register(own);
+    const handle = await imported(registry, server, { serverName: "m" });
+    expect(handle.names).toEqual([expect.stringMatching(/^mcp_m_add_[0-9a-f]{8}$/)]);
+    expect(registry.get("mcp_m_add")).toBe(own);
+    await handle.close();
+    expect(registry.list()).toEqual(["mcp_m_add"]);
+  });
+
+  it("imports two servers whose names sanitise alike side by side", async () => {
+    const first = await adder();
+    const second = await adder();
+    const registry = new ToolRegistry({ onDuplicate: "throw" });
+    const a = await imported(registry, first.server, { serverName: "a.b" });
+    const b = await imported(registry, second.server, { serverName: "a_b" });
+    expect(a.names).toEqual(["mcp_a_b_add"]);
+    expect(b.names).toEqual([expect.stringMatching(/^mcp_a_b_add_[0-9a-f]{8}$/)]);
+    expect(registry.get("mcp_a_b_add")?.description).toBe("[MCP:a.b] Adds two numbers");
+  });
+
+  it("skips a tool whose schema the registry refuses, with a warning, and imports the others", async () => {
+    const { logger, lines } = captureLogger();
+    const { server } = await adder([
+      ADD,
+      { name: "backref", inputSchema: { type: "object", properties: { x: { type: "string", pattern: "(a)\\1" } } } },
+      { name: "bad_schema", inputSchema: { type: "object", properties: { x: { type: 12 } } } },
+    ]);
+    const registry = new ToolRegistry();
+    const handle = await imported(registry, server, { serverName: "m", logger });
+    expect(handle.names).toEqual(["mcp_m_add"]);
+    const warnings = lines.filter((line) => line.level === 40);
+    expect(warnings.map(({ msg, mcpTool, tool }) => ({ msg, mcpTool, tool }))).toEqual([
+      { msg: "MCP tool skipped: the registry refused it", mcpTool: "backref", tool: "mcp_m_backref" },
+      { msg: "MCP tool skipped: the registry refused it", mcpTool: "bad_schema", tool: "mcp_m_bad_schema" },
+    ]);
+    expect(warnings[0]?.reason).toMatch(/backreference/);
+  });
+
+  it("is silent without a logger (the default) and logs nothing through the console", async () => {
+    const { server } = await adder([
+      ADD,
+      { name: "bad", inputSchema: { type: "object", properties: { x: { type: 1 } } } },
+    ]);
+    const handle = await imported(new ToolRegistry(), server, { serverName: "m" });
+    expect(handle.names).toEqual(["mcp_m_add"]);
+  });
+});
+
+describe("registerMcpTools: a hostile server", () => {
+  it("cuts huge descriptions to 4,000 characters (they go out with every request)", async () => {
+    const { server } = await adder([{ ...ADD, description: "d".repeat(1_000_000) }]);
+    const registry = new ToolRegistry();
+    await imported(registry, server, { serverName: "m" });
+    const description = registry.get("mcp_m_add")?.description ?? "";
+    expect(description.length).toBeLessThanOrEqual("[MCP:m] ".length + 4_000);
+    expect(description).toMatch(/^\[MCP:m\] d+ … \[\d+ more characters cut\]$/);
+  });
+
+  it("skips a schema over 100,000 characters of JSON", async () => {
+    const { logger, lines } = captureLogger();
+    const properties = Object.fromEntries(
+      Array.from({ length: 5_000 }, (_, i) => [`p${i}`, { type: "string", description: "x".repeat(20) }]),
+    );
+    const { server } = await adder([ADD, { name: "huge", inputSchema: { type: "object", properties } }]);
+    const handle = await imported(new ToolRegistry(), server, { serverName: "m", logger });
+    expect(handle.names).toEqual(["mcp_m_add"]);
+    expect(lines.find((line) => line.mcpTool === "huge")?.reason).toMatch(/characters of JSON \(at most 100000\)/);
+  });
+
+  it("reads at most 1,000 tools, and says so", async () => {
+    const { logger, lines } = captureLogger();
+    const tools = Array.from({ length: 5_000 }, (_, index) => ({ name: `t${index}` }));
+    const { server } = await adder(tools);
+    const registry = new ToolRegistry();
+    const handle = await imported(registry, server, { serverName: "m", logger });
+    expect(handle.names).toHaveLength(1_000);
+    expect(registry.count()).toBe(1_000);
+    expect(lines.some((line) => /MCP tool list cut/.test(line.msg))).toBe(true);
+  });
+
+  it("reads at most 100 pages of a server that hands out cursors forever", async () => {
+    let page = 0;
+    const server = await scripted({
+      listTools: () => ({
+        result: { tools: [{ name: `t${page}`, inputSchema: { type: "object" } }], nextCursor: `c${++page}` },
+      }),
+    });
+    const { logger, lines } = captureLogger();
+    const handle = await imported(new ToolRegistry(), server, { serverName: "m", logger });
+    expect(page).toBe(100);
+    expect(handle.names).toHaveLength(100);
+    expect(lines.some((line) => /MCP tool list cut/.test(line.msg))).toBe(true);
+  });
+
+  it("follows cursors to the end of a paginated list", async () => {
+    const server = await scripted({
+      listTools: (params) =>
+        params?.cursor === "2"
+          ? toolList([{ name: "b" }])
+          : { result: { tools: [{ name: "a", inputSchema: { type: "object" } }], nextCursor: "2" } },
+    });
+    const handle = await imported(new ToolRegistry(), server, { serverName: "p" });
+    expect(handle.names).toEqual(["mcp_p_a", "mcp_p_b"]);
+  });
+
+  it("imports a tool listed twice once, and skips a tool without a name", async () => {
+    const { logger, lines } = captureLogger();
+    const { server } = await adder([ADD, { ...ADD, description: "again" }, { name: "" }]);
+    const registry = new ToolRegistry();
+    const handle = await imported(registry, server, { serverName: "m", logger });
+    expect(handle.names).toEqual(["mcp_m_add"]);
+    expect(registry.get("mcp_m_add")?.description).toBe("[MCP:m] Adds two numbers");
+    expect(lines.map((line) => line.msg)).toEqual(["MCP tool skipped: listed twice", "MCP tool skipped"]);
+  });
+
+  it("takes __proto__ keys in names and schemas as plain data (no prototype is set)", async () => {
+    const server = await scripted({
+      listTools: () => ({
+        rawResult:
+          '{"tools":[{"name":"__proto__","description":"p","inputSchema":{"type":"object","__proto__":{"polluted":true},' +
+          '"properties":{"__proto__":{"type":"object","properties":{"polluted":{"type":"boolean"}}},"x":{"type":"string"}}}}]}',
+      }),
+      callTool: (params) => ({ result: { content: [{ type: "text", text: JSON.stringify(params?.arguments) }] } }),
+    });
+    const registry = new ToolRegistry();
+    const handle = await imported(registry, server, { serverName: "s" });
+    expect(handle.names).toEqual(["mcp_s___proto__"]);
+    const parameters = registry.get("mcp_s___proto__")?.parameters as Record<string, unknown>;
+    expect(Object.getPrototypeOf(parameters)).toBe(Object.prototype);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    const result = await registry.execute("mcp_s___proto__", JSON.parse('{"x":"1","__proto__":{"polluted":true}}'));
+    expect(result.forLLM).toBe('{"x":"1","__proto__":{"polluted":true}}');
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});
+
+describe("registerMcpTools: list_changed", () => {
+  it("adds, removes and changes tools when the server says its list changed", async () => {
+    const { server, list } = await adder([ADD, { name: "old" }]);
+    const registry = new ToolRegistry();
+    const handle = await imported(registry, server, { serverName: "m" });
+    expect(handle.names).toEqual(["mcp_m_add", "mcp_m_old"]);
+    const before = registry.get("mcp_m_add");
+
+    list.tools = [{ ...ADD, description: "Adds two numbers, now better" }, { name: "new" }];
+    server.toolsChanged();
+    await vi.waitFor(() => expect(handle.names).toEqual(["mcp_m_add", "mcp_m_new"]));
+    expect(registry.list()).toEqual(["mcp_m_add", "mcp_m_new"]);
+    expect(registry.get("mcp_m_add")).not.toBe(before);
+    expect(registry.get("mcp_m_add")?.description).toBe("[MCP:m] Adds two numbers, now better");
+    expect((await registry.execute("mcp_m_add", { a: 1, b: 2 })).forLLM).toBe("3");
+  });
+
+  it("leaves unchanged tools as they are (same object)", async () => {
+    const { server, list } = await adder([ADD]);
+    const registry = new ToolRegistry();
+    const handle = await imported(registry, server, { serverName: "m" });
+    const before = registry.get("mcp_m_add");
+    list.tools = [ADD, { name: "extra" }];
+    server.toolsChanged();
+    await vi.waitFor(() => expect(handle.names).toHaveLength(2));
+    expect(registry.get("mcp_m_add")).toBe(before);
+  });
+
+  it("updates every import that shares the client", async () => {
+    const { server, list } = await adder([ADD]);
+    const first = new ToolRegistry();
+    const second = new ToolRegistry();
+    await imported(first, server, { serverName: "one" });
+    await imported(second, server, { serverName: "two" });
+    list.tools = [ADD, { name: "more" }];
+    server.toolsChanged();
+    await vi.waitFor(() => {
+      expect(first.list()).toEqual(["mcp_one_add", "mcp_one_more"]);
+      expect(second.list()).toEqual(["mcp_two_add", "mcp_two_more"]);
+    });
+  });
+
+  it("keeps the tools, with a warning, when the refresh fails", async () => {
+    const { logger, lines } = captureLogger();
+    let fail = false;
+    const server = await scripted({
+      listTools: () => (fail ? { error: { code: -32603, message: "down" } } : toolList([{ name: "a" }])),
+    });
+    const registry = new ToolRegistry();
+    await imported(registry, server, { serverName: "s", logger });
+    fail = true;
+    server.toolsChanged();
+    await vi.waitFor(() => expect(lines.some((line) => /not refreshed/.test(line.msg))).toBe(true));
+    expect(registry.list()).toEqual(["mcp_s_a"]);
+  });
+
+  it("runs one refresh at a time: a burst of notifications costs at most two listings", async () => {
+    let listings = 0;
+    let release: () => void = () => {};
+    const server = await scripted({
+      listTools: async () => {
+        listings++;
+        if (listings === 2) await new Promise<void>((resolve) => (release = resolve));
+        return toolList([{ name: `t${listings}` }]);
+      },
+    });
+    const registry = new ToolRegistry();
+    await imported(registry, server, { serverName: "s" });
+    for (let index = 0; index < 10; index++) server.toolsChanged();
+    await vi.waitFor(() => expect(listings).toBe(2));
+    release();
+    await vi.waitFor(() => expect(registry.list()).toEqual(["mcp_s_t3"]));
+    expect(listings).toBe(3);
+  });
+
+  it("close() unregisters the tools, stops following the list, and leaves the client open", async () => {
+    const { server, list } = await adder([ADD, { name: "other" }]);
+    const registry = new ToolRegistry();
+    registry.register({ name: "mine", description: "", parameters: {}, execute: () => "" });
+    const handle = await registerMcpTools(registry, server.client, { serverName: "m" });
+    await handle.close();
+    await handle.close();
+    expect(registry.list()).toEqual(["mine"]);
+    expect(handle.names).toEqual([]);
+    list.tools = [{ name: "late" }];
+    const listings = server.requests.filter((request) => request.method === "tools/list").length;
+    server.toolsChanged();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(server.requests.filter((request) => request.method === "tools/list")).toHaveLength(listings);
+    expect(registry.list()).toEqual(["mine"]);
+    await expect(server.client.listTools()).resolves.toMatchObject({ tools: [{ name: "late" }] });
+  });
+
+  it("close() leaves alone a tool another registration put under an imported name", async () => {
+    const { server } = await adder([ADD]);
+    const registry = new ToolRegistry();
+    const handle = await registerMcpTools(registry, server.client, { serverName: "m" });
+    const replacement = { name: "mcp_m_add", description: "mine", parameters: {}, execute: () => "" };
+    registry.register(replacement);
+    await handle.close();
+    expect(registry.get("mcp_m_add")).toBe(replacement);
+  });
+
+  it("close() during a refresh registers nothing more", async () => {
+    let release: () => void = () => {};
+    let listings = 0;
+    const server = await scripted({
+      listTools: async () => {
+        if (++listings === 2) await new Promise<void>((resolve) => (release = resolve));
+        return toolList([{ name: `t${listings}` }]);
+      },
+    });
+    const registry = new ToolRegistry();
+    const handle = await registerMcpTools(registry, server.client, { serverName: "s" });
+    server.toolsChanged();
+    await vi.waitFor(() => expect(listings).toBe(2));
+    const closing = handle.close();
+    release();
+    await closing;
+    expect(registry.list()).toEqual([]);
+  });
+});
+
+describe("registerMcpTools: hidden tools", () => {
+  it("registers with registerHidden: invisible and not callable until promoted, found by search", async () => {
+    const { server } = await adder();
+    const registry = new ToolRegistry();
+    const handle = await imported(registry, server, { serverName: "m", hidden: true });
+    expect(handle.names).toEqual(["mcp_m_add"]);
+    expect(registry.count()).toBe(1);
+    expect(registry.getDefinitions()).toEqual([]);
+    expect((await registry.execute("mcp_m_add", { a: 1, b: 2 })).isError).toBe(true);
+    expect(registry.searchRegex("add", 5)).toEqual([{ name: "mcp_m_add", description: "[MCP:m] Adds two numbers" }]);
+    registry.promoteTools(["mcp_m_add"], 1);
+    expect(registry.getDefinitions().map(({ function: f }) => f.name)).toEqual(["mcp_m_add"]);
+    expect((await registry.execute("mcp_m_add", { a: 1, b: 2 })).forLLM).toBe("3");
+  });
+
+  it("keeps them hidden through list_changed, and close() unregisters them", async () => {
+    const { server, list } = await adder();
+    const registry = new ToolRegistry();
+    const handle = await registerMcpTools(registry, server.client, { serverName: "m", hidden: true });
+    list.tools = [ADD, { name: "more" }];
+    server.toolsChanged();
+    await vi.waitFor(() => expect(registry.count()).toBe(2));
+    expect(registry.getDefinitions()).toEqual([]);
+    await handle.close();
+    expect(registry.count()).toBe(0);
+  });
+});
+
+describe("registerMcpTools: server-everything (stdio child process)", () => {
+  async function everything(): Promise<StdioServer> {
+    const server = await startEverythingServer();
+    cleanups.push(() => server.close());
+    return server;
+  }
+
+  it("imports its tools, also those it adds after connecting (list_changed)", async () => {
+    const server = await everything();
+    const registry = new ToolRegistry();
+    const handle = await imported(registry, server, { serverName: "everything" });
+    expect(handle.names).toEqual(
+      expect.arrayContaining([
+        "mcp_everything_echo",
+        "mcp_everything_get-sum",
+        "mcp_everything_get-tiny-image",
+        "mcp_everything_simulate-research-query",
+        "mcp_everything_trigger-long-running-operation",
+      ]),
+    );
+    expect(registry.get("mcp_everything_echo")?.description).toBe("[MCP:everything] Echoes back the input string");
+  });
+
+  it("runs a scripted loop that calls its tools; every outcome is a tool message", async () => {
+    const server = await everything();
+    const registry = new ToolRegistry();
+    await imported(registry, server, { serverName: "everything" });
+    const provider = new ScriptedProvider([
+      toolCallResponse([
+        { id: "echo", name: "mcp_everything_echo", arguments: { message: "hello" } },
+        { id: "sum", name: "mcp_everything_get-sum", arguments: { a: 2, b: 40 } },
+        { id: "bad", name: "mcp_everything_get-sum", arguments: { a: "two" } },
+        { id: "image", name: "mcp_everything_get-tiny-image", arguments: {} },
+        { id: "weather", name: "mcp_everything_get-structured-content", arguments: { location: "Chicago" } },
+        { id: "task", name: "mcp_everything_simulate-research-query", arguments: { topic: "mcp" } },
+      ]),
+      textResponse("done"),
+    ]);
+    const messages: Message[] = [{ role: "user", content: "try everything" }];
+    const result = await runToolLoop({ provider, tools: registry, maxIterations: 3 }, messages);
+    expect(result.content).toBe("done");
+    const tools = Object.fromEntries(
+      result.messages.filter((message) => message.role === "tool").map((message) => [message.toolCallId, message]),
+    );
+    expect(tools.echo).toMatchObject({ content: "Echo: hello", isError: false });
+    expect(tools.sum).toMatchObject({ content: "The sum of 2 and 40 is 42.", isError: false });
+    expect(tools.bad?.isError).toBe(true);
+    expect(tools.bad?.content).toMatch(/^invalid arguments for tool "mcp_everything_get-sum": /);
+    expect(tools.image?.content).toMatch(/\[image: image\/png, \d+ bytes\]/);
+    expect(tools.image?.content).not.toMatch(/iVBOR/);
+    expect(tools.weather?.content).toMatch(/"temperature":36/);
+    // A tool that requires task support: the SDK's callTool throws; the model reads why.
+    expect(tools.task?.isError).toBe(true);
+    expect(tools.task?.content).toMatch(
+      /^MCP server "everything" failed to run tool "simulate-research-query": .*task/,
+    );
+  });
+
+  it("reports the server's progress to the call's listener", async () => {
+    const server = await everything();
+    const registry = new ToolRegistry();
+    await imported(registry, server, { serverName: "everything" });
+    const updates: Array<number | undefined> = [];
+    const result = await registry.execute(
+      "mcp_everything_trigger-long-running-operation",
+      { duration: 0.2, steps: 2 },
+      { onProgress: (update) => void updates.push(update.progress) },
+    );
+    expect(result.forLLM).toMatch(/Long running operation completed/);
+    // The server's first step of two, then the call's own final update.
+    expect(updates[0]).toBe(0.5);
+  });
+
+  it("a call aborted mid-way answers at once; the server goes on serving", async () => {
+    const server = await everything();
+    const registry = new ToolRegistry();
+    await imported(registry, server, { serverName: "everything" });
+    const controller = new AbortController();
+    const started = performance.now();
+    setTimeout(() => controller.abort(), 100);
+    const result = await registry.execute(
+      "mcp_everything_trigger-long-running-operation",
+      { duration: 10, steps: 2 },
+      { signal: controller.signal },
+    );
+    expect(performance.now() - started).toBeLessThan(1_500);
+    expect(code(result)).toBe("aborted");
+    expect((await registry.execute("mcp_everything_echo", { message: "still here" })).forLLM).toBe("Echo: still here");
+  });
+
+  it("a server killed mid-call gives an error result naming it, never a hang or an unhandled rejection", async () => {
+    const server = await everything();
+    const registry = new ToolRegistry();
+    await imported(registry, server, { serverName: "everything" });
+    const pending = registry.execute("mcp_everything_trigger-long-running-operation", { duration: 30, steps: 3 });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    process.kill(server.pid, "SIGKILL");
+    const result = await pending;
+    expect(result.isError).toBe(true);
+    expect(result.forLLM).toMatch(
+      /^MCP server "everything" failed to run tool "trigger-long-running-operation": .*Connection closed/,
+    );
+    const after = await registry.execute("mcp_everything_echo", { message: "x" });
+    expect(after.isError).toBe(true);
+    expect(after.forLLM).toMatch(/^MCP server "everything" failed to run tool "echo": /);
+  });
+});
+
+describe("registerMcpTools: server-filesystem (stdio child process)", () => {
+  it("runs a scripted loop that writes, lists and reads files in its directory, and is refused outside", async () => {
+    const server = await startFilesystemServer();
+    cleanups.push(() => server.close());
+    writeFileSync(join(server.dir, "notes.txt"), "first line\n");
+    const registry = new ToolRegistry();
+    const handle = await imported(registry, server, { serverName: "fs" });
+    expect(handle.names).toEqual(
+      expect.arrayContaining(["mcp_fs_read_text_file", "mcp_fs_write_file", "mcp_fs_list_directory"]),
+    );
+
+    const provider = new ScriptedProvider([
+      toolCallResponse([
+        {
+          id: "write",
+          name: "mcp_fs_write_file",
+          arguments: { path: join(server.dir, "todo.md"), content: "- ship it\n" },
+        },
+      ]),
+      toolCallResponse([
+        { id: "list", name: "mcp_fs_list_directory", arguments: { path: server.dir } },
+        { id: "read", name: "mcp_fs_read_text_file", arguments: { path: join(server.dir, "notes.txt") } },
+        { id: "outside", name: "mcp_fs_read_text_file", arguments: { path: "/etc/hostname" } },
+        { id: "invalid", name: "mcp_fs_read_text_file", arguments: {} },
+      ]),
+      textResponse("all done"),
+    ]);
+    const result = await runToolLoop({ provider, tools: registry, maxIterations: 4 }, [
+      { role: "user", content: "go" },
+    ]);
+    const tools = Object.fromEntries(
+      result.messages.filter((message) => message.role === "tool").map((message) => [message.toolCallId, message]),
+    );
+    expect(tools.write).toMatchObject({ isError: false, content: expect.stringMatching(/Successfully wrote/) });
+    expect(readFileSync(join(server.dir, "todo.md"), "utf8")).toBe("- ship it\n");
+    expect(tools.list?.content).toMatch(/\[FILE\] notes\.txt/);
+    expect(tools.list?.content).toMatch(/\[FILE\] todo\.md/);
+    expect(tools.read).toMatchObject({ isError: false, content: "first line\n" });
+    expect(tools.outside?.isError).toBe(true);
+    expect(tools.outside?.content).toMatch(/Access denied|outside allowed directories/);
+    expect(tools.invalid?.content).toMatch(
+      /invalid arguments for tool "mcp_fs_read_text_file": path: required property is missing/,
+    );
+    expect(result.content).toBe("all done");
+  });
+});
