@@ -70,6 +70,15 @@ const expectations: Record<string, RegExp[]> = {
     /greeting\.txt now reads: Hello, toolloop!/,
     /completed after 7 model calls/,
   ],
+  "mcp-filesystem.ts": [
+    /imported 14 tools: mcp_fs_create_directory, .*mcp_fs_read_text_file, .*mcp_fs_write_file/,
+    /assistant: I'll write the list first\. → calls mcp_fs_write_file\(\{"path":"<dir>\/todo\.md",/,
+    /tool mcp_fs_write_file: Successfully wrote to <dir>\/todo\.md/,
+    /tool mcp_fs_list_directory: \[FILE\] todo\.md/,
+    /tool mcp_fs_read_text_file: - try toolloop\/mcp/,
+    /tool mcp_fs_read_text_file: error: Access denied - path outside allowed directories/,
+    /completed after 4 model calls/,
+  ],
   "openai.ts": [/OPENAI_API_KEY/],
   "anthropic.ts": [/ANTHROPIC_API_KEY/],
 };
