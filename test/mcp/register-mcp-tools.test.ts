@@ -214,6 +214,32 @@ describe("registerMcpTools: a scripted server", () => {
     );
   });
 
+  it("passes the loop's signal: aborting the run cancels the MCP request", async () => {
+    const server = await scripted({ listTools: () => toolList([{ name: "slow" }]), callTool: () => "never" });
+    const registry = new ToolRegistry();
+    await imported(registry, server, { serverName: "s" });
+    const controller = new AbortController();
+    const provider = new ScriptedProvider([toolCallResponse({ id: "c1", name: "mcp_s_slow", arguments: {} })]);
+    const run = runToolLoop({ provider, tools: registry, maxIterations: 2 }, [{ role: "user", content: "go" }], {
+      signal: controller.signal,
+    });
+    await vi.waitFor(() => expect(server.requests.at(-1)?.method).toBe("tools/call"));
+    controller.abort();
+    await expect(run).rejects.toMatchObject({ code: "aborted" });
+    await vi.waitFor(() =>
+      expect(server.notifications).toContainEqual(expect.objectContaining({ method: "notifications/cancelled" })),
+    );
+  });
+
+  it("gives the SDK the longest timeout setTimeout honours for timeoutMs: Infinity", async () => {
+    const { server } = await adder();
+    const registry = new ToolRegistry();
+    await imported(registry, server, { serverName: "m", timeoutMs: Number.POSITIVE_INFINITY });
+    const callTool = vi.spyOn(server.client, "callTool");
+    await registry.execute("mcp_m_add", { a: 1, b: 1 });
+    expect(callTool.mock.calls[0]?.[2]).toMatchObject({ timeout: 2_147_483_647 });
+  });
+
   it("uses 60 s by default (the SDK's request timeout gets it)", async () => {
     const { server } = await adder();
     const registry = new ToolRegistry();
