@@ -57,7 +57,13 @@ async function startStdioServer(
     stderr: "ignore",
   });
   const client = new Client({ name: "toolloop-test", version: "0.0.0" }, clientOptions);
-  await client.connect(transport);
+  try {
+    await client.connect(transport);
+  } catch (error) {
+    await client.close();
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
   const pid = transport.pid ?? -1;
   return {
     client,
