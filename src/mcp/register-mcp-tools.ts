@@ -61,6 +61,8 @@ const MAX_PAGES = 100;
 const MAX_DESCRIPTION_CHARS = 4_000;
 /** Longest input schema, as JSON text, the import compiles. */
 const MAX_SCHEMA_CHARS = 100_000;
+/** Longest stretch of registrations (schema compilations) before the import yields to the event loop. */
+const SLICE_MS = 20;
 const DEFAULT_TIMEOUT_MS = 60_000;
 /** What `setTimeout` honours: the SDK's request timeout for `timeoutMs: Infinity`. */
 const LONGEST_TIMEOUT_MS = 2_147_483_647;
@@ -312,19 +314,22 @@ export async function registerMcpTools(
         imported.delete(mcpName);
       }
     }
+    let slice = performance.now();
     for (const tool of tools) {
       if (imported.has(tool.name)) continue;
-      const name = names.get(tool.name);
-      if (name === undefined) {
-        log(
-          logger,
-          "warn",
-          () => ({ server: serverName, mcpTool: cutName(tool.name) }),
-          "MCP tool skipped: no free name",
-        );
-      } else {
-        add(name, tool);
+      // A schema costs milliseconds to compile, and a server may list a thousand: the event loop
+      // gets its turn between slices, so an import never blocks the process for long.
+      if (performance.now() - slice > SLICE_MS) {
+        await new Promise((resolve) => setImmediate(resolve));
+        if (closed) return;
+        slice = performance.now();
       }
+      const name = names.get(tool.name);
+      const fields = () => ({ server: serverName, mcpTool: cutName(tool.name), tool: name });
+      if (name === undefined) log(logger, "warn", fields, "MCP tool skipped: no free name");
+      else if (registry.has(name) && !ownNames.has(name))
+        log(logger, "warn", fields, "MCP tool skipped: name taken meanwhile");
+      else add(name, tool);
     }
   };
 

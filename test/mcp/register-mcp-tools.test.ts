@@ -361,6 +361,56 @@ describe("registerMcpTools: a hostile server", () => {
     expect(lines.some((line) => /MCP tool list cut/.test(line.msg))).toBe(true);
   });
 
+  it("never blocks the event loop for long while compiling hundreds of costly schemas", async () => {
+    const tools = Array.from({ length: 300 }, (_, i) => ({
+      name: `t${i}`,
+      inputSchema: {
+        type: "object",
+        properties: Object.fromEntries(
+          Array.from({ length: 20 }, (_, j) => [
+            `p${j}`,
+            { type: "string", pattern: `^a${i}b${j}$`, maxLength: i + 1 },
+          ]),
+        ),
+      },
+    }));
+    const { server } = await adder(tools);
+    let longest = 0;
+    let last = performance.now();
+    const timer = setInterval(() => {
+      const now = performance.now();
+      longest = Math.max(longest, now - last);
+      last = now;
+    }, 1);
+    try {
+      const handle = await imported(new ToolRegistry(), server, { serverName: "m" });
+      expect(handle.names).toHaveLength(300);
+      await new Promise((resolve) => setTimeout(resolve, 10)); // the timer's turn after the last slice
+    } finally {
+      clearInterval(timer);
+    }
+    expect(longest).toBeLessThan(250);
+  });
+
+  it("never replaces a tool registered under one of its names while it yields", async () => {
+    const { logger, lines } = captureLogger();
+    const tools = Array.from({ length: 300 }, (_, i) => ({
+      name: `t${i}`,
+      inputSchema: { type: "object", properties: { p: { type: "string", pattern: `^a${i}$` }, q: { maxLength: i } } },
+    }));
+    const { server } = await adder(tools);
+    const registry = new ToolRegistry();
+    const importing = registerMcpTools(registry, server.client, { serverName: "m", logger });
+    await vi.waitFor(() => expect(registry.count()).toBeGreaterThan(0), { interval: 1 });
+    const own = { name: "mcp_m_t299", description: "mine", parameters: {}, execute: () => "mine" };
+    registry.register(own);
+    const handle = await importing;
+    cleanups.push(() => handle.close());
+    expect(registry.get("mcp_m_t299")).toBe(own);
+    expect(handle.names).toHaveLength(299);
+    expect(lines.find((line) => line.tool === "mcp_m_t299")?.msg).toBe("MCP tool skipped: name taken meanwhile");
+  });
+
   it("reads at most 100 pages of a server that hands out cursors forever", async () => {
     let page = 0;
     const server = await scripted({
