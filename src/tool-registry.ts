@@ -156,11 +156,9 @@ export class ToolRegistry {
     this.#onDuplicate = onDuplicate;
     this.#options = options;
     const tools = this.#tools;
-    const hidden = this.#hidden;
     const definitions = this.#definitions;
     this.#dispatch = {
-      // A hidden tool that is not promoted is "not found", as if it were not registered.
-      get: (name) => (hidden.size === 0 || !hidden.isConcealed(name) ? tools.get(name) : undefined),
+      get: (name) => tools.get(name),
       names: () => definitions.names(),
       logger,
       logPayloads: options.logPayloads ?? false,
@@ -216,6 +214,7 @@ export class ToolRegistry {
     this.#tools.set(name, entry);
     if (hidden) this.#hidden.add(name);
     else this.#hidden.delete(name);
+    this.#gateHiddenTools();
     this.#definitions.invalidate();
     mark(this.#loopBreaking, name, tool.loopBreaking === true);
     const { needsApproval } = tool;
@@ -229,6 +228,7 @@ export class ToolRegistry {
     const removed = this.#tools.delete(name);
     if (removed) this.#definitions.invalidate();
     this.#hidden.delete(name);
+    this.#gateHiddenTools();
     this.#loopBreaking.delete(name);
     this.#needsApproval.delete(name);
     return removed;
@@ -244,11 +244,25 @@ export class ToolRegistry {
     const copy = new ToolRegistry(this.#options);
     for (const [name, entry] of this.#tools) copy.#tools.set(name, entry);
     copy.#hidden.adopt(this.#hidden);
+    copy.#gateHiddenTools();
     copy.#allowlist = this.#allowlist;
     for (const name of this.#locked) copy.#locked.add(name);
     for (const name of this.#loopBreaking) copy.#loopBreaking.add(name);
     for (const name of this.#needsApproval) copy.#needsApproval.add(name);
     return copy;
+  }
+
+  /**
+   * Makes dispatch treat a hidden tool that is not promoted as "not found" — only while there are
+   * hidden tools: a registry without any looks names up exactly as before they existed.
+   */
+  #gateHiddenTools(): void {
+    const tools = this.#tools;
+    const hidden = this.#hidden;
+    this.#dispatch.get =
+      hidden.size === 0
+        ? (name) => tools.get(name)
+        : (name) => (hidden.isConcealed(name) ? undefined : tools.get(name));
   }
 
   /** The tool registered under `name`, or `undefined` — also for a hidden tool that is not promoted (as picoclaw's `Get`). */
