@@ -10,6 +10,7 @@ import {
   type Progress,
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
+import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { defineTool } from "../../src/define-tool.js";
@@ -393,7 +394,27 @@ describe("createMcpServer: tools/call", () => {
   });
 });
 
-describe("createMcpServer: cancellation", () => {
+describe("createMcpServer: arguments as the client sent them (fast-check)", () => {
+  it("any JSON object of arguments, __proto__ keys included, reaches the tool as in a direct call", async () => {
+    const echo = tool("echo", (args) => JSON.stringify(args));
+    const registry = registryWith(echo);
+    const { client } = await connect(registry);
+    const key = fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom("__proto__", "constructor", "toString"));
+    // Object.fromEntries defines own data properties: a "__proto__" entry stays a key.
+    const args = fc.array(fc.tuple(key, fc.jsonValue({ maxDepth: 3 })), { maxLength: 6 }).map(Object.fromEntries);
+    await fc.assert(
+      fc.asyncProperty(args, async (value: Record<string, unknown>) => {
+        const direct = await registry.execute("echo", value);
+        const viaMcp = await client.callTool({ name: "echo", arguments: value });
+        expect(viaMcp).toEqual({ content: [{ type: "text", text: direct.forLLM }] });
+      }),
+      { numRuns: 100 },
+    );
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});
+
+describe("createMcpServer: cancellation", { timeout: 5_000 }, () => {
   it("the client's abort (notifications/cancelled) aborts the tool's context.signal", async () => {
     const waiting = waitingTool();
     const { client } = await connect(registryWith(waiting.tool));
