@@ -39,9 +39,9 @@ export interface ToolLoopCheckpoint {
 
 const WHERE = "resumeToolLoop";
 
-/** The `TypeError` for a checkpoint whose messages do not fit together. */
-function structureError(problem: string): TypeError {
-  return new TypeError(`${WHERE}: checkpoint.messages: ${problem}`);
+/** The `TypeError` for a checkpoint whose messages do not fit together: `checkpoint.messages[index] <problem>`. */
+function structureError(index: number, problem: string): TypeError {
+  return new TypeError(`${WHERE}: checkpoint.messages[${index}] ${problem}`);
 }
 
 /** Checks a call of the transcript that will run again: the shape the loop gives its calls. */
@@ -83,19 +83,17 @@ function unansweredCalls(messages: readonly Message[]): NormalizedToolCall[] | u
       if (typeof id !== "string") throw optionError(WHERE, `checkpoint.messages[${index}].toolCallId`, "a string", id);
       const answered = turn?.answered.get(id);
       if (turn === undefined || answered === undefined) {
-        throw structureError(
-          `[${index}] answers tool call ${quoteName(id)}, but the assistant message before it made no call with that id`,
-        );
+        const problem = "which the assistant message before it did not make (a tool answer without its call)";
+        throw structureError(index, `answers tool call ${quoteName(id)}, ${problem}`);
       }
-      if (answered) throw structureError(`[${index}] answers tool call ${quoteName(id)} a second time`);
+      if (answered) throw structureError(index, `answers tool call ${quoteName(id)} a second time`);
       turn.answered.set(id, true);
       turn.unanswered--;
       continue;
     }
     if (turn !== undefined && turn.unanswered > 0) {
-      throw structureError(
-        `tool call ${quoteName(firstUnanswered(turn))} of [${turn.index}] has no answer before [${index}]`,
-      );
+      const call = quoteName(firstUnanswered(turn));
+      throw structureError(turn.index, `has tool call ${call} without an answer before checkpoint.messages[${index}]`);
     }
     turn = undefined;
     const calls: unknown = message.toolCalls;
@@ -105,9 +103,9 @@ function unansweredCalls(messages: readonly Message[]): NormalizedToolCall[] | u
       const call: unknown = calls[position];
       const at = `checkpoint.messages[${index}].toolCalls[${position}]`;
       if (!isRecord(call)) throw optionError(WHERE, at, "a tool call object", call);
-      if (typeof call.id !== "string" || call.id === "") throw optionError(WHERE, `${at}.id`, "a string", call.id);
-      if (answered.has(call.id))
-        throw structureError(`[${index}] has two tool calls with the id ${quoteName(call.id)}`);
+      if (typeof call.id !== "string" || call.id === "")
+        throw optionError(WHERE, `${at}.id`, "a non-empty string", call.id);
+      if (answered.has(call.id)) throw structureError(index, `has two tool calls with the id ${quoteName(call.id)}`);
       answered.set(call.id, false);
     }
     turn = { index, calls: calls as Record<string, unknown>[], answered, unanswered: calls.length };

@@ -448,11 +448,13 @@ export class LoopRun {
 
   /**
    * Hands `onCheckpoint` the run's state as it is now (taken at once, delivered in order with the
-   * other listeners); what it throws fails the run like a listener.
+   * other listeners); what it throws fails the run like a listener. None once the run's signal
+   * aborted: the run rejects, and its calls' "aborted" answers must not replace the checkpoint
+   * taken before they ran (resuming that one runs them).
    */
   #checkpoint(transcript: Message[], iteration: number): Promise<void> {
     const listener = this.#features.onCheckpoint;
-    if (listener === undefined) return RESOLVED;
+    if (listener === undefined || this.#signal?.aborted) return RESOLVED;
     const pending = [...this.#resumedAsync, ...(this.#asyncCalls ?? this.#async?.undelivered() ?? [])];
     const checkpoint: ToolLoopCheckpoint = {
       version: 1,
