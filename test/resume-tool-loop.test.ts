@@ -507,6 +507,15 @@ describe("resumeToolLoop: where the checkpoint ends", () => {
     ]);
   });
 
+  it("the checkpoint's call ids stay taken: a new call reusing one gets the next free suffix", async () => {
+    runs.clear();
+    const turn: Message = { role: "assistant", content: "", toolCalls: [call("x")] };
+    const provider = new ScriptedProvider([toolCallResponse({ id: "x", name: "work" }), textResponse("ok")]);
+    const result = await resumeToolLoop(config(provider), checkpoint([...user, turn, answer("x")]));
+    expect(answeredIds(result.messages)).toEqual(["x", "x_2"]);
+    expect([...runs.keys()]).toEqual(["x_2"]);
+  });
+
   it("an aborted signal rejects the resumed run before any call runs", async () => {
     runs.clear();
     const turn: Message = { role: "assistant", content: "", toolCalls: [call("s")] };
