@@ -141,9 +141,10 @@ export interface ToolLoopConfig {
   /**
    * Receives a {@link ToolLoopCheckpoint} — the transcript so far, the iterations and the pending
    * async calls — after each assistant message is appended (before its calls run; the final
-   * answer too) and after each turn's answers are appended. Awaited: save it, and
-   * `resumeToolLoop` continues from the last one saved after a crash. What it throws rejects the
-   * run with a `ToolLoopError` (code `"internal"`; calls not run yet are answered as not run).
+   * answer too), after each turn's answers are appended, and after `awaitAsync` fed completions
+   * back. Awaited: save it, and `resumeToolLoop` continues from the last one saved after a crash.
+   * None is taken once the run's signal aborted. What it throws rejects the run with a
+   * `ToolLoopError` (code `"internal"`; calls not run yet are answered as not run).
    * @default no checkpoints
    */
   onCheckpoint?: ((checkpoint: ToolLoopCheckpoint) => void | Promise<void>) | undefined;

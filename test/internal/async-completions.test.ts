@@ -89,4 +89,22 @@ describe("AsyncCompletions", () => {
     completions.end();
     expect(delivered.map((done) => done.result.forLLM)).toEqual(["a done"]);
   });
+
+  it.each([
+    ["awaiting (awaitAsync): pending, then received and not fed back yet", true, ["2", "1"]],
+    ["not awaiting (onAsyncResult): pending only, a fired callback delivered it", false, ["2"]],
+  ])("undelivered(): %s", (_case, awaiting, expected) => {
+    const { completions } = tracker(awaiting);
+    const first = completions.callback("a", "1");
+    completions.callback("b", "2");
+    completions.started("1", asyncResult("…"), "a");
+    completions.started("2", asyncResult("…"), "b");
+    completions.started("3", newToolResult("not async"), "c");
+    expect(completions.undelivered()).toEqual([
+      { toolCallId: "1", toolName: "a" },
+      { toolCallId: "2", toolName: "b" },
+    ]);
+    first(newToolResult("done"));
+    expect(completions.undelivered().map((call) => call.toolCallId)).toEqual(expected);
+  });
 });
