@@ -95,6 +95,12 @@ const DEFAULTS = {
 /** How many delivered call ids a queue remembers (so a duplicate event is not delivered twice). */
 const REMEMBERED_DELIVERIES = 100_000;
 
+/** A sweep after a reconnection also looks at jobs that finished this long before the connection dropped. */
+const SWEEP_MARGIN_MS = 60_000;
+/** Finished jobs read per request of a sweep, and at most per sweep and state. */
+const SWEEP_PAGE = 200;
+const MAX_SWEPT_JOBS = 10_000;
+
 class Timeout extends Error {}
 
 function checkMs(where: string, option: string, value: unknown, fallback: number): number {
@@ -182,6 +188,8 @@ class BullToolQueue implements ToolQueue {
   /** Job ids whose completion went to the handlers (oldest first, bounded). */
   readonly #delivered = new Set<string>();
   #closing: Promise<void> | undefined;
+  /** When the event stream's connection dropped, until a sweep after it succeeded. */
+  #downSince: number | undefined;
 
   constructor(settings: Settings) {
     this.#settings = settings;
@@ -228,13 +236,48 @@ class BullToolQueue implements ToolQueue {
       if (completion !== undefined) this.#settle(jobId, completion);
     });
     events.on("failed", ({ jobId }) => void this.#settleFromRedis(jobId));
-    // On every (re)connection, look up the calls still waiting: a completion whose event was
-    // trimmed from the stream while Redis was unreachable is found there.
+    // On every (re)connection of either connection, look up the calls still waiting: a completion
+    // whose event was trimmed from the stream while Redis was unreachable is found there. (The
+    // two reconnect independently; a sweep that finds the queue's own connection down is redone
+    // when that one is ready.)
+    const down = () => {
+      this.#downSince ??= Date.now();
+    };
+    events.getBackend().on("close", down);
+    events.on("error", down);
     events.getBackend().on("ready", () => void this.#sweep());
+    queue.getBackend().on("ready", () => void this.#sweep());
   }
 
   async #sweep(): Promise<void> {
     await Promise.all([...this.#callbacks.keys()].map((jobId) => this.#settleFromRedis(jobId)));
+    const downSince = this.#downSince;
+    if (downSince === undefined) return;
+    try {
+      // For the handlers: the jobs that finished since the connection dropped (a margin for clocks
+      // that differ between machines); those delivered already are skipped by `#settle`.
+      const since = downSince - SWEEP_MARGIN_MS;
+      await Promise.all([this.#sweepFinished("completed", since), this.#sweepFinished("failed", since)]);
+      if (this.#downSince === downSince) this.#downSince = undefined;
+    } catch (error) {
+      this.#logConnection(error);
+    }
+  }
+
+  /** Settles the jobs of a finished set, newest first, down to those finished before `since`. */
+  async #sweepFinished(state: "completed" | "failed", since: number): Promise<void> {
+    for (let start = 0; start < MAX_SWEPT_JOBS; start += SWEEP_PAGE) {
+      const end = start + SWEEP_PAGE - 1;
+      const page = (await (state === "completed"
+        ? this.#queue.getCompleted(start, end)
+        : this.#queue.getFailed(start, end))) as Job[];
+      for (const job of page) {
+        const completion = completionOf(job);
+        if (completion !== undefined && job.id !== undefined) this.#settle(job.id, completion);
+      }
+      const oldest = page.at(-1);
+      if (page.length < SWEEP_PAGE || oldest === undefined || (oldest.finishedOn ?? 0) < since) return;
+    }
   }
 
   async #settleFromRedis(jobId: string): Promise<void> {

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Queue } from "bullmq";
+import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import {
   createToolQueue,
@@ -22,6 +23,7 @@ import { createToolContext, ScriptedProvider, textResponse, toolCallResponse } f
 import { FlakyRegistry, testTools } from "../helpers/bullmq-tools.js";
 import { captureLogger } from "../helpers/capture-logger.js";
 import { freePort, type RedisServer, startRedisServer } from "../helpers/redis-server.js";
+import { spawnWorker } from "../helpers/spawn-worker.js";
 
 let redis: RedisServer;
 beforeAll(async () => {
@@ -135,9 +137,9 @@ describe("queued(tool)", () => {
     [[1], /invalid arguments for tool "echo": \(root\): expected a JSON object/],
   ])("invalid arguments %j: an error result and no job", async (args, message) => {
     const { queue, bull } = setup({ worker: false });
-    const answer = await queue
+    const answer = (await queue
       .queued(tool("echo"))
-      .execute(args as never, createToolContext({ toolCallId: "call_invalid" }));
+      .execute(args as never, createToolContext({ toolCallId: "call_invalid" }))) as ToolResult;
     expect(answer.isError).toBe(true);
     expect(answer.forLLM).toMatch(message);
     expect(await bull.getJob("call_invalid")).toBeUndefined();
@@ -371,7 +373,9 @@ describe("Redis unreachable", () => {
     });
     open.push(queue);
     const started = Date.now();
-    const answer = await queue.queued(tool("echo")).execute({ text: "x" }, createToolContext({ toolCallId: "c" }));
+    const answer = (await queue
+      .queued(tool("echo"))
+      .execute({ text: "x" }, createToolContext({ toolCallId: "c" }))) as ToolResult;
     expect(Date.now() - started).toBeLessThan(2_000);
     expect(answer.isError).toBe(true);
     expect(answer.forLLM).toMatchInlineSnapshot(
@@ -390,5 +394,75 @@ describe("Redis unreachable", () => {
     expect(Date.now() - started).toBeLessThan(2_000);
     expect(answer.isError).toBe(true);
     expect(answer.forLLM).toMatch(/timed out after 200 ms|Redis/);
+  });
+});
+
+describe("reconnecting", () => {
+  it("Redis restarted mid-run (persistence on, graceful): the queue reconnects and no completion is lost", async () => {
+    const persistent = await startRedisServer({ persistence: true });
+    try {
+      const connection = { ...persistent.connection, retryStrategy: () => 100 };
+      const name = "restart";
+      const queue = createToolQueue({ connection, name, backoffMs: 10 });
+      open.push(queue);
+      const seen = collect(queue);
+      const child = spawnWorker({ port: persistent.port, name, concurrency: 4 });
+      try {
+        const calls = Array.from({ length: 20 }, (_, index) =>
+          call(queue, "slow", { ms: 150, text: String(index) }, `call_r${index}`),
+        );
+        expect((await Promise.all(calls.map((item) => item.immediate))).every((answer) => answer.async)).toBe(true);
+        await child.waitFor((message) => message.type === "ran");
+        await persistent.stop();
+        await sleep(500);
+        await persistent.start();
+        const results = await Promise.all(calls.map((item) => item.completed));
+        expect(results.map((result) => result.forLLM)).toEqual(calls.map((_, index) => `slow: ${index}`));
+        await until(() => seen.length >= 20);
+        await sleep(200);
+        expect(seen.map((completion) => completion.toolCallId).sort()).toEqual(
+          calls.map((_, index) => `call_r${index}`).sort(),
+        );
+      } finally {
+        child.child.kill("SIGKILL");
+        await child.exited;
+      }
+    } finally {
+      await Promise.all(open.splice(0).map((item) => item.close()));
+      await persistent.dispose();
+    }
+  }, 40_000);
+
+  it("a completion whose event was lost while the queues were disconnected is swept up on reconnect: callback and handlers", async () => {
+    const name = `q${randomUUID().slice(0, 8)}`;
+    const queue = createToolQueue({ connection: { ...redis.connection, retryStrategy: () => 1_000 }, name });
+    open.push(queue);
+    const observer = createToolQueue({ connection: { ...redis.connection, retryStrategy: () => 1_000 }, name });
+    open.push(observer);
+    const observed = collect(observer);
+    await observer.completions([]);
+    const waiting = call(queue, "echo", { text: "swept" }, "call_swept");
+    expect((await waiting.immediate).async).toBe(true);
+    const admin = new Redis(redis.port, "127.0.0.1");
+    try {
+      // Drop the queue's connections; while it waits to reconnect, the job runs and its event is trimmed away.
+      await admin.call("CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes");
+      const registry = new ToolRegistry();
+      for (const item of testTools()) registry.register(item);
+      const bull = new Queue(name, { connection: redis.connection });
+      open.push(bull);
+      open.push(createToolWorker(registry, { connection: redis.connection, name, closeOnSigterm: false }));
+      const deadline = Date.now() + 800;
+      while ((await bull.getJobState("call_swept")) !== "completed" && Date.now() < deadline) await sleep(10);
+      expect(await bull.getJobState("call_swept")).toBe("completed");
+      await admin.xtrim(`bull:${name}:events`, "MAXLEN", 0);
+      expect((await waiting.completed).forLLM).toBe("echo: swept");
+      // A queue of that name that holds no callback for it: its handlers get it too, once.
+      await until(() => observed.length === 1);
+      await sleep(100);
+      expect(observed.map((completion) => completion.result.forLLM)).toEqual(["echo: swept"]);
+    } finally {
+      admin.disconnect();
+    }
   });
 });
