@@ -495,13 +495,15 @@ async function loop(
       if (signal?.aborted) throw aborted();
       let calls: NormalizedToolCall[];
       let response: LLMResponse | undefined;
+      // A resumed turn belongs to the checkpoint's last iteration. (One `iteration` per pass, in
+      // this scope: a second one captured in the block below would cost a context per pass.)
+      if (resumed === undefined) iterations++;
+      const iteration = iterations;
       if (resumed !== undefined) {
         calls = resumed;
         resumed = undefined;
       } else {
-        iterations++;
         const definitions = tools !== null && tools.count() > 0 ? definitionsOf(tools) : undefined;
-        const iteration = iterations;
         log(logger, "debug", () => ({ iteration, model, messages: transcript.length }), "llm call");
         if (hooks !== undefined) await hooks.stepStart(iteration, transcript);
 
@@ -556,7 +558,6 @@ async function loop(
         log(logger, "debug", () => ({ iteration, ...namesOf(calls) }), "running tool calls");
         if (hooks !== undefined) await hooks.callsMade(transcript, iteration);
       }
-      const iteration = iterations;
 
       const results = await runTurn(calls, resolved, context);
       const isLoopBreaking = loopBreakingTest(tools);
