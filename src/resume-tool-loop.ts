@@ -167,9 +167,9 @@ function readCheckpoint(checkpoint: unknown): { messages: Message[]; resume: Res
  * Continues a run from a {@link ToolLoopCheckpoint} (one `onCheckpoint` saved, also after a round
  * trip through JSON): the calls of its last assistant message that have no answer run — never one
  * already answered — and the loop goes on as `runToolLoop` would; its `iterations` count toward
- * `config.maxIterations`. A checkpoint of a finished run (it ends with an answer without calls)
- * resolves at once with that answer, without a provider call. The result's `usage` counts this
- * run's provider calls only.
+ * `config.maxIterations`. A checkpoint of a finished run (it ends with an answer without calls,
+ * or with the answers of a turn in which a loop-breaking tool succeeded) resolves at once with the
+ * same result, without a provider call. The result's `usage` counts this run's provider calls only.
  *
  * The checkpoint is read as untrusted data before anything runs: a wrong version, messages that
  * are not an array of messages, a tool message that answers no call of the assistant message

@@ -487,6 +487,8 @@ async function loop(
     let resumed: NormalizedToolCall[] | undefined;
     if (resume !== undefined) {
       if (resume.finished) return finishedResult(transcript, iterations, maxIterations);
+      const stopped = resume.calls === undefined ? stoppedTurn(transcript, tools, iterations) : undefined;
+      if (stopped !== undefined) return stopped;
       hooks?.resume(resume);
       resumed = resume.calls;
     }
@@ -649,6 +651,42 @@ function finishedResult(transcript: Message[], iterations: number, maxIterations
   const content = (transcript[transcript.length - 1] as Message).content;
   const stopReason: StopReason = iterations > maxIterations ? "max_iterations" : "completed";
   return { content, iterations, messages: transcript, stopReason };
+}
+
+/**
+ * A checkpoint taken after the answers of a turn in which a loop-breaking tool succeeded: the run
+ * stopped there, so its resume does too (`content` is that answer's text, the result's `forUser`
+ * not being in the transcript). `undefined` when the transcript does not end with such a turn.
+ */
+function stoppedTurn(
+  transcript: Message[],
+  tools: RegistryLike | null,
+  iterations: number,
+): ToolLoopResult | undefined {
+  const isLoopBreaking = loopBreakingTest(tools);
+  let start = transcript.length;
+  while (start > 0 && transcript[start - 1]?.role === "tool") start--;
+  const turn = transcript[start - 1];
+  if (isLoopBreaking === undefined || start === transcript.length || turn?.toolCalls === undefined) return undefined;
+  const answers = new Map<unknown, Message>();
+  for (let index = start; index < transcript.length; index++) {
+    const answer = transcript[index] as Message;
+    answers.set(answer.toolCallId, answer);
+  }
+  // As the loop decides: the first successful loop-breaking call in call order.
+  for (const call of turn.toolCalls) {
+    const answer = answers.get(call.id);
+    if (answer === undefined || answer.isError === true || !isLoopBreaking(call.name)) continue;
+    const result: ToolLoopResult = {
+      content: answer.content,
+      iterations,
+      messages: transcript,
+      stopReason: "loop_breaking_tool",
+    };
+    result.stoppedBy = { toolName: call.name, toolCallId: call.id };
+    return result;
+  }
+  return undefined;
 }
 
 function withUsage(result: ToolLoopResult, usage: UsageInfo | undefined): ToolLoopResult {

@@ -11,6 +11,7 @@ import {
   type ToolLoopEvent,
   type ToolLoopResult,
   ToolResult,
+  taskCompletionTool,
 } from "../src/index.js";
 import { ScriptedProvider, type ScriptStep, textResponse, toolCallResponse } from "../src/testing/index.js";
 
@@ -426,6 +427,37 @@ describe("resumeToolLoop: where the checkpoint ends", () => {
     );
     expect(resumed).toEqual(result);
     expect(provider.calls).toHaveLength(0);
+  });
+
+  it("a run stopped by a loop-breaking tool resolves at once with the same result; a failed one does not stop", async () => {
+    const steps = (): ScriptStep[] => [
+      toolCallResponse([
+        { id: "w", name: "work" },
+        { id: "t", name: "task_completion", arguments: { result: "Deployed v2." } },
+      ]),
+      textResponse("never"),
+    ];
+    const tools = () => [countingTool("work", new Map()), taskCompletionTool];
+    const { result, checkpoints } = await runSaving({
+      provider: new ScriptedProvider(steps()),
+      tools: tools(),
+      maxIterations: 5,
+    });
+    expect(result).toMatchObject({ stopReason: "loop_breaking_tool", stoppedBy: { toolCallId: "t" } });
+    const provider = new ScriptedProvider([]);
+    const resumed = await resumeToolLoop(
+      { provider, tools: tools(), maxIterations: 5 },
+      checkpoints.at(-1) as ToolLoopCheckpoint,
+    );
+    expect(resumed).toEqual(result);
+    expect(provider.calls).toHaveLength(0);
+
+    // The same turn with the loop-breaking call failed: the loop went on, and so does its resume.
+    const failed = structuredClone(checkpoints.at(-1) as ToolLoopCheckpoint);
+    Object.assign(failed.messages.at(-1) as Message, { isError: true, content: "result cannot be empty" });
+    const again = new ScriptedProvider([textResponse("retrying later")]);
+    const goesOn = await resumeToolLoop({ provider: again, tools: tools(), maxIterations: 5 }, failed);
+    expect(goesOn).toMatchObject({ stopReason: "completed", content: "retrying later" });
   });
 
   it("iterations and maxIterations carry over: the checkpoint's iterations count toward the cap", async () => {
