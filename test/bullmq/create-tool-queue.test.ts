@@ -1,4 +1,7 @@
 import { randomUUID } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
@@ -23,7 +26,7 @@ import { createToolContext, ScriptedProvider, textResponse, toolCallResponse } f
 import { FlakyRegistry, testTools } from "../helpers/bullmq-tools.js";
 import { captureLogger } from "../helpers/capture-logger.js";
 import { freePort, type RedisServer, startRedisServer } from "../helpers/redis-server.js";
-import { spawnWorker } from "../helpers/spawn-worker.js";
+import { spawnConversation, spawnWorker } from "../helpers/spawn-worker.js";
 
 let redis: RedisServer;
 beforeAll(async () => {
@@ -465,4 +468,44 @@ describe("reconnecting", () => {
       admin.disconnect();
     }
   });
+});
+
+describe("the enqueuing process killed and restarted from its last checkpoint", () => {
+  it.each([
+    ["2-after-save", "while it waits for the results (its calls answered: completions() fetches them)"],
+    ["2-before-save", "before its calls' answers were saved (they are queued again and join their jobs)"],
+  ])(
+    "killed at checkpoint %s, %s: every call answered once, each job run once",
+    async (hangAt) => {
+      const dir = mkdtempSync(join(tmpdir(), "toolloop-resume-"));
+      const name = `resume${randomUUID().slice(0, 8)}`;
+      const worker = spawnWorker({ port: redis.port, name, concurrency: 3 });
+      const checkpointFile = join(dir, "checkpoint.json");
+      try {
+        const first = spawnConversation({ port: redis.port, name, checkpointFile, hangAt, slowMs: 800 });
+        await first.waitFor((message) => message.type === "checkpoint" && message.hang === true);
+        await worker.waitFor((message) => message.type === "started");
+        first.child.kill("SIGKILL");
+        await first.exited;
+        const second = spawnConversation({ port: redis.port, name, checkpointFile, slowMs: 800 });
+        const resuming = await second.waitFor((message) => message.type === "resuming");
+        expect(resuming.pendingAsync).toBe(hangAt === "2-after-save" ? 3 : 0);
+        const done = await second.waitFor((message) => message.type === "result");
+        await second.exited;
+        expect(done.content).toBe("done: slow: 0 | slow: 1 | slow: 2");
+        const messages = done.messages as Message[];
+        const answers = messages.filter((message) => message.role === "tool").map((message) => message.toolCallId);
+        expect(answers.sort()).toEqual(["call_resume_0", "call_resume_1", "call_resume_2"]);
+        const fedBack = messages.filter((message) => message.role === "user" && message.content.startsWith("[async"));
+        expect(fedBack).toHaveLength(3);
+        const runs = worker.messages.filter((message) => message.type === "ran").map((message) => message.toolCallId);
+        expect(runs.sort()).toEqual(["call_resume_0", "call_resume_1", "call_resume_2"]);
+      } finally {
+        worker.child.kill("SIGKILL");
+        await worker.exited;
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+    30_000,
+  );
 });

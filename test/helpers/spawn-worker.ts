@@ -1,15 +1,17 @@
 import { type ChildProcess, fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
-const script = fileURLToPath(new URL("./tool-worker-process.ts", import.meta.url));
+const workerScript = fileURLToPath(new URL("./tool-worker-process.ts", import.meta.url));
+const conversationScript = fileURLToPath(new URL("./conversation-process.ts", import.meta.url));
 
-/** A message a worker process sends (see tool-worker-process.ts). */
+/** A message a child sends: tool-worker-process.ts ("ready", "started", "ran") or conversation-process.ts. */
 export interface WorkerMessage {
   pid: number;
-  type: "ready" | "started" | "ran";
+  type: string;
   toolName?: string;
   toolCallId?: string;
   isError?: boolean;
+  [key: string]: unknown;
 }
 
 /** A worker child process and what it reported. */
@@ -30,17 +32,37 @@ export function spawnWorker(settings: {
   lockMs?: number;
   stalledMs?: number;
 }): WorkerProcess {
+  return spawnScript(workerScript, {
+    REDIS_PORT: String(settings.port),
+    QUEUE_NAME: settings.name,
+    CONCURRENCY: String(settings.concurrency ?? 1),
+    LOCK_MS: String(settings.lockMs ?? 30_000),
+    STALLED_MS: String(settings.stalledMs ?? 30_000),
+  });
+}
+
+/** Forks test/helpers/conversation-process.ts (through tsx): a conversation that checkpoints to `checkpointFile`. */
+export function spawnConversation(settings: {
+  port: number;
+  name: string;
+  checkpointFile: string;
+  hangAt?: string;
+  slowMs?: number;
+}): WorkerProcess {
+  return spawnScript(conversationScript, {
+    REDIS_PORT: String(settings.port),
+    QUEUE_NAME: settings.name,
+    CHECKPOINT_FILE: settings.checkpointFile,
+    HANG_AT: settings.hangAt ?? "",
+    SLOW_MS: String(settings.slowMs ?? 1000),
+  });
+}
+
+function spawnScript(script: string, env: Record<string, string>): WorkerProcess {
   const child = fork(script, [], {
     execArgv: ["--import", "tsx"],
     stdio: ["ignore", "ignore", "ignore", "ipc"],
-    env: {
-      ...process.env,
-      REDIS_PORT: String(settings.port),
-      QUEUE_NAME: settings.name,
-      CONCURRENCY: String(settings.concurrency ?? 1),
-      LOCK_MS: String(settings.lockMs ?? 30_000),
-      STALLED_MS: String(settings.stalledMs ?? 30_000),
-    },
+    env: { ...process.env, ...env },
   });
   const messages: WorkerMessage[] = [];
   const waiters = new Set<{ predicate: (message: WorkerMessage) => boolean; resolve: (m: WorkerMessage) => void }>();
