@@ -72,9 +72,10 @@ function firstUnanswered(turn: OpenTurn): string {
 
 /**
  * Checks that every tool message answers a call of the assistant message before it, once, and
- * that only the last assistant message has calls without an answer; returns those calls.
+ * that only the last assistant message has calls without an answer; returns those calls. Adds
+ * every call id to `ids`.
  */
-function unansweredCalls(messages: readonly Message[]): NormalizedToolCall[] | undefined {
+function unansweredCalls(messages: readonly Message[], ids: Set<string>): NormalizedToolCall[] | undefined {
   let turn: OpenTurn | undefined;
   for (let index = 0; index < messages.length; index++) {
     const message = messages[index] as Message;
@@ -107,6 +108,7 @@ function unansweredCalls(messages: readonly Message[]): NormalizedToolCall[] | u
         throw optionError(WHERE, `${at}.id`, "a non-empty string", call.id);
       if (answered.has(call.id)) throw structureError(index, `has two tool calls with the id ${quoteName(call.id)}`);
       answered.set(call.id, false);
+      ids.add(call.id);
     }
     turn = { index, calls: calls as Record<string, unknown>[], answered, unanswered: calls.length };
   }
@@ -120,16 +122,10 @@ function unansweredCalls(messages: readonly Message[]): NormalizedToolCall[] | u
   return open;
 }
 
-/** Checks `pendingAsync`: each entry names a call of the transcript. */
-function checkPendingAsync(value: unknown, messages: readonly Message[]): ToolLoopCheckpoint["pendingAsync"] {
+/** Checks `pendingAsync`: each entry names a call of the transcript (`ids`). */
+function checkPendingAsync(value: unknown, ids: ReadonlySet<string>): ToolLoopCheckpoint["pendingAsync"] {
   const option = "checkpoint.pendingAsync";
   if (!Array.isArray(value)) throw optionError(WHERE, option, "an array of { toolCallId, toolName }", value);
-  if (value.length === 0) return [];
-  const ids = new Set<string>();
-  for (const message of messages) {
-    if (message.role !== "assistant" || !Array.isArray(message.toolCalls)) continue;
-    for (const call of message.toolCalls) if (isRecord(call) && typeof call.id === "string") ids.add(call.id);
-  }
   const pending: ToolLoopCheckpoint["pendingAsync"] = [];
   for (let index = 0; index < value.length; index++) {
     const entry: unknown = value[index];
@@ -155,8 +151,9 @@ function readCheckpoint(checkpoint: unknown): { messages: Message[]; resume: Res
     throw optionError(WHERE, "checkpoint.iterations", "an integer ≥ 0", iterations);
   }
   checkMessages(messages, WHERE, "checkpoint.messages");
-  const calls = unansweredCalls(messages);
-  const pendingAsync = checkPendingAsync(checkpoint.pendingAsync, messages);
+  const ids = new Set<string>();
+  const calls = unansweredCalls(messages, ids);
+  const pendingAsync = checkPendingAsync(checkpoint.pendingAsync, ids);
   const last = messages[messages.length - 1];
   const finished =
     calls === undefined && last?.role === "assistant" && (last.toolCalls === undefined || last.toolCalls.length === 0);
