@@ -136,8 +136,8 @@ class CallContext implements ToolContext {
   }
 }
 
-/** What a validator returned, checked: a tool's own `parseArguments` may return anything. */
-function checkParsed(value: unknown): ParseArgumentsResult {
+/** What a validator returned, checked: a tool's own `parseArguments` may return anything. @internal */
+export function checkParsed(value: unknown): ParseArgumentsResult {
   if (!isRecord(value)) return { success: false, error: `the tool's validator returned ${describeType(value)}` };
   if (value.success === true) {
     if (isPlainObject(value.data)) return value as ParseArgumentsResult;

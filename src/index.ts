@@ -34,6 +34,8 @@ export type {
   ToolDefinition,
   UsageInfo,
 } from "./provider.js";
+export type { ToolLoopCheckpoint } from "./resume-tool-loop.js";
+export { resumeToolLoop } from "./resume-tool-loop.js";
 export type { StopReason, ToolLoopConfig, ToolLoopContext, ToolLoopResult } from "./run-tool-loop.js";
 export { runToolLoop } from "./run-tool-loop.js";
 export type { ToolLoopStream } from "./stream-tool-loop.js";

@@ -32,6 +32,7 @@ import {
 import type { Logger } from "./logger.js";
 import type { ProgressListener } from "./progress.js";
 import type { LLMProvider, LLMResponse, Message, ToolDefinition, UsageInfo } from "./provider.js";
+import type { ToolLoopCheckpoint } from "./resume-tool-loop.js";
 import type { AsyncCallback, Tool, ToolContext } from "./tool.js";
 import type { ApprovalDecision, ApprovalRequest } from "./tool-approval.js";
 import type { ToolLoopEvent } from "./tool-loop-event.js";
@@ -151,6 +152,16 @@ export interface ToolLoopConfig {
    * something else calls `tickTTL`. @default false
    */
   tickHiddenTools?: boolean | undefined;
+  /**
+   * Receives a {@link ToolLoopCheckpoint} — the transcript so far, the iterations and the pending
+   * async calls — after each assistant message is appended (before its calls run; the final
+   * answer too), after each turn's answers are appended, and after `awaitAsync` fed completions
+   * back. Awaited: save it, and `resumeToolLoop` continues from the last one saved after a crash.
+   * None is taken once the run's signal aborted. What it throws rejects the run with a
+   * `ToolLoopError` (code `"internal"`; calls not run yet are answered as not run).
+   * @default no checkpoints
+   */
+  onCheckpoint?: ((checkpoint: ToolLoopCheckpoint) => void | Promise<void>) | undefined;
 }
 
 /** Who is talking, passed to every tool call (Go's `channel, chatID` plus abort and metadata). */
@@ -242,57 +253,57 @@ function isRegistryLike(value: unknown): value is RegistryLike {
   );
 }
 
-function resolveTools(tools: unknown, logger: ResolvedLogger): RegistryLike | null {
+function resolveTools(tools: unknown, logger: ResolvedLogger, where: string): RegistryLike | null {
   if (tools === undefined || tools === null) return null;
   if (isRegistryLike(tools)) return tools;
   if (!Array.isArray(tools)) {
-    throw optionError(WHERE, "tools", "a ToolRegistry, an array of tools or null", tools);
+    throw optionError(where, "tools", "a ToolRegistry, an array of tools or null", tools);
   }
   const registry = new ToolRegistry({ logger });
   for (let index = 0; index < tools.length; index++) {
     const tool: unknown = tools[index];
     const name = isRecord(tool) ? tool.name : undefined;
     if (typeof name === "string" && registry.has(name)) {
-      throw optionError(WHERE, `tools[${index}]`, "a tool with a name not used before in the array", name);
+      throw optionError(where, `tools[${index}]`, "a tool with a name not used before in the array", name);
     }
     try {
       registry.register(tool as Tool);
     } catch (error) {
-      throw new TypeError(`${WHERE}: tools[${index}]: ${errorMessage(error)}`, { cause: error });
+      throw new TypeError(`${where}: tools[${index}]: ${errorMessage(error)}`, { cause: error });
     }
   }
   return registry;
 }
 
-function resolveConfig(config: ToolLoopConfig): ResolvedConfig {
-  if (!isPlainObject(config)) throw optionError(WHERE, "config", "an object", config);
+function resolveConfig(config: ToolLoopConfig, where: string): ResolvedConfig {
+  if (!isPlainObject(config)) throw optionError(where, "config", "an object", config);
   const { provider, maxIterations } = config;
-  checkProvider(WHERE, provider);
+  checkProvider(where, provider);
   if (!Number.isInteger(maxIterations) || maxIterations < 0) {
-    throw optionError(WHERE, "maxIterations", "an integer ≥ 0", maxIterations);
+    throw optionError(where, "maxIterations", "an integer ≥ 0", maxIterations);
   }
-  const maxConcurrency = checkConcurrency(WHERE, "maxConcurrency", config.maxConcurrency);
-  const toolTimeoutMs = checkTimeout(WHERE, "toolTimeoutMs", config.toolTimeoutMs);
+  const maxConcurrency = checkConcurrency(where, "maxConcurrency", config.maxConcurrency);
+  const toolTimeoutMs = checkTimeout(where, "toolTimeoutMs", config.toolTimeoutMs);
   if (config.llmOptions !== undefined && !isPlainObject(config.llmOptions)) {
-    throw optionError(WHERE, "llmOptions", "an object", config.llmOptions);
+    throw optionError(where, "llmOptions", "an object", config.llmOptions);
   }
-  checkFunction(WHERE, "onProgress", config.onProgress);
-  const logger = resolveLogger(config.logger, WHERE);
+  checkFunction(where, "onProgress", config.onProgress);
+  const logger = resolveLogger(config.logger, where);
   let model: unknown = config.model;
   if (model === undefined) {
     try {
       model = provider.getDefaultModel();
     } catch (error) {
-      throw new TypeError(`${WHERE}: provider.getDefaultModel() threw: ${errorMessage(error)}`, { cause: error });
+      throw new TypeError(`${where}: provider.getDefaultModel() threw: ${errorMessage(error)}`, { cause: error });
     }
   }
-  if (typeof model !== "string") throw optionError(WHERE, "model", "a string", model);
-  const hooks = LoopRun.create(config, provider, maxIterations, logger, WHERE);
-  const tools = resolveTools(config.tools, logger);
+  if (typeof model !== "string") throw optionError(where, "model", "a string", model);
+  const hooks = LoopRun.create(config, provider, maxIterations, logger, where);
+  const tools = resolveTools(config.tools, logger, where);
   // needsApproval is read through get(name): without it, approval could not be enforced.
   if (config.approve !== undefined && tools !== null && typeof (tools as { get?: unknown }).get !== "function") {
     const expected = "a registry with get(name) when approve is set (needsApproval is read through it)";
-    throw optionError(WHERE, "tools", expected, tools);
+    throw optionError(where, "tools", expected, tools);
   }
   return {
     provider,
@@ -331,30 +342,31 @@ function resolveHiddenToolTicker(option: unknown, tools: RegistryLike | null): H
   return { mark: () => 0, tick: () => tickTTL.call(tools) };
 }
 
-function resolveContext(context: unknown): ResolvedContext {
+function resolveContext(context: unknown, where: string): ResolvedContext {
   if (context === undefined) return { channel: "", chatId: "", signal: undefined, metadata: undefined };
-  if (!isRecord(context)) throw optionError(WHERE, "context", "an object", context);
+  if (!isRecord(context)) throw optionError(where, "context", "an object", context);
   return {
-    channel: checkString(WHERE, "context.channel", context.channel) ?? "",
-    chatId: checkString(WHERE, "context.chatId", context.chatId) ?? "",
-    signal: checkSignal(WHERE, "context.signal", context.signal),
-    metadata: checkMetadata(WHERE, "context.metadata", context.metadata),
+    channel: checkString(where, "context.channel", context.channel) ?? "",
+    chatId: checkString(where, "context.chatId", context.chatId) ?? "",
+    signal: checkSignal(where, "context.signal", context.signal),
+    metadata: checkMetadata(where, "context.metadata", context.metadata),
   };
 }
 
-function checkMessages(messages: unknown): asserts messages is Message[] {
-  if (!Array.isArray(messages)) throw optionError(WHERE, "messages", "an array of messages", messages);
+/** Checks a transcript (`option` names it in the `TypeError`: `messages`, `checkpoint.messages`). @internal */
+export function checkMessages(messages: unknown, where: string, option: string): asserts messages is Message[] {
+  if (!Array.isArray(messages)) throw optionError(where, option, "an array of messages", messages);
   for (let index = 0; index < messages.length; index++) {
     const message: unknown = messages[index];
-    if (!isRecord(message)) throw optionError(WHERE, `messages[${index}]`, "a message object", message);
+    if (!isRecord(message)) throw optionError(where, `${option}[${index}]`, "a message object", message);
     if (typeof message.role !== "string" || !ROLES.has(message.role)) {
-      throw optionError(WHERE, `messages[${index}].role`, '"system", "user", "assistant" or "tool"', message.role);
+      throw optionError(where, `${option}[${index}].role`, '"system", "user", "assistant" or "tool"', message.role);
     }
     if (typeof message.content !== "string") {
-      throw optionError(WHERE, `messages[${index}].content`, "a string", message.content);
+      throw optionError(where, `${option}[${index}].content`, "a string", message.content);
     }
     if (message.toolCalls !== undefined && !Array.isArray(message.toolCalls)) {
-      throw optionError(WHERE, `messages[${index}].toolCalls`, "an array", message.toolCalls);
+      throw optionError(where, `${option}[${index}].toolCalls`, "an array", message.toolCalls);
     }
   }
 }
@@ -388,20 +400,49 @@ function addUsage(total: UsageInfo | undefined, usage: UsageInfo | undefined): U
  * console.log(result.content);
  * ```
  */
-export async function runToolLoop(
+export function runToolLoop(
   config: ToolLoopConfig,
   messages: Message[],
   context: ToolLoopContext = {},
 ): Promise<ToolLoopResult> {
-  const resolved = resolveConfig(config);
-  checkMessages(messages);
-  const run = resolveContext(context);
+  return runFrom(WHERE, config, messages, context, undefined);
+}
+
+/**
+ * Where a resumed run starts (see `resumeToolLoop`): the checkpoint's iterations, the calls of its
+ * last assistant message still without an answer, and its pending async calls. @internal
+ */
+export interface ResumeState {
+  /** Provider calls already made. */
+  iterations: number;
+  /** The calls to run first, in call order; `undefined` when none is unanswered. */
+  calls: NormalizedToolCall[] | undefined;
+  /** `true` when the transcript ends with an answer without calls: the run resolves at once. */
+  finished: boolean;
+  /** The checkpoint's `pendingAsync`, carried into every later checkpoint. */
+  pendingAsync: { toolCallId: string; toolName: string }[];
+}
+
+/**
+ * Runs the loop on `messages`: from the start, or (`resume`) from a checkpoint's state, the
+ * messages already checked. `where` names the public function in `TypeError`s. @internal
+ */
+export async function runFrom(
+  where: string,
+  config: ToolLoopConfig,
+  messages: Message[],
+  context: ToolLoopContext,
+  resume: ResumeState | undefined,
+): Promise<ToolLoopResult> {
+  const resolved = resolveConfig(config, where);
+  if (resume === undefined) checkMessages(messages, where, "messages");
+  const run = resolveContext(context, where);
   // Without a caller's signal there is nothing to unlink: return the loop's promise directly, so
   // that a waiting run keeps one suspended async frame instead of two.
   if (run.signal === undefined) {
     return resolved.hooks === undefined
-      ? loop(resolved, messages, run)
-      : resolved.hooks.finish(loop(resolved, messages, run));
+      ? loop(resolved, messages, run, resume)
+      : resolved.hooks.finish(loop(resolved, messages, run, resume));
   }
   // The run's own signal follows the caller's through one shared subscription: however many runs
   // and calls wait on the caller's signal, it carries one listener of ours.
@@ -409,10 +450,10 @@ export async function runToolLoop(
   try {
     link = linkSignal(run.signal);
   } catch (error) {
-    throw new TypeError(`${WHERE}: context.signal cannot be listened to: ${errorMessage(error)}`, { cause: error });
+    throw new TypeError(`${where}: context.signal cannot be listened to: ${errorMessage(error)}`, { cause: error });
   }
   try {
-    const running = loop(resolved, messages, { ...run, signal: link.signal });
+    const running = loop(resolved, messages, { ...run, signal: link.signal }, resume);
     return await (resolved.hooks === undefined ? running : resolved.hooks.finish(running));
   } finally {
     link.dispose();
@@ -460,11 +501,16 @@ function responseProblem(response: unknown): string | undefined {
   return undefined;
 }
 
-async function loop(resolved: ResolvedConfig, messages: Message[], context: ResolvedContext): Promise<ToolLoopResult> {
+async function loop(
+  resolved: ResolvedConfig,
+  messages: Message[],
+  context: ResolvedContext,
+  resume: ResumeState | undefined,
+): Promise<ToolLoopResult> {
   const { provider, model, tools, maxIterations, llmOptions, logger, hooks, hiddenTools } = resolved;
   const { signal } = context;
   const transcript: Message[] = [...messages];
-  let iterations = 0;
+  let iterations = resume === undefined ? 0 : resume.iterations;
   let usage: UsageInfo | undefined;
   const fail = (code: ToolLoopErrorCode, message: string, cause: unknown) =>
     new ToolLoopError(message, { messages: transcript, iterations, code, cause });
@@ -483,66 +529,83 @@ async function loop(resolved: ResolvedConfig, messages: Message[], context: Reso
     }
 
     hooks?.begin(signal);
+    // A resumed run first answers its checkpoint's open calls (or, finished, resolves at once).
+    let resumed: NormalizedToolCall[] | undefined;
+    if (resume !== undefined) {
+      if (resume.finished) return finishedResult(transcript, iterations, maxIterations);
+      const stopped = resume.calls === undefined ? stoppedTurn(transcript, tools, iterations) : undefined;
+      if (stopped !== undefined) return stopped;
+      hooks?.resume(resume);
+      resumed = resume.calls;
+    }
     const limit = hooks === undefined ? maxIterations : hooks.limit;
-    while (iterations < limit) {
+    while (resumed !== undefined || iterations < limit) {
       if (signal?.aborted) throw aborted();
-      iterations++;
-      const definitions = tools !== null && tools.count() > 0 ? definitionsOf(tools) : undefined;
+      let calls: NormalizedToolCall[];
+      let response: LLMResponse | undefined;
+      // A resumed turn belongs to the checkpoint's last iteration. (One `iteration` per pass, in
+      // this scope: a second one captured in the block below would cost a context per pass.)
+      if (resumed === undefined) iterations++;
       const iteration = iterations;
-      log(logger, "debug", () => ({ iteration, model, messages: transcript.length }), "llm call");
-      if (hooks !== undefined) await hooks.stepStart(iteration, transcript);
+      if (resumed !== undefined) {
+        calls = resumed;
+        resumed = undefined;
+      } else {
+        const definitions = tools !== null && tools.count() > 0 ? definitionsOf(tools) : undefined;
+        log(logger, "debug", () => ({ iteration, model, messages: transcript.length }), "llm call");
+        if (hooks !== undefined) await hooks.stepStart(iteration, transcript);
 
-      let response: LLMResponse;
-      try {
-        response = await raceAbort(
-          Promise.resolve(
-            hooks === undefined
-              ? provider.chat(transcript, definitions, model, llmOptions, signal)
-              : hooks.chat(provider, transcript, definitions, model, llmOptions, signal, iteration),
-          ),
-          signal,
-        );
-      } catch (error) {
-        if (signal?.aborted) throw aborted();
-        hooks?.check(transcript, iterations);
-        if (hooks?.finalCallFailed(iteration, error) === true) {
-          return withUsage({ content: "", iterations, messages: transcript, stopReason: "max_iterations" }, usage);
+        try {
+          response = await raceAbort(
+            Promise.resolve(
+              hooks === undefined
+                ? provider.chat(transcript, definitions, model, llmOptions, signal)
+                : hooks.chat(provider, transcript, definitions, model, llmOptions, signal, iteration),
+            ),
+            signal,
+          );
+        } catch (error) {
+          if (signal?.aborted) throw aborted();
+          hooks?.check(transcript, iterations);
+          if (hooks?.finalCallFailed(iteration, error) === true) {
+            return withUsage({ content: "", iterations, messages: transcript, stopReason: "max_iterations" }, usage);
+          }
+          const code = isInvalidProviderResponseError(error) ? "invalid_response" : "provider_failed";
+          throw fail(code, `LLM call failed: ${errorMessage(error)}`, error);
         }
-        const code = isInvalidProviderResponseError(error) ? "invalid_response" : "provider_failed";
-        throw fail(code, `LLM call failed: ${errorMessage(error)}`, error);
-      }
-      const problem = responseProblem(response);
-      if (problem !== undefined) {
-        const cause = new InvalidProviderResponseError(`the provider returned an invalid response: ${problem}`, {
-          provider: "LLMProvider",
-          body: response,
-        });
-        throw fail("invalid_response", `LLM call failed: ${cause.message}`, cause);
-      }
-      usage = addUsage(usage, response.usage);
-      const content = typeof response.content === "string" ? response.content : "";
-      const rawCalls: readonly unknown[] = response.toolCalls ?? [];
-
-      if (rawCalls.length === 0) {
-        transcript.push({ role: "assistant", content });
-        if (hooks !== undefined) {
-          const outcome = await hooks.answered(transcript, response, iteration, signal);
-          if (outcome === "continue") continue;
-          if (outcome !== "completed")
-            return withUsage({ content, iterations, messages: transcript, stopReason: outcome }, usage);
+        const problem = responseProblem(response);
+        if (problem !== undefined) {
+          const cause = new InvalidProviderResponseError(`the provider returned an invalid response: ${problem}`, {
+            provider: "LLMProvider",
+            body: response,
+          });
+          throw fail("invalid_response", `LLM call failed: ${cause.message}`, cause);
         }
-        log(logger, "debug", () => ({ iteration }), "tool loop completed");
-        return withUsage({ content, iterations, messages: transcript, stopReason: "completed" }, usage);
-      }
+        usage = addUsage(usage, response.usage);
+        const content = typeof response.content === "string" ? response.content : "";
+        const rawCalls: readonly unknown[] = response.toolCalls ?? [];
 
-      // By index, not `map`: a sparse array's holes are malformed calls that still get an answer.
-      const calls: NormalizedToolCall[] = new Array(rawCalls.length);
-      for (let index = 0; index < rawCalls.length; index++) {
-        calls[index] = normalizeToolCall(rawCalls[index], `call_${iterations}_${index}`, ids);
+        if (rawCalls.length === 0) {
+          transcript.push({ role: "assistant", content });
+          if (hooks !== undefined) {
+            const outcome = await hooks.answered(transcript, response, iteration, signal);
+            if (outcome === "continue") continue;
+            if (outcome !== "completed")
+              return withUsage({ content, iterations, messages: transcript, stopReason: outcome }, usage);
+          }
+          log(logger, "debug", () => ({ iteration }), "tool loop completed");
+          return withUsage({ content, iterations, messages: transcript, stopReason: "completed" }, usage);
+        }
+
+        // By index, not `map`: a sparse array's holes are malformed calls that still get an answer.
+        calls = new Array(rawCalls.length);
+        for (let index = 0; index < rawCalls.length; index++) {
+          calls[index] = normalizeToolCall(rawCalls[index], `call_${iterations}_${index}`, ids);
+        }
+        transcript.push({ role: "assistant", content, toolCalls: calls.map(({ call }) => call) });
+        log(logger, "debug", () => ({ iteration, ...namesOf(calls) }), "running tool calls");
+        if (hooks !== undefined) await hooks.callsMade(transcript, iteration);
       }
-      transcript.push({ role: "assistant", content, toolCalls: calls.map(({ call }) => call) });
-      log(logger, "debug", () => ({ iteration, ...namesOf(calls) }), "running tool calls");
-      if (hooks !== undefined) await hooks.callsMade(transcript);
 
       const promotionMark = hiddenTools?.mark();
       const results = await runTurn(calls, resolved, context);
@@ -626,6 +689,52 @@ export function contentOf(result: ToolResult): string {
   } catch (error) {
     return `the tool's result cannot be read: ${errorMessage(error)}`;
   }
+}
+
+/**
+ * The result of a run whose checkpoint ends with an answer without calls: that answer, with
+ * `"max_iterations"` when it came past the cap (`finalAnswerOnMaxIterations`'s call).
+ */
+function finishedResult(transcript: Message[], iterations: number, maxIterations: number): ToolLoopResult {
+  const content = (transcript[transcript.length - 1] as Message).content;
+  const stopReason: StopReason = iterations > maxIterations ? "max_iterations" : "completed";
+  return { content, iterations, messages: transcript, stopReason };
+}
+
+/**
+ * A checkpoint taken after the answers of a turn in which a loop-breaking tool succeeded: the run
+ * stopped there, so its resume does too (`content` is that answer's text, the result's `forUser`
+ * not being in the transcript). `undefined` when the transcript does not end with such a turn.
+ */
+function stoppedTurn(
+  transcript: Message[],
+  tools: RegistryLike | null,
+  iterations: number,
+): ToolLoopResult | undefined {
+  const isLoopBreaking = loopBreakingTest(tools);
+  let start = transcript.length;
+  while (start > 0 && transcript[start - 1]?.role === "tool") start--;
+  const turn = transcript[start - 1];
+  if (isLoopBreaking === undefined || start === transcript.length || turn?.toolCalls === undefined) return undefined;
+  const answers = new Map<unknown, Message>();
+  for (let index = start; index < transcript.length; index++) {
+    const answer = transcript[index] as Message;
+    answers.set(answer.toolCallId, answer);
+  }
+  // As the loop decides: the first successful loop-breaking call in call order.
+  for (const call of turn.toolCalls) {
+    const answer = answers.get(call.id);
+    if (answer === undefined || answer.isError === true || !isLoopBreaking(call.name)) continue;
+    const result: ToolLoopResult = {
+      content: answer.content,
+      iterations,
+      messages: transcript,
+      stopReason: "loop_breaking_tool",
+    };
+    result.stoppedBy = { toolName: call.name, toolCallId: call.id };
+    return result;
+  }
+  return undefined;
 }
 
 function withUsage(result: ToolLoopResult, usage: UsageInfo | undefined): ToolLoopResult {

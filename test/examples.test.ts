@@ -79,6 +79,13 @@ const expectations: Record<string, RegExp[]> = {
     /tool mcp_fs_read_text_file: error: Access denied - path outside allowed directories/,
     /completed after 4 model calls/,
   ],
+  "queued-tools.ts": [
+    /tool +tool "transcribe" is queued \(job call_transcribe_1\)/,
+    /onCompletion: transcribe \(call_transcribe_1\) → transcript of memo\.ogg: "hello from the worker"/,
+    /user +\[async result from transcribe \(call_transcribe_1\)\] transcript of memo\.ogg/,
+    /assistant Here it is: transcript of memo\.ogg: "hello from the worker"/,
+    /completed after 3 model calls/,
+  ],
   "openai.ts": [/OPENAI_API_KEY/],
   "anthropic.ts": [/ANTHROPIC_API_KEY/],
 };

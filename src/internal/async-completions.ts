@@ -20,8 +20,8 @@ export class AsyncCompletions {
   readonly #awaiting: boolean;
   readonly #deliver: (completion: AsyncCompletion) => void;
   readonly #logger: ResolvedLogger;
-  /** Calls whose result was async and whose callback has not fired yet. */
-  readonly #pending = new Set<string>();
+  /** Calls whose result was async and whose callback has not fired yet: id → tool name. */
+  readonly #pending = new Map<string, string>();
   /** Calls whose callback fired (the tool may call it before its result is known). */
   readonly #done = new Set<string>();
   #queue: AsyncCompletion[] = [];
@@ -74,8 +74,19 @@ export class AsyncCompletions {
   }
 
   /** Records a call's result: an async one is pending until its callback fires. */
-  started(toolCallId: string, result: ToolResult): void {
-    if (result.async === true && !this.#done.has(toolCallId)) this.#pending.add(toolCallId);
+  started(toolCallId: string, result: ToolResult, toolName: string): void {
+    if (result.async === true && !this.#done.has(toolCallId)) this.#pending.set(toolCallId, toolName);
+  }
+
+  /**
+   * The async calls whose completion nobody has received yet: those pending, then those completed
+   * and kept for the loop to feed back (`awaitAsync`), in the order they came.
+   */
+  undelivered(): { toolCallId: string; toolName: string }[] {
+    const calls: { toolCallId: string; toolName: string }[] = [];
+    for (const [toolCallId, toolName] of this.#pending) calls.push({ toolCallId, toolName });
+    for (const { toolCallId, toolName } of this.#queue) calls.push({ toolCallId, toolName });
+    return calls;
   }
 
   /** `true` while completions wait to be fed back or async calls are pending. */

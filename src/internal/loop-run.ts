@@ -2,7 +2,14 @@ import { InvalidProviderResponseError, ToolLoopError } from "../errors.js";
 import { checkTimeout } from "../execute-tool-call.js";
 import type { ProgressListener, ProgressUpdate } from "../progress.js";
 import type { LLMProvider, LLMResponse, LLMStreamPart, Message, ToolDefinition } from "../provider.js";
-import { contentOf, type StopReason, type ToolLoopConfig, type ToolLoopResult } from "../run-tool-loop.js";
+import type { ToolLoopCheckpoint } from "../resume-tool-loop.js";
+import {
+  contentOf,
+  type ResumeState,
+  type StopReason,
+  type ToolLoopConfig,
+  type ToolLoopResult,
+} from "../run-tool-loop.js";
 import type { ToolApprover } from "../tool-approval.js";
 import type { ToolLoopEvent, ToolLoopEventListener } from "../tool-loop-event.js";
 import { errorResult, type ToolResult } from "../tool-result.js";
@@ -31,6 +38,7 @@ interface LoopFeatures {
   finalAnswer: boolean;
   maxRepeatedFailures: number | undefined;
   maxResultChars: number | undefined;
+  onCheckpoint: ToolLoopConfig["onCheckpoint"];
 }
 
 /** An optional count: `undefined` when absent (the policy is off). */
@@ -49,7 +57,8 @@ function resolveFeatures(config: ToolLoopConfig, where: string): LoopFeatures | 
     awaitAsync === undefined &&
     (finalAnswerOnMaxIterations === undefined || finalAnswerOnMaxIterations === false) &&
     config.maxRepeatedFailures === undefined &&
-    config.maxResultChars === undefined
+    config.maxResultChars === undefined &&
+    config.onCheckpoint === undefined
   ) {
     return undefined;
   }
@@ -78,6 +87,7 @@ function resolveFeatures(config: ToolLoopConfig, where: string): LoopFeatures | 
     finalAnswer: finalAnswerOnMaxIterations === true,
     maxRepeatedFailures: optionalCount(where, "maxRepeatedFailures", config.maxRepeatedFailures),
     maxResultChars,
+    onCheckpoint: checkFunction(where, "onCheckpoint", config.onCheckpoint),
   };
 }
 
@@ -97,6 +107,9 @@ function withoutToolOptions(options: Record<string, unknown>): Record<string, un
  * update.
  */
 export const MAX_QUEUED_PROGRESS_EVENTS = 16;
+
+/** An async call whose completion the loop has not received. */
+type PendingAsyncCall = ToolLoopCheckpoint["pendingAsync"][number];
 
 /** What {@link LoopRun.answered} tells the loop after a final answer. */
 export type AnswerOutcome = "continue" | StopReason;
@@ -127,6 +140,13 @@ export class LoopRun {
   #signal: AbortSignal | undefined;
   /** `true` once the loop settled: later deliveries are logged, not awaited by anyone. */
   #ended = false;
+  /** With `onCheckpoint`: the pending async calls of the checkpoint this run resumed. */
+  #resumedAsync: readonly PendingAsyncCall[] = [];
+  /**
+   * With `onCheckpoint` and no async tracking (neither `onAsyncResult` nor `awaitAsync`): every
+   * async call of the run, since no completion can reach the loop.
+   */
+  readonly #asyncCalls: PendingAsyncCall[] | undefined;
 
   private constructor(features: LoopFeatures, provider: LLMProvider, maxIterations: number, logger: ResolvedLogger) {
     this.#features = features;
@@ -140,6 +160,7 @@ export class LoopRun {
       : undefined;
     this.#failures =
       features.maxRepeatedFailures === undefined ? undefined : new RepeatedFailures(features.maxRepeatedFailures);
+    this.#asyncCalls = features.onCheckpoint !== undefined && !asyncOn ? [] : undefined;
   }
 
   /** The run's hooks, or `undefined` when no loop-control option is set. Throws `TypeError` for a bad option. */
@@ -220,7 +241,10 @@ export class LoopRun {
       } else {
         const callback = this.#async?.callback(call.name, call.id);
         result = await runApproved(run, normalized, config, context, this.#features.approve, callback);
-        this.#async?.started(call.id, result);
+        this.#async?.started(call.id, result, call.name);
+        if (this.#asyncCalls !== undefined && result.async === true) {
+          this.#asyncCalls.push({ toolCallId: call.id, toolName: call.name });
+        }
       }
       await this.#emit({
         type: "tool-call-end",
@@ -237,6 +261,12 @@ export class LoopRun {
   /** The run begins with `signal` as its own: listeners are not waited for past its abort. */
   begin(signal: AbortSignal | undefined): void {
     this.#signal = signal;
+  }
+
+  /** The run resumes a checkpoint: its calls belong to the checkpoint's last iteration. */
+  resume(state: ResumeState): void {
+    this.#iteration = state.iterations;
+    this.#resumedAsync = state.pendingAsync;
   }
 
   /** A provider call begins. */
@@ -316,9 +346,10 @@ export class LoopRun {
     });
   }
 
-  /** The assistant message with calls was appended. */
-  async callsMade(transcript: Message[]): Promise<void> {
+  /** The assistant message with calls was appended (a failing checkpoint leaves the calls unrun). */
+  async callsMade(transcript: Message[], iteration: number): Promise<void> {
     await this.#emit({ type: "message", message: transcript[transcript.length - 1] as Message });
+    await this.#checkpoint(transcript, iteration);
   }
 
   /**
@@ -330,7 +361,7 @@ export class LoopRun {
     transcript: Message[],
     calls: readonly NormalizedToolCall[],
     results: readonly ToolResult[],
-    response: LLMResponse,
+    response: LLMResponse | undefined,
     iteration: number,
   ): Promise<void> {
     const from = transcript.length - calls.length;
@@ -354,9 +385,11 @@ export class LoopRun {
       await this.#emit({ type: "message", message });
       await this.#forUser(result, call.name, call.id);
     }
+    await this.#checkpoint(transcript, iteration);
     // response_handled is the loop's own check (it comes before this stop).
     if (iteration > this.#maxIterations) this.stop = { reason: "max_iterations", content: "" };
-    await this.#stepEnd(response, iteration);
+    // A resumed turn has no provider call of this run: no step-end (nor step-start).
+    if (response !== undefined) await this.#stepEnd(response, iteration);
     this.check(transcript, iteration);
   }
 
@@ -371,6 +404,7 @@ export class LoopRun {
     signal: AbortSignal | undefined,
   ): Promise<AnswerOutcome> {
     await this.#emit({ type: "message", message: transcript[transcript.length - 1] as Message });
+    await this.#checkpoint(transcript, iteration);
     await this.#stepEnd(response, iteration);
     this.check(transcript, iteration);
     if (iteration > this.#maxIterations) return "max_iterations";
@@ -393,6 +427,7 @@ export class LoopRun {
       await this.#emit({ type: "message", message });
       await this.#forUser(result, toolName, toolCallId);
     }
+    await this.#checkpoint(transcript, iteration);
     this.check(transcript, iteration);
     return "continue";
   }
@@ -409,6 +444,25 @@ export class LoopRun {
     } finally {
       this.#async?.end();
     }
+  }
+
+  /**
+   * Hands `onCheckpoint` the run's state as it is now (taken at once, delivered in order with the
+   * other listeners); what it throws fails the run like a listener. None once the run's signal
+   * aborted: the run rejects, and its calls' "aborted" answers must not replace the checkpoint
+   * taken before they ran (resuming that one runs them).
+   */
+  #checkpoint(transcript: Message[], iteration: number): Promise<void> {
+    const listener = this.#features.onCheckpoint;
+    if (listener === undefined || this.#signal?.aborted) return RESOLVED;
+    const pending = [...this.#resumedAsync, ...(this.#asyncCalls ?? this.#async?.undelivered() ?? [])];
+    const checkpoint: ToolLoopCheckpoint = {
+      version: 1,
+      messages: [...transcript],
+      iterations: iteration,
+      pendingAsync: pending.map(({ toolCallId, toolName }) => ({ toolCallId, toolName })),
+    };
+    return this.#enqueue("onCheckpoint", () => listener(checkpoint));
   }
 
   async #stepEnd(response: LLMResponse, iteration: number): Promise<void> {

@@ -109,3 +109,15 @@ export function normalizeToolCall(raw: unknown, fallbackId: string, ids: CallIds
   if (isPlainObject(source.providerMetadata)) call.providerMetadata = source.providerMetadata;
   return argumentsError === undefined ? { call } : { call, argumentsError };
 }
+
+/**
+ * A call of the transcript made ready to run again (a resumed checkpoint's unanswered call): the
+ * tool gets its `arguments`, unless its `function.arguments` text is not a JSON object — then, as
+ * when the model sent it, the call is refused with the same message.
+ */
+export function resumedToolCall(call: ToolCall): NormalizedToolCall {
+  const text = call.function?.arguments;
+  if (typeof text !== "string") return { call };
+  const { error } = parseArgumentsText(call.name, text);
+  return error === undefined ? { call } : { call, argumentsError: error };
+}

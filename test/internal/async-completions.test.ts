@@ -43,7 +43,7 @@ describe("AsyncCompletions", () => {
   it("a callback fired before the tool returned its async result leaves nothing pending", async () => {
     const { completions } = tracker(true);
     completions.callback("fast", "c")(newToolResult("already done"));
-    completions.started("c", asyncResult("started"));
+    completions.started("c", asyncResult("started"), "tool");
     expect(completions.hasWork).toBe(true); // the queued completion
     expect((await completions.collect(1_000, undefined)).map((done) => done.result.forLLM)).toEqual(["already done"]);
     expect(completions.hasWork).toBe(false);
@@ -54,9 +54,9 @@ describe("AsyncCompletions", () => {
     const { completions, delivered } = tracker(true);
     const first = completions.callback("a", "1");
     const second = completions.callback("b", "2");
-    completions.started("1", asyncResult("…"));
-    completions.started("2", asyncResult("…"));
-    completions.started("3", newToolResult("not async")); // never pending
+    completions.started("1", asyncResult("…"), "tool");
+    completions.started("2", asyncResult("…"), "tool");
+    completions.started("3", newToolResult("not async"), "tool"); // never pending
     const collecting = completions.collect(1_000, undefined);
     setTimeout(() => first(newToolResult("a done")), 10);
     await vi.advanceTimersByTimeAsync(1_000);
@@ -69,7 +69,7 @@ describe("AsyncCompletions", () => {
   it("collect returns at once when the signal aborts", async () => {
     const { completions } = tracker(true);
     completions.callback("a", "1");
-    completions.started("1", asyncResult("…"));
+    completions.started("1", asyncResult("…"), "tool");
     const controller = new AbortController();
     const collecting = completions.collect(Number.POSITIVE_INFINITY, controller.signal);
     controller.abort();
@@ -80,13 +80,31 @@ describe("AsyncCompletions", () => {
     const { completions, delivered } = tracker(true);
     completions.callback("a", "1")(newToolResult("a done"));
     completions.callback("b", "2");
-    completions.started("1", asyncResult("…"));
-    completions.started("2", asyncResult("…"));
+    completions.started("1", asyncResult("…"), "tool");
+    completions.started("2", asyncResult("…"), "tool");
     const controller = new AbortController();
     const collecting = completions.collect(Number.POSITIVE_INFINITY, controller.signal);
     controller.abort();
     expect(await collecting).toEqual([]);
     completions.end();
     expect(delivered.map((done) => done.result.forLLM)).toEqual(["a done"]);
+  });
+
+  it.each([
+    ["awaiting (awaitAsync): pending, then received and not fed back yet", true, ["2", "1"]],
+    ["not awaiting (onAsyncResult): pending only, a fired callback delivered it", false, ["2"]],
+  ])("undelivered(): %s", (_case, awaiting, expected) => {
+    const { completions } = tracker(awaiting);
+    const first = completions.callback("a", "1");
+    completions.callback("b", "2");
+    completions.started("1", asyncResult("…"), "a");
+    completions.started("2", asyncResult("…"), "b");
+    completions.started("3", newToolResult("not async"), "c");
+    expect(completions.undelivered()).toEqual([
+      { toolCallId: "1", toolName: "a" },
+      { toolCallId: "2", toolName: "b" },
+    ]);
+    first(newToolResult("done"));
+    expect(completions.undelivered().map((call) => call.toolCallId)).toEqual(expected);
   });
 });

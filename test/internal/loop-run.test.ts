@@ -7,7 +7,8 @@ import {
   type ToolLoopEvent,
   ToolRegistry,
 } from "../../src/index.js";
-import { MAX_QUEUED_PROGRESS_EVENTS } from "../../src/internal/loop-run.js";
+import { resolveLogger } from "../../src/internal/logger.js";
+import { LoopRun, MAX_QUEUED_PROGRESS_EVENTS } from "../../src/internal/loop-run.js";
 import { ScriptedProvider, textResponse, toolCallResponse } from "../../src/testing/index.js";
 
 function tool(name: string, execute: Tool["execute"]): Tool {
@@ -211,5 +212,23 @@ describe("calls the loop answers without running them get their final progress u
         (event.type === "tool-call-end" && event.toolCallId === "b"),
     );
     expect(forB.map((event) => event.type)).toEqual(["tool-progress", "tool-call-end"]);
+  });
+});
+
+describe("LoopRun.create: no hooks unless an option asks for them", () => {
+  const provider = new ScriptedProvider([]);
+  const create = (config: Record<string, unknown>) =>
+    LoopRun.create({ provider, maxIterations: 1, ...config }, provider, 1, resolveLogger(undefined, "test"), "test");
+
+  it("without onCheckpoint (or any loop-control option) the loop runs without hooks: nothing extra per call", () => {
+    expect(create({})).toBeUndefined();
+    expect(create({ onCheckpoint: undefined })).toBeUndefined();
+  });
+
+  it("onCheckpoint alone turns them on; one that is not a function is a TypeError", () => {
+    expect(create({ onCheckpoint: () => {} })).toBeInstanceOf(LoopRun);
+    expect(() => create({ onCheckpoint: "save" })).toThrow(
+      new TypeError('test: onCheckpoint must be a function, got "save"'),
+    );
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { CallIds, normalizeToolCall } from "../../src/internal/normalize-tool-call.js";
+import { CallIds, normalizeToolCall, resumedToolCall } from "../../src/internal/normalize-tool-call.js";
 
 /** Normalises one call with fresh ids and `fallback` as the id for a call without one. */
 function normalize(raw: unknown, fallback = "call_0") {
@@ -221,5 +221,32 @@ describe("normalizeToolCall", () => {
     const { call } = normalize({ id: "c1", name: "t", index: 0, extra: "x", type: "custom" });
     expect(Object.keys(call).sort()).toEqual(["arguments", "function", "id", "name", "type"]);
     expect(call.type).toBe("function");
+  });
+});
+
+describe("resumedToolCall (a checkpoint's open call, run again)", () => {
+  it.each<[string, unknown]>([
+    ["JSON text that is not an object", "[1, 2]"],
+    ["malformed JSON text", "{not json"],
+    ["a JSON string", '"rm -rf /"'],
+  ])("refuses %s with the message the model got the first time", (_case, text) => {
+    const first = normalize({ id: "c", name: "t", arguments: text });
+    expect(first.argumentsError).toBeDefined();
+    const again = resumedToolCall(first.call);
+    expect(again).toEqual(first);
+    expect(again.call).toBe(first.call);
+  });
+
+  it.each<[string, Record<string, unknown>]>([
+    ["JSON text of an object", { function: { name: "t", arguments: '{"a":1}' } }],
+    [
+      "text that differs from the parsed arguments (OpenAI strict mode's removed nulls)",
+      { function: { name: "t", arguments: '{"a":1,"b":null}' } },
+    ],
+    ["empty text", { function: { name: "t", arguments: "" } }],
+    ["no function (a caller's own history)", {}],
+  ])("runs a call with %s with its arguments", (_case, extra) => {
+    const call = { id: "c", type: "function" as const, name: "t", arguments: { a: 1 }, ...extra };
+    expect(resumedToolCall(call)).toEqual({ call });
   });
 });

@@ -1,0 +1,494 @@
+import { randomUUID } from "node:crypto";
+import { type ConnectionOptions, type Job, Queue, QueueEvents, RedisQueueBackend } from "bullmq";
+import { checkParsed, failure } from "../execute-tool-call.js";
+import {
+  boundText,
+  errorMessage,
+  isPlainObject,
+  isRecord,
+  jsonText,
+  MAX_VALIDATION_MESSAGE_CHARS,
+  quoteName,
+} from "../internal/describe.js";
+import { log, type ResolvedLogger, resolveLogger } from "../internal/logger.js";
+import { checkCount, optionError } from "../internal/options.js";
+import { prepareTool, type RegisteredTool } from "../internal/registered-tool.js";
+import type { Logger } from "../logger.js";
+import type { AsyncCallback, AsyncTool, ParseArgumentsResult, Tool, ToolContext } from "../tool.js";
+import { asyncResult, type ToolResult } from "../tool-result.js";
+import type { ToolCompletion } from "./tool-completion.js";
+import {
+  DEFAULT_QUEUE_NAME,
+  decodeJobData,
+  decodeReturn,
+  failedAfter,
+  jobIdFor,
+  type ToolJobData,
+} from "./tool-job.js";
+
+/** Options of {@link createToolQueue}. */
+export interface ToolQueueOptions {
+  /**
+   * Where Redis is: BullMQ's connection options (`{ host, port, password … }`, an ioredis
+   * instance …). With an options object, the queue's own connection fails commands at once while
+   * Redis is unreachable (`enableOfflineQueue: false`), so an enqueue answers instead of waiting.
+   */
+  connection: ConnectionOptions;
+  /** The BullMQ queue name; workers of the same name run its jobs. @default "toolloop" */
+  name?: string | undefined;
+  /**
+   * How many times a job runs at most when it throws (or its worker dies): the last failure
+   * becomes the completion `failed after N attempts: <reason>`. A tool's error result is not retried.
+   * @default 3
+   */
+  attempts?: number | undefined;
+  /** Milliseconds between a failed attempt and the next. @default 1000 */
+  backoffMs?: number | undefined;
+  /**
+   * How long finished jobs (and so their results) stay in Redis: a call enqueued again within
+   * this time is not run again, and `completions()` finds it. @default 86_400_000 (24 hours)
+   */
+  keepFinishedMs?: number | undefined;
+  /**
+   * The longest an enqueue waits for Redis when the call has no earlier timeout or abort of its
+   * own; then the call's answer is an error result naming Redis. @default 10_000
+   */
+  enqueueTimeoutMs?: number | undefined;
+  /** Where failures of handlers, callbacks and the Redis connection are logged. @default a silent pino logger */
+  logger?: Logger | undefined;
+}
+
+/** A BullMQ queue of tool calls, from {@link createToolQueue}. */
+export interface ToolQueue {
+  /**
+   * An async tool with the same name, description and schema (and `needsApproval`) as `tool`,
+   * whose `execute` validates the arguments (invalid → error result, no job), adds a job whose id
+   * is the tool call id, and returns an `asyncResult` at once; the result reaches the call's
+   * callback when a worker has run it. The same call id queued again joins the existing job.
+   * @throws TypeError for a tool the registry could not hold
+   */
+  queued(tool: Tool): AsyncTool;
+  /**
+   * Calls `handler` with every completion of a job of this queue name — whichever process queued
+   * it — once per tool call id. Returns the function that removes the handler. What it throws or
+   * rejects with is logged.
+   */
+  onCompletion(handler: (completion: ToolCompletion) => void | Promise<void>): () => void;
+  /**
+   * The completions of these calls that are already finished, read from Redis, in the order of
+   * `toolCallIds` (calls still running, unknown or expired are left out). Rejects when Redis
+   * cannot be read.
+   */
+  completions(toolCallIds: string[]): Promise<ToolCompletion[]>;
+  /** Stops listening for completions and closes the queue's Redis connections; callbacks still waiting get nothing. */
+  close(): Promise<void>;
+}
+
+const DEFAULTS = {
+  name: DEFAULT_QUEUE_NAME,
+  attempts: 3,
+  backoffMs: 1000,
+  keepFinishedMs: 86_400_000,
+  enqueueTimeoutMs: 10_000,
+};
+
+/** How many delivered call ids a queue remembers (so a duplicate event is not delivered twice). */
+const REMEMBERED_DELIVERIES = 100_000;
+
+/** A sweep after a reconnection also looks at jobs that finished this long before the connection dropped. */
+const SWEEP_MARGIN_MS = 60_000;
+/** Finished jobs read per request of a sweep, and at most per sweep and state. */
+const SWEEP_PAGE = 200;
+const MAX_SWEPT_JOBS = 10_000;
+
+class Timeout extends Error {}
+
+function checkMs(where: string, option: string, value: unknown, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value === "number" && Number.isFinite(value) && value >= 0) return value;
+  throw optionError(where, option, "a number of milliseconds ≥ 0", value);
+}
+
+/** The connection the queue itself uses: an options object fails fast while Redis is away. */
+function failFast(connection: ConnectionOptions): ConnectionOptions {
+  if (isPlainObject(connection)) return { ...connection, enableOfflineQueue: false };
+  return connection;
+}
+
+/**
+ * Async tools whose calls run as BullMQ jobs on Redis, on workers made with
+ * {@link createToolWorker} in any process. Each completion reaches the call's own callback (while
+ * this process lives) and every `onCompletion` handler of every queue of that name, once per tool
+ * call id. See docs/scale-out.md.
+ * @throws TypeError for options of the wrong type
+ * @example
+ * ```ts
+ * const queue = createToolQueue({ connection: { host: "127.0.0.1", port: 6379 } });
+ * registry.register(queue.queued(transcribeTool));
+ * // elsewhere: createToolWorker(registryWithTranscribeTool, { connection })
+ * ```
+ */
+export function createToolQueue(options: ToolQueueOptions): ToolQueue {
+  const where = "createToolQueue";
+  if (!isRecord(options)) throw optionError(where, "options", "an object", options);
+  if (!isRecord(options.connection)) {
+    throw optionError(where, "connection", "BullMQ connection options or a Redis client", options.connection);
+  }
+  const name = options.name ?? DEFAULTS.name;
+  if (typeof name !== "string" || name === "" || name.includes(":")) {
+    throw optionError(where, "name", "a non-empty string without ':'", name);
+  }
+  return new BullToolQueue({
+    connection: options.connection,
+    name,
+    attempts: checkCount(where, "attempts", options.attempts, DEFAULTS.attempts),
+    backoffMs: checkMs(where, "backoffMs", options.backoffMs, DEFAULTS.backoffMs),
+    keepFinishedMs: checkMs(where, "keepFinishedMs", options.keepFinishedMs, DEFAULTS.keepFinishedMs),
+    enqueueTimeoutMs: checkMs(where, "enqueueTimeoutMs", options.enqueueTimeoutMs, DEFAULTS.enqueueTimeoutMs),
+    logger: resolveLogger(options.logger, where),
+  });
+}
+
+interface Settings {
+  connection: ConnectionOptions;
+  name: string;
+  attempts: number;
+  backoffMs: number;
+  keepFinishedMs: number;
+  enqueueTimeoutMs: number;
+  logger: ResolvedLogger;
+}
+
+type Handler = (completion: ToolCompletion) => void | Promise<void>;
+
+/** A finished job's completion; `undefined` while it has not finished (or it is not a tool job). */
+function completionOf(job: Job): ToolCompletion | undefined {
+  if (!job.finishedOn) return undefined;
+  const completed = decodeReturn(job.returnvalue);
+  if (completed !== undefined) return completed;
+  if (typeof job.failedReason !== "string") return undefined;
+  const data = decodeJobData(job.data);
+  const toolName = typeof data === "string" ? job.name : data.toolName;
+  const toolCallId = typeof data === "string" ? String(job.id) : data.toolCallId;
+  const reason = job.failedReason.startsWith("failed after ")
+    ? job.failedReason
+    : failedAfter(Math.max(1, job.attemptsStarted), job.failedReason);
+  return { toolCallId, toolName, result: failure(toolName, "tool_failed", `tool ${quoteName(toolName)} ${reason}`) };
+}
+
+class BullToolQueue implements ToolQueue {
+  readonly #settings: Settings;
+  readonly #queue: Queue;
+  #events: QueueEvents | undefined;
+  /** Resolves once completions are being read (from the event stream's end as it was then). */
+  readonly #listening: Promise<void>;
+  /** The callback of each call queued from this process and not answered yet, by job id. */
+  readonly #callbacks = new Map<string, AsyncCallback>();
+  readonly #handlers = new Set<Handler>();
+  /** Job ids whose completion went to the handlers (oldest first, bounded). */
+  readonly #delivered = new Set<string>();
+  #closing: Promise<void> | undefined;
+  /** When the event stream's connection dropped, until a sweep after it succeeded. */
+  #downSince: number | undefined;
+
+  constructor(settings: Settings) {
+    this.#settings = settings;
+    this.#queue = new Queue(settings.name, { connection: failFast(settings.connection) });
+    this.#queue.on("error", (error) => this.#logConnection(error));
+    this.#listening = this.#listen();
+    this.#listening.catch((error: unknown) => this.#logConnection(error));
+  }
+
+  #logConnection(error: unknown): void {
+    if (this.#closing !== undefined) return;
+    log(
+      this.#settings.logger,
+      "warn",
+      () => ({ queue: this.#settings.name, error: errorMessage(error) }),
+      "tool queue: Redis connection error",
+    );
+  }
+
+  /**
+   * Starts reading the queue's event stream from its current end (read from Redis, so no clock is
+   * compared), which makes a completion that follows any enqueue of this process visible here.
+   */
+  async #listen(): Promise<void> {
+    const queue = this.#queue;
+    await queue.waitUntilReady();
+    const backend = queue.getBackend();
+    // The stream's last id; "$" (new events only) with a client that cannot tell it.
+    let lastEventId = "$";
+    if (backend instanceof RedisQueueBackend) {
+      const client = (await backend.client) as unknown as { xrevrange?: (...args: unknown[]) => Promise<unknown> };
+      if (typeof client.xrevrange === "function") {
+        const last = await client.xrevrange(queue.keys.events, "+", "-", "COUNT", 1);
+        const id: unknown = Array.isArray(last) && Array.isArray(last[0]) ? last[0][0] : "0-0";
+        if (typeof id === "string") lastEventId = id;
+      }
+    }
+    if (this.#closing !== undefined) return;
+    const events = new QueueEvents(this.#settings.name, { connection: this.#settings.connection, lastEventId });
+    this.#events = events;
+    events.on("error", (error) => this.#logConnection(error));
+    events.on("completed", ({ jobId, returnvalue }) => {
+      const completion = decodeReturn(returnvalue);
+      if (completion !== undefined) this.#settle(jobId, completion);
+    });
+    events.on("failed", ({ jobId }) => void this.#settleFromRedis(jobId));
+    // On every (re)connection of either connection, look up the calls still waiting: a completion
+    // whose event was trimmed from the stream while Redis was unreachable is found there. (The
+    // two reconnect independently; a sweep that finds the queue's own connection down is redone
+    // when that one is ready.)
+    const down = () => {
+      this.#downSince ??= Date.now();
+    };
+    events.getBackend().on("close", down);
+    events.on("error", down);
+    events.getBackend().on("ready", () => void this.#sweep());
+    queue.getBackend().on("ready", () => void this.#sweep());
+  }
+
+  async #sweep(): Promise<void> {
+    await Promise.all([...this.#callbacks.keys()].map((jobId) => this.#settleFromRedis(jobId)));
+    const downSince = this.#downSince;
+    if (downSince === undefined) return;
+    try {
+      // For the handlers: the jobs that finished since the connection dropped (a margin for clocks
+      // that differ between machines); those delivered already are skipped by `#settle`.
+      const since = downSince - SWEEP_MARGIN_MS;
+      await Promise.all([this.#sweepFinished("completed", since), this.#sweepFinished("failed", since)]);
+      if (this.#downSince === downSince) this.#downSince = undefined;
+    } catch (error) {
+      this.#logConnection(error);
+    }
+  }
+
+  /** Settles the jobs of a finished set, newest first, down to those finished before `since`. */
+  async #sweepFinished(state: "completed" | "failed", since: number): Promise<void> {
+    for (let start = 0; start < MAX_SWEPT_JOBS; start += SWEEP_PAGE) {
+      const end = start + SWEEP_PAGE - 1;
+      const page = (await (state === "completed"
+        ? this.#queue.getCompleted(start, end)
+        : this.#queue.getFailed(start, end))) as Job[];
+      for (const job of page) {
+        const completion = completionOf(job);
+        if (completion !== undefined && job.id !== undefined) this.#settle(job.id, completion);
+      }
+      const oldest = page.at(-1);
+      if (page.length < SWEEP_PAGE || oldest === undefined || (oldest.finishedOn ?? 0) < since) return;
+    }
+  }
+
+  async #settleFromRedis(jobId: string): Promise<void> {
+    try {
+      const job = await this.#queue.getJob(jobId);
+      const completion = job === undefined ? undefined : completionOf(job as Job);
+      if (completion !== undefined) this.#settle(jobId, completion);
+    } catch (error) {
+      this.#logConnection(error);
+    }
+  }
+
+  /** Delivers a completion: to the handlers once per job id, and to the call's callback if it waits. */
+  #settle(jobId: string, completion: ToolCompletion): void {
+    const callback = this.#callbacks.get(jobId);
+    if (!this.#delivered.has(jobId)) {
+      this.#delivered.add(jobId);
+      if (this.#delivered.size > REMEMBERED_DELIVERIES) {
+        this.#delivered.delete(this.#delivered.values().next().value as string);
+      }
+      for (const handler of this.#handlers) {
+        this.#run("onCompletion handler", completion, () => handler({ ...completion }));
+      }
+    }
+    if (callback !== undefined) {
+      this.#callbacks.delete(jobId);
+      this.#run("async callback", completion, () => callback(completion.result));
+    }
+  }
+
+  #run(what: string, completion: ToolCompletion, call: () => void | Promise<void>): void {
+    const report = (error: unknown) =>
+      log(
+        this.#settings.logger,
+        "warn",
+        () => ({ tool: completion.toolName, toolCallId: completion.toolCallId, error: errorMessage(error) }),
+        `tool queue: ${what} failed`,
+      );
+    try {
+      Promise.resolve(call()).catch(report);
+    } catch (error) {
+      report(error);
+    }
+  }
+
+  queued(tool: Tool): AsyncTool {
+    const entry = prepareTool(tool);
+    let sharedCallback: AsyncCallback | undefined;
+    const queued: AsyncTool = {
+      name: entry.name,
+      description: entry.definition.function.description,
+      parameters: entry.definition.function.parameters,
+      setCallback: (callback) => {
+        sharedCallback = callback;
+      },
+      execute: (args, context) => this.#enqueue(entry, args, context, context?.asyncCallback ?? sharedCallback),
+    };
+    if (tool.needsApproval !== undefined) Object.assign(queued, { needsApproval: tool.needsApproval });
+    return queued;
+  }
+
+  async #enqueue(
+    entry: RegisteredTool,
+    args: Record<string, unknown>,
+    context: Partial<ToolContext> | undefined,
+    callback: AsyncCallback | undefined,
+  ): Promise<ToolResult> {
+    const toolName = entry.name;
+    const quoted = quoteName(toolName);
+    let parsed: ParseArgumentsResult;
+    try {
+      parsed = isPlainObject(args)
+        ? checkParsed(entry.validate(args))
+        : { success: false, error: "(root): expected a JSON object" };
+    } catch (error) {
+      parsed = { success: false, error: errorMessage(error) };
+    }
+    if (!parsed.success) {
+      const problem = boundText(parsed.error, MAX_VALIDATION_MESSAGE_CHARS);
+      return failure(toolName, "invalid_arguments", `invalid arguments for tool ${quoted}: ${problem}`);
+    }
+    if (jsonText(args) === undefined) {
+      return failure(toolName, "invalid_arguments", `invalid arguments for tool ${quoted}: they are not JSON`);
+    }
+    if (this.#closing !== undefined) {
+      return failure(toolName, "tool_failed", `tool ${quoted} was not queued: its queue is closed`);
+    }
+    const toolCallId = typeof context?.toolCallId === "string" ? context.toolCallId : randomUUID();
+    const metadata: Record<string, string> = {};
+    for (const [key, value] of Object.entries(context?.metadata ?? {})) {
+      if (typeof value === "string") Object.defineProperty(metadata, key, { value, enumerable: true, writable: true });
+    }
+    const data: ToolJobData = {
+      v: 1,
+      toolName,
+      toolCallId,
+      args,
+      channel: typeof context?.channel === "string" ? context.channel : "",
+      chatId: typeof context?.chatId === "string" ? context.chatId : "",
+      metadata,
+    };
+    const jobId = jobIdFor(toolCallId);
+    const timeoutMs = this.#settings.enqueueTimeoutMs;
+    let conflict: string | undefined;
+    try {
+      conflict = await this.#withDeadline(this.#add(jobId, data, callback), context?.signal, timeoutMs);
+    } catch (error) {
+      if (callback !== undefined && this.#callbacks.get(jobId) === callback) this.#callbacks.delete(jobId);
+      const reason =
+        error instanceof Timeout
+          ? `Redis did not answer within ${timeoutMs} ms`
+          : context?.signal?.aborted
+            ? "the call was aborted (or timed out) while waiting for Redis"
+            : `Redis refused or could not be reached: ${errorMessage(error)}`;
+      return failure(toolName, "tool_failed", `tool ${quoted} could not be queued: ${reason}`, error);
+    }
+    if (conflict !== undefined) return failure(toolName, "tool_failed", `tool ${quoted} was not queued: ${conflict}`);
+    return asyncResult(`tool ${quoted} is queued (job ${jobId}); its result will follow when a worker has run it`);
+  }
+
+  #withDeadline<T>(work: Promise<T>, signal: AbortSignal | undefined, timeoutMs: number): Promise<T> {
+    work.catch(() => {});
+    return new Promise<T>((resolve, reject) => {
+      const onAbort = () => finish(() => reject(signal?.reason));
+      const timer = setTimeout(() => finish(() => reject(new Timeout())), timeoutMs);
+      const finish = (settle: () => void) => {
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", onAbort);
+        settle();
+      };
+      if (signal?.aborted) return onAbort();
+      signal?.addEventListener("abort", onAbort, { once: true });
+      work.then(
+        (value) => finish(() => resolve(value)),
+        (error: unknown) => finish(() => reject(error)),
+      );
+    });
+  }
+
+  /**
+   * Adds the job, or joins the one already there for this call id (a resumed loop queues its
+   * calls again): then the latest callback gets the completion, at once when it is finished.
+   * Returns why the call cannot join, when the existing job is another conversation's.
+   */
+  async #add(jobId: string, data: ToolJobData, callback: AsyncCallback | undefined): Promise<string | undefined> {
+    await this.#listening;
+    const queue = this.#queue;
+    const existing = (await queue.getJob(jobId)) as Job | undefined;
+    if (existing !== undefined) {
+      const stored = decodeJobData(existing.data);
+      if (
+        typeof stored === "string" ||
+        stored.toolName !== data.toolName ||
+        stored.channel !== data.channel ||
+        stored.chatId !== data.chatId
+      ) {
+        return `the tool call id ${quoteName(data.toolCallId)} belongs to another call's job`;
+      }
+      if (callback !== undefined) this.#callbacks.set(jobId, callback);
+      else this.#callbacks.delete(jobId);
+      // Read again after the callback is in place: a completion between the two reads is seen here.
+      const job = completionOf(existing) === undefined ? ((await queue.getJob(jobId)) as Job | undefined) : existing;
+      const completion = job === undefined ? undefined : completionOf(job);
+      if (completion !== undefined) setImmediate(() => this.#settle(jobId, completion));
+      return undefined;
+    }
+    if (callback !== undefined) this.#callbacks.set(jobId, callback);
+    else this.#callbacks.delete(jobId);
+    const { attempts, backoffMs, keepFinishedMs } = this.#settings;
+    const keep = { age: Math.max(1, Math.ceil(keepFinishedMs / 1000)) };
+    await queue.add(data.toolName, data, {
+      jobId,
+      attempts,
+      backoff: { type: "fixed", delay: backoffMs },
+      removeOnComplete: keep,
+      removeOnFail: keep,
+    });
+    return undefined;
+  }
+
+  onCompletion(handler: Handler): () => void {
+    if (typeof handler !== "function") throw optionError("onCompletion", "handler", "a function", handler);
+    const own = (completion: ToolCompletion) => handler(completion);
+    this.#handlers.add(own);
+    return () => {
+      this.#handlers.delete(own);
+    };
+  }
+
+  async completions(toolCallIds: string[]): Promise<ToolCompletion[]> {
+    if (!Array.isArray(toolCallIds) || toolCallIds.some((id) => typeof id !== "string")) {
+      throw optionError("completions", "toolCallIds", "an array of strings", toolCallIds);
+    }
+    await this.#listening;
+    const jobs = await Promise.all(toolCallIds.map((id) => this.#queue.getJob(jobIdFor(id))));
+    const found: ToolCompletion[] = [];
+    for (const job of jobs) {
+      const completion = job === undefined ? undefined : completionOf(job as Job);
+      if (completion !== undefined) found.push(completion);
+    }
+    return found;
+  }
+
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      this.#callbacks.clear();
+      this.#handlers.clear();
+      // `#listen` makes no QueueEvents once closing is set: what exists now is all there is to close.
+      await this.#events?.close();
+      await this.#queue.close();
+    })();
+    return this.#closing;
+  }
+}

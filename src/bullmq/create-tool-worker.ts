@@ -1,0 +1,183 @@
+import { type ConnectionOptions, type Job, UnrecoverableError, Worker } from "bullmq";
+import { checkTimeout } from "../execute-tool-call.js";
+import { raceAbort } from "../internal/abort.js";
+import { boundText, errorMessage, isRecord, MAX_ERROR_MESSAGE_CHARS } from "../internal/describe.js";
+import { log, type ResolvedLogger, resolveLogger } from "../internal/logger.js";
+import { checkCount, optionError } from "../internal/options.js";
+import type { Logger } from "../logger.js";
+import { ToolRegistry } from "../tool-registry.js";
+import { isToolResult, type ToolResult } from "../tool-result.js";
+import { closeOnSigterm } from "./close-on-sigterm.js";
+import {
+  DEFAULT_QUEUE_NAME,
+  decodeJobData,
+  encodeReturn,
+  failedAfter,
+  type ToolJobData,
+  type ToolJobReturn,
+} from "./tool-job.js";
+
+/** Options of {@link createToolWorker}. */
+export interface ToolWorkerOptions {
+  /** Where Redis is: BullMQ's connection options or a Redis client (the worker blocks on its own connection). */
+  connection: ConnectionOptions;
+  /** The queue whose jobs this worker runs (the `name` of {@link createToolQueue}). @default "toolloop" */
+  name?: string | undefined;
+  /** How many jobs this worker runs at once. @default 1 */
+  concurrency?: number | undefined;
+  /** Where job failures and Redis connection errors are logged. @default a silent pino logger */
+  logger?: Logger | undefined;
+  /**
+   * How long a job's lock lasts without renewal (the worker renews it while the job runs). When
+   * the worker dies, another worker takes its job over within about `lockDurationMs` +
+   * `stalledIntervalMs`. @default 30000
+   */
+  lockDurationMs?: number | undefined;
+  /** How often this worker looks for jobs whose worker died (stalled jobs). @default 30000 */
+  stalledIntervalMs?: number | undefined;
+  /** Each job's `timeoutMs` for `registry.executeWithContext` (a timeout is an error result, not retried). @default none */
+  timeoutMs?: number | undefined;
+  /**
+   * On SIGTERM, close the worker: it takes no more jobs, finishes those it runs, and the process
+   * then ends as it would have (unless you have SIGTERM listeners of your own). `false` leaves
+   * SIGTERM to you: call `close()` from your handler.
+   * @default true
+   */
+  closeOnSigterm?: boolean | undefined;
+}
+
+/** A running worker, from {@link createToolWorker}. */
+export interface ToolWorker {
+  /** Takes no more jobs, waits for the running ones to finish, and closes the worker's Redis connections. */
+  close(): Promise<void>;
+}
+
+function checkMilliseconds(where: string, option: string, value: unknown, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value === "number" && Number.isSafeInteger(value) && value > 0) return value;
+  throw optionError(where, option, "an integer number of milliseconds > 0", value);
+}
+
+/** A worker's stalled jobs are limited by `attempts` in the processor, not by BullMQ's own count. */
+const UNLIMITED_STALLS = Number.MAX_SAFE_INTEGER;
+
+/**
+ * Runs the jobs of a {@link createToolQueue} queue: each through `registry.executeWithContext`
+ * (the same validation, timeout and logging as any call; the job's channel, chat id, metadata and
+ * tool call id as its context). A tool's result — an error result too — completes the job. A
+ * throw that escapes the registry is retried up to the queue's `attempts`, with `backoffMs` between;
+ * a start whose worker died (the job stalled) counts as an attempt too. When the tool itself is
+ * async, the job completes with what it reports through its callback.
+ * @throws TypeError for a registry that is not a ToolRegistry or options of the wrong type
+ * @example
+ * ```ts
+ * const registry = new ToolRegistry();
+ * registry.register(transcribeTool);
+ * const worker = createToolWorker(registry, { connection: { host: "127.0.0.1", port: 6379 }, concurrency: 4 });
+ * ```
+ */
+export function createToolWorker(registry: ToolRegistry, options: ToolWorkerOptions): ToolWorker {
+  const where = "createToolWorker";
+  if (!(registry instanceof ToolRegistry)) throw optionError(where, "registry", "a ToolRegistry", registry);
+  if (!isRecord(options)) throw optionError(where, "options", "an object", options);
+  if (!isRecord(options.connection)) {
+    throw optionError(where, "connection", "BullMQ connection options or a Redis client", options.connection);
+  }
+  const name = options.name ?? DEFAULT_QUEUE_NAME;
+  if (typeof name !== "string" || name === "" || name.includes(":")) {
+    throw optionError(where, "name", "a non-empty string without ':'", name);
+  }
+  const concurrency = checkCount(where, "concurrency", options.concurrency, 1);
+  const lockDuration = checkMilliseconds(where, "lockDurationMs", options.lockDurationMs, 30_000);
+  const stalledInterval = checkMilliseconds(where, "stalledIntervalMs", options.stalledIntervalMs, 30_000);
+  const timeoutMs = checkTimeout(where, "timeoutMs", options.timeoutMs);
+  const { closeOnSigterm: onSigterm = true } = options;
+  if (typeof onSigterm !== "boolean") throw optionError(where, "closeOnSigterm", "a boolean", onSigterm);
+  const logger = resolveLogger(options.logger, where);
+
+  const worker = new Worker<unknown, ToolJobReturn>(
+    name,
+    (job, _token, signal) => processJob(registry, job, signal, timeoutMs, logger),
+    {
+      connection: options.connection,
+      concurrency,
+      lockDuration,
+      stalledInterval,
+      maxStalledCount: UNLIMITED_STALLS,
+    },
+  );
+  let closing = false;
+  worker.on("error", (error) => {
+    if (closing) return;
+    log(logger, "warn", () => ({ queue: name, error: errorMessage(error) }), "tool worker: Redis connection error");
+  });
+  let stopListening = () => {};
+  let closed: Promise<void> | undefined;
+  const handle: ToolWorker = {
+    close() {
+      closed ??= (async () => {
+        closing = true;
+        stopListening();
+        await worker.close();
+      })();
+      return closed;
+    },
+  };
+  if (onSigterm) stopListening = closeOnSigterm(handle);
+  return handle;
+}
+
+async function processJob(
+  registry: ToolRegistry,
+  job: Job<unknown, ToolJobReturn>,
+  signal: AbortSignal | undefined,
+  timeoutMs: number | undefined,
+  logger: ResolvedLogger,
+): Promise<ToolJobReturn> {
+  const attempts = Math.max(1, job.opts.attempts ?? 1);
+  const data = decodeJobData(job.data);
+  if (typeof data === "string") throw new UnrecoverableError(failedAfter(1, data));
+  if (job.attemptsStarted > attempts) {
+    throw new UnrecoverableError(failedAfter(attempts, "its worker stopped while running it"));
+  }
+  const final = job.attemptsStarted >= attempts || job.attemptsMade + 1 >= attempts;
+  try {
+    const result = await runTool(registry, data, signal, timeoutMs);
+    return encodeReturn(data.toolCallId, data.toolName, result);
+  } catch (error) {
+    const reason = boundText(errorMessage(error), MAX_ERROR_MESSAGE_CHARS);
+    log(
+      logger,
+      "warn",
+      () => ({ tool: data.toolName, toolCallId: data.toolCallId, attempt: job.attemptsStarted, final, error: reason }),
+      "tool worker: the job threw",
+    );
+    if (final) throw new UnrecoverableError(failedAfter(Math.min(job.attemptsStarted, attempts), reason));
+    throw new Error(reason);
+  }
+}
+
+/** Runs the call; for a tool that answers async itself, waits for what it reports. */
+async function runTool(
+  registry: ToolRegistry,
+  data: ToolJobData,
+  signal: AbortSignal | undefined,
+  timeoutMs: number | undefined,
+): Promise<ToolResult> {
+  let report: (result: ToolResult) => void = () => {};
+  const reported = new Promise<ToolResult>((resolve) => {
+    report = resolve;
+  });
+  const result = await registry.executeWithContext(
+    data.toolName,
+    data.args,
+    data.channel,
+    data.chatId,
+    (value) => {
+      if (isToolResult(value)) report(value);
+    },
+    { toolCallId: data.toolCallId, metadata: data.metadata, timeoutMs, signal },
+  );
+  if (!result.async) return result;
+  return raceAbort(reported, signal);
+}

@@ -1,0 +1,98 @@
+import { createHash } from "node:crypto";
+import { isPlainObject, isRecord } from "../internal/describe.js";
+import { ToolResult } from "../tool-result.js";
+
+/** The queue name when none is given. */
+export const DEFAULT_QUEUE_NAME = "toolloop";
+
+/** What a job carries: the call, and the JSON-safe part of its context. @internal */
+export interface ToolJobData {
+  /** Format of this object, so that a worker of another version can refuse it. */
+  v: 1;
+  toolName: string;
+  toolCallId: string;
+  args: Record<string, unknown>;
+  channel: string;
+  chatId: string;
+  metadata: Record<string, string>;
+}
+
+/** What a job returns (its BullMQ return value): the completion, with the result in Go's JSON keys. @internal */
+export interface ToolJobReturn {
+  v: 1;
+  toolCallId: string;
+  toolName: string;
+  result: {
+    for_llm: string;
+    for_user?: string;
+    silent: boolean;
+    is_error: boolean;
+    response_handled?: boolean;
+    data?: Record<string, unknown>;
+  };
+}
+
+/** A tool call id used as the job id as it is: what BullMQ accepts and a Redis key reads well. */
+const PLAIN_ID = /^[A-Za-z0-9_.-]{1,128}$/;
+const INTEGER = /^-?\d+$/;
+
+/**
+ * The BullMQ job id of a tool call: the tool call id itself when it is 1-128 characters of
+ * `[A-Za-z0-9_.-]` and not an integer (BullMQ refuses integer ids and `:`); any other id (a model
+ * may send anything) is `#` and its SHA-256, so every id maps to one job and no two ids share one.
+ * @internal
+ */
+export function jobIdFor(toolCallId: string): string {
+  if (PLAIN_ID.test(toolCallId) && !INTEGER.test(toolCallId)) return toolCallId;
+  return `#${createHash("sha256").update(toolCallId).digest("hex")}`;
+}
+
+/** The return value a worker stores for a result (`err` and `metadata` are not kept). @internal */
+export function encodeReturn(toolCallId: string, toolName: string, result: ToolResult): ToolJobReturn {
+  const json = result.toJSON();
+  const encoded: ToolJobReturn["result"] = {
+    for_llm: json.for_llm,
+    silent: json.silent,
+    is_error: json.is_error,
+  };
+  if (json.for_user !== undefined) encoded.for_user = json.for_user;
+  if (json.response_handled === true) encoded.response_handled = true;
+  if (json.data !== undefined) encoded.data = json.data;
+  return { v: 1, toolCallId, toolName, result: encoded };
+}
+
+/** The completion in a job's return value, or `undefined` when it is not one toolloop wrote. @internal */
+export function decodeReturn(value: unknown): { toolCallId: string; toolName: string; result: ToolResult } | undefined {
+  if (!isRecord(value) || value.v !== 1) return undefined;
+  const { toolCallId, toolName, result } = value;
+  if (typeof toolCallId !== "string" || typeof toolName !== "string" || !isRecord(result)) return undefined;
+  if (typeof result.for_llm !== "string") return undefined;
+  const decoded = new ToolResult({
+    forLLM: result.for_llm,
+    forUser: typeof result.for_user === "string" ? result.for_user : "",
+    silent: result.silent === true,
+    isError: result.is_error === true,
+    responseHandled: result.response_handled === true,
+  });
+  if (isPlainObject(result.data)) decoded.data = result.data;
+  return { toolCallId, toolName, result: decoded };
+}
+
+/** The job data a worker reads, checked, or a description of what is wrong with it. @internal */
+export function decodeJobData(value: unknown): ToolJobData | string {
+  if (!isRecord(value) || value.v !== 1) return "the job was not made by toolloop's queued()";
+  const { toolName, toolCallId, args, channel, chatId, metadata } = value;
+  if (typeof toolName !== "string" || typeof toolCallId !== "string") return "the job has no tool name or call id";
+  if (!isPlainObject(args) || typeof channel !== "string" || typeof chatId !== "string") {
+    return "the job's arguments or context are malformed";
+  }
+  if (!isPlainObject(metadata) || Object.values(metadata).some((item) => typeof item !== "string")) {
+    return "the job's metadata is not an object of strings";
+  }
+  return value as unknown as ToolJobData;
+}
+
+/** The reason of a job that failed for good: `failed after N attempts: <reason>`. @internal */
+export function failedAfter(attempts: number, reason: string): string {
+  return `failed after ${attempts} attempt${attempts === 1 ? "" : "s"}: ${reason}`;
+}

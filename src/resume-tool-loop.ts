@@ -1,0 +1,190 @@
+import { isPlainObject, isRecord, quoteName } from "./internal/describe.js";
+import { type NormalizedToolCall, resumedToolCall } from "./internal/normalize-tool-call.js";
+import { optionError } from "./internal/options.js";
+import type { Message, ToolCall } from "./provider.js";
+import {
+  checkMessages,
+  type ResumeState,
+  runFrom,
+  type ToolLoopConfig,
+  type ToolLoopContext,
+  type ToolLoopResult,
+} from "./run-tool-loop.js";
+
+/**
+ * The state of a run at one point, as `onCheckpoint` receives it: plain JSON data, so that
+ * `JSON.parse(JSON.stringify(checkpoint))` resumes the same. Save it where the run may be
+ * resumed from ({@link resumeToolLoop}) after the process died.
+ */
+export interface ToolLoopCheckpoint {
+  /** The format of this object; `1` is the only one. */
+  version: 1;
+  /** The transcript so far: the caller's messages, then every message the loop appended. */
+  messages: Message[];
+  /** Provider calls made so far (they count toward `maxIterations` when resumed). */
+  iterations: number;
+  /**
+   * The async calls whose completion the loop has not received: without `awaitAsync` or
+   * `onAsyncResult` every async call (results with `async: true`); with them, those whose callback
+   * has not fired or whose completion is not fed back yet. A resumed run cannot receive them (their
+   * callbacks died with the process): fetch them where they are kept (`ToolQueue.completions`).
+   */
+  pendingAsync: {
+    /** The id of the async call in `messages`. */
+    toolCallId: string;
+    /** The tool that was called. */
+    toolName: string;
+  }[];
+}
+
+const WHERE = "resumeToolLoop";
+
+/** The `TypeError` for a checkpoint whose messages do not fit together: `checkpoint.messages[index] <problem>`. */
+function structureError(index: number, problem: string): TypeError {
+  return new TypeError(`${WHERE}: checkpoint.messages[${index}] ${problem}`);
+}
+
+/** Checks a call of the transcript that will run again: the shape the loop gives its calls. */
+function checkCall(call: Record<string, unknown>, at: string): ToolCall {
+  if (typeof call.name !== "string") throw optionError(WHERE, `${at}.name`, "a string", call.name);
+  if (!isPlainObject(call.arguments)) throw optionError(WHERE, `${at}.arguments`, "an object", call.arguments);
+  const fn = call.function;
+  if (fn !== undefined && !(isRecord(fn) && (fn.arguments === undefined || typeof fn.arguments === "string"))) {
+    throw optionError(WHERE, `${at}.function`, "an object { name, arguments: <JSON text> }", fn);
+  }
+  return call as unknown as ToolCall;
+}
+
+/** The open turn while reading a transcript: the last assistant message with calls and which are answered. */
+interface OpenTurn {
+  index: number;
+  calls: readonly Record<string, unknown>[];
+  /** id → answered. */
+  answered: Map<string, boolean>;
+  unanswered: number;
+}
+
+/** The id of the first call of `turn` without an answer (called only when there is one). */
+function firstUnanswered(turn: OpenTurn): string {
+  for (const [id, answered] of turn.answered) if (!answered) return id;
+  return "";
+}
+
+/**
+ * Checks that every tool message answers a call of the assistant message before it, once, and
+ * that only the last assistant message has calls without an answer; returns those calls. Adds
+ * every call id to `ids`.
+ */
+function unansweredCalls(messages: readonly Message[], ids: Set<string>): NormalizedToolCall[] | undefined {
+  let turn: OpenTurn | undefined;
+  for (let index = 0; index < messages.length; index++) {
+    const message = messages[index] as Message;
+    if (message.role === "tool") {
+      const id: unknown = message.toolCallId;
+      if (typeof id !== "string") throw optionError(WHERE, `checkpoint.messages[${index}].toolCallId`, "a string", id);
+      const answered = turn?.answered.get(id);
+      if (turn === undefined || answered === undefined) {
+        const problem = "which the assistant message before it did not make (a tool answer without its call)";
+        throw structureError(index, `answers tool call ${quoteName(id)}, ${problem}`);
+      }
+      if (answered) throw structureError(index, `answers tool call ${quoteName(id)} a second time`);
+      turn.answered.set(id, true);
+      turn.unanswered--;
+      continue;
+    }
+    if (turn !== undefined && turn.unanswered > 0) {
+      const call = quoteName(firstUnanswered(turn));
+      throw structureError(turn.index, `has tool call ${call} without an answer before checkpoint.messages[${index}]`);
+    }
+    turn = undefined;
+    const calls: unknown = message.toolCalls;
+    if (message.role !== "assistant" || !Array.isArray(calls) || calls.length === 0) continue;
+    const answered = new Map<string, boolean>();
+    for (let position = 0; position < calls.length; position++) {
+      const call: unknown = calls[position];
+      const at = `checkpoint.messages[${index}].toolCalls[${position}]`;
+      if (!isRecord(call)) throw optionError(WHERE, at, "a tool call object", call);
+      if (typeof call.id !== "string" || call.id === "")
+        throw optionError(WHERE, `${at}.id`, "a non-empty string", call.id);
+      if (answered.has(call.id)) throw structureError(index, `has two tool calls with the id ${quoteName(call.id)}`);
+      answered.set(call.id, false);
+      ids.add(call.id);
+    }
+    turn = { index, calls: calls as Record<string, unknown>[], answered, unanswered: calls.length };
+  }
+  if (turn === undefined || turn.unanswered === 0) return undefined;
+  const open: NormalizedToolCall[] = [];
+  for (let position = 0; position < turn.calls.length; position++) {
+    const call = turn.calls[position] as Record<string, unknown>;
+    if (turn.answered.get(call.id as string) === true) continue;
+    open.push(resumedToolCall(checkCall(call, `checkpoint.messages[${turn.index}].toolCalls[${position}]`)));
+  }
+  return open;
+}
+
+/** Checks `pendingAsync`: each entry names a call of the transcript (`ids`). */
+function checkPendingAsync(value: unknown, ids: ReadonlySet<string>): ToolLoopCheckpoint["pendingAsync"] {
+  const option = "checkpoint.pendingAsync";
+  if (!Array.isArray(value)) throw optionError(WHERE, option, "an array of { toolCallId, toolName }", value);
+  const pending: ToolLoopCheckpoint["pendingAsync"] = [];
+  for (let index = 0; index < value.length; index++) {
+    const entry: unknown = value[index];
+    const at = `${option}[${index}]`;
+    if (!isPlainObject(entry)) throw optionError(WHERE, at, "an object { toolCallId, toolName }", entry);
+    const { toolCallId, toolName } = entry;
+    if (typeof toolCallId !== "string") throw optionError(WHERE, `${at}.toolCallId`, "a string", toolCallId);
+    if (typeof toolName !== "string") throw optionError(WHERE, `${at}.toolName`, "a string", toolName);
+    if (!ids.has(toolCallId)) {
+      throw optionError(WHERE, `${at}.toolCallId`, "the id of a tool call in checkpoint.messages", toolCallId);
+    }
+    pending.push({ toolCallId, toolName });
+  }
+  return pending;
+}
+
+/** Reads a checkpoint that may come from untrusted storage: a `TypeError` naming the first problem. */
+function readCheckpoint(checkpoint: unknown): { messages: Message[]; resume: ResumeState } {
+  if (!isPlainObject(checkpoint)) throw optionError(WHERE, "checkpoint", "a ToolLoopCheckpoint object", checkpoint);
+  const { version, messages, iterations } = checkpoint;
+  if (version !== 1) throw optionError(WHERE, "checkpoint.version", "1", version);
+  if (typeof iterations !== "number" || !Number.isSafeInteger(iterations) || iterations < 0) {
+    throw optionError(WHERE, "checkpoint.iterations", "an integer ≥ 0", iterations);
+  }
+  checkMessages(messages, WHERE, "checkpoint.messages");
+  const ids = new Set<string>();
+  const calls = unansweredCalls(messages, ids);
+  const pendingAsync = checkPendingAsync(checkpoint.pendingAsync, ids);
+  const last = messages[messages.length - 1];
+  const finished =
+    calls === undefined && last?.role === "assistant" && (last.toolCalls === undefined || last.toolCalls.length === 0);
+  return { messages, resume: { iterations, calls, finished, pendingAsync } };
+}
+
+/**
+ * Continues a run from a {@link ToolLoopCheckpoint} (one `onCheckpoint` saved, also after a round
+ * trip through JSON): the calls of its last assistant message that have no answer run — never one
+ * already answered — and the loop goes on as `runToolLoop` would; its `iterations` count toward
+ * `config.maxIterations`. A checkpoint of a finished run (it ends with an answer without calls,
+ * or with the answers of a turn in which a loop-breaking tool succeeded) resolves at once with the
+ * same result, without a provider call. The result's `usage` counts this run's provider calls only.
+ *
+ * The checkpoint is read as untrusted data before anything runs: a wrong version, messages that
+ * are not an array of messages, a tool message that answers no call of the assistant message
+ * before it (or answers one twice), calls left without an answer before a later message, or a
+ * `pendingAsync` entry naming no call reject with a `TypeError` that names the problem.
+ *
+ * @example
+ * ```ts
+ * const config = { provider, tools: registry, maxIterations: 10, onCheckpoint: (c) => store.save(JSON.stringify(c)) };
+ * // after a crash:
+ * const result = await resumeToolLoop(config, JSON.parse(await store.load()));
+ * ```
+ */
+export async function resumeToolLoop(
+  config: ToolLoopConfig,
+  checkpoint: ToolLoopCheckpoint,
+  context: ToolLoopContext = {},
+): Promise<ToolLoopResult> {
+  const { messages, resume } = readCheckpoint(checkpoint);
+  return runFrom(WHERE, config, messages, context, resume);
+}

@@ -1,0 +1,511 @@
+import { randomUUID } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { Queue } from "bullmq";
+import { Redis } from "ioredis";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import {
+  createToolQueue,
+  createToolWorker,
+  type ToolCompletion,
+  type ToolQueue,
+  type ToolWorker,
+} from "../../src/bullmq/index.js";
+import {
+  asyncResult,
+  type Message,
+  newToolResult,
+  runToolLoop,
+  type Tool,
+  ToolRegistry,
+  type ToolResult,
+} from "../../src/index.js";
+import { createToolContext, ScriptedProvider, textResponse, toolCallResponse } from "../../src/testing/index.js";
+import { FlakyRegistry, testTools } from "../helpers/bullmq-tools.js";
+import { captureLogger } from "../helpers/capture-logger.js";
+import { freePort, type RedisServer, startRedisServer } from "../helpers/redis-server.js";
+import { spawnConversation, spawnWorker } from "../helpers/spawn-worker.js";
+
+let redis: RedisServer;
+beforeAll(async () => {
+  redis = await startRedisServer();
+});
+afterAll(async () => {
+  await redis?.dispose();
+});
+
+const open: Array<{ close(): Promise<void> }> = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((item) => item.close()));
+});
+
+function tool(name: string): Tool {
+  const found = testTools().find((candidate) => candidate.name === name);
+  if (found === undefined) throw new Error(`no test tool ${name}`);
+  return found;
+}
+
+/** A queue and a worker on a queue name of their own (tests do not see each other's jobs). */
+function setup(
+  options: { attempts?: number; registry?: ToolRegistry; worker?: boolean; name?: string; backoffMs?: number } = {},
+) {
+  const name = options.name ?? `q${randomUUID().slice(0, 8)}`;
+  const connection = redis.connection;
+  const queue = createToolQueue({ connection, name, attempts: options.attempts, backoffMs: options.backoffMs ?? 10 });
+  open.push(queue);
+  const registry = options.registry ?? new ToolRegistry();
+  for (const item of testTools()) if (!registry.has(item.name)) registry.register(item);
+  let worker: ToolWorker | undefined;
+  if (options.worker !== false) {
+    worker = createToolWorker(registry, { connection, name, closeOnSigterm: false });
+    open.push(worker);
+  }
+  const bull = new Queue(name, { connection });
+  open.push(bull);
+  return { name, queue, registry, worker, bull };
+}
+
+/** Executes a queued tool directly and returns the immediate answer and the callback's result. */
+function call(queue: ToolQueue, name: string, args: Record<string, unknown>, toolCallId: string, extra = {}) {
+  let callback!: (result: ToolResult) => void;
+  const completed = new Promise<ToolResult>((resolve) => {
+    callback = resolve;
+  });
+  const immediate = queue
+    .queued(tool(name))
+    .execute(args, createToolContext({ toolCallId, asyncCallback: callback, ...extra })) as Promise<ToolResult>;
+  return { immediate, completed };
+}
+
+function collect(queue: ToolQueue): ToolCompletion[] {
+  const seen: ToolCompletion[] = [];
+  queue.onCompletion((completion) => {
+    seen.push(completion);
+  });
+  return seen;
+}
+
+async function until(check: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error("timed out");
+    await sleep(20);
+  }
+}
+
+describe("createToolQueue options", () => {
+  it.each([
+    [undefined, "createToolQueue: options must be an object, got undefined"],
+    [{}, "createToolQueue: connection must be BullMQ connection options or a Redis client, got undefined"],
+    [{ connection: {}, name: "" }, `createToolQueue: name must be a non-empty string without ':', got ""`],
+    [{ connection: {}, name: "a:b" }, `createToolQueue: name must be a non-empty string without ':', got "a:b"`],
+    [{ connection: {}, attempts: 0 }, "createToolQueue: attempts must be an integer > 0, got 0"],
+    [{ connection: {}, backoffMs: -1 }, "createToolQueue: backoffMs must be a number of milliseconds ≥ 0, got -1"],
+    [{ connection: {}, logger: 42 }, /createToolQueue: logger must be/],
+  ])("%j is a TypeError", (options, message) => {
+    expect(() => createToolQueue(options as never)).toThrow(message);
+  });
+});
+
+describe("queued(tool)", () => {
+  it("keeps the tool's name, description, schema and needsApproval, and is an AsyncTool", () => {
+    const { queue } = setup({ worker: false });
+    const original = { ...tool("echo"), needsApproval: true };
+    const queued = queue.queued(original);
+    expect(queued.name).toBe("echo");
+    expect(queued.description).toBe(original.description);
+    expect(queued.parameters).toEqual(original.parameters);
+    expect(queued.needsApproval).toBe(true);
+    expect(typeof queued.setCallback).toBe("function");
+    expect(() => queue.queued({ ...original, name: "bad name" })).toThrow(TypeError);
+  });
+
+  it("enqueues, answers asyncResult at once, and the worker's result reaches the call's callback", async () => {
+    const { queue } = setup();
+    const { immediate, completed } = call(queue, "echo", { text: "hi" }, "call_echo");
+    const answer = await immediate;
+    expect(answer.async).toBe(true);
+    expect(answer.isError).toBe(false);
+    expect(answer.forLLM).toMatchInlineSnapshot(
+      `"tool "echo" is queued (job call_echo); its result will follow when a worker has run it"`,
+    );
+    expect((await completed).forLLM).toBe("echo: hi");
+  });
+
+  it.each([
+    [{}, /invalid arguments for tool "echo": .*text/],
+    [{ text: 42 }, /invalid arguments for tool "echo": text: must be string/],
+    [[1], /invalid arguments for tool "echo": \(root\): expected a JSON object/],
+  ])("invalid arguments %j: an error result and no job", async (args, message) => {
+    const { queue, bull } = setup({ worker: false });
+    const answer = (await queue
+      .queued(tool("echo"))
+      .execute(args as never, createToolContext({ toolCallId: "call_invalid" }))) as ToolResult;
+    expect(answer.isError).toBe(true);
+    expect(answer.forLLM).toMatch(message);
+    expect(await bull.getJob("call_invalid")).toBeUndefined();
+  });
+
+  it("validates through the registry too, and carries channel, chat id, metadata and call id to the worker", async () => {
+    const { queue } = setup();
+    const registry = new ToolRegistry();
+    registry.register(queue.queued(tool("context")));
+    const completed = new Promise<ToolResult>((resolve) => {
+      void registry.executeWithContext("context", {}, "telegram", "chat-7", resolve, {
+        toolCallId: "call_ctx",
+        metadata: { user: "u1", __proto__: "x" } as Record<string, string>,
+      });
+    });
+    expect(JSON.parse((await completed).forLLM)).toEqual({
+      channel: "telegram",
+      chatId: "chat-7",
+      metadata: { user: "u1" },
+      toolCallId: "call_ctx",
+    });
+    const invalid = await registry.execute("context", { extra: 1 }, { toolCallId: "x" });
+    expect(invalid.isError).toBe(false); // no schema constraint against extra keys: queued
+  });
+
+  it.each([
+    ["123", "an integer id"],
+    ["a:b:c:d", "an id with ':'"],
+    ["__proto__", "__proto__"],
+    ["x".repeat(500), "a 500-character id"],
+    ["ünïcödé id", "a non-ASCII id with a space"],
+  ])("a model's call id such as %s (%s) works and comes back as sent", async (toolCallId) => {
+    const { queue } = setup();
+    const seen = collect(queue);
+    const { immediate, completed } = call(queue, "echo", { text: "id" }, toolCallId);
+    expect((await immediate).async).toBe(true);
+    expect((await completed).forLLM).toBe("echo: id");
+    await until(() => seen.length === 1);
+    expect(seen[0]?.toolCallId).toBe(toolCallId);
+    expect((await queue.completions([toolCallId]))[0]?.toolCallId).toBe(toolCallId);
+  });
+
+  it("the same call id queued again: one job, one run, delivered once, to the latest callback", async () => {
+    const registry = new FlakyRegistry();
+    const { name, queue, bull } = setup({ registry, worker: false });
+    const seen = collect(queue);
+    const first = call(queue, "slow", { ms: 100, text: "once" }, "call_twice");
+    const second = call(queue, "slow", { ms: 100, text: "once" }, "call_twice");
+    expect((await first.immediate).async).toBe(true);
+    expect((await second.immediate).async).toBe(true);
+    let firstCalled = false;
+    void first.completed.then(() => {
+      firstCalled = true;
+    });
+    const runs: string[] = [];
+    const counting = new (class extends ToolRegistry {
+      override executeWithContext(...args: Parameters<ToolRegistry["executeWithContext"]>) {
+        runs.push(args[0]);
+        return super.executeWithContext(...args);
+      }
+    })();
+    for (const item of testTools()) counting.register(item);
+    open.push(createToolWorker(counting, { connection: redis.connection, name, closeOnSigterm: false }));
+    expect((await second.completed).forLLM).toBe("slow: once");
+    await sleep(200);
+    expect(firstCalled).toBe(false);
+    expect(runs).toEqual(["slow"]);
+    expect(seen).toHaveLength(1);
+    expect(await bull.getJobCounts("completed", "wait", "active")).toEqual({ completed: 1, wait: 0, active: 0 });
+
+    // Queued again after it finished (a resumed loop): not run again; the new callback gets it.
+    const third = call(queue, "slow", { ms: 100, text: "once" }, "call_twice");
+    expect((await third.immediate).async).toBe(true);
+    expect((await third.completed).forLLM).toBe("slow: once");
+    await sleep(100);
+    expect(runs).toEqual(["slow"]);
+    expect(seen).toHaveLength(1);
+  });
+
+  it("a call id that another conversation's job holds is refused (the model cannot read another chat's result)", async () => {
+    const { queue } = setup();
+    const owner = call(queue, "echo", { text: "secret" }, "call_shared", { channel: "web", chatId: "alice" });
+    expect((await owner.completed).forLLM).toBe("echo: secret");
+    const thief = call(queue, "echo", { text: "x" }, "call_shared", { channel: "web", chatId: "mallory" });
+    const answer = await thief.immediate;
+    expect(answer.isError).toBe(true);
+    expect(answer.forLLM).toMatchInlineSnapshot(
+      `"tool "echo" was not queued: the tool call id "call_shared" belongs to another call's job"`,
+    );
+    const otherTool = call(queue, "context", {}, "call_shared", { channel: "web", chatId: "alice" });
+    expect((await otherTool.immediate).isError).toBe(true);
+  });
+});
+
+describe("results and retries", () => {
+  it("a tool's error result completes the job: delivered as that error, not retried", async () => {
+    const { queue, bull } = setup({ attempts: 3 });
+    const { completed } = call(queue, "refuse", {}, "call_refuse");
+    const result = await completed;
+    expect(result.isError).toBe(true);
+    expect(result.forLLM).toBe("refused by the tool");
+    const job = await bull.getJob("call_refuse");
+    expect(job?.attemptsStarted).toBe(1);
+    expect(await job?.getState()).toBe("completed");
+  });
+
+  it("a throw escaping the registry is retried; it completes when an attempt succeeds", async () => {
+    const registry = new FlakyRegistry();
+    const { queue } = setup({ attempts: 3, registry });
+    const { completed } = call(queue, "flaky", { failTimes: 2 }, "call_flaky");
+    expect((await completed).forLLM).toBe("flaky: made it");
+    expect(registry.calls.get("call_flaky")).toBe(3);
+  });
+
+  it("after the last attempt, the completion is `failed after N attempts: <reason>`", async () => {
+    const registry = new FlakyRegistry();
+    const { queue } = setup({ attempts: 3, registry });
+    const seen = collect(queue);
+    const { completed } = call(queue, "flaky", { failTimes: 10 }, "call_doomed");
+    const result = await completed;
+    expect(result.isError).toBe(true);
+    expect(result.forLLM).toMatchInlineSnapshot(`"tool "flaky" failed after 3 attempts: flaky failure 3"`);
+    expect(registry.calls.get("call_doomed")).toBe(3);
+    await until(() => seen.length === 1);
+    expect(seen[0]?.result.forLLM).toBe(result.forLLM);
+    expect((await queue.completions(["call_doomed"]))[0]?.result.forLLM).toBe(result.forLLM);
+  });
+
+  it("a worker whose tool is async itself completes the job with what the tool reports", async () => {
+    const registry = new ToolRegistry();
+    registry.register({
+      name: "echo",
+      description: "reports later",
+      parameters: { type: "object", properties: { text: { type: "string" } } },
+      execute: (args, context) => {
+        setTimeout(() => void context.asyncCallback?.(newToolResult(`later: ${String(args.text)}`)), 50);
+        return asyncResult("started");
+      },
+    });
+    const { queue } = setup({ registry });
+    const { completed } = call(queue, "echo", { text: "x" }, "call_nested");
+    expect((await completed).forLLM).toBe("later: x");
+  });
+});
+
+describe("delivery", () => {
+  it("every onCompletion handler of every queue of that name gets each completion once; callbacks only in the queuing one", async () => {
+    const { name, queue } = setup();
+    const other = createToolQueue({ connection: redis.connection, name });
+    open.push(other);
+    const here = collect(queue);
+    const there = collect(other);
+    const removedSeen: ToolCompletion[] = [];
+    const remove = other.onCompletion((completion) => {
+      removedSeen.push(completion);
+    });
+    remove();
+    // Make sure the second queue listens before anything completes.
+    await other.completions([]);
+    const calls = ["a", "b", "c"].map((id) => call(queue, "echo", { text: id }, `call_${id}`));
+    await Promise.all(calls.map((item) => item.completed));
+    await until(() => here.length === 3 && there.length === 3);
+    await sleep(100);
+    expect(here.map((item) => item.toolCallId).sort()).toEqual(["call_a", "call_b", "call_c"]);
+    expect(there.map((item) => item.toolCallId).sort()).toEqual(["call_a", "call_b", "call_c"]);
+    expect(there.find((item) => item.toolCallId === "call_b")).toMatchObject({ toolName: "echo" });
+    expect(removedSeen).toEqual([]);
+  });
+
+  it("a handler that throws or rejects is logged; the others still run", async () => {
+    const { logger, lines } = captureLogger();
+    const name = `q${randomUUID().slice(0, 8)}`;
+    const queue = createToolQueue({ connection: redis.connection, name, logger });
+    open.push(queue);
+    const registry = new ToolRegistry();
+    for (const item of testTools()) registry.register(item);
+    open.push(createToolWorker(registry, { connection: redis.connection, name, closeOnSigterm: false }));
+    queue.onCompletion(() => {
+      throw new Error("handler broke");
+    });
+    queue.onCompletion(() => Promise.reject(new Error("handler rejected")));
+    const seen = collect(queue);
+    const { completed } = call(queue, "echo", { text: "x" }, "call_h");
+    await completed;
+    await until(() => seen.length === 1);
+    await until(() => lines.filter((line) => line.msg === "tool queue: onCompletion handler failed").length === 2);
+    expect(() => queue.onCompletion(42 as never)).toThrow("onCompletion: handler must be a function, got 42");
+  });
+
+  it("completions(ids) returns those already finished, in order, from Redis (a fresh queue, as after a restart)", async () => {
+    const { name, queue } = setup();
+    const calls = [call(queue, "echo", { text: "1" }, "call_1x"), call(queue, "refuse", {}, "call_2x")];
+    await Promise.all(calls.map((item) => item.completed));
+    const slow = call(queue, "slow", { ms: 300 }, "call_3x");
+    await slow.immediate;
+    const restarted = createToolQueue({ connection: redis.connection, name });
+    open.push(restarted);
+    const found = await restarted.completions(["call_2x", "call_unknown", "call_3x", "call_1x"]);
+    expect(found.map((item) => [item.toolCallId, item.toolName, item.result.forLLM, item.result.isError])).toEqual([
+      ["call_2x", "refuse", "refused by the tool", true],
+      ["call_1x", "echo", "echo: 1", false],
+    ]);
+    await expect(restarted.completions("x" as never)).rejects.toThrow(TypeError);
+  });
+
+  it("with awaitAsync, a queued tool's result comes back into the conversation", async () => {
+    const { queue } = setup();
+    const registry = new ToolRegistry();
+    registry.register(queue.queued(tool("slow")));
+    const provider = new ScriptedProvider([
+      toolCallResponse({ id: "call_loop", name: "slow", arguments: { ms: 50, text: "from the worker" } }),
+      textResponse("waiting"),
+      (request) => textResponse(`got: ${request.messages.at(-1)?.content}`),
+    ]);
+    const messages: Message[] = [{ role: "user", content: "go" }];
+    const result = await runToolLoop(
+      { provider, tools: registry, maxIterations: 5, awaitAsync: { timeoutMs: 10_000 } },
+      messages,
+    );
+    expect(result.content).toBe("got: [async result from slow (call_loop)] slow: from the worker");
+  });
+});
+
+describe("Redis unreachable", () => {
+  it("an enqueue answers an error result naming Redis within enqueueTimeoutMs, never a hang", async () => {
+    const port = await freePort();
+    const queue = createToolQueue({
+      connection: { host: "127.0.0.1", port, retryStrategy: () => 50 },
+      name: "down",
+      enqueueTimeoutMs: 300,
+    });
+    open.push(queue);
+    const started = Date.now();
+    const answer = (await queue
+      .queued(tool("echo"))
+      .execute({ text: "x" }, createToolContext({ toolCallId: "c" }))) as ToolResult;
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(answer.isError).toBe(true);
+    expect(answer.forLLM).toMatchInlineSnapshot(
+      `"tool "echo" could not be queued: Redis did not answer within 300 ms"`,
+    );
+  });
+
+  it("within the call's own timeout, through a registry", async () => {
+    const port = await freePort();
+    const queue = createToolQueue({ connection: { host: "127.0.0.1", port, retryStrategy: () => 50 }, name: "down" });
+    open.push(queue);
+    const registry = new ToolRegistry();
+    registry.register(queue.queued(tool("echo")));
+    const started = Date.now();
+    const answer = await registry.execute("echo", { text: "x" }, { timeoutMs: 200, toolCallId: "c" });
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(answer.isError).toBe(true);
+    expect(answer.forLLM).toMatch(/timed out after 200 ms|Redis/);
+  });
+});
+
+describe("reconnecting", () => {
+  it("Redis restarted mid-run (persistence on, graceful): the queue reconnects and no completion is lost", async () => {
+    const persistent = await startRedisServer({ persistence: true });
+    try {
+      const connection = { ...persistent.connection, retryStrategy: () => 100 };
+      const name = "restart";
+      const queue = createToolQueue({ connection, name, backoffMs: 10 });
+      open.push(queue);
+      const seen = collect(queue);
+      const child = spawnWorker({ port: persistent.port, name, concurrency: 4 });
+      try {
+        const calls = Array.from({ length: 20 }, (_, index) =>
+          call(queue, "slow", { ms: 150, text: String(index) }, `call_r${index}`),
+        );
+        expect((await Promise.all(calls.map((item) => item.immediate))).every((answer) => answer.async)).toBe(true);
+        await child.waitFor((message) => message.type === "ran");
+        await persistent.stop();
+        await sleep(500);
+        await persistent.start();
+        const results = await Promise.all(calls.map((item) => item.completed));
+        expect(results.map((result) => result.forLLM)).toEqual(calls.map((_, index) => `slow: ${index}`));
+        await until(() => seen.length >= 20);
+        await sleep(200);
+        expect(seen.map((completion) => completion.toolCallId).sort()).toEqual(
+          calls.map((_, index) => `call_r${index}`).sort(),
+        );
+      } finally {
+        child.child.kill("SIGKILL");
+        await child.exited;
+      }
+    } finally {
+      await Promise.all(open.splice(0).map((item) => item.close()));
+      await persistent.dispose();
+    }
+  }, 40_000);
+
+  it("a completion whose event was lost while the queues were disconnected is swept up on reconnect: callback and handlers", async () => {
+    const name = `q${randomUUID().slice(0, 8)}`;
+    const queue = createToolQueue({ connection: { ...redis.connection, retryStrategy: () => 1_000 }, name });
+    open.push(queue);
+    const observer = createToolQueue({ connection: { ...redis.connection, retryStrategy: () => 1_000 }, name });
+    open.push(observer);
+    const observed = collect(observer);
+    await observer.completions([]);
+    const waiting = call(queue, "echo", { text: "swept" }, "call_swept");
+    expect((await waiting.immediate).async).toBe(true);
+    const admin = new Redis(redis.port, "127.0.0.1");
+    try {
+      // Drop the queue's connections; while it waits to reconnect, the job runs and its event is trimmed away.
+      await admin.call("CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes");
+      const registry = new ToolRegistry();
+      for (const item of testTools()) registry.register(item);
+      const bull = new Queue(name, { connection: redis.connection });
+      open.push(bull);
+      open.push(createToolWorker(registry, { connection: redis.connection, name, closeOnSigterm: false }));
+      const deadline = Date.now() + 800;
+      while ((await bull.getJobState("call_swept")) !== "completed" && Date.now() < deadline) await sleep(10);
+      expect(await bull.getJobState("call_swept")).toBe("completed");
+      await admin.xtrim(`bull:${name}:events`, "MAXLEN", 0);
+      expect((await waiting.completed).forLLM).toBe("echo: swept");
+      // A queue of that name that holds no callback for it: its handlers get it too, once.
+      await until(() => observed.length === 1);
+      await sleep(100);
+      expect(observed.map((completion) => completion.result.forLLM)).toEqual(["echo: swept"]);
+    } finally {
+      admin.disconnect();
+    }
+  });
+});
+
+describe("the enqueuing process killed and restarted from its last checkpoint", () => {
+  it.each([
+    ["2-after-save", "while it waits for the results (its calls answered: completions() fetches them)"],
+    ["2-before-save", "before its calls' answers were saved (they are queued again and join their jobs)"],
+  ])(
+    "killed at checkpoint %s, %s: every call answered once, each job run once",
+    async (hangAt) => {
+      const dir = mkdtempSync(join(tmpdir(), "toolloop-resume-"));
+      const name = `resume${randomUUID().slice(0, 8)}`;
+      const worker = spawnWorker({ port: redis.port, name, concurrency: 3 });
+      const checkpointFile = join(dir, "checkpoint.json");
+      try {
+        const first = spawnConversation({ port: redis.port, name, checkpointFile, hangAt, slowMs: 800 });
+        await first.waitFor((message) => message.type === "checkpoint" && message.hang === true);
+        await worker.waitFor((message) => message.type === "started");
+        first.child.kill("SIGKILL");
+        await first.exited;
+        const second = spawnConversation({ port: redis.port, name, checkpointFile, slowMs: 800 });
+        const resuming = await second.waitFor((message) => message.type === "resuming");
+        expect(resuming.pendingAsync).toBe(hangAt === "2-after-save" ? 3 : 0);
+        const done = await second.waitFor((message) => message.type === "result");
+        await second.exited;
+        expect(done.content).toBe("done: slow: 0 | slow: 1 | slow: 2");
+        const messages = done.messages as Message[];
+        const answers = messages.filter((message) => message.role === "tool").map((message) => message.toolCallId);
+        expect(answers.sort()).toEqual(["call_resume_0", "call_resume_1", "call_resume_2"]);
+        const fedBack = messages.filter((message) => message.role === "user" && message.content.startsWith("[async"));
+        expect(fedBack).toHaveLength(3);
+        const runs = worker.messages.filter((message) => message.type === "ran").map((message) => message.toolCallId);
+        expect(runs.sort()).toEqual(["call_resume_0", "call_resume_1", "call_resume_2"]);
+      } finally {
+        worker.child.kill("SIGKILL");
+        await worker.exited;
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+    30_000,
+  );
+});

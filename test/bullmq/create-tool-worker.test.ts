@@ -1,0 +1,233 @@
+import { randomUUID } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { createToolQueue, createToolWorker, type ToolCompletion, type ToolQueue } from "../../src/bullmq/index.js";
+import { type Message, runToolLoop, type Tool, ToolRegistry, type ToolResult } from "../../src/index.js";
+import { createToolContext, ScriptedProvider, textResponse, toolCallResponse } from "../../src/testing/index.js";
+import { testTools } from "../helpers/bullmq-tools.js";
+import { type RedisServer, startRedisServer } from "../helpers/redis-server.js";
+import { spawnWorker, type WorkerProcess } from "../helpers/spawn-worker.js";
+
+let redis: RedisServer;
+beforeAll(async () => {
+  redis = await startRedisServer();
+});
+afterAll(async () => {
+  await redis?.dispose();
+});
+
+const open: Array<{ close(): Promise<void> }> = [];
+const children: WorkerProcess[] = [];
+afterEach(async () => {
+  for (const worker of children.splice(0)) {
+    if (worker.child.exitCode === null && worker.child.signalCode === null) worker.child.kill("SIGKILL");
+    await worker.exited;
+  }
+  await Promise.all(open.splice(0).map((item) => item.close()));
+});
+
+const crash: Tool = {
+  name: "crash",
+  description: "Kills the worker process that runs it",
+  parameters: { type: "object", properties: {} },
+  execute: () => "never runs here",
+};
+
+function tool(name: string): Tool {
+  return testTools().find((candidate) => candidate.name === name) ?? crash;
+}
+
+function newQueue(options: { attempts?: number } = {}) {
+  const name = `w${randomUUID().slice(0, 8)}`;
+  const queue = createToolQueue({
+    connection: { ...redis.connection, retryStrategy: () => 100 },
+    name,
+    backoffMs: 10,
+    ...options,
+  });
+  open.push(queue);
+  const seen: ToolCompletion[] = [];
+  queue.onCompletion((completion) => {
+    seen.push(completion);
+  });
+  return { name, queue, seen };
+}
+
+function worker(name: string, settings: { lockMs?: number; stalledMs?: number; concurrency?: number } = {}) {
+  const spawned = spawnWorker({ port: redis.port, name, ...settings });
+  children.push(spawned);
+  return spawned;
+}
+
+/** Queues a call and counts how often its callback fires. */
+function enqueue(queue: ToolQueue, name: string, args: Record<string, unknown>, toolCallId: string) {
+  const results: ToolResult[] = [];
+  const first = new Promise<ToolResult>((resolve) => {
+    void queue.queued(tool(name)).execute(
+      args,
+      createToolContext({
+        toolCallId,
+        asyncCallback: (result) => {
+          results.push(result);
+          resolve(result);
+        },
+      }),
+    );
+  });
+  return { first, results };
+}
+
+describe("createToolWorker options", () => {
+  it.each([
+    [{}, { connection: {} }, "createToolWorker: registry must be a ToolRegistry, got {}"],
+    [new ToolRegistry(), undefined, "createToolWorker: options must be an object, got undefined"],
+    [new ToolRegistry(), { connection: 1 }, /connection must be BullMQ connection options or a Redis client, got 1/],
+    [
+      new ToolRegistry(),
+      { connection: {}, concurrency: 0 },
+      "createToolWorker: concurrency must be an integer > 0, got 0",
+    ],
+    [
+      new ToolRegistry(),
+      { connection: {}, lockDurationMs: 1.5 },
+      /lockDurationMs must be an integer number of milliseconds > 0, got 1.5/,
+    ],
+    [new ToolRegistry(), { connection: {}, stalledIntervalMs: -1 }, /stalledIntervalMs must be/],
+    [new ToolRegistry(), { connection: {}, timeoutMs: 0 }, /timeoutMs must be/],
+    [new ToolRegistry(), { connection: {}, closeOnSigterm: "yes" }, /closeOnSigterm must be a boolean/],
+    [new ToolRegistry(), { connection: {}, name: "a:b" }, /name must be a non-empty string without ':'/],
+  ])("%#: a TypeError", (registry, options, message) => {
+    expect(() => createToolWorker(registry as never, options as never)).toThrow(message);
+  });
+
+  it("closeOnSigterm adds one SIGTERM listener while workers are open, and removes it when they close", async () => {
+    const before = process.listenerCount("SIGTERM");
+    const a = createToolWorker(new ToolRegistry(), { connection: redis.connection, name: "sig" });
+    const b = createToolWorker(new ToolRegistry(), { connection: redis.connection, name: "sig" });
+    const c = createToolWorker(new ToolRegistry(), {
+      connection: redis.connection,
+      name: "sig",
+      closeOnSigterm: false,
+    });
+    expect(process.listenerCount("SIGTERM")).toBe(before + 1);
+    await a.close();
+    expect(process.listenerCount("SIGTERM")).toBe(before + 1);
+    await Promise.all([b.close(), c.close(), b.close()]);
+    expect(process.listenerCount("SIGTERM")).toBe(before);
+  });
+
+  it("runs each job with the worker's timeoutMs: a timeout is an error result, not retried", async () => {
+    const { name, queue } = newQueue();
+    const registry = new ToolRegistry();
+    for (const item of testTools()) registry.register(item);
+    open.push(createToolWorker(registry, { connection: redis.connection, name, timeoutMs: 50, closeOnSigterm: false }));
+    const { first } = enqueue(queue, "slow", { ms: 5_000 }, "call_timeout");
+    const result = await first;
+    expect(result.isError).toBe(true);
+    expect(result.forLLM).toBe('tool "slow" timed out after 50 ms');
+  });
+});
+
+describe("worker processes", () => {
+  it("a worker killed with SIGKILL mid-job: another worker completes the job, exactly one completion", async () => {
+    const { name, queue, seen } = newQueue();
+    const settings = { lockMs: 1_000, stalledMs: 500 };
+    const doomed = worker(name, settings);
+    const call = enqueue(queue, "slow", { ms: 1_000, text: "survived" }, "call_killed");
+    await doomed.waitFor((message) => message.type === "started");
+    doomed.child.kill("SIGKILL");
+    await doomed.exited;
+    const killedAt = Date.now();
+    const rescuer = worker(name, settings);
+    const result = await call.first;
+    expect(result.forLLM).toBe("slow: survived");
+    // lock (1 s) + stalled check (0.5 s) + the job (1 s) + starting a process, with room
+    expect(Date.now() - killedAt).toBeLessThan(8_000);
+    expect(rescuer.messages.filter((message) => message.type === "ran")).toHaveLength(1);
+    await sleep(300);
+    expect(call.results).toHaveLength(1);
+    expect(seen.map((completion) => completion.toolCallId)).toEqual(["call_killed"]);
+  });
+
+  it("stalls count as attempts: a job that kills every worker fails after `attempts` starts", async () => {
+    const { name, queue, seen } = newQueue({ attempts: 2 });
+    const settings = { lockMs: 500, stalledMs: 250 };
+    const call = enqueue(queue, "crash", {}, "call_poison");
+    for (let start = 0; start < 2; start++) {
+      const victim = worker(name, settings);
+      await victim.waitFor((message) => message.type === "started");
+      await victim.exited;
+    }
+    const last = worker(name, settings);
+    const result = await call.first;
+    expect(result.isError).toBe(true);
+    expect(result.forLLM).toMatchInlineSnapshot(
+      `"tool "crash" failed after 2 attempts: its worker stopped while running it"`,
+    );
+    expect(last.messages.filter((message) => message.type === "started")).toEqual([]);
+    await sleep(200);
+    expect(seen).toHaveLength(1);
+  });
+
+  it("SIGTERM: the worker finishes the job it runs, takes no more, and the process ends", async () => {
+    const { name, queue, seen } = newQueue();
+    const child = worker(name);
+    const running = enqueue(queue, "slow", { ms: 600, text: "finished" }, "call_term");
+    await child.waitFor((message) => message.type === "started");
+    child.child.kill("SIGTERM");
+    const waiting = enqueue(queue, "echo", { text: "later" }, "call_after_term");
+    expect((await running.first).forLLM).toBe("slow: finished");
+    expect(await child.exited).toEqual({ code: null, signal: "SIGTERM" });
+    expect(child.messages.filter((message) => message.type === "started")).toHaveLength(1);
+    // The job queued meanwhile waits for the next worker.
+    worker(name);
+    expect((await waiting.first).forLLM).toBe("echo: later");
+    await sleep(100);
+    expect(seen.map((completion) => completion.toolCallId).sort()).toEqual(["call_after_term", "call_term"]);
+  });
+
+  it("200 conversations × 3 queued calls across 4 worker processes: 600 completions, none lost, none duplicated", async () => {
+    const { name, queue, seen } = newQueue();
+    const workers = [0, 1, 2, 3].map(() => worker(name, { concurrency: 8 }));
+    await Promise.all(workers.map((child) => child.waitFor((message) => message.type === "ready")));
+    const registry = new ToolRegistry();
+    registry.register(queue.queued(tool("echo")));
+    const conversations = Array.from({ length: 200 }, async (_, index) => {
+      const calls = [0, 1, 2].map((call) => ({
+        id: `conv${index}_call${call}`,
+        name: "echo",
+        arguments: { text: `${index}.${call}` },
+      }));
+      // The model sums up the async results it has read (the loop asks again until all are in).
+      const sumUp = (request: { messages: Message[] }) =>
+        textResponse(
+          request.messages
+            .filter((message) => message.role === "user" && message.content.startsWith("[async result"))
+            .map((message) => message.content.replace(/^.*\] /, ""))
+            .sort()
+            .join(" | "),
+        );
+      const provider = new ScriptedProvider([toolCallResponse(calls), sumUp, sumUp, sumUp, sumUp]);
+      const messages: Message[] = [{ role: "user", content: `conversation ${index}` }];
+      const result = await runToolLoop(
+        { provider, tools: registry, maxIterations: 4, awaitAsync: { timeoutMs: 30_000 } },
+        messages,
+        { channel: "bench", chatId: `chat-${index}` },
+      );
+      return [index, result.content] as const;
+    });
+    const finished = await Promise.all(conversations);
+    for (const [index, content] of finished) {
+      expect(content).toBe(`echo: ${index}.0 | echo: ${index}.1 | echo: ${index}.2`);
+    }
+    await sleep(300);
+    const ids = seen.map((completion) => completion.toolCallId);
+    expect(ids).toHaveLength(600);
+    expect(new Set(ids).size).toBe(600);
+    const runs = workers.flatMap((child) => child.messages.filter((message) => message.type === "ran"));
+    expect(runs).toHaveLength(600);
+    expect(new Set(runs.map((message) => message.toolCallId)).size).toBe(600);
+    // Every worker took part.
+    for (const child of workers) expect(child.messages.some((message) => message.type === "ran")).toBe(true);
+  }, 60_000);
+});

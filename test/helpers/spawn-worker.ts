@@ -1,0 +1,104 @@
+import { type ChildProcess, fork } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+const workerScript = fileURLToPath(new URL("./tool-worker-process.ts", import.meta.url));
+const conversationScript = fileURLToPath(new URL("./conversation-process.ts", import.meta.url));
+
+/** A message a child sends: tool-worker-process.ts ("ready", "started", "ran") or conversation-process.ts. */
+export interface WorkerMessage {
+  pid: number;
+  type: string;
+  toolName?: string;
+  toolCallId?: string;
+  isError?: boolean;
+  [key: string]: unknown;
+}
+
+/** A worker child process and what it reported. */
+export interface WorkerProcess {
+  readonly child: ChildProcess;
+  readonly messages: WorkerMessage[];
+  /** Resolves with the first message matching `predicate` (also one already received). */
+  waitFor(predicate: (message: WorkerMessage) => boolean, timeoutMs?: number): Promise<WorkerMessage>;
+  /** Resolves when the process has exited, with its code and signal. */
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** Forks test/helpers/tool-worker-process.ts (through tsx) with these settings. */
+export function spawnWorker(settings: {
+  port: number;
+  name: string;
+  concurrency?: number;
+  lockMs?: number;
+  stalledMs?: number;
+}): WorkerProcess {
+  return spawnScript(workerScript, {
+    REDIS_PORT: String(settings.port),
+    QUEUE_NAME: settings.name,
+    CONCURRENCY: String(settings.concurrency ?? 1),
+    LOCK_MS: String(settings.lockMs ?? 30_000),
+    STALLED_MS: String(settings.stalledMs ?? 30_000),
+  });
+}
+
+/** Forks test/helpers/conversation-process.ts (through tsx): a conversation that checkpoints to `checkpointFile`. */
+export function spawnConversation(settings: {
+  port: number;
+  name: string;
+  checkpointFile: string;
+  hangAt?: string;
+  slowMs?: number;
+}): WorkerProcess {
+  return spawnScript(conversationScript, {
+    REDIS_PORT: String(settings.port),
+    QUEUE_NAME: settings.name,
+    CHECKPOINT_FILE: settings.checkpointFile,
+    HANG_AT: settings.hangAt ?? "",
+    SLOW_MS: String(settings.slowMs ?? 1000),
+  });
+}
+
+function spawnScript(script: string, env: Record<string, string>): WorkerProcess {
+  const child = fork(script, [], {
+    execArgv: ["--import", "tsx"],
+    stdio: ["ignore", "ignore", "ignore", "ipc"],
+    env: { ...process.env, ...env },
+  });
+  const messages: WorkerMessage[] = [];
+  const waiters = new Set<{ predicate: (message: WorkerMessage) => boolean; resolve: (m: WorkerMessage) => void }>();
+  child.on("message", (message: WorkerMessage) => {
+    messages.push(message);
+    for (const waiter of waiters) {
+      if (waiter.predicate(message)) {
+        waiters.delete(waiter);
+        waiter.resolve(message);
+      }
+    }
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.once("exit", (code, signal) => resolve({ code, signal }));
+  });
+  return {
+    child,
+    messages,
+    exited,
+    waitFor(predicate, timeoutMs = 20_000) {
+      const found = messages.find(predicate);
+      if (found !== undefined) return Promise.resolve(found);
+      return new Promise((resolve, reject) => {
+        const waiter = {
+          predicate,
+          resolve: (message: WorkerMessage) => {
+            clearTimeout(timer);
+            resolve(message);
+          },
+        };
+        const timer = setTimeout(() => {
+          waiters.delete(waiter);
+          reject(new Error(`worker ${child.pid}: no matching message within ${timeoutMs} ms`));
+        }, timeoutMs);
+        waiters.add(waiter);
+      });
+    },
+  };
+}

@@ -1,0 +1,43 @@
+// A toolloop/bullmq worker in its own process, for tests that kill workers. Started with
+// `fork(this file, [], { execArgv: ["--import", "tsx"], env: { REDIS_PORT, … } })`; tells its parent
+// over IPC when a job starts and when it has run (the parent counts runs per call id).
+import { createToolWorker } from "../../src/bullmq/index.js";
+import { errorResult, type Tool, type ToolRegistry } from "../../src/index.js";
+import { FlakyRegistry, testTools } from "./bullmq-tools.js";
+
+const env = process.env;
+const send = (message: Record<string, unknown>) => process.send?.({ pid: process.pid, ...message });
+
+class ReportingRegistry extends FlakyRegistry {
+  override executeWithContext(...args: Parameters<ToolRegistry["executeWithContext"]>) {
+    const [name, , , , , options] = args;
+    send({ type: "started", toolName: name, toolCallId: options?.toolCallId });
+    return super.executeWithContext(...args).then((result) => {
+      send({ type: "ran", toolName: name, toolCallId: options?.toolCallId, isError: result.isError });
+      return result;
+    });
+  }
+}
+
+const registry = new ReportingRegistry();
+for (const tool of testTools()) registry.register(tool);
+const crash: Tool = {
+  name: "crash",
+  description: "Kills this worker process while running",
+  parameters: { type: "object", properties: {} },
+  execute: () => {
+    process.kill(process.pid, "SIGKILL");
+    return errorResult("unreachable");
+  },
+};
+registry.register(crash);
+
+const worker = createToolWorker(registry, {
+  connection: { host: "127.0.0.1", port: Number(env.REDIS_PORT), retryStrategy: () => 100 },
+  name: env.QUEUE_NAME ?? "toolloop",
+  concurrency: Number(env.CONCURRENCY ?? "1"),
+  lockDurationMs: Number(env.LOCK_MS ?? "30000"),
+  stalledIntervalMs: Number(env.STALLED_MS ?? "30000"),
+});
+send({ type: "ready" });
+process.on("disconnect", () => void worker.close().then(() => process.exit(0)));
