@@ -14,6 +14,17 @@ export const MAX_SEARCH_QUERY_CHARS = 1_000;
 const MAX_QUERY_TERMS = 32;
 /** Only the start of a long description is searched: a hostile server's megabyte stays cheap. */
 const MAX_SEARCHED_DESCRIPTION_CHARS = 4_096;
+/**
+ * Largest regex accepted, in (estimated) instructions of its RE2 program: `.{1000}` repeated to
+ * 1,000 characters compiles to 140,000 of them (100 ms and 10 MB each, kept in the pattern cache).
+ */
+const MAX_PATTERN_SIZE = 1_000;
+/**
+ * Most work one regex search may do: program size × characters searched. Linear-time matching
+ * still costs up to one step per instruction and character (a `.{1000}` over 200 descriptions of
+ * 4 KiB held the event loop for a minute); this bounds it to a fraction of a second.
+ */
+const MAX_REGEX_WORK = 20_000_000;
 
 // BM25's usual constants (Robertson & Zaragoza): term-frequency saturation and length normalisation.
 const K1 = 1.2;
@@ -57,14 +68,77 @@ function ranked(scored: { document: SearchDocument; score: number }[], max: numb
   return scored.slice(0, max).map(({ document }) => document);
 }
 
+const COUNTED_REPETITION = /\{(\d+)(,(\d*))?\}/y;
+
+/**
+ * An estimate (from above, within a few instructions per atom) of the size of the RE2 program a
+ * valid pattern compiles to: atoms count one, groups their content, and a counted repetition
+ * multiplies what it repeats (`(?:a{10}){10}` → 100).
+ */
+export function patternSize(pattern: string): number {
+  // Per open group: the size of its finished items, and of the last item (which a quantifier repeats).
+  const open: { done: number; last: number }[] = [];
+  let group = { done: 0, last: 0 };
+  let at = 0;
+  const close = () => {
+    const inner = group.done + group.last + 2;
+    group = open.pop() ?? { done: 0, last: 0 };
+    group.done += group.last;
+    group.last = inner;
+  };
+  while (at < pattern.length) {
+    const char = pattern[at++];
+    if (char === "(") {
+      open.push(group);
+      group = { done: 0, last: 0 };
+    } else if (char === ")" && open.length > 0) {
+      close();
+    } else if (char === "|") {
+      group.done += group.last + 1;
+      group.last = 0;
+    } else if (char === "*" || char === "+" || char === "?") {
+      if (group.last > 0) group.last++;
+    } else {
+      COUNTED_REPETITION.lastIndex = at - 1;
+      const repetition = group.last > 0 ? COUNTED_REPETITION.exec(pattern) : null;
+      if (repetition !== null) {
+        const min = Number(repetition[1]);
+        const max = repetition[2] === undefined ? min : repetition[3] === "" ? min + 1 : Number(repetition[3]);
+        group.last = group.last * Math.max(min, max, 1) + Math.max(max - min, 0) + 1;
+        at = COUNTED_REPETITION.lastIndex;
+        continue;
+      }
+      if (char === "\\") {
+        // `\p{L}`, `\u{1F600}`: one atom, braces included.
+        const braced = /[pPu]/.test(pattern[at] ?? "") && pattern[at + 1] === "{" ? pattern.indexOf("}", at) : -1;
+        at = braced === -1 ? at + 1 : braced + 1;
+      } else if (char === "[") {
+        while (at < pattern.length && pattern[at] !== "]") at += pattern[at] === "\\" ? 2 : 1;
+        at++;
+      }
+      group.done += group.last;
+      group.last = 1;
+    }
+  }
+  while (open.length > 0) close();
+  return group.done + group.last;
+}
+
 /**
  * The documents whose name or description `pattern` matches, case-insensitively, on the linear-time
  * engine of schema patterns: a name match ranks before a description-only match, then by name.
  * @throws TypeError for an invalid pattern (its message says why), one longer than 1,000
- * characters, or a `max` that is not an integer ≥ 0
+ * characters, one too complex (its program, or its program times the characters to search, too
+ * large), or a `max` that is not an integer ≥ 0
  */
 export function searchByRegex(documents: Iterable<SearchDocument>, pattern: string, max: number): SearchDocument[] {
   checkSearch("searchRegex", "pattern", pattern, max);
+  const size = patternSize(pattern);
+  if (size > MAX_PATTERN_SIZE) {
+    throw new TypeError(
+      `searchRegex: pattern is too complex (about ${size} steps per character, at most ${MAX_PATTERN_SIZE}): use fewer or smaller repetitions`,
+    );
+  }
   let regex: { test(text: string): boolean };
   try {
     regex = linearRegExp(pattern, "iu");
@@ -72,8 +146,18 @@ export function searchByRegex(documents: Iterable<SearchDocument>, pattern: stri
     throw new TypeError(`searchRegex: ${errorMessage(error)}`, { cause: error });
   }
   if (max === 0) return [];
+  const searched = [...documents];
+  let characters = 0;
+  for (const { name, description } of searched) {
+    characters += name.length + Math.min(description.length, MAX_SEARCHED_DESCRIPTION_CHARS);
+  }
+  if (size * characters > MAX_REGEX_WORK) {
+    throw new TypeError(
+      `searchRegex: pattern is too complex to search ${characters} characters of tool names and descriptions (about ${size} steps per character, at most ${Math.floor(MAX_REGEX_WORK / characters)} here): use a simpler one`,
+    );
+  }
   const scored: { document: SearchDocument; score: number }[] = [];
-  for (const document of documents) {
+  for (const document of searched) {
     if (regex.test(document.name)) scored.push({ document, score: 2 });
     else if (regex.test(document.description.slice(0, MAX_SEARCHED_DESCRIPTION_CHARS)))
       scored.push({ document, score: 1 });

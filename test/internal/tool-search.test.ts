@@ -1,0 +1,254 @@
+import { describe, expect, it } from "vitest";
+import {
+  Bm25Index,
+  formatMatches,
+  MAX_SEARCH_QUERY_CHARS,
+  patternSize,
+  type SearchDocument,
+  searchByRegex,
+  searchTerms,
+} from "../../src/internal/tool-search.js";
+
+const doc = (name: string, description: string): SearchDocument => ({ name, description });
+const names = (documents: readonly SearchDocument[]) => documents.map(({ name }) => name);
+
+/** Catches what `run` throws (a TypeError expected), for its message. */
+function thrown(run: () => unknown): TypeError {
+  try {
+    run();
+  } catch (error) {
+    expect(error).toBeInstanceOf(TypeError);
+    return error as TypeError;
+  }
+  throw new Error("did not throw");
+}
+
+describe("searchTerms (BM25's tokenizer)", () => {
+  it.each([
+    ["read_file", ["read", "file"]],
+    ["list-dir", ["list", "dir"]],
+    ["readFile", ["read", "file"]],
+    ["ReadFileContents", ["read", "file", "contents"]],
+    ["HTTPServer", ["http", "server"]],
+    ["getHTTPResponseCode", ["get", "http", "response", "code"]],
+    ["  spaced   out\ttext\n", ["spaced", "out", "text"]],
+    ["utf8Decode", ["utf8", "decode"]],
+    ["v2_api file2", ["v2", "api", "file2"]],
+    ["123", ["123"]],
+    ["ÜberTool", ["über", "tool"]],
+    ["café_crème", ["café", "crème"]],
+    ["日本語_tool", ["日本語", "tool"]],
+    ["mcp_github_create-issue: Creates an ISSUE.", ["mcp", "github", "create", "issue", "creates", "an", "issue"]],
+    ["", []],
+    ["__--__  ..", []],
+  ])("%j → %j", (text, terms) => {
+    expect(searchTerms(text)).toEqual(terms);
+  });
+});
+
+describe("Bm25Index", () => {
+  const documents = [
+    doc("read_file", "Read the contents of a file"),
+    doc("write_file", "Write contents to a file"),
+    doc("list_dir", "List the files of a directory"),
+    doc("send_email", "Send an email message"),
+    doc("weather", "Current weather for a city"),
+  ];
+
+  it("ranks the document holding the rare term first", () => {
+    const index = new Bm25Index(documents);
+    // "file" is in three documents, "read" only in one: read_file wins.
+    expect(names(index.search("read file", 5))).toEqual(["read_file", "write_file"]);
+    expect(names(index.search("email", 5))).toEqual(["send_email"]);
+    expect(names(index.search("directory", 5))).toEqual(["list_dir"]);
+  });
+
+  it("matches case-insensitively and across camelCase and separators in the query", () => {
+    const index = new Bm25Index(documents);
+    expect(names(index.search("SendEmail", 1))).toEqual(["send_email"]);
+    expect(names(index.search("WEATHER-city", 5))).toEqual(["weather"]);
+  });
+
+  it("breaks ties by name, whatever the registration order", () => {
+    const twins = [doc("zeta", "same words"), doc("alpha", "same words"), doc("mid", "same words")];
+    expect(names(new Bm25Index(twins).search("words", 5))).toEqual(["alpha", "mid", "zeta"]);
+    expect(names(new Bm25Index([...twins].reverse()).search("words", 5))).toEqual(["alpha", "mid", "zeta"]);
+  });
+
+  it("returns at most max, none for max 0, none for a query without terms or without a shared term", () => {
+    const index = new Bm25Index(documents);
+    expect(names(index.search("file", 2))).toHaveLength(2);
+    expect(index.search("file", 0)).toEqual([]);
+    expect(index.search("  --__ ", 5)).toEqual([]);
+    expect(index.search("nothing shared", 5)).toEqual([]);
+    expect(new Bm25Index([]).search("file", 5)).toEqual([]);
+  });
+
+  it("scores only the first 32 distinct query terms", () => {
+    const index = new Bm25Index([doc("late", "zzterm")]);
+    const filler = Array.from({ length: 32 }, (_, i) => `w${i}`).join(" ");
+    expect(index.search(`${filler} zzterm`, 5)).toEqual([]);
+    expect(names(index.search(`zzterm ${filler}`, 5))).toEqual(["late"]);
+  });
+
+  it("searches only the start of a huge description", () => {
+    const index = new Bm25Index([doc("huge", `${"a ".repeat(5_000)} needle`)]);
+    expect(index.search("needle", 5)).toEqual([]);
+  });
+
+  it.each([
+    ["a query that is not a string", 42, 5, "searchBM25: query must be a string, got 42"],
+    ["a negative max", "x", -1, "searchBM25: max must be an integer ≥ 0, got -1"],
+    ["a fractional max", "x", 1.5, "searchBM25: max must be an integer ≥ 0, got 1.5"],
+    ["a NaN max", "x", Number.NaN, "searchBM25: max must be an integer ≥ 0, got NaN"],
+    ["an over-long query", "q".repeat(1_001), 5, "searchBM25: query is longer than 1000 characters (1001)"],
+  ])("throws a TypeError for %s", (_, query, max, message) => {
+    const index = new Bm25Index(documents);
+    expect(thrown(() => index.search(query as string, max)).message).toBe(message);
+  });
+
+  it("accepts a query of exactly the longest length", () => {
+    expect(new Bm25Index(documents).search("q".repeat(MAX_SEARCH_QUERY_CHARS), 5)).toEqual([]);
+  });
+});
+
+describe("searchByRegex", () => {
+  const documents = [
+    doc("zeta_notes", "Reads the FILE of notes"),
+    doc("file_reader", "Reads things"),
+    doc("alpha", "mentions file in its description"),
+    doc("other", "nothing to see"),
+  ];
+
+  it("ranks name matches before description-only matches, each by name", () => {
+    expect(names(searchByRegex(documents, "file", 10))).toEqual(["file_reader", "alpha", "zeta_notes"]);
+  });
+
+  it("matches case-insensitively (name and description)", () => {
+    expect(names(searchByRegex(documents, "FILE_READER", 10))).toEqual(["file_reader"]);
+    expect(names(searchByRegex(documents, "NOTHING TO", 10))).toEqual(["other"]);
+    expect(names(searchByRegex(documents, "^reads\\b", 10))).toEqual(["file_reader", "zeta_notes"]);
+  });
+
+  it("returns at most max; max 0 returns none", () => {
+    expect(names(searchByRegex(documents, "file", 1))).toEqual(["file_reader"]);
+    expect(searchByRegex(documents, "file", 0)).toEqual([]);
+    expect(searchByRegex(documents, "no such thing", 5)).toEqual([]);
+  });
+
+  it("searches only the start of a huge description", () => {
+    expect(searchByRegex([doc("huge", `${"a".repeat(5_000)}needle`)], "needle", 5)).toEqual([]);
+    expect(names(searchByRegex([doc("huge", `${"a".repeat(4_000)}needle`)], "needle", 5))).toEqual(["huge"]);
+  });
+
+  it("throws a TypeError naming the pattern and why for an invalid pattern", () => {
+    expect(thrown(() => searchByRegex(documents, "(unclosed", 5)).message).toMatchInlineSnapshot(
+      `"searchRegex: pattern "(unclosed" is not a valid regular expression: Invalid regular expression: /(unclosed/iu: Unterminated group"`,
+    );
+    // Invalid even when nothing would be returned.
+    expect(() => searchByRegex(documents, "[", 0)).toThrow(TypeError);
+  });
+
+  it.each([
+    ["a lookahead", "file(?=_reader)", "lookahead"],
+    ["a negative lookahead", "(?!x)file", "lookahead"],
+    ["a lookbehind", "(?<=read)er", "lookbehind"],
+    ["a backreference", "(f)\\1", "backreference"],
+  ])("throws a TypeError saying the linear engine cannot run %s", (_, pattern, feature) => {
+    const { message } = thrown(() => searchByRegex(documents, pattern, 5));
+    expect(message).toContain("cannot run on toolloop's linear-time engine");
+    expect(message).toContain(feature);
+  });
+
+  it("says so for a pattern the engine cannot run (inline snapshot of the wording)", () => {
+    expect(thrown(() => searchByRegex(documents, "(a)\\1", 5)).message).toMatchInlineSnapshot(
+      `"searchRegex: pattern "(a)\\\\1" cannot run on toolloop's linear-time engine (RE2, which has no backreferences, lookahead or lookbehind): it has a backreference (\\1)"`,
+    );
+  });
+
+  it.each([
+    ["a pattern that is not a string", null, 5, "searchRegex: pattern must be a string, got null"],
+    ["a negative max", "x", -1, "searchRegex: max must be an integer ≥ 0, got -1"],
+    ["a string max", "x", "5", 'searchRegex: max must be an integer ≥ 0, got "5"'],
+    ["an over-long pattern", "a".repeat(1_001), 5, "searchRegex: pattern is longer than 1000 characters (1001)"],
+  ])("throws a TypeError for %s", (_, pattern, max, message) => {
+    expect(thrown(() => searchByRegex(documents, pattern as string, max as number)).message).toBe(message);
+  });
+
+  it("runs a catastrophic-backtracking pattern over a 100k-character description on the linear engine", () => {
+    // Backtracking engines take exponential time here; the search completes (and finds nothing).
+    // Only the first 4,096 characters are searched: `$` matches where they end.
+    const huge = doc("huge", `${"a".repeat(100_000)}!`);
+    expect(names(searchByRegex([huge], "(a+)+$", 5))).toEqual(["huge"]);
+    const hostile = doc("hostile", `${"a".repeat(4_000)}!`);
+    expect(searchByRegex([hostile], "(a+)+$", 5)).toEqual([]);
+    expect(searchByRegex([hostile], "^(a|aa)*b", 5)).toEqual([]);
+    expect(searchByRegex([doc("x", `${"x".repeat(4_000)}!`)], "(x+x+)+y", 5)).toEqual([]);
+  });
+
+  it("refuses a pattern whose program is too large, before compiling it (a hostile model's 1,000 characters)", () => {
+    // `.{1000}` repeated compiles to 140,000 instructions: 100 ms and 10 MB each, and a minute of
+    // matching over 200 descriptions of 4 KiB, before this check.
+    const { message } = thrown(() => searchByRegex(documents, ".{1000}".repeat(142), 5));
+    expect(message).toMatchInlineSnapshot(
+      `"searchRegex: pattern is too complex (about 142142 steps per character, at most 1000): use fewer or smaller repetitions"`,
+    );
+    expect(() => searchByRegex(documents, "(?:\\p{L}|\\d){100}(?:\\w){100}", 5)).toThrow(/too complex/);
+  });
+
+  it("refuses a pattern whose work over the documents is too large, and runs it over fewer", () => {
+    const many = Array.from({ length: 200 }, (_, i) => doc(`t${i}`, "x".repeat(5_000)));
+    const { message } = thrown(() => searchByRegex(many, ".{990}", 5));
+    expect(message).toMatchInlineSnapshot(
+      `"searchRegex: pattern is too complex to search 819890 characters of tool names and descriptions (about 991 steps per character, at most 24 here): use a simpler one"`,
+    );
+    // A simple pattern over the same documents runs, and the heavy one over a few documents.
+    expect(names(searchByRegex(many, "t1\\d\\d", 2))).toEqual(["t100", "t101"]);
+    expect(names(searchByRegex(many.slice(0, 2), ".{990}", 5))).toEqual(["t0", "t1"]);
+  });
+});
+
+describe("patternSize (an estimate of the RE2 program's size)", () => {
+  it.each([
+    ["read", 4],
+    ["read|write", 10],
+    [".{1000}", 1001],
+    ["(?:.{10}){10}", 141],
+    ["\\p{L}{100}", 101],
+    ["[a-z\\]]{10}", 11],
+    ["x{2,5}", 9],
+    ["x{3,}", 6],
+    ["(unbalanced", 12],
+    ["unbalanced)", 11],
+  ])("%j → %d", (pattern, size) => {
+    expect(patternSize(pattern)).toBe(size);
+  });
+
+  it("multiplies nested counted repetitions", () => {
+    expect(patternSize("(?:(?:a{10}){10}){10}")).toBeGreaterThan(1_000);
+  });
+});
+
+describe("formatMatches", () => {
+  it("lists one match per line, the description on one line", () => {
+    const text = formatMatches(
+      [doc("read_file", "Reads a file.\n\n  Returns its  text."), doc("bare", "   "), doc("plain", "Plain.")],
+      100,
+    );
+    expect(text).toMatchInlineSnapshot(`
+      "- read_file: Reads a file. Returns its text.
+      - bare
+      - plain: Plain."
+    `);
+  });
+
+  it("bounds a long description", () => {
+    const text = formatMatches([doc("long", "word ".repeat(1_000))], 60);
+    expect(text.length).toBeLessThanOrEqual("- long: ".length + 60);
+    expect(text).toMatch(/^- long: word word .* … \[\d+ more characters cut\]$/);
+  });
+
+  it("returns an empty text for no matches", () => {
+    expect(formatMatches([], 100)).toBe("");
+  });
+});
