@@ -193,16 +193,12 @@ export class ToolRegistry {
   }
 
   #add(tool: Tool, locked: boolean, hidden: boolean): void {
-    const allowlist = this.#allowlist;
-    if (allowlist !== null && isRecord(tool) && typeof tool.name === "string") {
-      const { name } = tool;
-      if (!allowlist.has(name.trim().toLowerCase()) && !TOOL_SEARCH_TOOL_NAMES.includes(name)) {
-        log(this.#dispatch.logger, "debug", () => ({ tool: name }), "tool not registered: not in the allowlist");
-        return;
-      }
-    }
+    // Checked before the schema is compiled (a skipped tool costs nothing), and again on the name
+    // read once by prepareTool (a name getter cannot slip another name past the allowlist).
+    if (this.#allowlist !== null && isRecord(tool) && this.#disallowed(tool.name)) return;
     const entry = prepareTool(tool);
     const { name } = entry;
+    if (this.#disallowed(name)) return;
     const replaced = this.#tools.has(name);
     if (replaced && this.#locked.has(name)) {
       throw new TypeError(`register: tool ${quoteName(name)} is locked and cannot be overridden`);
@@ -220,6 +216,15 @@ export class ToolRegistry {
     const { needsApproval } = tool;
     mark(this.#needsApproval, name, needsApproval !== undefined && needsApproval !== false);
     if (replaced) log(this.#dispatch.logger, "warn", () => ({ tool: name }), "tool replaced by a new registration");
+  }
+
+  /** `true` (logged at debug) when the allowlist keeps a tool named `name` out. */
+  #disallowed(name: unknown): boolean {
+    const allowlist = this.#allowlist;
+    if (allowlist === null || typeof name !== "string") return false;
+    if (allowlist.has(name.trim().toLowerCase()) || TOOL_SEARCH_TOOL_NAMES.includes(name)) return false;
+    log(this.#dispatch.logger, "debug", () => ({ tool: name }), "tool not registered: not in the allowlist");
+    return true;
   }
 
   /** Removes a tool; `true` when it was registered, `false` when it was not or is locked. */

@@ -1,14 +1,18 @@
 import { inspect } from "node:util";
 import { describe, expect, it, vi } from "vitest";
 import {
+  createToolSearchTools,
   errorResult,
   isToolExecutionError,
   type Logger,
   newToolResult,
+  TOOL_SEARCH_TOOL_NAMES,
   type Tool,
   type ToolContext,
   ToolRegistry,
+  type ToolRegistryOptions,
 } from "../src/index.js";
+import { CACHED_DEFINITIONS } from "../src/tool-registry.js";
 import { captureLogger } from "./helpers/capture-logger.js";
 
 /** Runs one call of a tool that records its `context.logger`; returns what it saw. */
@@ -896,5 +900,386 @@ describe("a tool whose name is a getter (review regression)", () => {
     expect(registry.list()).toEqual(["checked"]);
     expect(registry.getDefinitions().map((definition) => definition.function.name)).toEqual(["checked"]);
     expect((await registry.execute("checked", {})).forLLM).toBe("ran");
+  });
+});
+
+describe("hidden tools and search (issue 13)", () => {
+  const FORMATS = ["openai", "openai-responses", "anthropic", "ollama", "gemini"] as const;
+  const make = (name: string, description = `the ${name} tool`): Tool => ({
+    name,
+    description,
+    parameters: { type: "object" },
+    execute: () => `${name} ran`,
+  });
+  const definedNames = (registry: ToolRegistry) => registry.getDefinitions().map(({ function: f }) => f.name);
+  const cached = (registry: ToolRegistry) => registry[CACHED_DEFINITIONS]();
+
+  /** A registry with visible `read_file` and hidden `secret_tool`. */
+  function withHidden(options: ToolRegistryOptions = {}) {
+    const registry = new ToolRegistry(options);
+    registry.register(make("read_file"));
+    registry.registerHidden(make("secret_tool", "does secret things"));
+    return registry;
+  }
+
+  it("a hidden tool is absent from definitions (every format), summaries and get, but counted and listed", () => {
+    const registry = withHidden();
+    for (const format of FORMATS) {
+      const text = JSON.stringify(registry.getDefinitions(format));
+      expect(text, format).toContain("read_file");
+      expect(text, format).not.toContain("secret");
+    }
+    expect(JSON.stringify(cached(registry))).not.toContain("secret");
+    expect(registry.toProviderDefs().map(({ function: f }) => f.name)).toEqual(["read_file"]);
+    expect(registry.getSummaries()).toEqual(["- `read_file` - the read_file tool"]);
+    expect(registry.get("secret_tool")).toBeUndefined();
+    expect(registry.has("secret_tool")).toBe(true);
+    expect(registry.count()).toBe(2);
+    expect(registry.list()).toEqual(["read_file", "secret_tool"]);
+  });
+
+  it('executing a hidden tool is "not found", and no not-found message names a hidden tool', async () => {
+    const registry = withHidden();
+    registry.registerHidden(make("another_secret"));
+    const result = await registry.execute("secret_tool", {});
+    expect(result.isError).toBe(true);
+    expect(result.forLLM).toMatchInlineSnapshot(`"tool "secret_tool" not found. Available tools: read_file."`);
+    const unknown = await registry.execute("nope", {});
+    expect(unknown.forLLM).toMatchInlineSnapshot(`"tool "nope" not found. Available tools: read_file."`);
+    expect(unknown.forLLM).not.toMatch(/secret/);
+    const batch = await registry.executeBatch([{ id: "1", name: "secret_tool", parameters: {} }]);
+    expect(batch.results["1"]?.forLLM).toBe(result.forLLM);
+    expect((await registry.executeAsync({ name: "secret_tool", parameters: {} }).result).forLLM).toBe(result.forLLM);
+  });
+
+  it("a registry whose tools are all hidden offers none and lists none as available", async () => {
+    const registry = new ToolRegistry();
+    registry.registerHidden(make("secret_tool"));
+    expect(registry.getDefinitions()).toEqual([]);
+    expect(registry.getSummaries()).toEqual([]);
+    expect((await registry.execute("x", {})).forLLM).toMatch(/No tools are available\./);
+  });
+
+  it("promoteTools makes a hidden tool visible and callable; ttl counts tickTTL calls; ttl 0 hides it again", async () => {
+    const registry = withHidden();
+    registry.promoteTools(["secret_tool"], 2);
+    expect(definedNames(registry)).toEqual(["read_file", "secret_tool"]);
+    expect(registry.getSummaries()).toContain("- `secret_tool` - does secret things");
+    expect(registry.get("secret_tool")?.name).toBe("secret_tool");
+    expect((await registry.execute("secret_tool", {})).forLLM).toBe("secret_tool ran");
+    registry.tickTTL();
+    expect(definedNames(registry)).toEqual(["read_file", "secret_tool"]);
+    registry.tickTTL();
+    expect(definedNames(registry)).toEqual(["read_file"]);
+    expect((await registry.execute("secret_tool", {})).err?.message).toMatch(/not found/);
+    registry.tickTTL();
+    expect(definedNames(registry)).toEqual(["read_file"]);
+
+    registry.promoteTools(["secret_tool"], 5);
+    expect(definedNames(registry)).toContain("secret_tool");
+    registry.promoteTools(["secret_tool"], 0);
+    expect(definedNames(registry)).toEqual(["read_file"]);
+  });
+
+  it.each([1, 3])("with ttl %i a promoted tool stays visible for exactly that many ticks", (ttl) => {
+    const registry = withHidden();
+    registry.promoteTools(["secret_tool"], ttl);
+    const visible: boolean[] = [];
+    for (let tick = 0; tick < ttl + 2; tick++) {
+      visible.push(definedNames(registry).includes("secret_tool"));
+      registry.tickTTL();
+    }
+    expect(visible).toEqual([...Array<boolean>(ttl).fill(true), false, false]);
+  });
+
+  it("promoteTools ignores names that are not hidden tools (visible, unknown, hostile)", async () => {
+    const registry = withHidden();
+    const before = cached(registry);
+    registry.promoteTools(["read_file", "unknown", "__proto__", "constructor"], 3);
+    expect(cached(registry)).toBe(before);
+    expect(definedNames(registry)).toEqual(["read_file"]);
+    expect(registry.list()).toEqual(["read_file", "secret_tool"]);
+    // A visible tool is never hidden by ticking.
+    for (let tick = 0; tick < 5; tick++) registry.tickTTL();
+    expect((await registry.execute("read_file", {})).forLLM).toBe("read_file ran");
+  });
+
+  it.each([
+    ["names not an array", "secret_tool", 1, 'promoteTools: names must be an array of strings, got "secret_tool"'],
+    ["a name that is not a string", ["a", 1], 1, 'promoteTools: names must be an array of strings, got ["a",1]'],
+    ["a negative ttl", ["a"], -1, "promoteTools: ttl must be an integer ≥ 0, got -1"],
+    ["a fractional ttl", ["a"], 1.5, "promoteTools: ttl must be an integer ≥ 0, got 1.5"],
+    ["an infinite ttl", ["a"], Number.POSITIVE_INFINITY, "promoteTools: ttl must be an integer ≥ 0, got Infinity"],
+    ["a string ttl", ["a"], "2", 'promoteTools: ttl must be an integer ≥ 0, got "2"'],
+  ])("promoteTools throws a TypeError for %s", (_, names, ttl, message) => {
+    const registry = withHidden();
+    expect(() => registry.promoteTools(names as string[], ttl as number)).toThrow(new TypeError(message));
+  });
+
+  it("registerHidden over a visible name hides it; register over a hidden name makes it visible", async () => {
+    const registry = new ToolRegistry();
+    registry.register(make("tool_a"));
+    registry.registerHidden(make("tool_a", "now hidden"));
+    expect(definedNames(registry)).toEqual([]);
+    expect(registry.count()).toBe(1);
+    expect(registry.searchRegex("tool_a", 5)).toEqual([{ name: "tool_a", description: "now hidden" }]);
+    registry.register(make("tool_a", "visible again"));
+    expect(definedNames(registry)).toEqual(["tool_a"]);
+    expect(registry.searchRegex("tool_a", 5)).toEqual([]);
+    expect((await registry.execute("tool_a", {})).forLLM).toBe("tool_a ran");
+    // Re-registering a promoted hidden tool hides it again.
+    registry.registerHidden(make("tool_a"));
+    registry.promoteTools(["tool_a"], 3);
+    registry.registerHidden(make("tool_a"));
+    expect(definedNames(registry)).toEqual([]);
+  });
+
+  it("unregister removes a hidden tool from the count, the list and the searches", () => {
+    const registry = withHidden();
+    expect(registry.searchBM25("secret", 5)).toHaveLength(1);
+    expect(registry.unregister("secret_tool")).toBe(true);
+    expect(registry.has("secret_tool")).toBe(false);
+    expect(registry.count()).toBe(1);
+    expect(registry.list()).toEqual(["read_file"]);
+    expect(registry.searchRegex("secret", 5)).toEqual([]);
+    expect(registry.searchBM25("secret", 5)).toEqual([]);
+    // Promoting it now does nothing; registering it again visibly is allowed.
+    registry.promoteTools(["secret_tool"], 1);
+    registry.register(make("secret_tool"));
+    expect(definedNames(registry)).toEqual(["read_file", "secret_tool"]);
+  });
+
+  it('locked tools and onDuplicate: "throw" apply to registerHidden', () => {
+    const locked = new ToolRegistry();
+    locked.register(make("core"), { locked: true });
+    expect(() => locked.registerHidden(make("core"))).toThrowErrorMatchingInlineSnapshot(
+      `[TypeError: register: tool "core" is locked and cannot be overridden]`,
+    );
+    expect(definedNames(locked)).toEqual(["core"]);
+    const strict = new ToolRegistry({ onDuplicate: "throw" });
+    strict.registerHidden(make("secret_tool"));
+    expect(() => strict.registerHidden(make("secret_tool"))).toThrow(/already registered/);
+    expect(() => strict.register(make("secret_tool"))).toThrow(/already registered/);
+    expect(definedNames(strict)).toEqual([]);
+    expect(() => strict.registerHidden({ ...make("bad name!") })).toThrow(TypeError);
+  });
+
+  it("clone keeps hidden tools and promotions; later promotions and ticks stay on their side", async () => {
+    const registry = withHidden();
+    registry.registerHidden(make("other_secret"));
+    registry.promoteTools(["other_secret"], 2);
+    const copy = registry.clone();
+    expect(definedNames(copy)).toEqual(["other_secret", "read_file"]);
+    expect(copy.list()).toEqual(registry.list());
+    expect((await copy.execute("secret_tool", {})).err?.message).toMatch(/not found/);
+    copy.promoteTools(["secret_tool"], 1);
+    expect(definedNames(copy)).toEqual(["other_secret", "read_file", "secret_tool"]);
+    expect(definedNames(registry)).toEqual(["other_secret", "read_file"]);
+    copy.tickTTL();
+    copy.tickTTL();
+    expect(definedNames(copy)).toEqual(["read_file"]);
+    expect(definedNames(registry)).toEqual(["other_secret", "read_file"]);
+    expect(copy.searchBM25("secret", 5).map(({ name }) => name)).toEqual(["secret_tool", "other_secret"]);
+  });
+
+  it("keeps the cached definitions when visibility does not change, and rebuilds them when it does", () => {
+    const registry = withHidden();
+    registry.registerHidden(make("long_lived"));
+    const start = cached(registry);
+    registry.promoteTools(["long_lived"], 5);
+    const promoted = cached(registry);
+    expect(promoted).not.toBe(start);
+    expect(promoted.map(({ function: f }) => f.name)).toEqual(["long_lived", "read_file"]);
+    // Promoting an already-promoted tool again, a tick that expires nothing, an ignored name.
+    registry.promoteTools(["long_lived"], 3);
+    expect(cached(registry)).toBe(promoted);
+    registry.tickTTL();
+    expect(cached(registry)).toBe(promoted);
+    registry.promoteTools(["read_file", "unknown"], 3);
+    expect(cached(registry)).toBe(promoted);
+    // ttl 0 (or the last tick) hides it: rebuilt.
+    registry.promoteTools(["long_lived"], 0);
+    expect(cached(registry)).not.toBe(promoted);
+    expect(cached(registry).map(({ function: f }) => f.name)).toEqual(["read_file"]);
+    registry.promoteTools(["secret_tool"], 1);
+    const again = cached(registry);
+    registry.tickTTL();
+    expect(cached(registry)).not.toBe(again);
+  });
+
+  describe("setAllowlist", () => {
+    it("null allows every name, [] none; names are compared lower-cased and trimmed", () => {
+      const registry = new ToolRegistry();
+      registry.setAllowlist([]);
+      registry.register(make("anything"));
+      registry.registerHidden(make("hidden_any"));
+      expect(registry.count()).toBe(0);
+      registry.setAllowlist(["  Read_File ", "SECRET_TOOL"]);
+      registry.register(make("read_file"));
+      registry.registerHidden(make("secret_tool"));
+      registry.register(make("write_file"));
+      expect(registry.list()).toEqual(["read_file", "secret_tool"]);
+      registry.setAllowlist(null);
+      registry.register(make("write_file"));
+      expect(registry.list()).toEqual(["read_file", "secret_tool", "write_file"]);
+    });
+
+    it("compares a mixed-case tool name lower-cased", () => {
+      const registry = new ToolRegistry();
+      registry.setAllowlist(["readfile"]);
+      registry.register(make("ReadFile"));
+      expect(registry.list()).toEqual(["ReadFile"]);
+    });
+
+    it("applies to later registrations only: tools already registered stay", async () => {
+      const registry = withHidden();
+      registry.setAllowlist([]);
+      expect(registry.list()).toEqual(["read_file", "secret_tool"]);
+      expect((await registry.execute("read_file", {})).forLLM).toBe("read_file ran");
+      // Replacing a registered tool is a registration: skipped, the old one stays.
+      registry.register(make("read_file", "replacement"));
+      expect(registry.getSummaries()).toEqual(["- `read_file` - the read_file tool"]);
+    });
+
+    it("logs a skipped registration at debug, naming the tool", () => {
+      const { logger, lines } = captureLogger();
+      const registry = new ToolRegistry({ logger });
+      registry.setAllowlist(["read_file"]);
+      registry.register(make("write_file"));
+      registry.registerHidden(make("secret_tool"));
+      expect(lines.map(({ level, msg, tool }) => ({ level, msg, tool }))).toEqual([
+        { level: 20, msg: "tool not registered: not in the allowlist", tool: "write_file" },
+        { level: 20, msg: "tool not registered: not in the allowlist", tool: "secret_tool" },
+      ]);
+    });
+
+    it.each([1, 2, 3])(
+      "checks the name that is registered: a getter answering the allowed name %i times cannot slip past it",
+      (honestReads) => {
+        const registry = new ToolRegistry();
+        registry.setAllowlist(["allowed"]);
+        let reads = 0;
+        const shifty = {
+          get name() {
+            reads++;
+            return reads <= honestReads ? "allowed" : "forbidden";
+          },
+          description: "changes its name",
+          parameters: { type: "object" },
+          execute: () => "ran",
+        } as Tool;
+        registry.register(shifty);
+        expect(registry.list()).not.toContain("forbidden");
+        expect(definedNames(registry)).not.toContain("forbidden");
+      },
+    );
+
+    it("always allows the two discovery tools", () => {
+      const registry = new ToolRegistry();
+      registry.setAllowlist([]);
+      for (const tool of createToolSearchTools(registry)) registry.register(tool);
+      expect(registry.list()).toEqual([...TOOL_SEARCH_TOOL_NAMES].sort());
+    });
+
+    it("is copied by clone, and changing it on one side does not reach the other", () => {
+      const registry = new ToolRegistry();
+      registry.setAllowlist(["a"]);
+      const copy = registry.clone();
+      copy.register(make("b"));
+      expect(copy.count()).toBe(0);
+      registry.setAllowlist(null);
+      copy.register(make("b"));
+      expect(copy.count()).toBe(0);
+      registry.register(make("b"));
+      expect(registry.list()).toEqual(["b"]);
+    });
+
+    it.each([
+      ["undefined", undefined, "setAllowlist: names must be an array of strings or null, got undefined"],
+      ["a string", "read_file", 'setAllowlist: names must be an array of strings or null, got "read_file"'],
+      ["a non-string name", ["a", null], 'setAllowlist: names must be an array of strings or null, got ["a",null]'],
+      ["a Set", new Set(["a"]), "setAllowlist: names must be an array of strings or null, got Set"],
+    ])("throws a TypeError for %s", (_, names, message) => {
+      const registry = new ToolRegistry();
+      expect(() => registry.setAllowlist(names as string[])).toThrow(new TypeError(message));
+    });
+  });
+
+  describe("searchRegex and searchBM25", () => {
+    function catalogue() {
+      const registry = new ToolRegistry();
+      registry.register(make("visible_file_tool", "a visible file tool"));
+      registry.registerHidden(make("mcp_fs_read_file", "Read a file from disk"));
+      registry.registerHidden(make("mcp_fs_list_directory", "List a directory's entries"));
+      registry.registerHidden(make("mcp_mail_send", "Send an email, maybe with a file attached"));
+      return registry;
+    }
+
+    it("search only hidden tools (promoted or not), name matches first, then by name", () => {
+      const registry = catalogue();
+      registry.promoteTools(["mcp_mail_send"], 3);
+      expect(registry.searchRegex("FILE", 10)).toEqual([
+        { name: "mcp_fs_read_file", description: "Read a file from disk" },
+        { name: "mcp_mail_send", description: "Send an email, maybe with a file attached" },
+      ]);
+      expect(registry.searchBM25("read file", 10).map(({ name }) => name)).toEqual([
+        "mcp_fs_read_file",
+        "mcp_mail_send",
+      ]);
+      expect(registry.searchBM25("directory", 10).map(({ name }) => name)).toEqual(["mcp_fs_list_directory"]);
+      expect(registry.searchRegex("file", 0)).toEqual([]);
+      expect(registry.searchBM25("file", 0)).toEqual([]);
+    });
+
+    it("return fresh objects the caller may change", () => {
+      const registry = catalogue();
+      const [first] = registry.searchBM25("directory", 1);
+      if (first === undefined) throw new Error("no match");
+      first.name = "changed";
+      expect(registry.searchBM25("directory", 1)[0]?.name).toBe("mcp_fs_list_directory");
+    });
+
+    it("the BM25 index follows hidden tools as they come and go", () => {
+      const registry = catalogue();
+      expect(registry.searchBM25("weather", 5)).toEqual([]);
+      registry.registerHidden(make("weather_now", "Current weather"));
+      expect(registry.searchBM25("weather", 5).map(({ name }) => name)).toEqual(["weather_now"]);
+      registry.registerHidden(make("weather_now", "Forecast for tomorrow"));
+      expect(registry.searchBM25("forecast", 5).map(({ name }) => name)).toEqual(["weather_now"]);
+      expect(registry.searchBM25("current", 5)).toEqual([]);
+      registry.register(make("weather_now", "Current weather"));
+      expect(registry.searchBM25("weather", 5)).toEqual([]);
+      registry.registerHidden(make("weather_now"));
+      expect(registry.unregister("weather_now")).toBe(true);
+      expect(registry.searchBM25("weather", 5)).toEqual([]);
+    });
+
+    it("an invalid pattern is a TypeError saying why", () => {
+      expect(() => catalogue().searchRegex("(", 5)).toThrowErrorMatchingInlineSnapshot(
+        `[TypeError: searchRegex: pattern "(" is not a valid regular expression: Invalid regular expression: /(/iu: Unterminated group]`,
+      );
+      expect(() => catalogue().searchRegex("a(?=b)", 5)).toThrow(/cannot run on toolloop's linear-time engine/);
+    });
+  });
+
+  it("__proto__ and constructor work as hidden tool names and pollute nothing", async () => {
+    const registry = new ToolRegistry();
+    registry.registerHidden(make("__proto__", "proto tool"));
+    registry.registerHidden(make("constructor", "constructor tool"));
+    registry.register(make("visible"));
+    expect(registry.list()).toEqual(["__proto__", "constructor", "visible"]);
+    expect(definedNames(registry)).toEqual(["visible"]);
+    expect(registry.get("__proto__")).toBeUndefined();
+    expect(registry.get("constructor")).toBeUndefined();
+    expect((await registry.execute("constructor", {})).err?.message).toMatch(/not found/);
+    expect(registry.searchBM25("proto", 5).map(({ name }) => name)).toEqual(["__proto__"]);
+    expect(registry.searchRegex("constructor", 5).map(({ name }) => name)).toEqual(["constructor"]);
+    registry.promoteTools(["__proto__", "constructor"], 1);
+    expect(definedNames(registry)).toEqual(["__proto__", "constructor", "visible"]);
+    expect((await registry.execute("__proto__", {})).forLLM).toBe("__proto__ ran");
+    expect(({} as Record<string, unknown>).ttl).toBeUndefined();
+    expect(Object.prototype).not.toHaveProperty("promotion");
+    registry.tickTTL();
+    expect(definedNames(registry)).toEqual(["visible"]);
   });
 });
