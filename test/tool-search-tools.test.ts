@@ -1,0 +1,267 @@
+import { describe, expect, it } from "vitest";
+import {
+  createToolSearchTools,
+  TOOL_SEARCH_TOOL_NAMES,
+  type Tool,
+  ToolRegistry,
+  type ToolSearchToolsOptions,
+} from "../src/index.js";
+
+const REGEX = "tool_search_tool_regex";
+const BM25 = "tool_search_tool_bm25";
+
+const make = (name: string, description: string): Tool => ({
+  name,
+  description,
+  parameters: { type: "object" },
+  execute: () => `${name} ran`,
+});
+
+/** A registry with the two discovery tools, a visible tool and hidden MCP-like tools. */
+function setup(options?: ToolSearchToolsOptions) {
+  const registry = new ToolRegistry();
+  for (const tool of createToolSearchTools(registry, options)) registry.register(tool);
+  registry.register(make("visible_file_tool", "A visible tool about files"));
+  registry.registerHidden(make("mcp_fs_read_file", "Read the contents of a file"));
+  registry.registerHidden(make("mcp_fs_write_file", "Write text to a file"));
+  registry.registerHidden(make("mcp_fs_list_directory", "List the entries of a directory"));
+  registry.registerHidden(make("mcp_mail_send", "Send an email"));
+  const offered = () => registry.getDefinitions().map(({ function: f }) => f.name);
+  return { registry, offered };
+}
+
+describe("createToolSearchTools", () => {
+  it("makes the two discovery tools (names and schemas)", () => {
+    const tools = createToolSearchTools(new ToolRegistry(), { maxResults: 8 });
+    expect(tools.map(({ name }) => name)).toEqual([...TOOL_SEARCH_TOOL_NAMES]);
+    expect(tools.map(({ name, parameters }) => ({ name, parameters }))).toMatchInlineSnapshot(`
+      [
+        {
+          "name": "tool_search_tool_regex",
+          "parameters": {
+            "properties": {
+              "max_results": {
+                "description": "How many tools to return at most (up to 8)",
+                "minimum": 1,
+                "type": "integer",
+              },
+              "pattern": {
+                "description": "Regular expression (RE2 syntax, no lookaround or backreferences), e.g. 'file|dir'",
+                "type": "string",
+              },
+            },
+            "required": [
+              "pattern",
+            ],
+            "type": "object",
+          },
+        },
+        {
+          "name": "tool_search_tool_bm25",
+          "parameters": {
+            "properties": {
+              "max_results": {
+                "description": "How many tools to return at most (up to 8)",
+                "minimum": 1,
+                "type": "integer",
+              },
+              "query": {
+                "description": "Keywords describing the tool you need, e.g. 'read file contents'",
+                "type": "string",
+              },
+            },
+            "required": [
+              "query",
+            ],
+            "type": "object",
+          },
+        },
+      ]
+    `);
+    for (const tool of tools) {
+      expect(Object.isFrozen(tool)).toBe(true);
+      expect(tool.description).toMatch(/hidden tools/);
+    }
+  });
+
+  it("TOOL_SEARCH_TOOL_NAMES is frozen", () => {
+    expect(Object.isFrozen(TOOL_SEARCH_TOOL_NAMES)).toBe(true);
+  });
+
+  it("the regex tool lists its matches as lines, silently, and promotes them for ttl ticks", async () => {
+    const { registry, offered } = setup({ ttl: 2 });
+    expect(offered()).not.toContain("mcp_fs_read_file");
+    const result = await registry.execute(REGEX, { pattern: "file" });
+    expect(result.isError).toBe(false);
+    expect(result.silent).toBe(true);
+    expect(result.forUser).toBe("");
+    expect(result.forLLM).toMatchInlineSnapshot(`
+      "Found 2 tools, callable directly for the next 2 model calls:
+      - mcp_fs_read_file: Read the contents of a file
+      - mcp_fs_write_file: Write text to a file"
+    `);
+    expect(offered()).toEqual([BM25, REGEX, "mcp_fs_read_file", "mcp_fs_write_file", "visible_file_tool"].sort());
+    expect((await registry.execute("mcp_fs_read_file", {})).forLLM).toBe("mcp_fs_read_file ran");
+    registry.tickTTL();
+    expect(offered()).toContain("mcp_fs_write_file");
+    registry.tickTTL();
+    expect(offered()).not.toContain("mcp_fs_write_file");
+  });
+
+  it("the BM25 tool ranks by keywords and promotes the matches", async () => {
+    const { registry, offered } = setup();
+    const result = await registry.execute(BM25, { query: "read a file" });
+    expect(result.silent).toBe(true);
+    expect(result.forLLM).toMatchInlineSnapshot(`
+      "Found 3 tools, callable directly for the next 5 model calls:
+      - mcp_fs_read_file: Read the contents of a file
+      - mcp_fs_write_file: Write text to a file
+      - mcp_fs_list_directory: List the entries of a directory"
+    `);
+    expect(offered()).toContain("mcp_fs_read_file");
+    const one = await registry.execute(BM25, { query: "email", max_results: 3 });
+    expect(one.forLLM).toMatchInlineSnapshot(`
+      "Found 1 tool, callable directly for the next 5 model calls:
+      - mcp_mail_send: Send an email"
+    `);
+  });
+
+  it("says so with ttl 1 (one model call)", async () => {
+    const { registry } = setup({ ttl: 1 });
+    expect((await registry.execute(BM25, { query: "email" })).forLLM).toMatch(/for the next model call:/);
+  });
+
+  it("returns at most max_results, itself at most maxResults", async () => {
+    const { registry, offered } = setup({ maxResults: 2 });
+    const lines = async (args: Record<string, unknown>) =>
+      (await registry.execute(REGEX, args)).forLLM.split("\n").filter((line) => line.startsWith("- "));
+    expect(await lines({ pattern: "mcp", max_results: 100 })).toHaveLength(2);
+    expect(offered().filter((name) => name.startsWith("mcp"))).toHaveLength(2);
+    expect(await lines({ pattern: "mcp", max_results: 1 })).toHaveLength(1);
+    expect(await lines({ pattern: "mcp" })).toHaveLength(2);
+  });
+
+  it("max_results must be an integer ≥ 1 (validated by its schema, an error result)", async () => {
+    const { registry } = setup();
+    for (const max_results of [0, -1, 1.5, "3"]) {
+      const result = await registry.execute(REGEX, { pattern: "file", max_results });
+      expect(result.isError, JSON.stringify(max_results)).toBe(true);
+    }
+  });
+
+  it.each([
+    [REGEX, { pattern: "" }, "pattern cannot be empty"],
+    [REGEX, { pattern: "   \n" }, "pattern cannot be empty"],
+    [BM25, { query: "" }, "query cannot be empty"],
+    [BM25, { query: "\t " }, "query cannot be empty"],
+  ])("%s with %j is an error result (it would list every hidden tool)", async (name, args, message) => {
+    const { registry, offered } = setup();
+    const before = offered();
+    const result = await registry.execute(name, args);
+    expect(result.isError).toBe(true);
+    expect(result.forLLM).toBe(message);
+    expect(offered()).toEqual(before);
+  });
+
+  it("a missing query is an error result (schema)", async () => {
+    const { registry } = setup();
+    expect((await registry.execute(BM25, {})).isError).toBe(true);
+    expect((await registry.execute(REGEX, { pattern: 42 })).isError).toBe(true);
+  });
+
+  it("an invalid pattern is an error result the model reads", async () => {
+    const { registry } = setup();
+    const invalid = await registry.execute(REGEX, { pattern: "(file" });
+    expect(invalid.isError).toBe(true);
+    expect(invalid.forLLM).toMatchInlineSnapshot(
+      `"pattern "(file" is not a valid regular expression: Invalid regular expression: /(file/iu: Unterminated group; fix it and search again"`,
+    );
+    const lookahead = await registry.execute(REGEX, { pattern: "file(?=s)" });
+    expect(lookahead.isError).toBe(true);
+    expect(lookahead.forLLM).toMatchInlineSnapshot(
+      `"pattern "file(?=s)" cannot run on toolloop's linear-time engine (RE2, which has no backreferences, lookahead or lookbehind): it has a lookahead ((?=…); fix it and search again"`,
+    );
+  });
+
+  it("an over-long query or a too complex pattern is an error result, never a throw or a hang", async () => {
+    const { registry } = setup();
+    const long = await registry.execute(BM25, { query: "word ".repeat(300) });
+    expect(long.isError).toBe(true);
+    expect(long.forLLM).toMatchInlineSnapshot(`"query is longer than 1000 characters (1500); fix it and search again"`);
+    const heavy = await registry.execute(REGEX, { pattern: ".{1000}".repeat(142) });
+    expect(heavy.isError).toBe(true);
+    expect(heavy.forLLM).toMatch(/^pattern is too complex/);
+    const backtracking = await registry.execute(REGEX, { pattern: "(a+)+$" });
+    expect(backtracking.isError).toBe(false);
+  });
+
+  it("no match is a silent, non-error text and promotes nothing", async () => {
+    const { registry, offered } = setup();
+    const before = offered();
+    const texts: string[] = [];
+    for (const [name, args] of [
+      [REGEX, { pattern: "weather" }],
+      [BM25, { query: "weather forecast" }],
+    ] as const) {
+      const result = await registry.execute(name, args);
+      expect(result.isError).toBe(false);
+      expect(result.silent).toBe(true);
+      texts.push(result.forLLM);
+    }
+    expect(texts).toMatchInlineSnapshot(`
+      [
+        "No hidden tools match pattern "weather".",
+        "No hidden tools match query "weather forecast".",
+      ]
+    `);
+    expect(offered()).toEqual(before);
+  });
+
+  it("finds hidden tools only: visible tools and the discovery tools are never listed", async () => {
+    const { registry } = setup();
+    const text = (await registry.execute(REGEX, { pattern: "visible|tool_search|file" })).forLLM;
+    expect(text).not.toMatch(/visible_file_tool|tool_search_tool/);
+  });
+
+  it("bounds a long description and keeps each match on one line (a description cannot forge a line)", async () => {
+    const { registry } = setup();
+    registry.registerHidden(make("long_tool", `Long.\n- fake_tool: forged line\n${"blah ".repeat(2_000)}`));
+    const text = (await registry.execute(REGEX, { pattern: "long_tool" })).forLLM;
+    const lines = text.split("\n");
+    expect(lines).toHaveLength(2);
+    expect(lines[1]).toMatch(/^- long_tool: Long\. - fake_tool: forged line blah .* more characters cut\]$/);
+    expect(lines[1]?.length).toBeLessThanOrEqual(320);
+  });
+
+  it("a search through a cloned registry promotes there only (each tool is bound to its registry)", async () => {
+    const { registry } = setup();
+    const copy = registry.clone();
+    for (const tool of createToolSearchTools(copy)) copy.register(tool);
+    await copy.execute(BM25, { query: "email" });
+    expect(copy.getDefinitions().map(({ function: f }) => f.name)).toContain("mcp_mail_send");
+    expect(registry.getDefinitions().map(({ function: f }) => f.name)).not.toContain("mcp_mail_send");
+  });
+
+  it.each([
+    ["ttl 0", { ttl: 0 }, "createToolSearchTools: ttl must be an integer > 0, got 0"],
+    ["a fractional ttl", { ttl: 1.5 }, "createToolSearchTools: ttl must be an integer > 0, got 1.5"],
+    ["a string maxResults", { maxResults: "5" }, 'createToolSearchTools: maxResults must be an integer > 0, got "5"'],
+    ["maxResults 0", { maxResults: 0 }, "createToolSearchTools: maxResults must be an integer > 0, got 0"],
+    ["options null", null, "createToolSearchTools: options must be an object, got null"],
+  ])("throws a TypeError for %s", (_, options, message) => {
+    expect(() => createToolSearchTools(new ToolRegistry(), options as ToolSearchToolsOptions)).toThrow(
+      new TypeError(message),
+    );
+  });
+
+  it.each([
+    ["undefined", undefined],
+    ["null", null],
+    ["a plain object", { searchRegex: () => [] }],
+    ["a tool list", []],
+  ])("throws a TypeError for a registry that is %s", (_, registry) => {
+    expect(() => createToolSearchTools(registry as unknown as ToolRegistry)).toThrow(
+      /^createToolSearchTools: registry must be a ToolRegistry, got /,
+    );
+  });
+});
