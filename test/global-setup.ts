@@ -1,0 +1,11 @@
+import { redisServerBinary } from "./helpers/redis-server.js";
+
+/**
+ * Runs once, before any test file: provisions `redis-server` for the toolloop/bullmq tests and the
+ * queued-tools example (the one on PATH, else Debian's, installed when this process is root, else a
+ * failure with the command to run). Once here, so that test files running in parallel never race
+ * each other's `apt-get`.
+ */
+export default function setup(): void {
+  redisServerBinary();
+}
