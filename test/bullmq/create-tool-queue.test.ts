@@ -207,6 +207,25 @@ describe("queued(tool)", () => {
     expect((await queue.completions([toolCallId]))[0]?.toolCallId).toBe(toolCallId);
   });
 
+  it("arguments with a __proto__ key (as JSON.parse makes it from the model's text) are data: no prototype is touched", async () => {
+    const { queue } = setup();
+    const args = JSON.parse('{"text":"p","__proto__":{"polluted":true}}') as Record<string, unknown>;
+    const { completed } = call(queue, "echo", args, "call_proto");
+    expect((await completed).forLLM).toBe("echo: p");
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it("a call without a tool call id (called directly) gets a job id of its own", async () => {
+    const { queue } = setup();
+    const seen = collect(queue);
+    const completed = new Promise<ToolResult>((resolve) => {
+      void queue.queued(tool("echo")).execute({ text: "anon" }, createToolContext({ asyncCallback: resolve }));
+    });
+    expect((await completed).forLLM).toBe("echo: anon");
+    await until(() => seen.length === 1);
+    expect(seen[0]?.toolCallId).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
   it("the same call id queued again: one job, one run, delivered once, to the latest callback", async () => {
     const registry = new FlakyRegistry();
     const { name, queue, bull } = setup({ registry, worker: false });
