@@ -2,9 +2,10 @@ import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createToolQueue, createToolWorker, type ToolCompletion, type ToolQueue } from "../../src/bullmq/index.js";
-import { type Message, runToolLoop, type Tool, ToolRegistry, type ToolResult } from "../../src/index.js";
+import { type Message, newToolResult, runToolLoop, type Tool, ToolRegistry, type ToolResult } from "../../src/index.js";
 import { createToolContext, ScriptedProvider, textResponse, toolCallResponse } from "../../src/testing/index.js";
 import { testTools } from "../helpers/bullmq-tools.js";
+import { captureLogger } from "../helpers/capture-logger.js";
 import { type RedisServer, startRedisServer } from "../helpers/redis-server.js";
 import { spawnWorker, type WorkerProcess } from "../helpers/spawn-worker.js";
 
@@ -135,6 +136,22 @@ describe("createToolWorker options", () => {
     const result = await first;
     expect(result.isError).toBe(true);
     expect(result.forLLM).toBe('tool "slow" timed out after 50 ms');
+  });
+
+  it("a result whose data is not JSON completes without it (logged)", async () => {
+    const { name, queue } = newQueue();
+    const { logger, lines } = captureLogger();
+    const registry = new ToolRegistry();
+    registry.register({
+      ...tool("echo"),
+      execute: () => newToolResult("with data").withData({ big: 1n }),
+    });
+    open.push(createToolWorker(registry, { connection: redis.connection, name, logger, closeOnSigterm: false }));
+    const { first } = enqueue(queue, "echo", { text: "x" }, "call_bigint");
+    const result = await first;
+    expect(result.forLLM).toBe("with data");
+    expect(result.data).toBeUndefined();
+    expect(lines.map((line) => line.msg)).toContain("tool worker: the result's data is not JSON; it was left out");
   });
 });
 
