@@ -150,6 +150,18 @@ describe("queued(tool)", () => {
     expect(await bull.getJob("call_invalid")).toBeUndefined();
   });
 
+  it("after close(), execute answers an error result; close() twice is one close", async () => {
+    const { queue } = setup({ worker: false });
+    const queued = queue.queued(tool("echo"));
+    await Promise.all([queue.close(), queue.close()]);
+    const answer = (await queued.execute(
+      { text: "x" },
+      createToolContext({ toolCallId: "call_closed" }),
+    )) as ToolResult;
+    expect(answer.isError).toBe(true);
+    expect(answer.forLLM).toBe('tool "echo" was not queued: its queue is closed');
+  });
+
   it("a zod tool: validated by its schema before enqueueing, and run with its parsed arguments on the worker", async () => {
     const shout = defineTool({
       name: "shout",
