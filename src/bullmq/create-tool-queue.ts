@@ -51,7 +51,8 @@ export interface ToolQueueOptions {
   keepFinishedMs?: number | undefined;
   /**
    * The longest an enqueue waits for Redis when the call has no earlier timeout or abort of its
-   * own; then the call's answer is an error result naming Redis. @default 10_000
+   * own (then the call's answer is an error result naming Redis), and the longest `completions()`
+   * waits (then it rejects). @default 10_000
    */
   enqueueTimeoutMs?: number | undefined;
   /** Where failures of handlers, callbacks and the Redis connection are logged. @default a silent pino logger */
@@ -77,7 +78,7 @@ export interface ToolQueue {
   /**
    * The completions of these calls that are already finished, read from Redis, in the order of
    * `toolCallIds` (calls still running, unknown or expired are left out). Rejects when Redis
-   * cannot be read.
+   * cannot be read within `enqueueTimeoutMs`.
    */
   completions(toolCallIds: string[]): Promise<ToolCompletion[]>;
   /** Stops listening for completions and closes the queue's Redis connections; callbacks still waiting get nothing. */
@@ -184,6 +185,8 @@ class BullToolQueue implements ToolQueue {
   readonly #listening: Promise<void>;
   /** The callback of each call queued from this process and not answered yet, by job id. */
   readonly #callbacks = new Map<string, AsyncCallback>();
+  /** When each waiting callback was set, oldest first: those older than `keepFinishedMs` are dropped. */
+  readonly #waitingSince = new Map<string, number>();
   readonly #handlers = new Set<Handler>();
   /** Job ids whose completion went to the handlers (oldest first, bounded). */
   readonly #delivered = new Set<string>();
@@ -304,6 +307,7 @@ class BullToolQueue implements ToolQueue {
     }
     if (callback !== undefined) {
       this.#callbacks.delete(jobId);
+      this.#waitingSince.delete(jobId);
       this.#run("async callback", completion, () => callback(completion.result));
     }
   }
@@ -385,7 +389,7 @@ class BullToolQueue implements ToolQueue {
     try {
       conflict = await this.#withDeadline(this.#add(jobId, data, callback), context?.signal, timeoutMs);
     } catch (error) {
-      if (callback !== undefined && this.#callbacks.get(jobId) === callback) this.#callbacks.delete(jobId);
+      if (callback !== undefined && this.#callbacks.get(jobId) === callback) this.#wait(jobId, undefined);
       const reason =
         error instanceof Timeout
           ? `Redis did not answer within ${timeoutMs} ms`
@@ -436,16 +440,14 @@ class BullToolQueue implements ToolQueue {
       ) {
         return `the tool call id ${quoteName(data.toolCallId)} belongs to another call's job`;
       }
-      if (callback !== undefined) this.#callbacks.set(jobId, callback);
-      else this.#callbacks.delete(jobId);
+      this.#wait(jobId, callback);
       // Read again after the callback is in place: a completion between the two reads is seen here.
       const job = completionOf(existing) === undefined ? ((await queue.getJob(jobId)) as Job | undefined) : existing;
       const completion = job === undefined ? undefined : completionOf(job);
       if (completion !== undefined) setImmediate(() => this.#settle(jobId, completion));
       return undefined;
     }
-    if (callback !== undefined) this.#callbacks.set(jobId, callback);
-    else this.#callbacks.delete(jobId);
+    this.#wait(jobId, callback);
     const { attempts, backoffMs, keepFinishedMs } = this.#settings;
     const keep = { age: Math.max(1, Math.ceil(keepFinishedMs / 1000)) };
     await queue.add(data.toolName, data, {
@@ -456,6 +458,26 @@ class BullToolQueue implements ToolQueue {
       removeOnFail: keep,
     });
     return undefined;
+  }
+
+  /**
+   * Makes `callback` the one that gets the job's completion (none: nobody). Callbacks waiting
+   * longer than finished jobs are kept are dropped here: their job can no longer report (Redis lost
+   * it), and a long-lived process must not keep them forever.
+   */
+  #wait(jobId: string, callback: AsyncCallback | undefined): void {
+    this.#callbacks.delete(jobId);
+    this.#waitingSince.delete(jobId);
+    if (callback !== undefined) {
+      this.#callbacks.set(jobId, callback);
+      this.#waitingSince.set(jobId, Date.now());
+    }
+    const expired = Date.now() - this.#settings.keepFinishedMs;
+    for (const [id, since] of this.#waitingSince) {
+      if (since >= expired) break;
+      this.#waitingSince.delete(id);
+      this.#callbacks.delete(id);
+    }
   }
 
   onCompletion(handler: Handler): () => void {
@@ -471,8 +493,12 @@ class BullToolQueue implements ToolQueue {
     if (!Array.isArray(toolCallIds) || toolCallIds.some((id) => typeof id !== "string")) {
       throw optionError("completions", "toolCallIds", "an array of strings", toolCallIds);
     }
-    await this.#listening;
-    const jobs = await Promise.all(toolCallIds.map((id) => this.#queue.getJob(jobIdFor(id))));
+    const timeoutMs = this.#settings.enqueueTimeoutMs;
+    const reading = Promise.all(toolCallIds.map((id) => this.#queue.getJob(jobIdFor(id))));
+    const jobs = await this.#withDeadline(reading, undefined, timeoutMs).catch((error: unknown) => {
+      const reason = error instanceof Timeout ? `Redis did not answer within ${timeoutMs} ms` : errorMessage(error);
+      throw new Error(`completions: ${reason}`, { cause: error });
+    });
     const found: ToolCompletion[] = [];
     for (const job of jobs) {
       const completion = job === undefined ? undefined : completionOf(job as Job);
@@ -484,6 +510,7 @@ class BullToolQueue implements ToolQueue {
   close(): Promise<void> {
     this.#closing ??= (async () => {
       this.#callbacks.clear();
+      this.#waitingSince.clear();
       this.#handlers.clear();
       // `#listen` makes no QueueEvents once closing is set: what exists now is all there is to close.
       await this.#events?.close();

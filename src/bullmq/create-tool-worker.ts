@@ -1,7 +1,7 @@
 import { type ConnectionOptions, type Job, UnrecoverableError, Worker } from "bullmq";
 import { checkTimeout } from "../execute-tool-call.js";
 import { raceAbort } from "../internal/abort.js";
-import { boundText, errorMessage, isRecord, MAX_ERROR_MESSAGE_CHARS } from "../internal/describe.js";
+import { boundText, errorMessage, isRecord, jsonText, MAX_ERROR_MESSAGE_CHARS } from "../internal/describe.js";
 import { log, type ResolvedLogger, resolveLogger } from "../internal/logger.js";
 import { checkCount, optionError } from "../internal/options.js";
 import type { Logger } from "../logger.js";
@@ -143,7 +143,19 @@ async function processJob(
   const final = job.attemptsStarted >= attempts || job.attemptsMade + 1 >= attempts;
   try {
     const result = await runTool(registry, data, signal, timeoutMs);
-    return encodeReturn(data.toolCallId, data.toolName, result);
+    const encoded = encodeReturn(data.toolCallId, data.toolName, result);
+    if (encoded.result.data !== undefined && jsonText(encoded.result.data) === undefined) {
+      // BullMQ stores the return value as JSON: data that has none (a BigInt, a cycle) would fail
+      // the completion itself, so it is left out.
+      delete encoded.result.data;
+      log(
+        logger,
+        "warn",
+        () => ({ tool: data.toolName, toolCallId: data.toolCallId }),
+        "tool worker: the result's data is not JSON; it was left out",
+      );
+    }
+    return encoded;
   } catch (error) {
     const reason = boundText(errorMessage(error), MAX_ERROR_MESSAGE_CHARS);
     log(

@@ -6,6 +6,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import * as z from "zod";
 import {
   createToolQueue,
   createToolWorker,
@@ -15,6 +16,7 @@ import {
 } from "../../src/bullmq/index.js";
 import {
   asyncResult,
+  defineTool,
   type Message,
   newToolResult,
   runToolLoop,
@@ -148,6 +150,38 @@ describe("queued(tool)", () => {
     expect(await bull.getJob("call_invalid")).toBeUndefined();
   });
 
+  it("after close(), execute answers an error result; close() twice is one close", async () => {
+    const { queue } = setup({ worker: false });
+    const queued = queue.queued(tool("echo"));
+    await Promise.all([queue.close(), queue.close()]);
+    const answer = (await queued.execute(
+      { text: "x" },
+      createToolContext({ toolCallId: "call_closed" }),
+    )) as ToolResult;
+    expect(answer.isError).toBe(true);
+    expect(answer.forLLM).toBe('tool "echo" was not queued: its queue is closed');
+  });
+
+  it("a zod tool: validated by its schema before enqueueing, and run with its parsed arguments on the worker", async () => {
+    const shout = defineTool({
+      name: "shout",
+      description: "Upper-cases a word",
+      parameters: z.object({ word: z.string().min(2), times: z.number().int().default(1) }),
+      execute: ({ word, times }) => word.toUpperCase().repeat(times),
+    });
+    const registry = new ToolRegistry();
+    registry.register(shout);
+    const { queue } = setup({ registry });
+    const queued = queue.queued(shout);
+    const invalid = (await queued.execute({ word: "x" }, createToolContext({ toolCallId: "call_z1" }))) as ToolResult;
+    expect(invalid.isError).toBe(true);
+    expect(invalid.forLLM).toMatch(/^invalid arguments for tool "shout": word: /);
+    const completed = new Promise<ToolResult>((resolve) => {
+      void queued.execute({ word: "hey" }, createToolContext({ toolCallId: "call_z2", asyncCallback: resolve }));
+    });
+    expect((await completed).forLLM).toBe("HEY");
+  });
+
   it("validates through the registry too, and carries channel, chat id, metadata and call id to the worker", async () => {
     const { queue } = setup();
     const registry = new ToolRegistry();
@@ -185,6 +219,25 @@ describe("queued(tool)", () => {
     expect((await queue.completions([toolCallId]))[0]?.toolCallId).toBe(toolCallId);
   });
 
+  it("arguments with a __proto__ key (as JSON.parse makes it from the model's text) are data: no prototype is touched", async () => {
+    const { queue } = setup();
+    const args = JSON.parse('{"text":"p","__proto__":{"polluted":true}}') as Record<string, unknown>;
+    const { completed } = call(queue, "echo", args, "call_proto");
+    expect((await completed).forLLM).toBe("echo: p");
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it("a call without a tool call id (called directly) gets a job id of its own", async () => {
+    const { queue } = setup();
+    const seen = collect(queue);
+    const completed = new Promise<ToolResult>((resolve) => {
+      void queue.queued(tool("echo")).execute({ text: "anon" }, createToolContext({ asyncCallback: resolve }));
+    });
+    expect((await completed).forLLM).toBe("echo: anon");
+    await until(() => seen.length === 1);
+    expect(seen[0]?.toolCallId).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
   it("the same call id queued again: one job, one run, delivered once, to the latest callback", async () => {
     const registry = new FlakyRegistry();
     const { name, queue, bull } = setup({ registry, worker: false });
@@ -220,6 +273,33 @@ describe("queued(tool)", () => {
     await sleep(100);
     expect(runs).toEqual(["slow"]);
     expect(seen).toHaveLength(1);
+  });
+
+  it("a callback waiting longer than keepFinishedMs is dropped (its job can no longer report); handlers still get it", async () => {
+    const { name, queue } = setup({ worker: false });
+    const short = createToolQueue({ connection: redis.connection, name, keepFinishedMs: 50 });
+    open.push(short);
+    const seen = collect(short);
+    let oldFired = false;
+    void short.queued(tool("echo")).execute(
+      { text: "old" },
+      createToolContext({
+        toolCallId: "call_old",
+        asyncCallback: () => {
+          oldFired = true;
+        },
+      }),
+    );
+    await sleep(100);
+    const fresh = call(short, "echo", { text: "new" }, "call_new");
+    await fresh.immediate;
+    const registry = new ToolRegistry();
+    for (const item of testTools()) registry.register(item);
+    open.push(createToolWorker(registry, { connection: redis.connection, name, closeOnSigterm: false }));
+    expect((await fresh.completed).forLLM).toBe("echo: new");
+    await until(() => seen.length === 2);
+    expect(oldFired).toBe(false);
+    void queue;
   });
 
   it("a call id that another conversation's job holds is refused (the model cannot read another chat's result)", async () => {
@@ -367,6 +447,19 @@ describe("delivery", () => {
 });
 
 describe("Redis unreachable", () => {
+  it("completions() rejects naming Redis within enqueueTimeoutMs", async () => {
+    const port = await freePort();
+    const queue = createToolQueue({
+      connection: { host: "127.0.0.1", port, retryStrategy: () => 50 },
+      name: "down",
+      enqueueTimeoutMs: 300,
+    });
+    open.push(queue);
+    const started = Date.now();
+    await expect(queue.completions(["call_1"])).rejects.toThrow("completions: Redis did not answer within 300 ms");
+    expect(Date.now() - started).toBeLessThan(2_000);
+  });
+
   it("an enqueue answers an error result naming Redis within enqueueTimeoutMs, never a hang", async () => {
     const port = await freePort();
     const queue = createToolQueue({
@@ -409,7 +502,9 @@ describe("reconnecting", () => {
       const queue = createToolQueue({ connection, name, backoffMs: 10 });
       open.push(queue);
       const seen = collect(queue);
-      const child = spawnWorker({ port: persistent.port, name, concurrency: 4 });
+      // A job taken in the instant Redis went away (its moveToActive applied, the reply lost) is
+      // active with nobody running it: the stalled-job check gets it back after its lock expires.
+      const child = spawnWorker({ port: persistent.port, name, concurrency: 4, lockMs: 2_000, stalledMs: 1_000 });
       try {
         const calls = Array.from({ length: 20 }, (_, index) =>
           call(queue, "slow", { ms: 150, text: String(index) }, `call_r${index}`),

@@ -2,9 +2,10 @@ import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createToolQueue, createToolWorker, type ToolCompletion, type ToolQueue } from "../../src/bullmq/index.js";
-import { type Message, runToolLoop, type Tool, ToolRegistry, type ToolResult } from "../../src/index.js";
+import { type Message, newToolResult, runToolLoop, type Tool, ToolRegistry, type ToolResult } from "../../src/index.js";
 import { createToolContext, ScriptedProvider, textResponse, toolCallResponse } from "../../src/testing/index.js";
 import { testTools } from "../helpers/bullmq-tools.js";
+import { captureLogger } from "../helpers/capture-logger.js";
 import { type RedisServer, startRedisServer } from "../helpers/redis-server.js";
 import { spawnWorker, type WorkerProcess } from "../helpers/spawn-worker.js";
 
@@ -26,6 +27,13 @@ afterEach(async () => {
   await Promise.all(open.splice(0).map((item) => item.close()));
 });
 
+const block: Tool = {
+  name: "block",
+  description: "Blocks the worker's event loop",
+  parameters: { type: "object", properties: { ms: { type: "number" } }, required: ["ms"] },
+  execute: () => "never runs here",
+};
+
 const crash: Tool = {
   name: "crash",
   description: "Kills the worker process that runs it",
@@ -34,7 +42,7 @@ const crash: Tool = {
 };
 
 function tool(name: string): Tool {
-  return testTools().find((candidate) => candidate.name === name) ?? crash;
+  return testTools().find((candidate) => candidate.name === name) ?? (name === "block" ? block : crash);
 }
 
 function newQueue(options: { attempts?: number } = {}) {
@@ -53,7 +61,10 @@ function newQueue(options: { attempts?: number } = {}) {
   return { name, queue, seen };
 }
 
-function worker(name: string, settings: { lockMs?: number; stalledMs?: number; concurrency?: number } = {}) {
+function worker(
+  name: string,
+  settings: { lockMs?: number; stalledMs?: number; concurrency?: number; blocks?: boolean; label?: string } = {},
+) {
   const spawned = spawnWorker({ port: redis.port, name, ...settings });
   children.push(spawned);
   return spawned;
@@ -126,6 +137,22 @@ describe("createToolWorker options", () => {
     expect(result.isError).toBe(true);
     expect(result.forLLM).toBe('tool "slow" timed out after 50 ms');
   });
+
+  it("a result whose data is not JSON completes without it (logged)", async () => {
+    const { name, queue } = newQueue();
+    const { logger, lines } = captureLogger();
+    const registry = new ToolRegistry();
+    registry.register({
+      ...tool("echo"),
+      execute: () => newToolResult("with data").withData({ big: 1n }),
+    });
+    open.push(createToolWorker(registry, { connection: redis.connection, name, logger, closeOnSigterm: false }));
+    const { first } = enqueue(queue, "echo", { text: "x" }, "call_bigint");
+    const result = await first;
+    expect(result.forLLM).toBe("with data");
+    expect(result.data).toBeUndefined();
+    expect(lines.map((line) => line.msg)).toContain("tool worker: the result's data is not JSON; it was left out");
+  });
 });
 
 describe("worker processes", () => {
@@ -147,6 +174,23 @@ describe("worker processes", () => {
     await sleep(300);
     expect(call.results).toHaveLength(1);
     expect(seen.map((completion) => completion.toolCallId)).toEqual(["call_killed"]);
+  });
+
+  it("a job that ran twice (its worker's event loop blocked past the lock) is delivered once", async () => {
+    const { name, queue, seen } = newQueue();
+    const settings = { lockMs: 500, stalledMs: 250 };
+    const blocked = worker(name, { ...settings, blocks: true, label: "blocked" });
+    const call = enqueue(queue, "block", { ms: 2_500 }, "call_twice_run");
+    await blocked.waitFor((message) => message.type === "started");
+    const healthy = worker(name, { ...settings, label: "healthy" });
+    const result = await call.first;
+    expect(result.forLLM).toBe("block: ran in healthy");
+    // The blocked worker finishes its run too, but cannot complete the job: its lock is gone.
+    await blocked.waitFor((message) => message.type === "ran");
+    await sleep(1_000);
+    expect(healthy.messages.filter((message) => message.type === "ran")).toHaveLength(1);
+    expect(call.results).toHaveLength(1);
+    expect(seen.map((completion) => completion.result.forLLM)).toEqual(["block: ran in healthy"]);
   });
 
   it("stalls count as attempts: a job that kills every worker fails after `attempts` starts", async () => {

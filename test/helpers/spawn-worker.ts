@@ -31,8 +31,13 @@ export function spawnWorker(settings: {
   concurrency?: number;
   lockMs?: number;
   stalledMs?: number;
+  /** Its `block` tool really blocks the event loop. */
+  blocks?: boolean;
+  label?: string;
 }): WorkerProcess {
   return spawnScript(workerScript, {
+    BLOCKS: settings.blocks === true ? "1" : "0",
+    WORKER_LABEL: settings.label ?? "",
     REDIS_PORT: String(settings.port),
     QUEUE_NAME: settings.name,
     CONCURRENCY: String(settings.concurrency ?? 1),

@@ -31,6 +31,22 @@ const crash: Tool = {
   },
 };
 registry.register(crash);
+const block: Tool = {
+  name: "block",
+  description:
+    "Blocks this worker's event loop for `ms` (only in a worker started with blocks: true), then answers its pid",
+  parameters: { type: "object", properties: { ms: { type: "number" } }, required: ["ms"] },
+  execute: (args) => {
+    if (env.BLOCKS === "1") {
+      const until = Date.now() + Number(args.ms);
+      while (Date.now() < until) {
+        // busy: no timer, no lock renewal
+      }
+    }
+    return `block: ran in ${env.WORKER_LABEL ?? process.pid}`;
+  },
+};
+registry.register(block);
 
 const worker = createToolWorker(registry, {
   connection: { host: "127.0.0.1", port: Number(env.REDIS_PORT), retryStrategy: () => 100 },
