@@ -139,15 +139,18 @@ function readServerTool(settings: Settings, listed: unknown): ServerTool | strin
   return { name, description, parameters, fingerprint: `${description}\u0000${schemaText}` };
 }
 
-/** Every tool the server lists, page by page, within the import's bounds. */
-async function listServerTools(settings: Settings): Promise<ServerTool[]> {
+/** Every tool the server lists, page by page, within the import's bounds; `signal` cancels the listing. */
+async function listServerTools(settings: Settings, signal: AbortSignal): Promise<ServerTool[]> {
   const { client, logger, serverName } = settings;
   const tools = new Map<string, ServerTool>();
   let cursor: string | undefined;
   let pages = 0;
   let listed = 0;
   do {
-    const page = await client.listTools(cursor === undefined ? undefined : { cursor }, { timeout: settings.timeout });
+    const page = await client.listTools(cursor === undefined ? undefined : { cursor }, {
+      timeout: settings.timeout,
+      signal,
+    });
     pages++;
     for (const entry of Array.isArray(page.tools) ? page.tools : []) {
       if (++listed > MAX_TOOLS) break;
@@ -273,6 +276,8 @@ export async function registerMcpTools(
   const imported = new Map<string, Imported>();
   const ownNames = new Set<string>();
   let closed = false;
+  // Aborted by close(): a listing under way is cancelled rather than awaited for up to `timeoutMs`.
+  const stop = new AbortController();
 
   const remove = (entry: Imported): void => {
     ownNames.delete(entry.name);
@@ -300,7 +305,7 @@ export async function registerMcpTools(
   };
 
   const refresh = async (): Promise<void> => {
-    const tools = await listServerTools(settings);
+    const tools = await listServerTools(settings, stop.signal);
     if (closed) return;
     const names = mcpToolNames(
       serverName,
@@ -349,7 +354,8 @@ export async function registerMcpTools(
           await refresh();
         } catch (error) {
           const fields = () => ({ server: serverName, reason: errorMessage(error) });
-          log(logger, "warn", fields, "MCP tool list not refreshed after list_changed: the tools stay as they were");
+          if (!closed)
+            log(logger, "warn", fields, "MCP tool list not refreshed after list_changed: the tools stay as they were");
         }
       } while (again && !closed);
     })().finally(() => {
@@ -386,7 +392,8 @@ export async function registerMcpTools(
       if (closed) return;
       closed = true;
       unsubscribe();
-      // A refresh under way registers nothing more once closed.
+      // A refresh under way registers nothing more once closed; its listing is cancelled.
+      stop.abort();
       await running;
       for (const entry of imported.values()) remove(entry);
       imported.clear();

@@ -588,6 +588,24 @@ describe("registerMcpTools: list_changed", () => {
     await closing;
     expect(registry.list()).toEqual([]);
   });
+
+  it("close() during a refresh the server never answers returns at once and cancels the listing, silently", async () => {
+    const { logger, lines } = captureLogger();
+    let listings = 0;
+    const server = await scripted({
+      listTools: () => (++listings === 1 ? toolList([{ name: "a" }]) : "never"),
+    });
+    const registry = new ToolRegistry();
+    const handle = await registerMcpTools(registry, server.client, { serverName: "s", timeoutMs: 30_000, logger });
+    server.toolsChanged();
+    await vi.waitFor(() => expect(listings).toBe(2));
+    const started = performance.now();
+    await handle.close();
+    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(registry.list()).toEqual([]);
+    expect(server.notifications).toContainEqual(expect.objectContaining({ method: "notifications/cancelled" }));
+    expect(lines).toEqual([]);
+  });
 });
 
 describe("registerMcpTools: hidden tools", () => {
