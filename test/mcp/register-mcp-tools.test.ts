@@ -484,6 +484,68 @@ describe("registerMcpTools: list_changed", () => {
     expect((await registry.execute("mcp_m_add", { a: 1, b: 2 })).forLLM).toBe("3");
   });
 
+  it("registers a tool again when only its inputSchema changed", async () => {
+    const { server, list } = await adder([ADD]);
+    const registry = new ToolRegistry();
+    await imported(registry, server, { serverName: "m" });
+    const before = registry.get("mcp_m_add");
+    const inputSchema = { ...ADD.inputSchema, required: ["a"] };
+    list.tools = [{ ...ADD, inputSchema }];
+    server.toolsChanged();
+    await vi.waitFor(() => expect(registry.get("mcp_m_add")).not.toBe(before));
+    expect(registry.get("mcp_m_add")?.parameters).toEqual(inputSchema);
+  });
+
+  it("lists again after a list_changed that arrived during the first listing", async () => {
+    let release: () => void = () => {};
+    let listings = 0;
+    const server = await scripted({
+      listTools: async () => {
+        if (++listings === 1) {
+          await new Promise<void>((resolve) => (release = resolve));
+          return toolList([{ name: "early" }]);
+        }
+        return toolList([{ name: "early" }, { name: "late" }]);
+      },
+    });
+    const registry = new ToolRegistry();
+    const importing = registerMcpTools(registry, server.client, { serverName: "s" });
+    await vi.waitFor(() => expect(listings).toBe(1));
+    server.toolsChanged();
+    await new Promise((resolve) => setTimeout(resolve, 20)); // the notification is handled
+    release();
+    const handle = await importing;
+    cleanups.push(() => handle.close());
+    await vi.waitFor(() => expect(handle.names).toEqual(["mcp_s_early", "mcp_s_late"]));
+    expect(listings).toBe(2);
+  });
+
+  it("names only the tools the registry's allowlist let in", async () => {
+    const { server } = await adder([ADD, { name: "other" }]);
+    const registry = new ToolRegistry();
+    registry.setAllowlist(["mcp_m_add"]);
+    const handle = await imported(registry, server, { serverName: "m" });
+    expect(handle.names).toEqual(["mcp_m_add"]);
+    expect(registry.list()).toEqual(["mcp_m_add"]);
+  });
+
+  it("two imports from one client: when one closes, the other still follows the server", async () => {
+    const { server, list } = await adder([ADD]);
+    const first = new ToolRegistry();
+    const second = new ToolRegistry();
+    const closing = await registerMcpTools(first, server.client, { serverName: "one" });
+    const staying = await imported(second, server, { serverName: "two", hidden: true });
+    await closing.close();
+    list.tools = [ADD, { name: "more" }];
+    server.toolsChanged();
+    await vi.waitFor(() => expect(staying.names).toEqual(["mcp_two_add", "mcp_two_more"]));
+    expect(second.count()).toBe(2);
+    expect(first.list()).toEqual([]);
+    await staying.close();
+    const handlers = Reflect.get(server.client, "_notificationHandlers") as Map<string, unknown>;
+    expect(handlers.has("notifications/tools/list_changed")).toBe(false);
+  });
+
   it("leaves unchanged tools as they are (same object)", async () => {
     const { server, list } = await adder([ADD]);
     const registry = new ToolRegistry();
