@@ -1,6 +1,7 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 import { failure, isValidTimeout, TIMEOUT_EXPECTATION } from "../execute-tool-call.js";
+import { linkSignal } from "../internal/abort.js";
 import { boundText, cutName, errorMessage, isRecord, jsonText, quoteName } from "../internal/describe.js";
 import { log, type ResolvedLogger, resolveLogger } from "../internal/logger.js";
 import { optionError } from "../internal/options.js";
@@ -305,7 +306,14 @@ export async function registerMcpTools(
   };
 
   const refresh = async (): Promise<void> => {
-    const tools = await listServerTools(settings, stop.signal);
+    // A signal of this listing's own: the SDK leaves a listener on it per page (none on `stop`).
+    const listing = linkSignal(stop.signal);
+    let tools: ServerTool[];
+    try {
+      tools = await listServerTools(settings, listing.signal ?? stop.signal);
+    } finally {
+      listing.dispose();
+    }
     if (closed) return;
     const names = mcpToolNames(
       serverName,

@@ -546,6 +546,31 @@ describe("registerMcpTools: list_changed", () => {
     expect(handlers.has("notifications/tools/list_changed")).toBe(false);
   });
 
+  it("leaves no listener behind per listing or page (no MaxListenersExceededWarning on a long-lived import)", async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => void warnings.push(warning.message);
+    process.on("warning", onWarning);
+    cleanups.push(() => void process.off("warning", onWarning));
+    let listings = 0;
+    const server = await scripted({
+      listTools: (params) => {
+        const page = Number(params?.cursor ?? 0);
+        if (page === 0) listings++;
+        const tools = [{ name: `t${page}`, inputSchema: { type: "object" } }];
+        return { result: page < 14 ? { tools, nextCursor: String(page + 1) } : { tools } };
+      },
+    });
+    const handle = await imported(new ToolRegistry(), server, { serverName: "s" });
+    for (let index = 0; index < 12; index++) {
+      const before = listings;
+      server.toolsChanged();
+      await vi.waitFor(() => expect(listings).toBe(before + 1));
+    }
+    await vi.waitFor(() => expect(handle.names).toHaveLength(15));
+    await new Promise((resolve) => setTimeout(resolve, 20)); // a warning is emitted on the next tick
+    expect(warnings).toEqual([]);
+  });
+
   it("leaves unchanged tools as they are (same object)", async () => {
     const { server, list } = await adder([ADD]);
     const registry = new ToolRegistry();
