@@ -278,6 +278,33 @@ describe("registerMcpTools: a scripted server", () => {
     expect(handlers.has("notifications/tools/list_changed")).toBe(false);
   });
 
+  it("rejects, naming the server, when the server goes away during the first listing", async () => {
+    const server = await scripted({ listTools: () => "never" });
+    const registry = new ToolRegistry();
+    const importing = registerMcpTools(registry, server.client, { serverName: "s" });
+    await vi.waitFor(() => expect(server.requests.at(-1)?.method).toBe("tools/list"));
+    server.disconnect();
+    await expect(importing).rejects.toThrow('registerMcpTools: MCP server "s" did not list its tools: ');
+    expect(registry.count()).toBe(0);
+  });
+
+  it("keeps the tools, with a warning, when the server goes away during a refresh; calls answer error results", async () => {
+    const { logger, lines } = captureLogger();
+    let listings = 0;
+    const server = await scripted({ listTools: () => (++listings === 1 ? toolList([{ name: "a" }]) : "never") });
+    const registry = new ToolRegistry();
+    const handle = await imported(registry, server, { serverName: "s", logger });
+    server.toolsChanged();
+    await vi.waitFor(() => expect(listings).toBe(2));
+    server.disconnect();
+    await vi.waitFor(() => expect(lines.map((line) => line.msg)).toEqual([expect.stringMatching(/not refreshed/)]));
+    expect(lines[0]?.reason).toMatch(/Connection closed/);
+    expect(handle.names).toEqual(["mcp_s_a"]);
+    const result = await registry.execute("mcp_s_a", {});
+    expect(result.isError).toBe(true);
+    expect(result.forLLM).toMatch(/^MCP server "s" failed to run tool "a": .*Not connected/);
+  });
+
   it("names a tool apart from a tool of the registry that holds its name (never replaces it)", async () => {
     const { server } = await adder();
     const registry = new ToolRegistry();
