@@ -392,19 +392,21 @@ export async function registerMcpTools(
   }
   if (again) scheduleRefresh();
 
+  let closing: Promise<void> | undefined;
   return {
     get names() {
       return [...ownNames].sort();
     },
-    close: async () => {
-      if (closed) return;
-      closed = true;
-      unsubscribe();
-      // A refresh under way registers nothing more once closed; its listing is cancelled.
-      stop.abort();
-      await running;
-      for (const entry of imported.values()) remove(entry);
-      imported.clear();
-    },
+    // Every call waits for the one closing: a second close() never resolves with the tools still there.
+    close: () =>
+      (closing ??= (async () => {
+        closed = true;
+        unsubscribe();
+        // A refresh under way registers nothing more once closed; its listing is cancelled.
+        stop.abort();
+        await running;
+        for (const entry of imported.values()) remove(entry);
+        imported.clear();
+      })()),
   };
 }

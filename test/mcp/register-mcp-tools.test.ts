@@ -720,6 +720,19 @@ describe("registerMcpTools: list_changed", () => {
     expect(server.notifications).toContainEqual(expect.objectContaining({ method: "notifications/cancelled" }));
     expect(lines).toEqual([]);
   });
+
+  it("a second close() during the first resolves only once the tools are gone", async () => {
+    let listings = 0;
+    const server = await scripted({ listTools: () => (++listings === 1 ? toolList([{ name: "a" }]) : "never") });
+    const registry = new ToolRegistry();
+    const handle = await registerMcpTools(registry, server.client, { serverName: "s" });
+    server.toolsChanged();
+    await vi.waitFor(() => expect(listings).toBe(2));
+    const first = handle.close();
+    await handle.close();
+    expect(registry.list()).toEqual([]);
+    await first;
+  });
 });
 
 describe("registerMcpTools: hidden tools", () => {
