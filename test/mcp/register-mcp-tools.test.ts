@@ -278,6 +278,17 @@ describe("registerMcpTools: a scripted server", () => {
     expect(handlers.has("notifications/tools/list_changed")).toBe(false);
   });
 
+  it("rejects, naming the server, when it does not answer the first tools/list within timeoutMs", async () => {
+    const server = await scripted({ listTools: () => "never" });
+    const registry = new ToolRegistry();
+    const started = performance.now();
+    await expect(registerMcpTools(registry, server.client, { serverName: "s", timeoutMs: 50 })).rejects.toThrow(
+      /^registerMcpTools: MCP server "s" did not list its tools: MCP error -32001: Request timed out/,
+    );
+    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(registry.count()).toBe(0);
+  });
+
   it("rejects, naming the server, when the server goes away during the first listing", async () => {
     const server = await scripted({ listTools: () => "never" });
     const registry = new ToolRegistry();
@@ -596,6 +607,25 @@ describe("registerMcpTools: list_changed", () => {
     await vi.waitFor(() => expect(handle.names).toHaveLength(15));
     await new Promise((resolve) => setTimeout(resolve, 20)); // a warning is emitted on the next tick
     expect(warnings).toEqual([]);
+  });
+
+  it("renames a tool whose name a tool listed later needs (read.file, then read_file): each name runs its own tool", async () => {
+    const list = { tools: [{ name: "read.file" }] as Array<Record<string, unknown>> };
+    const server = await scripted({
+      listTools: () => toolList(list.tools),
+      callTool: (params) => ({ result: { content: [{ type: "text", text: String(params?.name) }] } }),
+    });
+    const registry = new ToolRegistry();
+    const handle = await imported(registry, server, { serverName: "s" });
+    expect(handle.names).toEqual(["mcp_s_read_file"]);
+    list.tools = [{ name: "read.file" }, { name: "read_file" }];
+    server.toolsChanged();
+    await vi.waitFor(() => expect(handle.names).toHaveLength(2));
+    const [plain, suffixed] = handle.names;
+    expect(plain).toBe("mcp_s_read_file");
+    expect(suffixed).toMatch(/^mcp_s_read_file_[0-9a-f]{8}$/);
+    expect((await registry.execute(plain as string, {})).forLLM).toBe("read_file");
+    expect((await registry.execute(suffixed as string, {})).forLLM).toBe("read.file");
   });
 
   it("leaves unchanged tools as they are (same object)", async () => {
