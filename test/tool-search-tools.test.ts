@@ -113,10 +113,9 @@ describe("createToolSearchTools", () => {
     const result = await registry.execute(BM25, { query: "read a file" });
     expect(result.silent).toBe(true);
     expect(result.forLLM).toMatchInlineSnapshot(`
-      "Found 3 tools, callable directly for the next 5 model calls:
+      "Found 2 tools, callable directly for the next 5 model calls:
       - mcp_fs_read_file: Read the contents of a file
-      - mcp_fs_write_file: Write text to a file
-      - mcp_fs_list_directory: List the entries of a directory"
+      - mcp_fs_write_file: Write text to a file"
     `);
     expect(offered()).toContain("mcp_fs_read_file");
     const one = await registry.execute(BM25, { query: "email", max_results: 3 });

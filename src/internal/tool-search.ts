@@ -26,6 +26,14 @@ const MAX_PATTERN_SIZE = 1_000;
  */
 const MAX_REGEX_WORK = 20_000_000;
 
+/**
+ * English words a query's meaning does not rest on: as query terms they would give almost every tool
+ * a small score, and so promote unrelated tools ("read a file" finds every description with "a").
+ */
+const STOP_WORDS: ReadonlySet<string> = new Set(
+  "a an and are as at be by can for from i in is it me my of on or please the this to use want with".split(" "),
+);
+
 // BM25's usual constants (Robertson & Zaragoza): term-frequency saturation and length normalisation.
 const K1 = 1.2;
 const B = 0.75;
@@ -197,7 +205,7 @@ export class Bm25Index {
    */
   search(query: string, max: number): SearchDocument[] {
     checkSearch("searchBM25", "query", query, max);
-    const terms = [...new Set(searchTerms(query))].slice(0, MAX_QUERY_TERMS);
+    const terms = [...new Set(searchTerms(query))].filter((term) => !STOP_WORDS.has(term)).slice(0, MAX_QUERY_TERMS);
     if (max === 0 || terms.length === 0) return [];
     const count = this.#documents.length;
     const scored: { document: SearchDocument; score: number }[] = [];

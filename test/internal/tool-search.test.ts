@@ -63,6 +63,13 @@ describe("Bm25Index", () => {
     expect(names(index.search("directory", 5))).toEqual(["list_dir"]);
   });
 
+  it("ignores stop words in the query: they would promote tools that share only an article", () => {
+    const index = new Bm25Index(documents);
+    // Four descriptions have "a" or "the": without stop words list_dir and send_email would score too.
+    expect(names(index.search("read a file", 5))).toEqual(["read_file", "write_file"]);
+    expect(names(index.search("the a of to", 5))).toEqual([]);
+  });
+
   it("matches case-insensitively and across camelCase and separators in the query", () => {
     const index = new Bm25Index(documents);
     expect(names(index.search("SendEmail", 1))).toEqual(["send_email"]);
