@@ -77,6 +77,16 @@ describe("mcpToolNames", () => {
     expect(second.x).toMatch(/^mcp_a_b_x_[0-9a-f]{8}$/);
   });
 
+  it("hashes the server's name as given too: two servers that sanitise alike, both suffixed, still get two names", () => {
+    const taken = new Set(["mcp_a_b_x"]);
+    const first = names("a.b", ["x"], (name) => taken.has(name));
+    taken.add(first.x as string);
+    const second = names("a_b", ["x"], (name) => taken.has(name));
+    expect(first.x).toMatch(/^mcp_a_b_x_[0-9a-f]{8}$/);
+    expect(second.x).toMatch(/^mcp_a_b_x_[0-9a-f]{8}$/);
+    expect(second.x).not.toBe(first.x);
+  });
+
   it("gives a valid registry name to anything a hostile server lists (fast, for thousands of tools)", () => {
     const hostile = Array.from(
       { length: 5_000 },

@@ -85,6 +85,16 @@ describe("onToolListChanged", () => {
     expect(first).toHaveBeenCalledTimes(1);
   });
 
+  it("never removes a handler the user set after it when its last subscriber leaves", async () => {
+    const server = await startScriptedServer({});
+    const off = onToolListChanged(server.client, vi.fn());
+    const later = vi.fn();
+    server.client.setNotificationHandler(ToolListChangedNotificationSchema, later);
+    off();
+    await notified(server);
+    expect(later).toHaveBeenCalledTimes(1);
+  });
+
   it("a listener that throws does not cost the others their call", async () => {
     const server = await startScriptedServer({});
     const onerror = vi.fn();
