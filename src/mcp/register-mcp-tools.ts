@@ -1,5 +1,5 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolResultSchema, ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 import { failure, isValidTimeout, TIMEOUT_EXPECTATION } from "../execute-tool-call.js";
 import { linkSignal } from "../internal/abort.js";
 import { boundText, cutName, errorMessage, isRecord, jsonText, quoteName } from "../internal/describe.js";
@@ -98,7 +98,7 @@ function checkOptions(registry: unknown, client: unknown, options: unknown): Set
   if (!isRecord(registry) || typeof registry.register !== "function" || typeof registry.unregister !== "function") {
     throw optionError(WHERE, "registry", "a ToolRegistry", registry);
   }
-  const methods = ["listTools", "callTool", "setNotificationHandler", "removeNotificationHandler"];
+  const methods = ["listTools", "request", "setNotificationHandler", "removeNotificationHandler"];
   if (!isRecord(client) || methods.some((method) => typeof client[method] !== "function")) {
     throw optionError(WHERE, "client", "a connected Client of @modelcontextprotocol/sdk (v1)", client);
   }
@@ -217,7 +217,11 @@ async function callServerTool(
   const { signal } = context;
   let result: unknown;
   try {
-    result = await settings.client.callTool({ name: mcpName, arguments: args }, undefined, {
+    // A plain request, not `callTool`: that validates `structuredContent` against the server's
+    // `outputSchema` with the SDK's Ajv, whose patterns backtrack (a hostile server could hold the
+    // event loop for hours with one short string). The model reads the content, never validated output.
+    const params = { name: mcpName, arguments: args };
+    result = await settings.client.request({ method: "tools/call", params }, CallToolResultSchema, {
       signal,
       timeout: settings.timeout,
       onprogress: ({ progress, total, message }) =>

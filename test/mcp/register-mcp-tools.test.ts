@@ -235,18 +235,44 @@ describe("registerMcpTools: a scripted server", () => {
     const { server } = await adder();
     const registry = new ToolRegistry();
     await imported(registry, server, { serverName: "m", timeoutMs: Number.POSITIVE_INFINITY });
-    const callTool = vi.spyOn(server.client, "callTool");
+    const request = vi.spyOn(server.client, "request");
     await registry.execute("mcp_m_add", { a: 1, b: 1 });
-    expect(callTool.mock.calls[0]?.[2]).toMatchObject({ timeout: 2_147_483_647 });
+    expect(request.mock.calls[0]?.[2]).toMatchObject({ timeout: 2_147_483_647 });
   });
 
   it("uses 60 s by default (the SDK's request timeout gets it)", async () => {
     const { server } = await adder();
     const registry = new ToolRegistry();
     await imported(registry, server, { serverName: "m" });
-    const callTool = vi.spyOn(server.client, "callTool");
+    const request = vi.spyOn(server.client, "request");
     await registry.execute("mcp_m_add", { a: 1, b: 1 });
-    expect(callTool.mock.calls[0]?.[2]).toMatchObject({ timeout: 60_000, signal: expect.any(AbortSignal) });
+    expect(request.mock.calls[0]?.[2]).toMatchObject({ timeout: 60_000, signal: expect.any(AbortSignal) });
+  });
+
+  // 27 characters: seconds of backtracking on Ajv's engine (each one more doubles it; 40 is hours).
+  it("never runs the server's outputSchema: a backtracking pattern cannot hold the event loop", async () => {
+    const server = await scripted({
+      listTools: () => ({
+        result: {
+          tools: [
+            {
+              name: "t",
+              inputSchema: { type: "object" },
+              outputSchema: { type: "object", properties: { x: { type: "string", pattern: "^(a+)+$" } } },
+            },
+          ],
+        },
+      }),
+      callTool: () => ({
+        result: { content: [{ type: "text", text: "done" }], structuredContent: { x: `${"a".repeat(27)}!` } },
+      }),
+    });
+    const registry = new ToolRegistry();
+    await imported(registry, server, { serverName: "s" });
+    const started = performance.now();
+    const result = await registry.execute("mcp_s_t", {});
+    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(result).toMatchObject({ isError: false, forLLM: "done" });
   });
 
   it("answers a call the closing server never answered, and a call after it closed, with error results naming it", async () => {
@@ -844,11 +870,9 @@ describe("registerMcpTools: server-everything (stdio child process)", () => {
     expect(tools.image?.content).toMatch(/\[image: image\/png, \d+ bytes\]/);
     expect(tools.image?.content).not.toMatch(/iVBOR/);
     expect(tools.weather?.content).toMatch(/"temperature":36/);
-    // A tool that requires task support: the SDK's callTool throws; the model reads why.
+    // A tool that requires task support: the server refuses a call without a task; the model reads why.
     expect(tools.task?.isError).toBe(true);
-    expect(tools.task?.content).toMatch(
-      /^MCP server "everything" failed to run tool "simulate-research-query": .*task/,
-    );
+    expect(tools.task?.content).toMatch(/simulate-research-query requires task augmentation/);
   });
 
   it("reports the server's progress to the call's listener", async () => {
