@@ -1,5 +1,5 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { CallToolResultSchema, ErrorCode } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolResultSchema, ErrorCode, ListToolsResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { failure, isValidTimeout, TIMEOUT_EXPECTATION } from "../execute-tool-call.js";
 import { linkSignal } from "../internal/abort.js";
 import { boundText, cutName, errorMessage, isRecord, jsonText, quoteName } from "../internal/describe.js";
@@ -98,7 +98,7 @@ function checkOptions(registry: unknown, client: unknown, options: unknown): Set
   if (!isRecord(registry) || typeof registry.register !== "function" || typeof registry.unregister !== "function") {
     throw optionError(WHERE, "registry", "a ToolRegistry", registry);
   }
-  const methods = ["listTools", "request", "setNotificationHandler", "removeNotificationHandler"];
+  const methods = ["request", "setNotificationHandler", "removeNotificationHandler"];
   if (!isRecord(client) || methods.some((method) => typeof client[method] !== "function")) {
     throw optionError(WHERE, "client", "a connected Client of @modelcontextprotocol/sdk (v1)", client);
   }
@@ -148,10 +148,12 @@ async function listServerTools(settings: Settings, signal: AbortSignal): Promise
   let pages = 0;
   let listed = 0;
   do {
-    const page = await client.listTools(cursor === undefined ? undefined : { cursor }, {
-      timeout: settings.timeout,
-      signal,
-    });
+    // A plain request, not `listTools`: that compiles every tool's `outputSchema` with the SDK's Ajv
+    // (one the server got wrong fails the whole listing) and Ajv keeps each compiled copy, so every
+    // `list_changed` would grow memory for good. Calls never use those validators (see below).
+    const request =
+      cursor === undefined ? { method: "tools/list" as const } : { method: "tools/list" as const, params: { cursor } };
+    const page = await client.request(request, ListToolsResultSchema, { timeout: settings.timeout, signal });
     pages++;
     for (const entry of Array.isArray(page.tools) ? page.tools : []) {
       if (++listed > MAX_TOOLS) break;
@@ -217,7 +219,7 @@ async function callServerTool(
   const { signal } = context;
   let result: unknown;
   try {
-    // A plain request, not `callTool`: that validates `structuredContent` against the server's
+    // A plain request, not `callTool` (see `listServerTools`): that validates `structuredContent` against the server's
     // `outputSchema` with the SDK's Ajv, whose patterns backtrack (a hostile server could hold the
     // event loop for hours with one short string). The model reads the content, never validated output.
     const params = { name: mcpName, arguments: args };

@@ -249,6 +249,28 @@ describe("registerMcpTools: a scripted server", () => {
     expect(request.mock.calls[0]?.[2]).toMatchObject({ timeout: 60_000, signal: expect.any(AbortSignal) });
   });
 
+  it("never compiles the server's outputSchema: an invalid one fails no listing, and listings keep no validator", async () => {
+    const getValidator = vi.fn(() => () => ({ valid: true, data: undefined, errorMessage: undefined }));
+    const tools = [{ name: "ok" }, { name: "odd", outputSchema: { type: "object", properties: { x: { type: 12 } } } }];
+    const plain = await scripted({ listTools: () => toolList(tools) });
+    expect((await imported(new ToolRegistry(), plain, { serverName: "s" })).names).toEqual(["mcp_s_odd", "mcp_s_ok"]);
+
+    let listings = 0;
+    const server = await scripted(
+      {
+        listTools: () => {
+          listings++;
+          return toolList([{ name: "t", outputSchema: { type: "object" } }]);
+        },
+      },
+      { jsonSchemaValidator: { getValidator } as never },
+    );
+    await imported(new ToolRegistry(), server, { serverName: "s" });
+    server.toolsChanged();
+    await vi.waitFor(() => expect(listings).toBe(2));
+    expect(getValidator).not.toHaveBeenCalled();
+  });
+
   // 27 characters: seconds of backtracking on Ajv's engine (each one more doubles it; 40 is hours).
   it("never runs the server's outputSchema: a backtracking pattern cannot hold the event loop", async () => {
     const server = await scripted({
