@@ -87,6 +87,9 @@ export const APPROVAL_NAMES: unique symbol = Symbol.for("toolloop.registry.appro
  */
 export const PROMOTION_MARK: unique symbol = Symbol.for("toolloop.registry.promotionMark");
 
+/** @internal `(name) => Tool | undefined`: the tool registered under `name`, hidden or not (an importer's `close()` checks it is still its own). */
+export const REGISTERED_TOOL: unique symbol = Symbol.for("toolloop.registry.registeredTool");
+
 /** @internal `(mark: number) => void`: see PROMOTION_MARK. */
 export const TICK_HIDDEN_TOOLS: unique symbol = Symbol.for("toolloop.registry.tickHiddenTools");
 
@@ -298,6 +301,11 @@ export class ToolRegistry {
   /** One tool round passed (picoclaw's `TickTTL`): every promoted hidden tool's ttl − 1; at 0 it is hidden again. */
   tickTTL(): void {
     if (this.#hidden.tick()) this.#definitions.invalidate();
+  }
+
+  /** @internal see REGISTERED_TOOL. */
+  [REGISTERED_TOOL](name: string): Tool | undefined {
+    return this.#tools.get(name)?.tool;
   }
 
   /** @internal see PROMOTION_MARK. */

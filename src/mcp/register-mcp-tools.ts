@@ -7,7 +7,7 @@ import { log, type ResolvedLogger, resolveLogger } from "../internal/logger.js";
 import { optionError } from "../internal/options.js";
 import type { Logger } from "../logger.js";
 import type { Tool, ToolContext } from "../tool.js";
-import type { ToolRegistry } from "../tool-registry.js";
+import { REGISTERED_TOOL, type ToolRegistry } from "../tool-registry.js";
 import type { ToolResult } from "../tool-result.js";
 import { convertMcpResult } from "./convert-mcp-content.js";
 import { mcpToolNames } from "./mcp-tool-name.js";
@@ -288,8 +288,14 @@ export async function registerMcpTools(
 
   const remove = (entry: Imported): void => {
     ownNames.delete(entry.name);
-    // Leave a tool alone that another registration put under the name meanwhile. A hidden tool
-    // that is not promoted is "not found" by `get`: it is taken to be ours.
+    // Leave a tool alone that another registration put under the name meanwhile, hidden or not. A
+    // registry of another copy without the lookup: a hidden tool is "not found" by `get`, and is
+    // taken to be ours.
+    const lookup = (registry as Partial<Record<typeof REGISTERED_TOOL, unknown>>)[REGISTERED_TOOL];
+    if (typeof lookup === "function") {
+      if (lookup.call(registry, entry.name) === entry.tool) registry.unregister(entry.name);
+      return;
+    }
     const current = registry.get(entry.name);
     if (current === entry.tool || (current === undefined && registry.has(entry.name))) registry.unregister(entry.name);
   };

@@ -762,6 +762,27 @@ describe("registerMcpTools: list_changed", () => {
     expect(registry.get("mcp_m_add")).toBe(replacement);
   });
 
+  it("close() leaves alone a hidden tool another registration put under an imported name (hidden: get() cannot see it)", async () => {
+    const { server } = await adder([ADD]);
+    const registry = new ToolRegistry();
+    const handle = await registerMcpTools(registry, server.client, { serverName: "m" });
+    const replacement = { name: "mcp_m_add", description: "mine", parameters: {}, execute: () => "" };
+    registry.registerHidden(replacement);
+    await handle.close();
+    expect(registry.has("mcp_m_add")).toBe(true);
+    registry.promoteTools(["mcp_m_add"], 1);
+    expect(registry.get("mcp_m_add")).toBe(replacement);
+  });
+
+  it("close() unregisters its own hidden tools", async () => {
+    const { server } = await adder([ADD]);
+    const registry = new ToolRegistry();
+    const handle = await registerMcpTools(registry, server.client, { serverName: "m", hidden: true });
+    expect(registry.list()).toEqual(["mcp_m_add"]);
+    await handle.close();
+    expect(registry.list()).toEqual([]);
+  });
+
   it("close() during a refresh registers nothing more", async () => {
     let release: () => void = () => {};
     let listings = 0;
