@@ -35,6 +35,17 @@ export interface ToolLoopCheckpoint {
     /** The tool that was called. */
     toolName: string;
   }[];
+  /**
+   * Set on the checkpoint after the answers of a turn that ended the run because every result
+   * handled the response, or because of repeated failures: resuming it resolves at once with that
+   * stop, as the run did. (A final answer and a loop-breaking tool are read from `messages`.)
+   */
+  stopped?: {
+    /** Why the run stopped after this turn. */
+    reason: "response_handled" | "repeated_failure";
+    /** The run's `content`. */
+    content: string;
+  };
 }
 
 const WHERE = "resumeToolLoop";
@@ -142,6 +153,18 @@ function checkPendingAsync(value: unknown, ids: ReadonlySet<string>): ToolLoopCh
   return pending;
 }
 
+/** Checks a checkpoint's optional `stopped`. */
+function checkStopped(value: unknown): ToolLoopCheckpoint["stopped"] {
+  if (value === undefined) return undefined;
+  const expected = '{ reason: "response_handled" | "repeated_failure", content: string }';
+  if (!isPlainObject(value)) throw optionError(WHERE, "checkpoint.stopped", expected, value);
+  const { reason, content } = value;
+  if ((reason !== "response_handled" && reason !== "repeated_failure") || typeof content !== "string") {
+    throw optionError(WHERE, "checkpoint.stopped", expected, value);
+  }
+  return { reason, content };
+}
+
 /** Reads a checkpoint that may come from untrusted storage: a `TypeError` naming the first problem. */
 function readCheckpoint(checkpoint: unknown): { messages: Message[]; resume: ResumeState } {
   if (!isPlainObject(checkpoint)) throw optionError(WHERE, "checkpoint", "a ToolLoopCheckpoint object", checkpoint);
@@ -154,10 +177,13 @@ function readCheckpoint(checkpoint: unknown): { messages: Message[]; resume: Res
   const ids = new Set<string>();
   const calls = unansweredCalls(messages, ids);
   const pendingAsync = checkPendingAsync(checkpoint.pendingAsync, ids);
+  const stopped = checkStopped(checkpoint.stopped);
   const last = messages[messages.length - 1];
   const finished =
     calls === undefined && last?.role === "assistant" && (last.toolCalls === undefined || last.toolCalls.length === 0);
-  return { messages, resume: { iterations, calls, finished, pendingAsync } };
+  const resume: ResumeState = { iterations, calls, finished, pendingAsync };
+  if (stopped !== undefined && calls === undefined && last?.role === "tool") resume.stopped = stopped;
+  return { messages, resume };
 }
 
 /**

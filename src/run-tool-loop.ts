@@ -421,6 +421,8 @@ export interface ResumeState {
   finished: boolean;
   /** The checkpoint's `pendingAsync`, carried into every later checkpoint. */
   pendingAsync: { toolCallId: string; toolName: string }[];
+  /** The checkpoint's `stopped`: the run stopped after its last turn, so the resume does too. */
+  stopped?: { reason: "response_handled" | "repeated_failure"; content: string };
 }
 
 /**
@@ -535,6 +537,10 @@ async function loop(
       if (resume.finished) return finishedResult(transcript, iterations, maxIterations);
       const stopped = resume.calls === undefined ? stoppedTurn(transcript, tools, iterations) : undefined;
       if (stopped !== undefined) return stopped;
+      if (resume.stopped !== undefined) {
+        const { reason, content } = resume.stopped;
+        return { content, iterations, messages: transcript, stopReason: reason };
+      }
       hooks?.resume(resume);
       resumed = resume.calls;
     }
@@ -629,7 +635,7 @@ async function loop(
         if (result.responseHandled !== true) handled = false;
       }
       if (hiddenTools !== undefined) hiddenTools.tick(promotionMark as number);
-      if (hooks !== undefined) await hooks.turnAnswered(transcript, calls, results, response, iteration);
+      if (hooks !== undefined) await hooks.turnAnswered(transcript, calls, results, response, iteration, handled);
       if (stoppedAt >= 0) {
         const { call } = calls[stoppedAt] as NormalizedToolCall;
         const result = results[stoppedAt] as ToolResult;

@@ -460,6 +460,41 @@ describe("resumeToolLoop: where the checkpoint ends", () => {
     expect(goesOn).toMatchObject({ stopReason: "completed", content: "retrying later" });
   });
 
+  it.each<[string, Partial<ToolLoopConfig>, Tool, string]>([
+    [
+      "every result handled the response",
+      {},
+      tool("reply", () => newToolResult("sent").withResponseHandled()),
+      "response_handled",
+    ],
+    [
+      "repeated failures",
+      { maxRepeatedFailures: 1 },
+      tool("reply", () => ToolResult.error("disk full")),
+      "repeated_failure",
+    ],
+  ])(
+    "a run stopped after a turn because %s resolves at once with the same result (checkpoint.stopped)",
+    async (_, extra, stopper, reason) => {
+      const steps = (): ScriptStep[] => [toolCallResponse({ id: "r", name: "reply" }), textResponse("never")];
+      const { result, checkpoints } = await runSaving({
+        provider: new ScriptedProvider(steps()),
+        tools: [stopper],
+        maxIterations: 5,
+        ...extra,
+      });
+      expect(result?.stopReason).toBe(reason);
+      const last = checkpoints.at(-1) as ToolLoopCheckpoint;
+      expect(last.stopped).toEqual({ reason, content: result?.content });
+      const provider = new ScriptedProvider([textResponse("asked again")]);
+      const resumed = await resumeToolLoop({ provider, tools: [stopper], maxIterations: 5, ...extra }, last);
+      expect(resumed).toEqual(result);
+      expect(provider.calls).toHaveLength(0);
+      // Earlier checkpoints carry no stop.
+      expect(checkpoints.slice(0, -1).every((checkpoint) => checkpoint.stopped === undefined)).toBe(true);
+    },
+  );
+
   it("iterations and maxIterations carry over: the checkpoint's iterations count toward the cap", async () => {
     runs.clear();
     const provider = new ScriptedProvider([toolCallResponse({ id: "n", name: "work" }), textResponse("never")]);
@@ -606,6 +641,11 @@ describe("resumeToolLoop: a malformed checkpoint is a TypeError naming the probl
     ["not an object", null, "checkpoint must be a ToolLoopCheckpoint object, got null"],
     ["an array", [], "checkpoint must be a ToolLoopCheckpoint object, got []"],
     ["a wrong version", checkpoint({ version: 2 }), "checkpoint.version must be 1, got 2"],
+    [
+      "a stop that is not one",
+      checkpoint({ stopped: { reason: "completed", content: "" } }),
+      'checkpoint.stopped must be { reason: "response_handled" | "repeated_failure", content: string }, got {"reason":"completed","content":""}',
+    ],
     ["no version", checkpoint({ version: undefined }), "checkpoint.version must be 1, got undefined"],
     ["messages not an array", checkpoint({ messages: {} }), "checkpoint.messages must be an array of messages, got {}"],
     [

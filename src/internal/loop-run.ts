@@ -363,6 +363,7 @@ export class LoopRun {
     results: readonly ToolResult[],
     response: LLMResponse | undefined,
     iteration: number,
+    handled: boolean,
   ): Promise<void> {
     const from = transcript.length - calls.length;
     const { maxResultChars } = this.#features;
@@ -385,8 +386,16 @@ export class LoopRun {
       await this.#emit({ type: "message", message });
       await this.#forUser(result, call.name, call.id);
     }
-    await this.#checkpoint(transcript, iteration);
-    // response_handled is the loop's own check (it comes before this stop).
+    // response_handled is the loop's own check (it comes before this stop); the checkpoint says so.
+    await this.#checkpoint(
+      transcript,
+      iteration,
+      handled
+        ? { reason: "response_handled", content: "" }
+        : this.stop?.reason === "repeated_failure"
+          ? { reason: "repeated_failure", content: this.stop.content }
+          : undefined,
+    );
     if (iteration > this.#maxIterations) this.stop = { reason: "max_iterations", content: "" };
     // A resumed turn has no provider call of this run: no step-end (nor step-start).
     if (response !== undefined) await this.#stepEnd(response, iteration);
@@ -452,7 +461,7 @@ export class LoopRun {
    * aborted: the run rejects, and its calls' "aborted" answers must not replace the checkpoint
    * taken before they ran (resuming that one runs them).
    */
-  #checkpoint(transcript: Message[], iteration: number): Promise<void> {
+  #checkpoint(transcript: Message[], iteration: number, stopped?: ToolLoopCheckpoint["stopped"]): Promise<void> {
     const listener = this.#features.onCheckpoint;
     if (listener === undefined || this.#signal?.aborted) return RESOLVED;
     const pending = [...this.#resumedAsync, ...(this.#asyncCalls ?? this.#async?.undelivered() ?? [])];
@@ -462,6 +471,7 @@ export class LoopRun {
       iterations: iteration,
       pendingAsync: pending.map(({ toolCallId, toolName }) => ({ toolCallId, toolName })),
     };
+    if (stopped !== undefined) checkpoint.stopped = { ...stopped };
     return this.#enqueue("onCheckpoint", () => listener(checkpoint));
   }
 
