@@ -4,8 +4,10 @@ import {
   isToolLoopError,
   type Message,
   newToolResult,
+  resumeToolLoop,
   streamToolLoop,
   type Tool,
+  type ToolLoopCheckpoint,
   type ToolLoopEvent,
   ToolRegistry,
 } from "../src/index.js";
@@ -167,6 +169,32 @@ describe("streamToolLoop (issue 12)", () => {
       await stream.result;
     }
     expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
+  });
+
+  it("takes checkpoints with onCheckpoint (issue 14), and a streamed run resumes like any other", async () => {
+    const steps = () => [toolCallResponse({ id: "c1", name: "echo", arguments: { n: 1 } }), textResponse("done")];
+    const saved: ToolLoopCheckpoint[] = [];
+    const stream = streamToolLoop(
+      {
+        provider: new ScriptedProvider(steps()),
+        tools: registryWith(echo),
+        maxIterations: 3,
+        onCheckpoint: (checkpoint) => void saved.push(JSON.parse(JSON.stringify(checkpoint)) as ToolLoopCheckpoint),
+      },
+      user,
+    );
+    for await (const _ of stream) {
+      // consumed
+    }
+    const result = await stream.result;
+    // The assistant's calls, their answers, the final answer.
+    expect(saved.map((checkpoint) => checkpoint.messages.length)).toEqual([2, 3, 4]);
+    expect(saved.at(-1)?.messages).toEqual(result.messages);
+    const fromCalls = await resumeToolLoop(
+      { provider: new ScriptedProvider([textResponse("done")]), tools: registryWith(echo), maxIterations: 3 },
+      saved[0] as ToolLoopCheckpoint,
+    );
+    expect(fromCalls).toEqual(result);
   });
 
   it("throws a TypeError at once for a config that is not an object or an onEvent that is not a function", () => {
