@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  errorResult,
   isToolLoopError,
   type Message,
   newToolResult,
@@ -470,7 +471,7 @@ describe("resumeToolLoop: where the checkpoint ends", () => {
     [
       "repeated failures",
       { maxRepeatedFailures: 1 },
-      tool("reply", () => ToolResult.error("disk full")),
+      tool("reply", () => errorResult("disk full")),
       "repeated_failure",
     ],
   ])(
