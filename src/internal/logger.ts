@@ -1,6 +1,5 @@
 import { pino } from "pino";
 import type { Logger } from "../logger.js";
-import { describeType } from "./describe.js";
 import { optionError } from "./options.js";
 
 type Level = "debug" | "info" | "warn" | "error";
