@@ -140,20 +140,28 @@ function readServerTool(settings: Settings, listed: unknown): ServerTool | strin
   return { name, description, parameters, fingerprint: `${description}\u0000${schemaText}` };
 }
 
-/** Every tool the server lists, page by page, within the import's bounds; `signal` cancels the listing. */
+/**
+ * Every tool the server lists, page by page, within the import's bounds (`timeoutMs` for the whole
+ * listing); `signal` cancels the listing.
+ */
 async function listServerTools(settings: Settings, signal: AbortSignal): Promise<ServerTool[]> {
   const { client, logger, serverName } = settings;
   const tools = new Map<string, ServerTool>();
   let cursor: string | undefined;
   let pages = 0;
   let listed = 0;
+  // `timeoutMs` bounds the whole listing, not each page: a server answering every page just in
+  // time could otherwise hold an import for 100 × timeoutMs.
+  const deadline = Date.now() + settings.timeout;
   do {
     // A plain request, not `listTools`: that compiles every tool's `outputSchema` with the SDK's Ajv
     // (one the server got wrong fails the whole listing) and Ajv keeps each compiled copy, so every
     // `list_changed` would grow memory for good. Calls never use those validators (see below).
     const request =
       cursor === undefined ? { method: "tools/list" as const } : { method: "tools/list" as const, params: { cursor } };
-    const page = await client.request(request, ListToolsResultSchema, { timeout: settings.timeout, signal });
+    const remaining = deadline - Date.now();
+    if (remaining <= 0) throw new Error(`the listing took longer than ${settings.timeout} ms (timeoutMs)`);
+    const page = await client.request(request, ListToolsResultSchema, { timeout: remaining, signal });
     pages++;
     for (const entry of Array.isArray(page.tools) ? page.tools : []) {
       if (++listed > MAX_TOOLS) break;

@@ -511,6 +511,23 @@ describe("registerMcpTools: a hostile server", () => {
     expect(lines.some((line) => /MCP tool list cut/.test(line.msg))).toBe(true);
   });
 
+  it("bounds the whole listing by timeoutMs, not each page: a server answering every page just in time is cut off", async () => {
+    let page = 0;
+    const server = await scripted({
+      listTools: async () => {
+        await new Promise((resolve) => setTimeout(resolve, 40));
+        return { result: { tools: [{ name: `t${page}`, inputSchema: { type: "object" } }], nextCursor: `c${++page}` } };
+      },
+    });
+    const registry = new ToolRegistry();
+    await expect(registerMcpTools(registry, server.client, { serverName: "slow", timeoutMs: 150 })).rejects.toThrow(
+      /^registerMcpTools: MCP server "slow" did not list its tools: /,
+    );
+    // Per page, 40 ms each would have read all 100 pages.
+    expect(page).toBeLessThan(10);
+    expect(registry.count()).toBe(0);
+  });
+
   it("follows cursors to the end of a paginated list", async () => {
     const server = await scripted({
       listTools: (params) =>
