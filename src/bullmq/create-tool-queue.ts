@@ -386,9 +386,11 @@ class BullToolQueue implements ToolQueue {
     const jobId = jobIdFor(toolCallId);
     const timeoutMs = this.#settings.enqueueTimeoutMs;
     let conflict: string | undefined;
+    const attempt = { abandoned: false };
     try {
-      conflict = await this.#withDeadline(this.#add(jobId, data, callback), context?.signal, timeoutMs);
+      conflict = await this.#withDeadline(this.#add(jobId, data, callback, attempt), context?.signal, timeoutMs);
     } catch (error) {
+      attempt.abandoned = true;
       if (callback !== undefined && this.#callbacks.get(jobId) === callback) this.#wait(jobId, undefined);
       const reason =
         error instanceof Timeout
@@ -424,12 +426,21 @@ class BullToolQueue implements ToolQueue {
   /**
    * Adds the job, or joins the one already there for this call id (a resumed loop queues its
    * calls again): then the latest callback gets the completion, at once when it is finished.
-   * Returns why the call cannot join, when the existing job is another conversation's.
+   * Returns why the call cannot join, when the existing job is another conversation's. Once the
+   * call was answered without it (`attempt.abandoned`: timed out or aborted while Redis was slow or
+   * away), it adds nothing and sets no callback when Redis comes back.
    */
-  async #add(jobId: string, data: ToolJobData, callback: AsyncCallback | undefined): Promise<string | undefined> {
+  async #add(
+    jobId: string,
+    data: ToolJobData,
+    callback: AsyncCallback | undefined,
+    attempt: { abandoned: boolean },
+  ): Promise<string | undefined> {
     await this.#listening;
+    if (attempt.abandoned) return undefined;
     const queue = this.#queue;
     const existing = (await queue.getJob(jobId)) as Job | undefined;
+    if (attempt.abandoned) return undefined;
     if (existing !== undefined) {
       const stored = decodeJobData(existing.data);
       if (

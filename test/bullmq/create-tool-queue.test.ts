@@ -479,6 +479,38 @@ describe("Redis unreachable", () => {
     );
   });
 
+  it("a call answered `could not be queued` is not queued later, when Redis comes back", async () => {
+    const late = await startRedisServer();
+    try {
+      await late.stop();
+      const connection = { ...late.connection, retryStrategy: () => 50 };
+      const queue = createToolQueue({ connection, name: "late", enqueueTimeoutMs: 300 });
+      open.push(queue);
+      let fired = false;
+      const context = createToolContext({
+        toolCallId: "call_late",
+        asyncCallback: () => {
+          fired = true;
+        },
+      });
+      const answer = (await queue.queued(tool("echo")).execute({ text: "x" }, context)) as ToolResult;
+      expect(answer.forLLM).toBe('tool "echo" could not be queued: Redis did not answer within 300 ms');
+      await late.start();
+      // A later call is queued once the queue is back: the abandoned one had its chance by then.
+      const later = call(queue, "echo", { text: "y" }, "call_later");
+      expect((await later.immediate).async).toBe(true);
+      await sleep(100);
+      const bull = new Queue("late", { connection: late.connection });
+      open.push(bull);
+      expect(await bull.getJob("call_later")).toBeDefined();
+      expect(await bull.getJob("call_late")).toBeUndefined();
+      expect(fired).toBe(false);
+    } finally {
+      await Promise.all(open.splice(0).map((item) => item.close()));
+      await late.dispose();
+    }
+  });
+
   it("within the call's own timeout, through a registry", async () => {
     const port = await freePort();
     const queue = createToolQueue({ connection: { host: "127.0.0.1", port, retryStrategy: () => 50 }, name: "down" });
