@@ -8,12 +8,30 @@ import {
   type ProgressToken,
   type ServerNotification,
 } from "@modelcontextprotocol/sdk/types.js";
+import PQueue from "p-queue";
+import { checkTimeout } from "../execute-tool-call.js";
 import { errorMessage, isRecord } from "../internal/describe.js";
-import { optionError } from "../internal/options.js";
+import { checkCount, optionError } from "../internal/options.js";
 import type { ProgressListener } from "../progress.js";
 import type { ToolDefinition } from "../provider.js";
 import type { ExecuteOptions, ToolRegistry } from "../tool-registry.js";
 import type { ToolResult } from "../tool-result.js";
+
+/** Options of {@link createMcpServer}: what one client may ask of the server at once. */
+export interface McpServerOptions {
+  /**
+   * Most tool calls running at once; more wait for a slot (a client's cancellation takes a waiting
+   * call out), and beyond 1,000 waiting a call is answered `isError` at once: a client cannot make
+   * the server run or hold an unbounded number of calls.
+   * @default 16
+   */
+  maxConcurrency?: number | undefined;
+  /** A call still running after this many milliseconds is answered with a timeout error and its tool's signal aborted. @default no timeout (the client's own timeout or cancellation still aborts it) */
+  timeoutMs?: number | undefined;
+}
+
+/** Calls that may wait for a slot before the server answers "busy". */
+const MAX_WAITING_CALLS = 1_000;
 
 /** Who the server says it is in the MCP `initialize` handshake (`serverInfo`). */
 export interface McpServerInfo {
@@ -84,8 +102,9 @@ function forwardProgress(
  * The registry has no change event: the server declares `tools.listChanged` and you call
  * `server.sendToolListChanged()` after registering, removing or promoting tools. Serve further tools
  * by registering them in the registry: `server.registerTool` throws, since the tool handlers are taken.
- * @throws TypeError when `registry` is not a registry (`getDefinitions` and `execute`) or `info` has
- * no string `name` and `version`
+ * At most `options.maxConcurrency` calls run at once (16); `options.timeoutMs` bounds each.
+ * @throws TypeError when `registry` is not a registry (`getDefinitions` and `execute`), `info` has
+ * no string `name` and `version`, or an option has the wrong type
  * @example
  * ```ts
  * import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
@@ -94,7 +113,11 @@ function forwardProgress(
  * await server.connect(new StdioServerTransport());
  * ```
  */
-export function createMcpServer(registry: ToolRegistry, info: McpServerInfo): McpServer {
+export function createMcpServer(
+  registry: ToolRegistry,
+  info: McpServerInfo,
+  options: McpServerOptions = {},
+): McpServer {
   if (!isRecord(registry) || typeof registry.getDefinitions !== "function" || typeof registry.execute !== "function") {
     throw optionError("createMcpServer", "registry", "a ToolRegistry", registry);
   }
@@ -104,6 +127,10 @@ export function createMcpServer(registry: ToolRegistry, info: McpServerInfo): Mc
     throw optionError("createMcpServer", "info.name", "a non-empty string", name);
   }
   if (typeof version !== "string") throw optionError("createMcpServer", "info.version", "a string", version);
+  if (!isRecord(options)) throw optionError("createMcpServer", "options", "an object", options);
+  const maxConcurrency = checkCount("createMcpServer", "options.maxConcurrency", options.maxConcurrency, 16);
+  const timeoutMs = checkTimeout("createMcpServer", "options.timeoutMs", options.timeoutMs);
+  const slots = new PQueue({ concurrency: maxConcurrency });
 
   const server = new McpServer({ name, version });
   // Declared before any handler (the SDK checks) and before connect (it refuses later).
@@ -113,12 +140,20 @@ export function createMcpServer(registry: ToolRegistry, info: McpServerInfo): Mc
   }));
   server.server.setRequestHandler(RawCallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const { name: toolName, arguments: args = {} } = request.params;
+    if (slots.size >= MAX_WAITING_CALLS) {
+      const text = `MCP server busy: ${slots.pending} calls running and ${slots.size} waiting; try again later`;
+      return { content: [{ type: "text", text }], isError: true };
+    }
     try {
-      const options: ExecuteOptions = { signal: extra.signal, toolCallId: String(extra.requestId) };
+      const execute: ExecuteOptions = { signal: extra.signal, toolCallId: String(extra.requestId), timeoutMs };
       const onProgress = forwardProgress(extra._meta?.progressToken, extra.sendNotification);
-      if (onProgress !== undefined) options.onProgress = onProgress;
-      // The SDK checked `arguments` against its strict schema (an object, when present).
-      return toCallToolResult(await registry.execute(toolName, args as Record<string, unknown>, options));
+      if (onProgress !== undefined) execute.onProgress = onProgress;
+      // The SDK checked `arguments` against its strict schema (an object, when present). A call
+      // cancelled while it waits for a slot never runs (p-queue rejects with the signal's reason).
+      const result = await slots.add(() => registry.execute(toolName, args as Record<string, unknown>, execute), {
+        signal: extra.signal,
+      });
+      return toCallToolResult(result);
     } catch (error) {
       // The registry never rejects; a registry-like object or a result that cannot be read might.
       return { content: [{ type: "text", text: errorMessage(error) }], isError: true };

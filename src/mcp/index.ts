@@ -4,5 +4,5 @@
  * optional peer dependency, loaded only by this entry. See docs/mcp.md.
  * @packageDocumentation
  */
-export { createMcpServer, type McpServerInfo } from "./create-mcp-server.js";
+export { createMcpServer, type McpServerInfo, type McpServerOptions } from "./create-mcp-server.js";
 export { type RegisteredMcpTools, type RegisterMcpToolsOptions, registerMcpTools } from "./register-mcp-tools.js";

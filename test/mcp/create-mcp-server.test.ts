@@ -11,10 +11,10 @@ import {
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import fc from "fast-check";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { defineTool } from "../../src/define-tool.js";
-import { createMcpServer } from "../../src/mcp/index.js";
+import { createMcpServer, type McpServerOptions } from "../../src/mcp/index.js";
 import type { Tool, ToolContext } from "../../src/tool.js";
 import { ToolRegistry } from "../../src/tool-registry.js";
 import { errorResult, newToolResult, silentResult, ToolResult, userResult } from "../../src/tool-result.js";
@@ -27,8 +27,11 @@ afterEach(async () => {
 });
 
 /** A registry served by createMcpServer, and an official v1 client connected to it in memory. */
-async function connect(registry: ToolRegistry): Promise<{ server: McpServer; client: Client }> {
-  const server = createMcpServer(registry, INFO);
+async function connect(
+  registry: ToolRegistry,
+  options?: McpServerOptions,
+): Promise<{ server: McpServer; client: Client }> {
+  const server = createMcpServer(registry, INFO, options);
   const client = new Client({ name: "test-client", version: "0.0.1" });
   const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
   await server.connect(serverTransport);
@@ -411,6 +414,91 @@ describe("createMcpServer: arguments as the client sent them (fast-check)", () =
       { numRuns: 100 },
     );
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});
+
+describe("createMcpServer: options (a client cannot run unbounded calls)", { timeout: 10_000 }, () => {
+  /** A tool whose calls wait until released; counts how many run at once. */
+  function gate() {
+    let running = 0;
+    let most = 0;
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const gated = tool("gated", async () => {
+      running++;
+      most = Math.max(most, running);
+      await released;
+      running--;
+      return newToolResult("done");
+    });
+    return { gated, release, running: () => running, most: () => most };
+  }
+
+  it("runs at most maxConcurrency calls at once; the others wait for a slot and all complete", async () => {
+    const { gated, release, running, most } = gate();
+    const { client } = await connect(registryWith(gated), { maxConcurrency: 2 });
+    const calls = Array.from({ length: 5 }, () => client.callTool({ name: "gated" }));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(running()).toBe(2);
+    release();
+    const results = await Promise.all(calls);
+    expect(results.map((result) => result.isError ?? false)).toEqual([false, false, false, false, false]);
+    expect(most()).toBe(2);
+  });
+
+  it("a call cancelled while it waits for a slot never runs", async () => {
+    const { gated, release, running } = gate();
+    let started = 0;
+    const counted = tool("counted", () => {
+      started++;
+      return newToolResult("ran");
+    });
+    const { client } = await connect(registryWith(gated, counted), { maxConcurrency: 1 });
+    const first = client.callTool({ name: "gated" });
+    await vi.waitFor(() => expect(running()).toBe(1));
+    const controller = new AbortController();
+    const waiting = client.callTool({ name: "counted" }, undefined, { signal: controller.signal });
+    controller.abort(new Error("not any more"));
+    await expect(waiting).rejects.toThrow("not any more");
+    release();
+    await first;
+    expect(started).toBe(0);
+  });
+
+  it("beyond 1,000 waiting calls, a call is answered busy at once (isError), and the server keeps serving", async () => {
+    const { gated, release } = gate();
+    const { client } = await connect(registryWith(gated), { maxConcurrency: 1 });
+    const calls = Array.from({ length: 1_001 }, () =>
+      client.callTool({ name: "gated" }, undefined, { timeout: 9_000 }),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const busy = await client.callTool({ name: "gated" });
+    expect(busy).toMatchObject({
+      isError: true,
+      content: [{ type: "text", text: "MCP server busy: 1 calls running and 1000 waiting; try again later" }],
+    });
+    release();
+    const results = await Promise.all(calls);
+    expect(results.every((result) => result.isError !== true)).toBe(true);
+  });
+
+  it("timeoutMs answers a call still running with a timeout error and aborts its tool", async () => {
+    const waiting = waitingTool();
+    const { client } = await connect(registryWith(waiting.tool), { timeoutMs: 50 });
+    const result = await client.callTool({ name: "wait" });
+    expect(result).toMatchObject({ isError: true });
+    expect(JSON.stringify(result.content)).toMatch(/timed out|did not finish|50 ms/);
+    expect((await waiting.seen).signal.aborted).toBe(true);
+  });
+
+  it.each([
+    ["options that are not an object", "fast"],
+    ["a maxConcurrency of 0", { maxConcurrency: 0 }],
+    ["a timeoutMs that is negative", { timeoutMs: -1 }],
+  ])("%s is a TypeError", (_case, options) => {
+    expect(() => createMcpServer(new ToolRegistry(), INFO, options as McpServerOptions)).toThrow(TypeError);
   });
 });
 
