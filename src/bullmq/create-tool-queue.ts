@@ -51,8 +51,8 @@ export interface ToolQueueOptions {
   keepFinishedMs?: number | undefined;
   /**
    * The longest an enqueue waits for Redis when the call has no earlier timeout or abort of its
-   * own (then the call's answer is an error result naming Redis), and the longest `completions()`
-   * waits (then it rejects). @default 10_000
+   * own (then the call's answer is an error result naming Redis), the longest `completions()`
+   * waits (then it rejects), and the longest `close()` waits for Redis. @default 10_000
    */
   enqueueTimeoutMs?: number | undefined;
   /** Where failures of handlers, callbacks and the Redis connection are logged. @default a silent pino logger */
@@ -81,7 +81,11 @@ export interface ToolQueue {
    * cannot be read within `enqueueTimeoutMs`.
    */
   completions(toolCallIds: string[]): Promise<ToolCompletion[]>;
-  /** Stops listening for completions and closes the queue's Redis connections; callbacks still waiting get nothing. */
+  /**
+   * Stops listening for completions and closes the queue's Redis connections; callbacks still
+   * waiting get nothing. With Redis unreachable it drops the connections it made after
+   * `enqueueTimeoutMs` instead of waiting for Redis.
+   */
   close(): Promise<void>;
 }
 
@@ -108,6 +112,18 @@ function checkMs(where: string, option: string, value: unknown, fallback: number
   if (value === undefined) return fallback;
   if (typeof value === "number" && Number.isFinite(value) && value >= 0) return value;
   throw optionError(where, option, "a number of milliseconds ≥ 0", value);
+}
+
+/** Disconnects the Redis clients of a BullMQ queue or event reader at once: no QUIT, no reconnecting. */
+function dropConnections(part: Queue | QueueEvents): void {
+  const backend = part.getBackend();
+  if (!(backend instanceof RedisQueueBackend)) return;
+  for (const client of [backend.client, backend.blockingClient]) {
+    void client?.then(
+      (redis) => redis.disconnect(),
+      () => {},
+    );
+  }
 }
 
 /** The connection the queue itself uses: an options object fails fast while Redis is away. */
@@ -524,8 +540,18 @@ class BullToolQueue implements ToolQueue {
       this.#waitingSince.clear();
       this.#handlers.clear();
       // `#listen` makes no QueueEvents once closing is set: what exists now is all there is to close.
-      await this.#events?.close();
-      await this.#queue.close();
+      const parts: Array<Queue | QueueEvents> =
+        this.#events === undefined ? [this.#queue] : [this.#events, this.#queue];
+      // With Redis gone, BullMQ's close fails and leaves the connection reconnecting (without its
+      // error listener: ioredis then prints), or waits for a connection that does not come back:
+      // then the connections this queue made are dropped.
+      const drop = (part: Queue | QueueEvents) => {
+        if (isPlainObject(this.#settings.connection)) dropConnections(part);
+      };
+      const closed = Promise.all(parts.map((part) => part.close().catch(() => drop(part))));
+      await this.#withDeadline(closed, undefined, this.#settings.enqueueTimeoutMs).catch(() => {
+        for (const part of parts) drop(part);
+      });
     })();
     return this.#closing;
   }

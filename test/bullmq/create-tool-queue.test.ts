@@ -511,6 +511,24 @@ describe("Redis unreachable", () => {
     }
   });
 
+  it("close() with Redis gone resolves within enqueueTimeoutMs and leaves no connection retrying (ioredis would print)", async () => {
+    const gone = await startRedisServer();
+    try {
+      const connection = { ...gone.connection, retryStrategy: () => 50 };
+      const queue = createToolQueue({ connection, name: "gone", enqueueTimeoutMs: 300 });
+      expect((await call(queue, "echo", { text: "x" }, "call_gone").immediate).async).toBe(true);
+      await gone.stop();
+      await sleep(200);
+      const started = Date.now();
+      await queue.close();
+      expect(Date.now() - started).toBeLessThan(1_000);
+      // A connection still retrying would print "[ioredis] Unhandled error event" now (the suite fails on it).
+      await sleep(500);
+    } finally {
+      await gone.dispose();
+    }
+  });
+
   it("within the call's own timeout, through a registry", async () => {
     const port = await freePort();
     const queue = createToolQueue({ connection: { host: "127.0.0.1", port, retryStrategy: () => 50 }, name: "down" });
