@@ -193,6 +193,17 @@ function completionOf(job: Job): ToolCompletion | undefined {
   return { toolCallId, toolName, result: failure(toolName, "tool_failed", `tool ${quoteName(toolName)} ${reason}`) };
 }
 
+/** Whether a stored job is this call's: the same tool, channel and chat id (another conversation's is not joined). */
+function sameCall(job: Job, data: ToolJobData): boolean {
+  const stored = decodeJobData(job.data);
+  return (
+    typeof stored !== "string" &&
+    stored.toolName === data.toolName &&
+    stored.channel === data.channel &&
+    stored.chatId === data.chatId
+  );
+}
+
 class BullToolQueue implements ToolQueue {
   readonly #settings: Settings;
   readonly #queue: Queue;
@@ -204,6 +215,8 @@ class BullToolQueue implements ToolQueue {
   /** When each waiting callback was set, oldest first: those older than `keepFinishedMs` are dropped. */
   readonly #waitingSince = new Map<string, number>();
   readonly #handlers = new Set<Handler>();
+  /** The enqueue under way of each job id in this process (see `#oneAtATime`). */
+  readonly #adding = new Map<string, Promise<unknown>>();
   /** Job ids whose completion went to the handlers (oldest first, bounded). */
   readonly #delivered = new Set<string>();
   #closing: Promise<void> | undefined;
@@ -404,7 +417,8 @@ class BullToolQueue implements ToolQueue {
     let conflict: string | undefined;
     const attempt = { abandoned: false };
     try {
-      conflict = await this.#withDeadline(this.#add(jobId, data, callback, attempt), context?.signal, timeoutMs);
+      const adding = this.#oneAtATime(jobId, () => this.#add(jobId, data, callback, attempt));
+      conflict = await this.#withDeadline(adding, context?.signal, timeoutMs);
     } catch (error) {
       attempt.abandoned = true;
       if (callback !== undefined && this.#callbacks.get(jobId) === callback) this.#wait(jobId, undefined);
@@ -457,16 +471,9 @@ class BullToolQueue implements ToolQueue {
     const queue = this.#queue;
     const existing = (await queue.getJob(jobId)) as Job | undefined;
     if (attempt.abandoned) return undefined;
+    const conflict = `the tool call id ${quoteName(data.toolCallId)} belongs to another call's job`;
     if (existing !== undefined) {
-      const stored = decodeJobData(existing.data);
-      if (
-        typeof stored === "string" ||
-        stored.toolName !== data.toolName ||
-        stored.channel !== data.channel ||
-        stored.chatId !== data.chatId
-      ) {
-        return `the tool call id ${quoteName(data.toolCallId)} belongs to another call's job`;
-      }
+      if (!sameCall(existing, data)) return conflict;
       this.#wait(jobId, callback);
       // Read again after the callback is in place: a completion between the two reads is seen here.
       const job = completionOf(existing) === undefined ? ((await queue.getJob(jobId)) as Job | undefined) : existing;
@@ -484,7 +491,24 @@ class BullToolQueue implements ToolQueue {
       removeOnComplete: keep,
       removeOnFail: keep,
     });
-    return undefined;
+    // Another process may have added a job of this id since it was read (BullMQ then keeps that
+    // one): read it again, so that another conversation's job is not joined that way either.
+    const added = (await queue.getJob(jobId)) as Job | undefined;
+    if (added === undefined || sameCall(added, data)) return undefined;
+    if (this.#callbacks.get(jobId) === callback) this.#wait(jobId, undefined);
+    return conflict;
+  }
+
+  /** Runs the enqueues of one job id in this process one after the other: a later one sees the job of an earlier one. */
+  #oneAtATime<T>(jobId: string, work: () => Promise<T>): Promise<T> {
+    const before = this.#adding.get(jobId);
+    const current = before === undefined ? work() : before.then(work, work);
+    this.#adding.set(jobId, current);
+    const forget = () => {
+      if (this.#adding.get(jobId) === current) this.#adding.delete(jobId);
+    };
+    current.then(forget, forget);
+    return current;
   }
 
   /**

@@ -317,6 +317,39 @@ describe("queued(tool)", () => {
   });
 });
 
+describe("one call id from two conversations at once", () => {
+  it.each([
+    ["in one queue", false],
+    ["in two queues of that name (as in two processes)", true],
+  ])("%s: one is queued, the other refused; neither callback gets the other's result", async (_, twoQueues) => {
+    const { name, queue } = setup();
+    const other = twoQueues ? createToolQueue({ connection: redis.connection, name }) : queue;
+    if (twoQueues) open.push(other);
+    await other.completions([]);
+    const got: string[] = [];
+    const start = (from: ToolQueue, chatId: string) =>
+      from.queued(tool("echo")).execute(
+        { text: `${chatId}'s secret` },
+        createToolContext({
+          toolCallId: "call_0",
+          chatId,
+          asyncCallback: (result) => {
+            got.push(`${chatId} got ${result.forLLM}`);
+          },
+        }),
+      ) as Promise<ToolResult>;
+    const [alice, mallory] = await Promise.all([start(queue, "alice"), start(other, "mallory")]);
+    const queuedFor = alice.async ? "alice" : "mallory";
+    expect([alice, mallory].filter((answer) => answer.async)).toHaveLength(1);
+    expect((alice.async ? mallory : alice).forLLM).toBe(
+      'tool "echo" was not queued: the tool call id "call_0" belongs to another call\'s job',
+    );
+    await until(() => got.length > 0);
+    await sleep(100);
+    expect(got).toEqual([`${queuedFor} got echo: ${queuedFor}'s secret`]);
+  });
+});
+
 describe("results and retries", () => {
   it("a tool's error result completes the job: delivered as that error, not retried", async () => {
     const { queue, bull } = setup({ attempts: 3 });
