@@ -16,6 +16,7 @@ import { prepareTool, type RegisteredTool } from "../internal/registered-tool.js
 import type { Logger } from "../logger.js";
 import type { AsyncCallback, AsyncTool, ParseArgumentsResult, Tool, ToolContext } from "../tool.js";
 import { asyncResult, type ToolResult } from "../tool-result.js";
+import { dropConnections } from "./drop-connections.js";
 import type { ToolCompletion } from "./tool-completion.js";
 import {
   DEFAULT_QUEUE_NAME,
@@ -112,18 +113,6 @@ function checkMs(where: string, option: string, value: unknown, fallback: number
   if (value === undefined) return fallback;
   if (typeof value === "number" && Number.isFinite(value) && value >= 0) return value;
   throw optionError(where, option, "a number of milliseconds ≥ 0", value);
-}
-
-/** Disconnects the Redis clients of a BullMQ queue or event reader at once: no QUIT, no reconnecting. */
-function dropConnections(part: Queue | QueueEvents): void {
-  const backend = part.getBackend();
-  if (!(backend instanceof RedisQueueBackend)) return;
-  for (const client of [backend.client, backend.blockingClient]) {
-    void client?.then(
-      (redis) => redis.disconnect(),
-      () => {},
-    );
-  }
 }
 
 /** The connection the queue itself uses: an options object fails fast while Redis is away. */

@@ -1,13 +1,21 @@
 import { type ConnectionOptions, type Job, UnrecoverableError, Worker } from "bullmq";
 import { checkTimeout } from "../execute-tool-call.js";
 import { raceAbort } from "../internal/abort.js";
-import { boundText, errorMessage, isRecord, jsonText, MAX_ERROR_MESSAGE_CHARS } from "../internal/describe.js";
+import {
+  boundText,
+  errorMessage,
+  isPlainObject,
+  isRecord,
+  jsonText,
+  MAX_ERROR_MESSAGE_CHARS,
+} from "../internal/describe.js";
 import { log, type ResolvedLogger, resolveLogger } from "../internal/logger.js";
 import { checkCount, optionError } from "../internal/options.js";
 import type { Logger } from "../logger.js";
 import { ToolRegistry } from "../tool-registry.js";
 import { isToolResult, type ToolResult } from "../tool-result.js";
 import { closeOnSigterm } from "./close-on-sigterm.js";
+import { dropConnections } from "./drop-connections.js";
 import {
   DEFAULT_QUEUE_NAME,
   decodeJobData,
@@ -48,7 +56,10 @@ export interface ToolWorkerOptions {
 
 /** A running worker, from {@link createToolWorker}. */
 export interface ToolWorker {
-  /** Takes no more jobs, waits for the running ones to finish, and closes the worker's Redis connections. */
+  /**
+   * Takes no more jobs, waits for the running ones to finish, and closes the worker's Redis
+   * connections; with Redis unreachable it drops the connections it made 2 s after its last job.
+   */
   close(): Promise<void>;
 }
 
@@ -57,6 +68,9 @@ function checkMilliseconds(where: string, option: string, value: unknown, fallba
   if (typeof value === "number" && Number.isSafeInteger(value) && value > 0) return value;
   throw optionError(where, option, "an integer number of milliseconds > 0", value);
 }
+
+/** How long `close()` waits for Redis after the worker's last job finished. */
+const CLOSE_GRACE_MS = 2_000;
 
 /** A worker's stalled jobs are limited by `attempts` in the processor, not by BullMQ's own count. */
 const UNLIMITED_STALLS = Number.MAX_SAFE_INTEGER;
@@ -95,9 +109,17 @@ export function createToolWorker(registry: ToolRegistry, options: ToolWorkerOpti
   if (typeof onSigterm !== "boolean") throw optionError(where, "closeOnSigterm", "a boolean", onSigterm);
   const logger = resolveLogger(options.logger, where);
 
+  // The jobs this worker is running, and who waits for them to be none.
+  let running = 0;
+  let idle = () => {};
   const worker = new Worker<unknown, ToolJobReturn>(
     name,
-    (job, _token, signal) => processJob(registry, job, signal, timeoutMs, logger),
+    (job, _token, signal) => {
+      running++;
+      return processJob(registry, job, signal, timeoutMs, logger).finally(() => {
+        if (--running === 0) idle();
+      });
+    },
     {
       connection: options.connection,
       concurrency,
@@ -118,7 +140,24 @@ export function createToolWorker(registry: ToolRegistry, options: ToolWorkerOpti
       closed ??= (async () => {
         closing = true;
         stopListening();
-        await worker.close();
+        const workerClosed = worker.close().catch(() => {});
+        // BullMQ's close waits for the running jobs, then for Redis: with Redis gone, for good.
+        // After the jobs, Redis gets CLOSE_GRACE_MS; then the worker's own connections are dropped
+        // (the job whose completion did not reach Redis runs again elsewhere, as after a crash).
+        for (;;) {
+          if (running > 0) {
+            await new Promise<void>((resolve) => {
+              idle = resolve;
+            });
+          }
+          const gone = await raceAbort(workerClosed, AbortSignal.timeout(CLOSE_GRACE_MS)).then(
+            () => true,
+            () => false,
+          );
+          if (gone) return;
+          if (running === 0) break;
+        }
+        if (isPlainObject(options.connection)) dropConnections(worker);
       })();
       return closed;
     },

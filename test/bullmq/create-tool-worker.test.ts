@@ -155,6 +155,48 @@ describe("createToolWorker options", () => {
   });
 });
 
+describe("close() with Redis gone", () => {
+  it("finishes the running job, then drops its connections after 2 s instead of waiting for Redis for good", async () => {
+    const gone = await startRedisServer();
+    try {
+      const name = `w${randomUUID().slice(0, 8)}`;
+      const connection = { ...gone.connection, retryStrategy: () => 50 };
+      const finished: string[] = [];
+      let started = () => {};
+      const running = new Promise<void>((resolve) => {
+        started = resolve;
+      });
+      const registry = new ToolRegistry();
+      registry.register({
+        ...tool("slow"),
+        execute: async (args) => {
+          started();
+          await sleep(Number(args.ms));
+          finished.push(String(args.text));
+          return "done";
+        },
+      });
+      const own = createToolWorker(registry, { connection, name, closeOnSigterm: false });
+      const queue = createToolQueue({ connection, name, enqueueTimeoutMs: 300 });
+      open.push(queue);
+      await queue
+        .queued(tool("slow"))
+        .execute({ ms: 600, text: "ran" }, createToolContext({ toolCallId: "call_gone" }));
+      await running;
+      await gone.stop();
+      const closing = Date.now();
+      await own.close();
+      expect(finished).toEqual(["ran"]);
+      expect(Date.now() - closing).toBeLessThan(4_000);
+      // A connection still retrying would print "[ioredis] Unhandled error event" now (the suite fails on it).
+      await sleep(300);
+      await queue.close();
+    } finally {
+      await gone.dispose();
+    }
+  });
+});
+
 describe("worker processes", () => {
   it("a worker killed with SIGKILL mid-job: another worker completes the job, exactly one completion", async () => {
     const { name, queue, seen } = newQueue();
