@@ -88,6 +88,8 @@ function firstUnanswered(turn: OpenTurn): string {
  */
 function unansweredCalls(messages: readonly Message[], ids: Set<string>): NormalizedToolCall[] | undefined {
   let turn: OpenTurn | undefined;
+  /** Each call id → the message that made a call of it first (a caller's history may repeat ids). */
+  const madeAt = new Map<string, number>();
   for (let index = 0; index < messages.length; index++) {
     const message = messages[index] as Message;
     if (message.role === "tool") {
@@ -119,6 +121,7 @@ function unansweredCalls(messages: readonly Message[], ids: Set<string>): Normal
         throw optionError(WHERE, `${at}.id`, "a non-empty string", call.id);
       if (answered.has(call.id)) throw structureError(index, `has two tool calls with the id ${quoteName(call.id)}`);
       answered.set(call.id, false);
+      if (!madeAt.has(call.id)) madeAt.set(call.id, index);
       ids.add(call.id);
     }
     turn = { index, calls: calls as Record<string, unknown>[], answered, unanswered: calls.length };
@@ -128,6 +131,13 @@ function unansweredCalls(messages: readonly Message[], ids: Set<string>): Normal
   for (let position = 0; position < turn.calls.length; position++) {
     const call = turn.calls[position] as Record<string, unknown>;
     if (turn.answered.get(call.id as string) === true) continue;
+    // The loop never makes a call with an id of the transcript: running it would answer an id that
+    // has its answer (a queued tool would join the earlier call's job and get its result).
+    const earlier = madeAt.get(call.id as string) ?? turn.index;
+    if (earlier !== turn.index) {
+      const problem = `the id of a call of checkpoint.messages[${earlier}], which has its answer`;
+      throw structureError(turn.index, `has tool call ${quoteName(call.id)} without an answer, with ${problem}`);
+    }
     open.push(resumedToolCall(checkCall(call, `checkpoint.messages[${turn.index}].toolCalls[${position}]`)));
   }
   return open;

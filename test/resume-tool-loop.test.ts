@@ -680,6 +680,11 @@ describe("resumeToolLoop: a malformed checkpoint is a TypeError naming the probl
       'checkpoint.messages[1] has tool call "a" without an answer before checkpoint.messages[2]',
     ],
     [
+      "an open call with the id of an answered call of an earlier turn",
+      checkpoint({ messages: [hi, assistant(call("a")), answer("a"), assistant(call("b"), call("a"))] }),
+      'checkpoint.messages[3] has tool call "a" without an answer, with the id of a call of checkpoint.messages[1], which has its answer',
+    ],
+    [
       "two calls with one id",
       checkpoint({ messages: [hi, assistant(call("a"), call("a"))] }),
       'checkpoint.messages[1] has two tool calls with the id "a"',
