@@ -106,6 +106,8 @@ const SWEEP_MARGIN_MS = 60_000;
 /** Finished jobs read per request of a sweep, and at most per sweep and state. */
 const SWEEP_PAGE = 200;
 const MAX_SWEPT_JOBS = 10_000;
+/** Jobs `completions()` reads from Redis at once. */
+const COMPLETIONS_PAGE = 1_000;
 
 class Timeout extends Error {}
 
@@ -530,19 +532,29 @@ class BullToolQueue implements ToolQueue {
   }
 
   async completions(toolCallIds: string[]): Promise<ToolCompletion[]> {
-    if (!Array.isArray(toolCallIds) || toolCallIds.some((id) => typeof id !== "string")) {
-      throw optionError("completions", "toolCallIds", "an array of strings", toolCallIds);
-    }
+    // Index by index: a hole of a sparse array is refused at once, not iterated to its length.
+    const bad = Array.isArray(toolCallIds) ? toolCallIds.findIndex((id) => typeof id !== "string") : 0;
+    if (bad !== -1) throw optionError("completions", "toolCallIds", "an array of strings", toolCallIds);
     const timeoutMs = this.#settings.enqueueTimeoutMs;
-    const reading = Promise.all(toolCallIds.map((id) => this.#queue.getJob(jobIdFor(id))));
-    const jobs = await this.#withDeadline(reading, undefined, timeoutMs).catch((error: unknown) => {
+    const read = { abandoned: false };
+    const reading = this.#readCompletions(toolCallIds, read);
+    return this.#withDeadline(reading, undefined, timeoutMs).catch((error: unknown) => {
+      read.abandoned = true;
       const reason = error instanceof Timeout ? `Redis did not answer within ${timeoutMs} ms` : errorMessage(error);
       throw new Error(`completions: ${reason}`, { cause: error });
     });
+  }
+
+  /** Reads the jobs of these calls `COMPLETIONS_PAGE` at a time (not all at once: memory), keeping the finished. */
+  async #readCompletions(toolCallIds: string[], read: { abandoned: boolean }): Promise<ToolCompletion[]> {
     const found: ToolCompletion[] = [];
-    for (const job of jobs) {
-      const completion = job === undefined ? undefined : completionOf(job as Job);
-      if (completion !== undefined) found.push(completion);
+    for (let start = 0; start < toolCallIds.length && !read.abandoned; start += COMPLETIONS_PAGE) {
+      const page = toolCallIds.slice(start, start + COMPLETIONS_PAGE);
+      const jobs = await Promise.all(page.map((id) => this.#queue.getJob(jobIdFor(id))));
+      for (const job of jobs) {
+        const completion = job === undefined ? undefined : completionOf(job as Job);
+        if (completion !== undefined) found.push(completion);
+      }
     }
     return found;
   }

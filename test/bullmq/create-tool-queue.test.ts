@@ -461,6 +461,34 @@ describe("delivery", () => {
     await expect(restarted.completions("x" as never)).rejects.toThrow(TypeError);
   });
 
+  it("completions() of 100,000 ids reads them a page at a time (the heap does not grow by hundreds of MB)", async () => {
+    const { queue } = setup();
+    const { completed } = call(queue, "echo", { text: "found" }, "call_found_99999");
+    const ids = Array.from({ length: 100_000 }, (_, index) => `call_found_${index}`);
+    await completed;
+    const before = process.memoryUsage().heapUsed;
+    let peak = before;
+    const sampling = setInterval(() => {
+      peak = Math.max(peak, process.memoryUsage().heapUsed);
+    }, 5);
+    try {
+      const found = await queue.completions(ids);
+      expect(found.map((completion) => completion.result.forLLM)).toEqual(["echo: found"]);
+    } finally {
+      clearInterval(sampling);
+    }
+    expect(peak - before).toBeLessThan(80_000_000);
+  });
+
+  it("completions() of a sparse array is a TypeError at once (not a walk to its length)", async () => {
+    const { queue } = setup({ worker: false });
+    const ids = ["call_a"];
+    ids.length = 2 ** 32 - 1;
+    const started = performance.now();
+    await expect(queue.completions(ids)).rejects.toThrow(TypeError);
+    expect(performance.now() - started).toBeLessThan(1_000);
+  });
+
   it("with awaitAsync, a queued tool's result comes back into the conversation", async () => {
     const { queue } = setup();
     const registry = new ToolRegistry();
