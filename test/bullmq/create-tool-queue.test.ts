@@ -302,6 +302,19 @@ describe("queued(tool)", () => {
     void queue;
   });
 
+  it("finished jobs are removed from Redis after keepFinishedMs (Redis does not grow with every call ever made)", async () => {
+    const { name, bull } = setup();
+    const short = createToolQueue({ connection: redis.connection, name, keepFinishedMs: 1_000 });
+    open.push(short);
+    expect((await call(short, "echo", { text: "old" }, "call_kept").completed).forLLM).toBe("echo: old");
+    expect(await bull.getJobState("call_kept")).toBe("completed");
+    await sleep(1_100);
+    // BullMQ removes expired finished jobs when another job of the queue finishes.
+    await call(short, "echo", { text: "new" }, "call_next").completed;
+    expect(await bull.getJob("call_kept")).toBeUndefined();
+    expect(await short.completions(["call_kept"])).toEqual([]);
+  });
+
   it("a call id that another conversation's job holds is refused (the model cannot read another chat's result)", async () => {
     const { queue } = setup();
     const owner = call(queue, "echo", { text: "secret" }, "call_shared", { channel: "web", chatId: "alice" });
