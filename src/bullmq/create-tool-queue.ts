@@ -16,7 +16,7 @@ import { prepareTool, type RegisteredTool } from "../internal/registered-tool.js
 import type { Logger } from "../logger.js";
 import type { AsyncCallback, AsyncTool, ParseArgumentsResult, Tool, ToolContext } from "../tool.js";
 import { asyncResult, type ToolResult } from "../tool-result.js";
-import { dropConnections } from "./drop-connections.js";
+import { checkConnection, dropConnections } from "./connection.js";
 import type { ToolCompletion } from "./tool-completion.js";
 import {
   DEFAULT_QUEUE_NAME,
@@ -139,15 +139,13 @@ function failFast(connection: ConnectionOptions): ConnectionOptions {
 export function createToolQueue(options: ToolQueueOptions): ToolQueue {
   const where = "createToolQueue";
   if (!isRecord(options)) throw optionError(where, "options", "an object", options);
-  if (!isRecord(options.connection)) {
-    throw optionError(where, "connection", "BullMQ connection options or a Redis client", options.connection);
-  }
+  const connection = checkConnection(where, options.connection);
   const name = options.name ?? DEFAULTS.name;
   if (typeof name !== "string" || name === "" || name.includes(":")) {
     throw optionError(where, "name", "a non-empty string without ':'", name);
   }
   return new BullToolQueue({
-    connection: options.connection,
+    connection,
     name,
     attempts: checkCount(where, "attempts", options.attempts, DEFAULTS.attempts),
     backoffMs: checkMs(where, "backoffMs", options.backoffMs, DEFAULTS.backoffMs),

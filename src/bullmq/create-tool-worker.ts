@@ -15,7 +15,7 @@ import type { Logger } from "../logger.js";
 import { ToolRegistry } from "../tool-registry.js";
 import { isToolResult, type ToolResult } from "../tool-result.js";
 import { closeOnSigterm } from "./close-on-sigterm.js";
-import { dropConnections } from "./drop-connections.js";
+import { checkConnection, dropConnections } from "./connection.js";
 import {
   DEFAULT_QUEUE_NAME,
   decodeJobData,
@@ -94,9 +94,7 @@ export function createToolWorker(registry: ToolRegistry, options: ToolWorkerOpti
   const where = "createToolWorker";
   if (!(registry instanceof ToolRegistry)) throw optionError(where, "registry", "a ToolRegistry", registry);
   if (!isRecord(options)) throw optionError(where, "options", "an object", options);
-  if (!isRecord(options.connection)) {
-    throw optionError(where, "connection", "BullMQ connection options or a Redis client", options.connection);
-  }
+  const connection = checkConnection(where, options.connection);
   const name = options.name ?? DEFAULT_QUEUE_NAME;
   if (typeof name !== "string" || name === "" || name.includes(":")) {
     throw optionError(where, "name", "a non-empty string without ':'", name);
@@ -121,7 +119,7 @@ export function createToolWorker(registry: ToolRegistry, options: ToolWorkerOpti
       });
     },
     {
-      connection: options.connection,
+      connection,
       concurrency,
       lockDuration,
       stalledInterval,

@@ -100,7 +100,14 @@ async function until(check: () => boolean, timeoutMs = 10_000): Promise<void> {
 describe("createToolQueue options", () => {
   it.each([
     [undefined, "createToolQueue: options must be an object, got undefined"],
-    [{}, "createToolQueue: connection must be BullMQ connection options or a Redis client, got undefined"],
+    [
+      {},
+      "createToolQueue: connection must be BullMQ connection options or a Redis client, got undefined (not shown: it may hold a password)",
+    ],
+    [
+      { connection: "redis://:hunter2@redis.internal:6379" },
+      "createToolQueue: connection must be BullMQ connection options or a Redis client, got string (not shown: it may hold a password)",
+    ],
     [{ connection: {}, name: "" }, `createToolQueue: name must be a non-empty string without ':', got ""`],
     [{ connection: {}, name: "a:b" }, `createToolQueue: name must be a non-empty string without ':', got "a:b"`],
     [{ connection: {}, attempts: 0 }, "createToolQueue: attempts must be an integer > 0, got 0"],

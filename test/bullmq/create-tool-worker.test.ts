@@ -92,7 +92,16 @@ describe("createToolWorker options", () => {
   it.each([
     [{}, { connection: {} }, "createToolWorker: registry must be a ToolRegistry, got {}"],
     [new ToolRegistry(), undefined, "createToolWorker: options must be an object, got undefined"],
-    [new ToolRegistry(), { connection: 1 }, /connection must be BullMQ connection options or a Redis client, got 1/],
+    [
+      new ToolRegistry(),
+      { connection: 1 },
+      /connection must be BullMQ connection options or a Redis client, got number/,
+    ],
+    [
+      new ToolRegistry(),
+      { connection: "redis://:hunter2@redis.internal:6379" },
+      "createToolWorker: connection must be BullMQ connection options or a Redis client, got string (not shown: it may hold a password)",
+    ],
     [
       new ToolRegistry(),
       { connection: {}, concurrency: 0 },
