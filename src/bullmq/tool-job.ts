@@ -35,15 +35,19 @@ export interface ToolJobReturn {
 /** A tool call id used as the job id as it is: what BullMQ accepts and a Redis key reads well. */
 const PLAIN_ID = /^[A-Za-z0-9_.-]{1,128}$/;
 const INTEGER = /^-?\d+$/;
+/** Ids a queue's own Redis keys could have (`bull:<name>:meta`, `:events`, `:wait` …): all `[a-z-]`. */
+const KEY_NAME = /^[a-z-]*$/;
 
 /**
  * The BullMQ job id of a tool call: the tool call id itself when it is 1-128 characters of
- * `[A-Za-z0-9_.-]` and not an integer (BullMQ refuses integer ids and `:`); any other id (a model
- * may send anything) is `#` and its SHA-256, so every id maps to one job and no two ids share one.
+ * `[A-Za-z0-9_.-]`, not an integer (BullMQ refuses integer ids and `:`) and not only lowercase
+ * letters and `-` (the job's key would be one of the queue's own: a call id "events" or "wait"
+ * broke the queue for every call); any other id (a model may send anything) is `#` and its
+ * SHA-256, so every id maps to one job and no two ids share one.
  * @internal
  */
 export function jobIdFor(toolCallId: string): string {
-  if (PLAIN_ID.test(toolCallId) && !INTEGER.test(toolCallId)) return toolCallId;
+  if (PLAIN_ID.test(toolCallId) && !INTEGER.test(toolCallId) && !KEY_NAME.test(toolCallId)) return toolCallId;
   return `#${createHash("sha256").update(toolCallId).digest("hex")}`;
 }
 

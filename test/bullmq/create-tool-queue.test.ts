@@ -215,6 +215,10 @@ describe("queued(tool)", () => {
     ["__proto__", "__proto__"],
     ["x".repeat(500), "a 500-character id"],
     ["ünïcödé id", "a non-ASCII id with a space"],
+    ["events", "the name of the queue's event stream"],
+    ["meta", "the name of the queue's meta hash"],
+    ["wait", "the name of the queue's wait list"],
+    ["stalled", "the name of the queue's stalled set"],
   ])("a model's call id such as %s (%s) works and comes back as sent", async (toolCallId) => {
     const { queue } = setup();
     const seen = collect(queue);
@@ -224,6 +228,8 @@ describe("queued(tool)", () => {
     await until(() => seen.length === 1);
     expect(seen[0]?.toolCallId).toBe(toolCallId);
     expect((await queue.completions([toolCallId]))[0]?.toolCallId).toBe(toolCallId);
+    // The queue still works for the next call.
+    expect((await call(queue, "echo", { text: "next" }, "call_next").completed).forLLM).toBe("echo: next");
   });
 
   it("arguments with a __proto__ key (as JSON.parse makes it from the model's text) are data: no prototype is touched", async () => {

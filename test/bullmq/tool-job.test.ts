@@ -7,7 +7,7 @@ describe("jobIdFor", () => {
   it.each([
     ["call_abc123", "call_abc123"],
     ["toolu_01A-b.c", "toolu_01A-b.c"],
-    ["x".repeat(128), "x".repeat(128)],
+    ["x1".repeat(64), "x1".repeat(64)],
   ])("a plain id is the job id as it is: %s", (id, expected) => {
     expect(jobIdFor(id)).toBe(expected);
   });
@@ -20,6 +20,9 @@ describe("jobIdFor", () => {
     ["", "empty"],
     ["call 1", "a space"],
     ["__proto__\u0000", "a NUL"],
+    ...["meta", "events", "wait", "id", "stalled", "stalled-check", "marker", "active", "future-key"].map(
+      (name): [string, string] => [name, "the name of a queue's own Redis key (only a-z and -)"],
+    ),
   ])("%j (%s) becomes # and its SHA-256", (id) => {
     expect(jobIdFor(id)).toMatch(/^#[0-9a-f]{64}$/);
     expect(jobIdFor(id)).toBe(jobIdFor(id));
