@@ -5,7 +5,7 @@ import { DefinitionCache } from "./internal/definition-cache.js";
 import { isRecord, quoteName } from "./internal/describe.js";
 import { HiddenTools } from "./internal/hidden-tools.js";
 import { log, resolveLogger } from "./internal/logger.js";
-import { optionError } from "./internal/options.js";
+import { isStringArray, optionError } from "./internal/options.js";
 import { prepareTool, type RegisteredTool } from "./internal/registered-tool.js";
 import { Bm25Index, type SearchDocument, searchByRegex } from "./internal/tool-search.js";
 import type { Logger } from "./logger.js";
@@ -291,7 +291,7 @@ export class ToolRegistry {
    * @throws TypeError when `names` is not an array of strings or `ttl` not an integer ≥ 0
    */
   promoteTools(names: readonly string[], ttl: number): void {
-    if (!Array.isArray(names) || !names.every((name) => typeof name === "string")) {
+    if (!isStringArray(names)) {
       throw optionError("promoteTools", "names", "an array of strings", names);
     }
     if (!Number.isSafeInteger(ttl) || ttl < 0) throw optionError("promoteTools", "ttl", "an integer ≥ 0", ttl);
@@ -330,7 +330,7 @@ export class ToolRegistry {
       this.#allowlist = null;
       return;
     }
-    if (!Array.isArray(names) || !names.every((name) => typeof name === "string")) {
+    if (!isStringArray(names)) {
       throw optionError("setAllowlist", "names", "an array of strings or null", names);
     }
     this.#allowlist = new Set(names.map((name) => name.trim().toLowerCase()));

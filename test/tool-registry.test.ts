@@ -1007,6 +1007,12 @@ describe("hidden tools and search (issue 13)", () => {
   it.each([
     ["names not an array", "secret_tool", 1, 'promoteTools: names must be an array of strings, got "secret_tool"'],
     ["a name that is not a string", ["a", 1], 1, 'promoteTools: names must be an array of strings, got ["a",1]'],
+    [
+      "a sparse array",
+      Object.assign([], { 1: "a" }),
+      1,
+      'promoteTools: names must be an array of strings, got [null,"a"]',
+    ],
     ["a negative ttl", ["a"], -1, "promoteTools: ttl must be an integer ≥ 0, got -1"],
     ["a fractional ttl", ["a"], 1.5, "promoteTools: ttl must be an integer ≥ 0, got 1.5"],
     ["an infinite ttl", ["a"], Number.POSITIVE_INFINITY, "promoteTools: ttl must be an integer ≥ 0, got Infinity"],
@@ -1198,6 +1204,11 @@ describe("hidden tools and search (issue 13)", () => {
       ["undefined", undefined, "setAllowlist: names must be an array of strings or null, got undefined"],
       ["a string", "read_file", 'setAllowlist: names must be an array of strings or null, got "read_file"'],
       ["a non-string name", ["a", null], 'setAllowlist: names must be an array of strings or null, got ["a",null]'],
+      [
+        "a sparse array",
+        Object.assign([], { 1: "a" }),
+        'setAllowlist: names must be an array of strings or null, got [null,"a"]',
+      ],
       ["a Set", new Set(["a"]), "setAllowlist: names must be an array of strings or null, got Set"],
     ])("throws a TypeError for %s", (_, names, message) => {
       const registry = new ToolRegistry();

@@ -11,7 +11,7 @@ import {
   quoteName,
 } from "../internal/describe.js";
 import { log, type ResolvedLogger, resolveLogger } from "../internal/logger.js";
-import { checkCount, optionError } from "../internal/options.js";
+import { checkCount, isStringArray, optionError } from "../internal/options.js";
 import { prepareTool, type RegisteredTool } from "../internal/registered-tool.js";
 import type { Logger } from "../logger.js";
 import type { AsyncCallback, AsyncTool, ParseArgumentsResult, Tool, ToolContext } from "../tool.js";
@@ -530,9 +530,9 @@ class BullToolQueue implements ToolQueue {
   }
 
   async completions(toolCallIds: string[]): Promise<ToolCompletion[]> {
-    // Index by index: a hole of a sparse array is refused at once, not iterated to its length.
-    const bad = Array.isArray(toolCallIds) ? toolCallIds.findIndex((id) => typeof id !== "string") : 0;
-    if (bad !== -1) throw optionError("completions", "toolCallIds", "an array of strings", toolCallIds);
+    // A hole of a sparse array is refused at once, not iterated to its length.
+    if (!isStringArray(toolCallIds))
+      throw optionError("completions", "toolCallIds", "an array of strings", toolCallIds);
     const timeoutMs = this.#settings.enqueueTimeoutMs;
     const read = { abandoned: false };
     const reading = this.#readCompletions(toolCallIds, read);

@@ -61,6 +61,14 @@ export function checkProvider(where: string, value: unknown): LLMProvider {
   throw optionError(where, "provider", "an LLMProvider (chat and getDefaultModel)", value);
 }
 
+/**
+ * `true` for an array whose every element is a string. Index by index: a hole of a sparse array is
+ * refused at once (not skipped, nor iterated to the array's length).
+ */
+export function isStringArray(value: unknown): value is string[] {
+  return Array.isArray(value) && value.findIndex((item) => typeof item !== "string") === -1;
+}
+
 /** Checks an optional count or size option: a safe integer > 0, or `fallback` when absent. */
 export function checkCount(where: string, option: string, value: unknown, fallback: number): number {
   if (value === undefined) return fallback;

@@ -6,6 +6,7 @@ import {
   checkSignal,
   checkString,
   isAbortSignal,
+  isStringArray,
   optionError,
 } from "../../src/internal/options.js";
 
@@ -204,6 +205,26 @@ describe("checkProvider", () => {
     expect(() => checkProvider("f", value)).toThrow(
       new TypeError(`f: provider must be an LLMProvider (chat and getDefaultModel), got ${shown}`),
     );
+  });
+});
+
+describe("isStringArray", () => {
+  it.each<[string, unknown, boolean]>([
+    ["an array of strings", ["a", ""], true],
+    ["an empty array", [], true],
+    ["an array with a number", ["a", 1], false],
+    ["not an array", "a", false],
+    ["array-like", { length: 1, 0: "a" }, false],
+    ["a sparse array (a hole is not a string)", Object.assign([], { 1: "a" }), false],
+  ])("%s → %s", (_, value, expected) => {
+    expect(isStringArray(value)).toBe(expected);
+  });
+
+  it("refuses a sparse array of length 2**32 - 1 at its first hole, without walking it", () => {
+    const huge: string[] = [];
+    huge.length = 2 ** 32 - 1;
+    huge[5] = "a";
+    expect(isStringArray(huge)).toBe(false);
   });
 });
 
