@@ -55,8 +55,8 @@ export interface CallOptions {
   reportProgress: (progress?: number, message?: string) => void;
 }
 
-/** The largest delay `setTimeout` honours; larger ones fire at once. */
-const MAX_TIMEOUT_MS = 2_147_483_647;
+/** @internal The largest delay `setTimeout` honours; larger ones fire at once. */
+export const MAX_TIMEOUT_MS = 2_147_483_647;
 
 /** @internal what a timeout option must be, for TypeErrors. */
 export const TIMEOUT_EXPECTATION = `a number of milliseconds > 0 and ≤ ${MAX_TIMEOUT_MS}, or Infinity for none`;

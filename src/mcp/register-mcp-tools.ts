@@ -1,6 +1,6 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { CallToolResultSchema, ErrorCode, ListToolsResultSchema } from "@modelcontextprotocol/sdk/types.js";
-import { failure, isValidTimeout, TIMEOUT_EXPECTATION } from "../execute-tool-call.js";
+import { failure, isValidTimeout, MAX_TIMEOUT_MS, TIMEOUT_EXPECTATION } from "../execute-tool-call.js";
 import { linkSignal } from "../internal/abort.js";
 import { boundText, cutName, errorMessage, isRecord, jsonText, quoteName } from "../internal/describe.js";
 import { log, type ResolvedLogger, resolveLogger } from "../internal/logger.js";
@@ -65,8 +65,6 @@ const MAX_SCHEMA_CHARS = 100_000;
 /** Longest stretch of registrations (schema compilations) before the import yields to the event loop. */
 const SLICE_MS = 20;
 const DEFAULT_TIMEOUT_MS = 60_000;
-/** What `setTimeout` honours: the SDK's request timeout for `timeoutMs: Infinity`. */
-const LONGEST_TIMEOUT_MS = 2_147_483_647;
 const WHERE = "registerMcpTools";
 
 /** One server tool as the import prepared it (everything read once, bounded, copied). */
@@ -117,7 +115,7 @@ function checkOptions(registry: unknown, client: unknown, options: unknown): Set
     client: client as unknown as Client,
     serverName,
     hidden,
-    timeout: timeoutMs === Number.POSITIVE_INFINITY ? LONGEST_TIMEOUT_MS : timeoutMs,
+    timeout: timeoutMs === Number.POSITIVE_INFINITY ? MAX_TIMEOUT_MS : timeoutMs,
     logger: resolveLogger(options.logger, WHERE),
   };
 }
