@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { type ConnectionOptions, type Job, Queue, QueueEvents, RedisQueueBackend } from "bullmq";
 import { checkParsed, failure } from "../execute-tool-call.js";
+import { raceAbort } from "../internal/abort.js";
 import {
   boundText,
   errorMessage,
@@ -423,23 +424,14 @@ class BullToolQueue implements ToolQueue {
     return asyncResult(`tool ${quoted} is queued (job ${jobId}); its result will follow when a worker has run it`);
   }
 
+  /** `work`, or a rejection: `Timeout` after `timeoutMs`, the signal's reason once it aborts. */
   #withDeadline<T>(work: Promise<T>, signal: AbortSignal | undefined, timeoutMs: number): Promise<T> {
-    work.catch(() => {});
-    return new Promise<T>((resolve, reject) => {
-      const onAbort = () => finish(() => reject(signal?.reason));
-      const timer = setTimeout(() => finish(() => reject(new Timeout())), timeoutMs);
-      const finish = (settle: () => void) => {
-        clearTimeout(timer);
-        signal?.removeEventListener("abort", onAbort);
-        settle();
-      };
-      if (signal?.aborted) return onAbort();
-      signal?.addEventListener("abort", onAbort, { once: true });
-      work.then(
-        (value) => finish(() => resolve(value)),
-        (error: unknown) => finish(() => reject(error)),
-      );
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Timeout()), timeoutMs);
     });
+    // Promise.race observes `work`: its later rejection is never unhandled.
+    return raceAbort(Promise.race([work, timeout]), signal).finally(() => clearTimeout(timer));
   }
 
   /**
