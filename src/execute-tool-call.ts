@@ -307,7 +307,7 @@ function loggableError(error: Error | undefined): Error | undefined {
  * Logs the end of a call and returns its result: `tool call failed` (warn) for every failure —
  * also calls refused before they ran (unknown tool, invalid JSON or arguments) — with `tool`,
  * `toolCallId`, `durationMs`, `err` and `error` (the text the model reads); else `tool call
- * completed` (info). @internal
+ * completed` (debug). @internal
  */
 export function logCallEnd(
   name: string,
@@ -332,13 +332,13 @@ export function logCallEnd(
     log(logger, "warn", fields, "tool call failed");
     return result;
   }
-  // Built here, not in a closure for `log`: this line is written for every call at info.
+  // Built here, not in a closure for `log`: this line is written for every call at debug.
   try {
-    if (!logger.isLevelEnabled("info")) return result;
+    if (!logger.isLevelEnabled("debug")) return result;
     const line: Record<string, unknown> = { tool: cutName(name), toolCallId: id(), durationMs: ms };
     if (result.async) line.async = true;
     if (options.logPayloads) line.result = result.forLLM;
-    logger.info(line, result.async ? "tool call started async work" : "tool call completed");
+    logger.debug(line, result.async ? "tool call started async work" : "tool call completed");
   } catch {
     // a broken logger must not cost the call its answer
   }
