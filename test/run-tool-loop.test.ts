@@ -1229,7 +1229,7 @@ describe("progress (issue 10, seed 003)", () => {
 describe("logging", () => {
   it("the loop logs each iteration through its logger; the registry logs each call", async () => {
     const loopLog = captureLogger("debug");
-    const registryLog = captureLogger("info");
+    const registryLog = captureLogger("debug");
     const registry = new ToolRegistry({ logger: registryLog.logger });
     registry.register(echo);
     const provider = new ScriptedProvider([toolCallResponse({ id: "c1", name: "echo" }), textResponse("ok")]);
@@ -1240,9 +1240,12 @@ describe("logging", () => {
       iteration: 1,
       toolCalls: ["echo"],
     });
-    expect(loopLog.lines.at(-1)).toMatchObject({ msg: "tool loop completed", iteration: 2 });
+    expect(loopLog.lines.at(-2)).toMatchObject({ msg: "tool loop completed", iteration: 2 });
+    expect(loopLog.lines.at(-1)).toMatchObject({ level: 30, msg: "tool loop finished", iterations: 2 });
     expect(registryLog.lines).toEqual([
+      expect.objectContaining({ level: 20, msg: "tool call started", tool: "echo", toolCallId: "c1" }),
       expect.objectContaining({
+        level: 20,
         msg: "tool call completed",
         tool: "echo",
         toolCallId: "c1",
@@ -1406,7 +1409,8 @@ describe("logging", () => {
     const { logger, lines } = captureLogger("debug");
     const provider = new ScriptedProvider([toolCallResponse({ name: "echo" })]);
     await runToolLoop({ provider, tools: registryWith(echo), maxIterations: 1, logger }, user);
-    expect(lines.at(-1)).toMatchObject({ msg: "tool loop stopped at maxIterations", iterations: 1 });
+    expect(lines.at(-2)).toMatchObject({ msg: "tool loop stopped at maxIterations", iterations: 1 });
+    expect(lines.at(-1)).toMatchObject({ msg: "tool loop finished", iterations: 1, stopReason: "max_iterations" });
   });
 });
 
