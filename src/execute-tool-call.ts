@@ -12,7 +12,7 @@ import {
   MAX_VALIDATION_MESSAGE_CHARS,
   quoteName,
 } from "./internal/describe.js";
-import { childLogger, log, logEnabled, type ResolvedLogger } from "./internal/logger.js";
+import { childLogger, log, logEnabled, type ResolvedLogger, roundMs } from "./internal/logger.js";
 import { checkFunction, checkMetadata, checkSignal, checkString, optionError } from "./internal/options.js";
 import type { RegisteredTool } from "./internal/registered-tool.js";
 import type { Logger } from "./logger.js";
@@ -317,10 +317,9 @@ export function logCallEnd(
 ): ToolResult {
   const { logger, toolCallId } = options;
   // Model-sent names and ids are cut, as in messages: a 1 MB name must not make a 1 MB log line.
-  // Each line is one literal (no spread of a shared base): this runs for every call at info.
+  // Each line is one literal (no spread of a shared base): this runs for every call at debug.
   const id = () => (toolCallId === undefined ? undefined : cutName(toolCallId));
-  // To the microsecond: writing a double's ~17 digits costs a pino line at info about 40 % more.
-  const ms = Math.round(durationMs * 1000) / 1000;
+  const ms = roundMs(durationMs);
   if (result.isError) {
     const fields = () => ({
       tool: cutName(name),

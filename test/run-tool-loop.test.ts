@@ -1498,6 +1498,24 @@ describe("the run's info line, tool loop finished (issue 9 proposal)", () => {
     expect(String(durationMs)).toMatch(/^\d+(\.\d{1,3})?$/);
   });
 
+  it("durationMs counts the run's synchronous start too (a provider that works before its first await)", async () => {
+    const { logger, lines } = captureLogger("info");
+    const busy: LLMProvider = {
+      chat: () => {
+        const until = performance.now() + 5;
+        while (performance.now() < until) {
+          // a provider building its request synchronously
+        }
+        return Promise.resolve(textResponse("ok"));
+      },
+      getDefaultModel: () => "busy",
+    };
+    await runToolLoop({ provider: busy, maxIterations: 2, logger }, user);
+    await runToolLoop({ provider: busy, maxIterations: 2, logger }, user, { signal: new AbortController().signal });
+    expect(lines.map(({ durationMs }) => durationMs)).toEqual([expect.any(Number), expect.any(Number)]);
+    for (const { durationMs } of lines) expect(durationMs).toBeGreaterThanOrEqual(5);
+  });
+
   it.each<[string, () => ScriptedProvider, () => AbortSignal | undefined, Record<string, unknown>]>([
     [
       "the provider throws",
