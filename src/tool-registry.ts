@@ -26,7 +26,7 @@ export interface ToolRegistryOptions {
    */
   logger?: Logger | undefined;
   /**
-   * Also log tool arguments (debug) and results (info). Off by default because they may hold
+   * Also log tool arguments and results (both debug). Off by default because they may hold
    * personal data.
    * @default false
    */
