@@ -7,7 +7,7 @@ import {
   type ToolLoopErrorCode,
 } from "./errors.js";
 import { checkTimeout, failure, WITHOUT_METADATA } from "./execute-tool-call.js";
-import { type LinkedSignal, linkSignal, raceAbort } from "./internal/abort.js";
+import { type LinkedSignal, linkSignal, SerialAbortRace } from "./internal/abort.js";
 import {
   type CallRunner,
   type GateContext,
@@ -563,6 +563,8 @@ async function loop(
   const aborted = () => fail("aborted", `tool loop aborted: ${errorMessage(signal?.reason)}`, signal?.reason);
   // The run's calls share one timer for their timeouts, kept until the run ends.
   const releaseDeadlines = holdDeadlines(resolved.toolTimeoutMs);
+  // Its provider calls, one at a time, share one subscription to the signal.
+  const providerRace = signal === undefined || signal.aborted ? undefined : new SerialAbortRace(signal);
 
   try {
     // Call ids must be unique in the whole transcript (Anthropic rejects duplicates), also against
@@ -606,14 +608,12 @@ async function loop(
         if (hooks !== undefined) await hooks.stepStart(iteration, transcript);
 
         try {
-          response = await raceAbort(
-            Promise.resolve(
-              hooks === undefined
-                ? provider.chat(transcript, definitions, model, llmOptions, signal)
-                : hooks.chat(provider, transcript, definitions, model, llmOptions, signal, iteration),
-            ),
-            signal,
+          const answer = Promise.resolve(
+            hooks === undefined
+              ? provider.chat(transcript, definitions, model, llmOptions, signal)
+              : hooks.chat(provider, transcript, definitions, model, llmOptions, signal, iteration),
           );
+          response = await (providerRace === undefined ? answer : providerRace.race(answer));
         } catch (error) {
           if (signal?.aborted) throw aborted();
           hooks?.check(transcript, iterations);
@@ -719,6 +719,7 @@ async function loop(
     throw fail("internal", `tool loop failed: ${errorMessage(error)}`, error);
   } finally {
     releaseDeadlines();
+    providerRace?.dispose();
   }
 }
 

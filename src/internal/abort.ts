@@ -71,6 +71,38 @@ export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefine
   });
 }
 
+/**
+ * {@link raceAbort} for promises awaited one after another (a run's provider calls): one
+ * subscription to `signal` for all of them instead of one per promise. {@link dispose} ends it.
+ */
+export class SerialAbortRace {
+  readonly #signal: AbortSignal;
+  #reject: ((reason: unknown) => void) | undefined;
+  readonly #unsubscribe: () => void;
+
+  /** @param signal not aborted yet */
+  constructor(signal: AbortSignal) {
+    this.#signal = signal;
+    // The latest race's reject: a race that already settled ignores it.
+    this.#unsubscribe = subscribeAbort(signal, (reason) => this.#reject?.(reason));
+  }
+
+  /** Settles with `promise`, or rejects with the signal's reason as soon as it aborts. */
+  race<T>(promise: Promise<T>): Promise<T> {
+    if (this.#signal.aborted) return raceAbort(promise, this.#signal);
+    return new Promise<T>((resolve, reject) => {
+      this.#reject = reject;
+      promise.then(resolve, reject);
+    });
+  }
+
+  /** Unsubscribes from the signal. */
+  dispose(): void {
+    this.#reject = undefined;
+    this.#unsubscribe();
+  }
+}
+
 /** A signal that follows `parent`, and the function that detaches it. */
 export interface LinkedSignal {
   signal: AbortSignal | undefined;

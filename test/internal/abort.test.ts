@@ -1,6 +1,6 @@
 import { getEventListeners } from "node:events";
 import { describe, expect, it, vi } from "vitest";
-import { CallAbort, linkSignal, raceAbort, subscribeAbort } from "../../src/internal/abort.js";
+import { CallAbort, linkSignal, raceAbort, SerialAbortRace, subscribeAbort } from "../../src/internal/abort.js";
 
 describe("subscribeAbort", () => {
   it("one listener on the signal for any number of subscribers; each is told the reason once", () => {
@@ -74,6 +74,39 @@ describe("raceAbort on an aborted signal", () => {
     } finally {
       process.off("unhandledRejection", onUnhandled);
     }
+  });
+});
+
+describe("SerialAbortRace", () => {
+  it("holds one listener for every race, rejects the pending race on abort, and none after dispose", async () => {
+    const controller = new AbortController();
+    const races = new SerialAbortRace(controller.signal);
+    expect(getEventListeners(controller.signal, "abort")).toHaveLength(1);
+    expect(await races.race(Promise.resolve(1))).toBe(1);
+    expect(await races.race(Promise.resolve(2))).toBe(2);
+    expect(getEventListeners(controller.signal, "abort")).toHaveLength(1);
+    const pending = races.race(new Promise(() => {}));
+    controller.abort(new Error("stop"));
+    await expect(pending).rejects.toThrow("stop");
+    // Once aborted, a later race rejects at once instead of waiting on a callee that ignores the signal.
+    await expect(races.race(new Promise(() => {}))).rejects.toThrow("stop");
+    races.dispose();
+  });
+
+  it("an abort between races rejects none of the settled ones; dispose removes the listener", async () => {
+    const controller = new AbortController();
+    const races = new SerialAbortRace(controller.signal);
+    expect(await races.race(Promise.resolve("first"))).toBe("first");
+    races.dispose();
+    expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
+    controller.abort(new Error("late"));
+  });
+
+  it("a callee's rejection passes through unchanged", async () => {
+    const races = new SerialAbortRace(new AbortController().signal);
+    const failure = new Error("provider down");
+    await expect(races.race(Promise.reject(failure))).rejects.toBe(failure);
+    races.dispose();
   });
 });
 
