@@ -1,12 +1,14 @@
 /**
- * Bundling with esbuild (the bundler tsup uses): the benchmark child, and each public entry point
- * for the size and cold-import workloads. Bundles go to `node_modules/.cache/toolloop-bench/`, inside
- * the project so that their bare imports resolve to the project's `node_modules`.
+ * Bundling: the benchmark child with esbuild (the bundler tsup uses), and the package built by tsup
+ * for the size and cold-import workloads. Output goes to `node_modules/.cache/toolloop-bench/`, inside
+ * the project so that its bare imports resolve to the project's `node_modules`.
  */
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { gzipSync } from "node:zlib";
 import { build } from "esbuild";
+import { type Options, build as tsup } from "tsup";
+import { entrySize } from "../scripts/entry-size.mjs";
+import tsupConfig from "../tsup.config.js";
 
 export const ROOT = resolve(import.meta.dirname, "..");
 export const CACHE_DIR = join(ROOT, "node_modules", ".cache", "toolloop-bench");
@@ -38,57 +40,59 @@ export async function buildChild(): Promise<string> {
   return join(outdir, "child.mjs");
 }
 
-/** A public entry point: its import specifier and its source file. */
+/** A public entry point: its import specifier and its file in the built package. */
 export interface EntryPoint {
   specifier: string;
-  source: string;
+  file: string;
 }
 
-/** Every entry of package.json `exports` (but `./package.json`), mapped to its source file. */
-export function entryPoints(): EntryPoint[] {
-  const manifest = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { exports: Record<string, unknown> };
-  return Object.keys(manifest.exports)
-    .filter((key) => key !== "./package.json")
-    .map((key) => {
-      const name = key === "." ? "" : key.slice(2);
-      const source =
-        name === "" ? "src/index.ts" : name === "testing" ? "src/testing/index.ts" : `src/adapters/${name}/index.ts`;
-      return { specifier: name === "" ? "toolloop" : `toolloop/${name}`, source };
-    })
-    .filter((entry) => existsSync(join(ROOT, entry.source)));
+const DIST_DIR = join(CACHE_DIR, "dist");
+
+/**
+ * Builds the package as `npm run build` does (tsup.config.ts; no declarations or source maps) into
+ * the cache, and returns every entry of package.json `exports` (but `./package.json`) with its file
+ * there: what is measured is what ships, tsup's tree shaking included.
+ */
+export async function buildEntryPoints(): Promise<EntryPoint[]> {
+  await tsup({
+    ...(tsupConfig as Options),
+    config: false,
+    outDir: DIST_DIR,
+    dts: false,
+    sourcemap: false,
+    silent: true,
+  });
+  const manifest = packageManifest();
+  return Object.entries(manifest.exports)
+    .filter(([key]) => key !== "./package.json")
+    .map(([key, target]) => ({
+      specifier: key === "." ? "toolloop" : `toolloop/${key.slice(2)}`,
+      file: join(DIST_DIR, target.default.replace(/^\.\/dist\//, "")),
+    }));
 }
 
-/** Size of one entry point bundled with its dependencies external. */
+function packageManifest(): {
+  exports: Record<string, { default: string }>;
+  dependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
+} {
+  return JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
+}
+
+/** Size of one entry point, measured as check-package measures the core's budget (scripts/entry-size.mjs). */
 export interface EntrySize {
   specifier: string;
   minifiedBytes: number;
   gzipBytes: number;
 }
 
-/** Minified and min+gzip (level 9) size of each entry point. */
-export async function entrySizes(): Promise<EntrySize[]> {
+/** Minified and min+gzip (level 9) size of each entry point of the built package. */
+export async function entrySizes(entries: EntryPoint[]): Promise<EntrySize[]> {
+  const manifest = packageManifest();
   const sizes: EntrySize[] = [];
-  for (const entry of entryPoints()) {
-    const result = await build({
-      ...COMMON,
-      entryPoints: [join(ROOT, entry.source)],
-      minify: true,
-      write: false,
-      outfile: join(CACHE_DIR, "size.mjs"),
-    });
-    const code = (result.outputFiles[0] as { contents: Uint8Array }).contents;
-    sizes.push({
-      specifier: entry.specifier,
-      minifiedBytes: code.byteLength,
-      gzipBytes: gzipSync(code, { level: 9 }).byteLength,
-    });
+  for (const entry of entries) {
+    if (!existsSync(entry.file)) throw new Error(`${entry.specifier}: ${entry.file} was not built`);
+    sizes.push({ specifier: entry.specifier, ...(await entrySize(entry.file, manifest)) });
   }
   return sizes;
-}
-
-/** Bundles the core entry unminified (as dist ships it) for the cold-import workload; returns its path. */
-export async function buildCoreEntry(): Promise<string> {
-  const outfile = join(CACHE_DIR, "entries", "index.mjs");
-  await build({ ...COMMON, entryPoints: [join(ROOT, "src", "index.ts")], outfile });
-  return outfile;
 }

@@ -20,7 +20,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { buildChild, buildCoreEntry, entrySizes, ROOT } from "./build.js";
+import { buildChild, buildEntryPoints, entrySizes, ROOT } from "./build.js";
 import {
   IMPLEMENTATIONS,
   IN_FLIGHT_LOOPS,
@@ -198,8 +198,10 @@ const IMPORT_SCRIPT =
   "const t0 = performance.now(); await import(process.argv[1]); process.stdout.write(String(performance.now() - t0));";
 
 async function size(): Promise<NonNullable<BenchResults["size"]>> {
-  const entries = await entrySizes();
-  const core = pathToFileURL(await buildCoreEntry()).href;
+  const built = await buildEntryPoints();
+  const entries = await entrySizes(built);
+  // The core as it ships: dist/index.js and the chunks it imports.
+  const core = pathToFileURL((built.find((entry) => entry.specifier === "toolloop") as { file: string }).file).href;
   const targets: Record<string, string> = { toolloop: core, ai: "ai", "@openai/agents": "@openai/agents" };
   const times: Record<string, number[]> = {};
   for (const name of Object.keys(targets)) times[name] = [];
