@@ -219,12 +219,12 @@ export async function executeRegisteredTool(
   if (logging) {
     const { toolCallId, logPayloads } = options;
     const data = parsed.data;
-    log(
-      options.logger,
-      "debug",
-      () => (logPayloads ? { tool: name, toolCallId, args: data } : { tool: name, toolCallId }),
-      "tool call started",
-    );
+    const fields = () => {
+      // The model's id is cut, as in every line: a 1 MB id must not make a 1 MB log line.
+      const id = toolCallId === undefined ? undefined : cutName(toolCallId);
+      return logPayloads ? { tool: name, toolCallId: id, args: data } : { tool: name, toolCallId: id };
+    };
+    log(options.logger, "debug", fields, "tool call started");
   }
 
   const timeoutMs = options.timeoutMs === Number.POSITIVE_INFINITY ? undefined : options.timeoutMs;

@@ -744,6 +744,24 @@ describe("logging", () => {
     expect(JSON.stringify(lines).length).toBeLessThan(2_000);
   });
 
+  it.each([false, true])(
+    "a model-sent 1 MB call id is cut in every line of a call that runs, at debug (logPayloads %s)",
+    async (logPayloads) => {
+      const { logger, lines } = captureLogger("debug");
+      const registry = new ToolRegistry({ logger, logPayloads });
+      registry.register(makeTool("ok"));
+      registry.register(makeTool("bad", { execute: () => errorResult("no") }));
+      for (const name of ["ok", "bad"]) await registry.execute(name, {}, { toolCallId: "y".repeat(1_000_000) });
+      expect(lines.map(({ msg }) => msg)).toEqual([
+        "tool call started",
+        "tool call completed",
+        "tool call started",
+        "tool call failed",
+      ]);
+      for (const line of lines) expect(JSON.stringify(line).length).toBeLessThan(2_000);
+    },
+  );
+
   it("is silent by default", async () => {
     const registry = new ToolRegistry();
     registry.register(makeTool("bad", { execute: () => errorResult("no") }));

@@ -4,6 +4,7 @@ import { checkParsed, failure } from "../execute-tool-call.js";
 import { raceAbort } from "../internal/abort.js";
 import {
   boundText,
+  cutName,
   errorMessage,
   isPlainObject,
   isRecord,
@@ -336,7 +337,11 @@ class BullToolQueue implements ToolQueue {
       log(
         this.#settings.logger,
         "warn",
-        () => ({ tool: completion.toolName, toolCallId: completion.toolCallId, error: errorMessage(error) }),
+        () => ({
+          tool: cutName(completion.toolName),
+          toolCallId: cutName(completion.toolCallId),
+          error: errorMessage(error),
+        }),
         `tool queue: ${what} failed`,
       );
     try {

@@ -3,6 +3,7 @@ import { checkTimeout } from "../execute-tool-call.js";
 import { raceAbort } from "../internal/abort.js";
 import {
   boundText,
+  cutName,
   errorMessage,
   isPlainObject,
   isRecord,
@@ -188,7 +189,7 @@ async function processJob(
       log(
         logger,
         "warn",
-        () => ({ tool: data.toolName, toolCallId: data.toolCallId }),
+        () => ({ tool: cutName(data.toolName), toolCallId: cutName(data.toolCallId) }),
         "tool worker: the result's data is not JSON; it was left out",
       );
     }
@@ -198,7 +199,13 @@ async function processJob(
     log(
       logger,
       "warn",
-      () => ({ tool: data.toolName, toolCallId: data.toolCallId, attempt: job.attemptsStarted, final, error: reason }),
+      () => ({
+        tool: cutName(data.toolName),
+        toolCallId: cutName(data.toolCallId),
+        attempt: job.attemptsStarted,
+        final,
+        error: reason,
+      }),
       "tool worker: the job threw",
     );
     if (final) throw new UnrecoverableError(failedAfter(Math.min(job.attemptsStarted, attempts), reason));

@@ -415,6 +415,21 @@ describe("spawn", () => {
     ]);
   });
 
+  it("the model's 1 MB call id is cut in the callback's failure line", async () => {
+    const { logger, lines } = captureLogger("warn");
+    const registry = new ToolRegistry({ logger });
+    registry.register(
+      createSpawnTool({ provider: new ScriptedProvider([textResponse("a")]), registry: new ToolRegistry() }),
+    );
+    const broken = () => Promise.reject(new Error("callback broke"));
+    await registry.executeWithContext("spawn", { task: "one" }, "cli", "me", broken, {
+      toolCallId: "y".repeat(1_000_000),
+    });
+    await vi.waitFor(() => expect(lines).toHaveLength(1));
+    expect(lines[0]).toMatchObject({ msg: "spawn callback failed", error: "callback broke" });
+    expect(JSON.stringify(lines[0]).length).toBeLessThan(2_000);
+  });
+
   it("is an AsyncTool (setCallback present, for registries that expect the mixin)", () => {
     const { tool } = setup([], createSpawnTool);
     expect(typeof tool.setCallback).toBe("function");

@@ -464,10 +464,12 @@ describe("delivery", () => {
     });
     queue.onCompletion(() => Promise.reject(new Error("handler rejected")));
     const seen = collect(queue);
-    const { completed } = call(queue, "echo", { text: "x" }, "call_h");
+    // The model's call id, 100,000 characters: cut in the log lines.
+    const { completed } = call(queue, "echo", { text: "x" }, "h".repeat(100_000));
     await completed;
     await until(() => seen.length === 1);
     await until(() => lines.filter((line) => line.msg === "tool queue: onCompletion handler failed").length === 2);
+    for (const line of lines) expect(JSON.stringify(line).length).toBeLessThan(2_000);
     expect(() => queue.onCompletion(42 as never)).toThrow("onCompletion: handler must be a function, got 42");
   });
 

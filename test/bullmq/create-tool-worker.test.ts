@@ -156,11 +156,13 @@ describe("createToolWorker options", () => {
       execute: () => newToolResult("with data").withData({ big: 1n }),
     });
     open.push(createToolWorker(registry, { connection: redis.connection, name, logger, closeOnSigterm: false }));
-    const { first } = enqueue(queue, "echo", { text: "x" }, "call_bigint");
+    // The model's call id, 100,000 characters: cut in the log line.
+    const { first } = enqueue(queue, "echo", { text: "x" }, "b".repeat(100_000));
     const result = await first;
     expect(result.forLLM).toBe("with data");
     expect(result.data).toBeUndefined();
     expect(lines.map((line) => line.msg)).toContain("tool worker: the result's data is not JSON; it was left out");
+    for (const line of lines) expect(JSON.stringify(line).length).toBeLessThan(2_000);
   });
 });
 
