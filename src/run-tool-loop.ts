@@ -476,22 +476,25 @@ function finishRun(
   const running = hooks === undefined ? start() : hooks.finish(start());
   if (!on) return running;
   const end = (outcome: ToolLoopResult | ToolLoopError): void => {
-    const { messages, iterations } = outcome;
-    let toolCalls = 0;
-    let failedCalls = 0;
-    for (let index = from; index < messages.length; index++) {
-      const message = messages[index];
-      if (message?.role === "tool") {
-        toolCalls++;
-        if (message.isError === true) failedCalls++;
-      }
-    }
     const durationMs = roundMs(performance.now() - started);
-    // One literal, no spread: pino writes an object built by a spread about three times slower.
-    const fields = () =>
-      isToolLoopError(outcome)
+    // Read inside `log`'s guard: a ToolLoopError passed through from a hook or a registry may
+    // carry anything, and logging must never change what the run resolves or rejects with.
+    const fields = () => {
+      const { messages, iterations } = outcome;
+      let toolCalls = 0;
+      let failedCalls = 0;
+      for (let index = from; index < messages.length; index++) {
+        const message = messages[index];
+        if (message?.role === "tool") {
+          toolCalls++;
+          if (message.isError === true) failedCalls++;
+        }
+      }
+      // One literal, no spread: pino writes an object built by a spread about three times slower.
+      return isToolLoopError(outcome)
         ? { iterations, error: outcome.code, toolCalls, failedCalls, durationMs }
         : { iterations, stopReason: outcome.stopReason, toolCalls, failedCalls, durationMs };
+    };
     log(logger, "info", fields, "tool loop finished");
   };
   return running.then(

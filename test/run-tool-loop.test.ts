@@ -1686,6 +1686,26 @@ describe("the run's info line, tool loop finished (issue 9 proposal)", () => {
     expect(JSON.stringify(line).length).toBeLessThan(300);
     expect(JSON.stringify(line)).not.toContain("nnnn");
   });
+
+  it("a malformed ToolLoopError passed through from a registry rejects the run unchanged with an info logger", async () => {
+    const weird = new ToolLoopError("mine", { messages: undefined as unknown as Message[], iterations: 0 });
+    const tools = {
+      count: () => {
+        throw weird;
+      },
+      executeWithContext: async () => newToolResult("x"),
+      toProviderDefs: () => [],
+    };
+    const run = (logger?: ToolLoopConfig["logger"]) =>
+      runToolLoop(
+        { provider: new ScriptedProvider([textResponse("ok")]), tools: tools as never, maxIterations: 3, logger },
+        user,
+      ).catch((error: unknown) => error);
+    expect(await run()).toBe(weird);
+    const { logger, lines } = captureLogger("info");
+    expect(await run(logger)).toBe(weird);
+    expect(runLines(lines)).toEqual([]);
+  });
 });
 
 describe("configuration", () => {
