@@ -166,6 +166,28 @@ describe("createToolWorker options", () => {
   });
 });
 
+describe("a job that throws", () => {
+  it("is logged with the model's call id cut, and answered as failed", async () => {
+    const { name, queue } = newQueue();
+    const { logger, lines } = captureLogger();
+    class BrokenRegistry extends ToolRegistry {
+      override executeWithContext(): Promise<ToolResult> {
+        throw new Error("registry broke");
+      }
+    }
+    const registry = new BrokenRegistry();
+    registry.register(tool("echo"));
+    open.push(createToolWorker(registry, { connection: redis.connection, name, logger, closeOnSigterm: false }));
+    // The model's call id, 100,000 characters: cut in the log line.
+    const { first } = enqueue(queue, "echo", { text: "x" }, "t".repeat(100_000));
+    const result = await first;
+    expect(result.isError).toBe(true);
+    expect(result.forLLM).toContain("registry broke");
+    expect(lines.map((line) => line.msg)).toContain("tool worker: the job threw");
+    for (const line of lines) expect(JSON.stringify(line).length).toBeLessThan(2_000);
+  });
+});
+
 describe("close() with Redis gone", () => {
   it("finishes the running job, then drops its connections after 2 s instead of waiting for Redis for good", async () => {
     const gone = await startRedisServer();
