@@ -3,8 +3,15 @@ import { type DeadlineEntry, type DeadlineQueue, deadlineQueue } from "./deadlin
 
 type AbortSubscriber = (reason: unknown) => void;
 
-interface Fanout {
-  readonly subscribers: Set<AbortSubscriber>;
+/** What {@link watchAbort} tells, once, when the signal aborts. */
+export interface AbortWatcher {
+  /** Called with the signal's reason. */
+  onAbort(reason: unknown): void;
+}
+
+/** The watchers of one signal, as {@link watchAbort} returns it for {@link unwatchAbort}. */
+export interface Fanout {
+  readonly subscribers: Set<AbortWatcher>;
   /** The listener on the signal; `undefined` for a linked signal, whose link notifies the subscribers. */
   readonly listener: (() => void) | undefined;
 }
@@ -14,9 +21,9 @@ interface Fanout {
 // a turn of n calls cost O(n²) and print MaxListenersExceededWarning on the caller's console.
 const fanouts = new WeakMap<AbortSignal, Fanout>();
 
-function notifyAll(signal: AbortSignal, subscribers: Set<AbortSubscriber>, reason: unknown): void {
+function notifyAll(signal: AbortSignal, subscribers: Set<AbortWatcher>, reason: unknown): void {
   fanouts.delete(signal);
-  for (const notify of subscribers) notify(reason);
+  for (const watcher of subscribers) watcher.onAbort(reason);
   subscribers.clear();
 }
 
@@ -27,23 +34,35 @@ function notifyAll(signal: AbortSignal, subscribers: Set<AbortSubscriber>, reaso
  * The signal must not be aborted yet (check `signal.aborted` first).
  */
 export function subscribeAbort(signal: AbortSignal, subscriber: AbortSubscriber): () => void {
+  // A fresh watcher per subscription: the Set needs distinct entries.
+  const watcher: AbortWatcher = { onAbort: subscriber };
+  const fanout = watchAbort(signal, watcher);
+  return () => unwatchAbort(signal, fanout, watcher);
+}
+
+/**
+ * {@link subscribeAbort} for an object that is its own watcher (no closure per subscription): calls
+ * `watcher.onAbort(reason)` once `signal` aborts. Returns what {@link unwatchAbort} needs.
+ * The signal must not be aborted yet.
+ */
+export function watchAbort(signal: AbortSignal, watcher: AbortWatcher): Fanout {
   let fanout = fanouts.get(signal);
   if (fanout === undefined) {
-    const subscribers = new Set<AbortSubscriber>();
+    const subscribers = new Set<AbortWatcher>();
     const listener = () => notifyAll(signal, subscribers, signal.reason);
     fanout = { subscribers, listener };
     fanouts.set(signal, fanout);
     signal.addEventListener("abort", listener, { once: true });
   }
-  const current = fanout;
-  // A fresh function per subscription: the Set needs distinct entries.
-  const entry: AbortSubscriber = (reason) => subscriber(reason);
-  current.subscribers.add(entry);
-  return () => {
-    if (!current.subscribers.delete(entry) || current.subscribers.size > 0 || current.listener === undefined) return;
-    signal.removeEventListener("abort", current.listener);
-    if (fanouts.get(signal) === current) fanouts.delete(signal);
-  };
+  fanout.subscribers.add(watcher);
+  return fanout;
+}
+
+/** Ends a {@link watchAbort} (no effect when it ended already); the listener on `signal` goes with its last watcher. */
+export function unwatchAbort(signal: AbortSignal, fanout: Fanout, watcher: AbortWatcher): void {
+  if (!fanout.subscribers.delete(watcher) || fanout.subscribers.size > 0 || fanout.listener === undefined) return;
+  signal.removeEventListener("abort", fanout.listener);
+  if (fanouts.get(signal) === fanout) fanouts.delete(signal);
 }
 
 /**
@@ -75,16 +94,20 @@ export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefine
  * {@link raceAbort} for promises awaited one after another (a run's provider calls): one
  * subscription to `signal` for all of them instead of one per promise. {@link dispose} ends it.
  */
-export class SerialAbortRace {
+export class SerialAbortRace implements AbortWatcher {
   readonly #signal: AbortSignal;
   #reject: ((reason: unknown) => void) | undefined;
-  readonly #unsubscribe: () => void;
+  readonly #watching: Fanout;
 
   /** @param signal not aborted yet */
   constructor(signal: AbortSignal) {
     this.#signal = signal;
-    // The latest race's reject: a race that already settled ignores it.
-    this.#unsubscribe = subscribeAbort(signal, (reason) => this.#reject?.(reason));
+    this.#watching = watchAbort(signal, this);
+  }
+
+  /** @internal the signal aborted: the latest race's reject (a race that already settled ignores it) */
+  onAbort(reason: unknown): void {
+    this.#reject?.(reason);
   }
 
   /** Settles with `promise`, or rejects with the signal's reason as soon as it aborts. */
@@ -99,7 +122,7 @@ export class SerialAbortRace {
   /** Unsubscribes from the signal. */
   dispose(): void {
     this.#reject = undefined;
-    this.#unsubscribe();
+    unwatchAbort(this.#signal, this.#watching, this);
   }
 }
 
@@ -149,7 +172,7 @@ export function linkSignal(parent: AbortSignal | undefined): LinkedSignal {
  * {@link dispose} detaches it when the call ends, so listeners a tool adds to its signal and
  * forgets die with the call instead of piling up on the caller's long-lived signal.
  */
-export class CallAbort implements DeadlineEntry {
+export class CallAbort implements DeadlineEntry, AbortWatcher {
   /** When the timeout fires (`performance.now()`), counted from the start of the call. */
   readonly deadline: number;
   readonly #parent: AbortSignal | undefined;
@@ -162,7 +185,8 @@ export class CallAbort implements DeadlineEntry {
   #controller: AbortController | undefined;
   #aborted = false;
   #reject: ((reason: unknown) => void) | undefined;
-  #unsubscribe: (() => void) | undefined;
+  /** The caller's signal's watchers while this call is one of them. */
+  #watching: Fanout | undefined;
   #queue: DeadlineQueue | undefined;
 
   /** @param timeoutMs finite milliseconds from now, or `undefined` for none */
@@ -196,7 +220,7 @@ export class CallAbort implements DeadlineEntry {
       value.catch(() => {});
       return Promise.reject(this.reason);
     }
-    if (this.#unsubscribe === undefined && this.#queue === undefined) return value;
+    if (this.#watching === undefined && this.#queue === undefined) return value;
     return new Promise<T>((resolve, reject) => {
       this.#reject = reject;
       value.then(resolve, reject);
@@ -206,11 +230,16 @@ export class CallAbort implements DeadlineEntry {
   /** Unsubscribes from the caller's signal and leaves the deadline queue. The call's signal stays as it is. */
   dispose(): void {
     this.#armed = true; // nothing to arm after the end
-    this.#unsubscribe?.();
+    if (this.#watching !== undefined) unwatchAbort(this.#parent as AbortSignal, this.#watching, this);
     this.#queue?.delete(this);
-    this.#unsubscribe = undefined;
+    this.#watching = undefined;
     this.#queue = undefined;
     this.#reject = undefined;
+  }
+
+  /** @internal the caller's signal aborted (called by its watchers, see {@link watchAbort}) */
+  onAbort(reason: unknown): void {
+    this.#abort(reason);
   }
 
   /** @internal the timeout passed (called by the deadline queue) */
@@ -229,7 +258,7 @@ export class CallAbort implements DeadlineEntry {
         this.#abort(parent.reason);
         return;
       }
-      this.#unsubscribe = subscribeAbort(parent, (reason) => this.#abort(reason));
+      this.#watching = watchAbort(parent, this);
     }
     if (this.#timeoutMs !== undefined) this.#queue = deadlineQueue(this.#timeoutMs).add(this);
   }

@@ -1,6 +1,14 @@
 import { getEventListeners } from "node:events";
 import { describe, expect, it, vi } from "vitest";
-import { CallAbort, linkSignal, raceAbort, SerialAbortRace, subscribeAbort } from "../../src/internal/abort.js";
+import {
+  CallAbort,
+  linkSignal,
+  raceAbort,
+  SerialAbortRace,
+  subscribeAbort,
+  unwatchAbort,
+  watchAbort,
+} from "../../src/internal/abort.js";
 
 describe("subscribeAbort", () => {
   it("one listener on the signal for any number of subscribers; each is told the reason once", () => {
@@ -39,6 +47,33 @@ describe("subscribeAbort", () => {
     subscribeAbort(controller.signal, subscriber);
     controller.abort();
     expect(subscriber).toHaveBeenCalledTimes(2);
+  });
+});
+
+describe("watchAbort", () => {
+  it("tells each watcher object once, through one listener; the last unwatch removes it, a second unwatch does nothing", () => {
+    const controller = new AbortController();
+    const seen: unknown[] = [];
+    const first = { onAbort: (reason: unknown) => seen.push(["first", reason]) };
+    const second = { onAbort: (reason: unknown) => seen.push(["second", reason]) };
+    const gone = { onAbort: (reason: unknown) => seen.push(["gone", reason]) };
+    const fanout = watchAbort(controller.signal, first);
+    expect(watchAbort(controller.signal, second)).toBe(fanout);
+    watchAbort(controller.signal, gone);
+    unwatchAbort(controller.signal, fanout, gone);
+    unwatchAbort(controller.signal, fanout, gone);
+    expect(getEventListeners(controller.signal, "abort")).toHaveLength(1);
+    controller.abort("stop");
+    controller.abort("again");
+    expect(seen).toEqual([
+      ["first", "stop"],
+      ["second", "stop"],
+    ]);
+    const other = new AbortController();
+    const watcher = { onAbort: () => {} };
+    const own = watchAbort(other.signal, watcher);
+    unwatchAbort(other.signal, own, watcher);
+    expect(getEventListeners(other.signal, "abort")).toHaveLength(0);
   });
 });
 
