@@ -189,7 +189,11 @@ async function report(callback: AsyncCallback, result: ToolResult, context: Tool
   } catch (error) {
     try {
       context.logger.warn(
-        { tool: "spawn", toolCallId: cutName(context.toolCallId ?? ""), error: errorMessage(error) },
+        {
+          tool: "spawn",
+          toolCallId: context.toolCallId === undefined ? undefined : cutName(context.toolCallId),
+          error: errorMessage(error),
+        },
         "spawn callback failed",
       );
     } catch {
