@@ -430,6 +430,18 @@ describe("spawn", () => {
     expect(JSON.stringify(lines[0]).length).toBeLessThan(2_000);
   });
 
+  it("the callback's failure line has no toolCallId when the call has none", async () => {
+    const { logger, lines } = captureLogger("warn");
+    const registry = new ToolRegistry({ logger });
+    registry.register(
+      createSpawnTool({ provider: new ScriptedProvider([textResponse("a")]), registry: new ToolRegistry() }),
+    );
+    await registry.executeWithContext("spawn", { task: "one" }, "cli", "me", () => Promise.reject(new Error("broke")));
+    await vi.waitFor(() => expect(lines).toHaveLength(1));
+    expect(lines[0]).toMatchObject({ msg: "spawn callback failed", error: "broke" });
+    expect(lines[0]).not.toHaveProperty("toolCallId");
+  });
+
   it("is an AsyncTool (setCallback present, for registries that expect the mixin)", () => {
     const { tool } = setup([], createSpawnTool);
     expect(typeof tool.setCallback).toBe("function");
