@@ -11,15 +11,11 @@ import {
   type ToolLoopConfig,
   type ToolLoopEvent,
   type ToolLoopResult,
-  ToolResult,
   taskCompletionTool,
 } from "../src/index.js";
 import { ScriptedProvider, type ScriptStep, textResponse, toolCallResponse } from "../src/testing/index.js";
 import { captureLogger } from "./helpers/capture-logger.js";
-
-function tool(name: string, execute: Tool["execute"], extra: Record<string, unknown> = {}): Tool {
-  return { name, description: `the ${name} tool`, parameters: { type: "object" }, execute, ...extra };
-}
+import { backgroundTool, tool } from "./helpers/loop-tools.js";
 
 /** A tool that counts its executions per call id and answers `<name>:<id>`. */
 function countingTool(name: string, runs: Map<string, number>, extra: Record<string, unknown> = {}): Tool {
@@ -248,16 +244,6 @@ describe("resumeToolLoop", () => {
 });
 
 describe("pendingAsync", () => {
-  /** An async tool: its result says it started; `callbacks` keeps each call's callback. */
-  function backgroundTool() {
-    const callbacks: Array<((result: ToolResult) => void | Promise<void>) | undefined> = [];
-    const background = tool("background", (_args, context) => {
-      callbacks.push(context.asyncCallback);
-      return new ToolResult({ forLLM: "started", async: true });
-    });
-    return { background, callbacks };
-  }
-
   const asyncScript = (): ScriptStep[] => [
     toolCallResponse([
       { id: "bg", name: "background" },

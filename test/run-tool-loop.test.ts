@@ -24,6 +24,7 @@ import {
 import { MIN_RESULT_CHARS } from "../src/internal/loop-policies.js";
 import { ScriptedProvider, textResponse, toolCallResponse } from "../src/testing/index.js";
 import { captureLogger } from "./helpers/capture-logger.js";
+import { backgroundTool, tool } from "./helpers/loop-tools.js";
 
 function deferred<T = void>() {
   let resolve!: (value: T) => void;
@@ -31,10 +32,6 @@ function deferred<T = void>() {
     resolve = settle;
   });
   return { promise, resolve };
-}
-
-function tool(name: string, execute: Tool["execute"], extra: Record<string, unknown> = {}): Tool {
-  return { name, description: `the ${name} tool`, parameters: { type: "object" }, execute, ...extra };
 }
 
 function registryWith(...tools: Tool[]): ToolRegistry {
@@ -2156,16 +2153,6 @@ describe("loop control (issue 12)", () => {
   });
 
   describe("async tools", () => {
-    /** An async tool that reports through its per-call callback when `finish` is called. */
-    function backgroundTool() {
-      const callbacks: Array<((result: ToolResult) => void | Promise<void>) | undefined> = [];
-      const background = tool("background", (_args, context) => {
-        callbacks.push(context.asyncCallback);
-        return new ToolResult({ forLLM: "started", async: true });
-      });
-      return { background, callbacks };
-    }
-
     it("without onAsyncResult or awaitAsync, no callback is passed (as in Go)", async () => {
       const { background, callbacks } = backgroundTool();
       const provider = new ScriptedProvider([toolCallResponse({ name: "background" }), textResponse("ok")]);

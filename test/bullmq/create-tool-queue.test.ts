@@ -536,7 +536,8 @@ describe("delivery", () => {
 });
 
 describe("Redis unreachable", () => {
-  it("completions() rejects naming Redis within enqueueTimeoutMs", async () => {
+  /** A queue whose Redis port nobody listens on, giving up on each request after 300 ms. */
+  async function unreachableQueue(): Promise<ToolQueue> {
     const port = await freePort();
     const queue = createToolQueue({
       connection: { host: "127.0.0.1", port, retryStrategy: () => 50 },
@@ -544,19 +545,18 @@ describe("Redis unreachable", () => {
       enqueueTimeoutMs: 300,
     });
     open.push(queue);
+    return queue;
+  }
+
+  it("completions() rejects naming Redis within enqueueTimeoutMs", async () => {
+    const queue = await unreachableQueue();
     const started = Date.now();
     await expect(queue.completions(["call_1"])).rejects.toThrow("completions: Redis did not answer within 300 ms");
     expect(Date.now() - started).toBeLessThan(2_000);
   });
 
   it("an enqueue answers an error result naming Redis within enqueueTimeoutMs, never a hang", async () => {
-    const port = await freePort();
-    const queue = createToolQueue({
-      connection: { host: "127.0.0.1", port, retryStrategy: () => 50 },
-      name: "down",
-      enqueueTimeoutMs: 300,
-    });
-    open.push(queue);
+    const queue = await unreachableQueue();
     const started = Date.now();
     const answer = (await queue
       .queued(tool("echo"))
