@@ -264,7 +264,11 @@ function notRun(request: PlannedRequest, target: DispatchTarget, onProgress: Pro
   const dependency = quoteName(request.failedDependency);
   const message = `tool ${quoteName(name)} was not run: its dependency ${dependency} failed`;
   const { logger, logPayloads } = target;
-  const refused = logCallEnd(name, failure(name, "dependency_failed", message), 0, { logger, toolCallId, logPayloads });
+  const refused = logCallEnd(name, failure(name, "dependency_failed", message), undefined, {
+    logger,
+    toolCallId,
+    logPayloads,
+  });
   const result = withMetadata(refused, callMetadata({ name, args: parameters, toolCallId }, Date.now(), 0));
   return finishUnrun(onProgress, { toolName: name, toolCallId, logger }, result);
 }

@@ -12,7 +12,7 @@ import {
   MAX_VALIDATION_MESSAGE_CHARS,
   quoteName,
 } from "./internal/describe.js";
-import { childLogger, log, logEnabled, type ResolvedLogger } from "./internal/logger.js";
+import { childLogger, log, logEnabled, type ResolvedLogger, roundMs } from "./internal/logger.js";
 import { checkFunction, checkMetadata, checkSignal, checkString, optionError } from "./internal/options.js";
 import type { RegisteredTool } from "./internal/registered-tool.js";
 import type { Logger } from "./logger.js";
@@ -198,7 +198,7 @@ export async function executeRegisteredTool(
       `tool ${quoteName(name)} was not run: the call was aborted`,
       options.signal.reason,
     );
-    return logging ? logCallEnd(name, result, performance.now() - started, options) : result;
+    return logging ? logCallEnd(name, result, started, options) : result;
   }
 
   let parsed: ParseArgumentsResult;
@@ -213,7 +213,7 @@ export async function executeRegisteredTool(
     // A tool's own parseArguments may say anything: bounded like the validators' messages.
     const problem = boundText(parsed.error, MAX_VALIDATION_MESSAGE_CHARS);
     const result = failure(name, "invalid_arguments", `invalid arguments for tool ${quoteName(name)}: ${problem}`);
-    return logging ? logCallEnd(name, result, performance.now() - started, options) : result;
+    return logging ? logCallEnd(name, result, started, options) : result;
   }
 
   if (logging) {
@@ -245,7 +245,7 @@ export async function executeRegisteredTool(
   } finally {
     abort?.dispose();
   }
-  return logging ? logCallEnd(name, result, performance.now() - started, options) : result;
+  return logging ? logCallEnd(name, result, started, options) : result;
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
@@ -307,38 +307,39 @@ function loggableError(error: Error | undefined): Error | undefined {
  * Logs the end of a call and returns its result: `tool call failed` (warn) for every failure —
  * also calls refused before they ran (unknown tool, invalid JSON or arguments) — with `tool`,
  * `toolCallId`, `durationMs`, `err` and `error` (the text the model reads); else `tool call
- * completed` (info). @internal
+ * completed` (debug). `started` is `performance.now()` at the call's start (`undefined`: a call
+ * refused before it ran, `durationMs: 0`). @internal
  */
 export function logCallEnd(
   name: string,
   result: ToolResult,
-  durationMs: number,
+  started: number | undefined,
   options: { logger: ResolvedLogger; toolCallId: string | undefined; logPayloads: boolean },
 ): ToolResult {
   const { logger, toolCallId } = options;
   // Model-sent names and ids are cut, as in messages: a 1 MB name must not make a 1 MB log line.
-  // Each line is one literal (no spread of a shared base): this runs for every call at info.
+  // Each line is one literal (no spread of a shared base): this runs for every call at debug.
   const id = () => (toolCallId === undefined ? undefined : cutName(toolCallId));
-  // To the microsecond: writing a double's ~17 digits costs a pino line at info about 40 % more.
-  const ms = Math.round(durationMs * 1000) / 1000;
+  // The clock is read only for a line that is written.
+  const ms = () => (started === undefined ? 0 : roundMs(performance.now() - started));
   if (result.isError) {
     const fields = () => ({
       tool: cutName(name),
       toolCallId: id(),
-      durationMs: ms,
+      durationMs: ms(),
       err: loggableError(result.err),
       error: result.contentForLLM(),
     });
     log(logger, "warn", fields, "tool call failed");
     return result;
   }
-  // Built here, not in a closure for `log`: this line is written for every call at info.
+  // Built here, not in a closure for `log`: this line is written for every call at debug.
   try {
-    if (!logger.isLevelEnabled("info")) return result;
-    const line: Record<string, unknown> = { tool: cutName(name), toolCallId: id(), durationMs: ms };
+    if (!logger.isLevelEnabled("debug")) return result;
+    const line: Record<string, unknown> = { tool: cutName(name), toolCallId: id(), durationMs: ms() };
     if (result.async) line.async = true;
     if (options.logPayloads) line.result = result.forLLM;
-    logger.info(line, result.async ? "tool call started async work" : "tool call completed");
+    logger.debug(line, result.async ? "tool call started async work" : "tool call completed");
   } catch {
     // a broken logger must not cost the call its answer
   }
@@ -446,7 +447,9 @@ function dispatch(target: DispatchTarget, request: DispatchRequest): Promise<Too
   let pending: Promise<ToolResult>;
   if (entry === undefined) {
     const result = notFound(name, target.names());
-    pending = Promise.resolve(logCallEnd(result.toolName, result.result, 0, { logger, toolCallId, logPayloads }));
+    pending = Promise.resolve(
+      logCallEnd(result.toolName, result.result, undefined, { logger, toolCallId, logPayloads }),
+    );
   } else {
     pending = executeRegisteredTool(entry, request.args, {
       channel,

@@ -7,9 +7,12 @@
  * treated as enabled; without `child`, tools receive this logger itself as `context.logger`.
  */
 export interface Logger {
-  /** Detail of each step and call (`llm call`, `tool call started` …). */
+  /** Detail of each step and call (`llm call`, `tool call started`, `tool call completed` with `durationMs` …). */
   debug(fields: object, message?: string): void;
-  /** One line per completed tool call (`tool call completed`, with `durationMs`). */
+  /**
+   * One line per loop run, `tool loop finished` (`iterations`, `stopReason` or `error`, `toolCalls`,
+   * `failedCalls`, `durationMs`), written when it resolves or rejects; nothing per tool call.
+   */
   info(fields: object, message?: string): void;
   /** A failed tool call (`tool call failed`), a tool replaced by a new registration. */
   warn(fields: object, message?: string): void;

@@ -26,7 +26,7 @@ export interface ToolRegistryOptions {
    */
   logger?: Logger | undefined;
   /**
-   * Also log tool arguments (debug) and results (info). Off by default because they may hold
+   * Also log tool arguments and results (both debug). Off by default because they may hold
    * personal data.
    * @default false
    */
@@ -464,7 +464,7 @@ export class ToolRegistry {
 
   /** @internal see LOG_REFUSED_CALL: refused calls are logged like every other failed call. */
   [LOG_REFUSED_CALL](name: string, toolCallId: string | undefined, result: ToolResult): void {
-    logCallEnd(name, result, 0, { ...this.#dispatch, toolCallId });
+    logCallEnd(name, result, undefined, { ...this.#dispatch, toolCallId });
   }
 
   /** The definitions in the provider format `LLMProvider.chat` takes; sorted by name. */

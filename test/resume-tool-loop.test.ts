@@ -14,6 +14,7 @@ import {
   taskCompletionTool,
 } from "../src/index.js";
 import { ScriptedProvider, type ScriptStep, textResponse, toolCallResponse } from "../src/testing/index.js";
+import { captureLogger } from "./helpers/capture-logger.js";
 import { backgroundTool, tool } from "./helpers/loop-tools.js";
 
 /** A tool that counts its executions per call id and answers `<name>:<id>`. */
@@ -389,6 +390,49 @@ describe("resumeToolLoop: where the checkpoint ends", () => {
     expect(result).toMatchObject({ content: "done", iterations: 2, stopReason: "completed" });
     // The model is asked with every call answered.
     expect(provider.calls[0]?.messages).toEqual(result.messages.slice(0, -1));
+  });
+
+  it("its 'tool loop finished' info line counts only the calls this run answered, not the checkpoint's", async () => {
+    runs.clear();
+    const { logger, lines } = captureLogger("info");
+    const provider = new ScriptedProvider([toolCallResponse({ id: "d", name: "work" }), textResponse("done")]);
+    const turn: Message = {
+      role: "assistant",
+      content: "",
+      toolCalls: [call("a"), call("b"), { ...call("c"), name: "ghost", function: { name: "ghost", arguments: "{}" } }],
+    };
+    const failedBefore: Message = { ...answer("b"), content: "it broke", isError: true };
+    const result = await resumeToolLoop(
+      config(provider, { logger }),
+      checkpoint([
+        ...user,
+        { role: "assistant", content: "", toolCalls: [call("z")] },
+        answer("z"),
+        turn,
+        failedBefore,
+      ]),
+    );
+    expect(answeredIds(result.messages)).toEqual(["z", "b", "a", "c", "d"]);
+    const runLines = lines.filter((line) => line.msg === "tool loop finished");
+    expect(runLines).toEqual([
+      expect.objectContaining({
+        level: 30,
+        iterations: 3,
+        stopReason: "completed",
+        toolCalls: 3,
+        failedCalls: 1,
+        durationMs: expect.any(Number),
+      }),
+    ]);
+    // A finished checkpoint resolves at once: a line with no calls of its own.
+    const again = captureLogger("info");
+    await resumeToolLoop(
+      config(new ScriptedProvider([]), { logger: again.logger }),
+      checkpoint([...result.messages], result.iterations),
+    );
+    expect(again.lines).toEqual([
+      expect.objectContaining({ msg: "tool loop finished", iterations: 3, stopReason: "completed", toolCalls: 0 }),
+    ]);
   });
 
   it("a finished run resolves at once with the same result, without a provider call or a tool run", async () => {

@@ -1226,7 +1226,7 @@ describe("progress (issue 10, seed 003)", () => {
 describe("logging", () => {
   it("the loop logs each iteration through its logger; the registry logs each call", async () => {
     const loopLog = captureLogger("debug");
-    const registryLog = captureLogger("info");
+    const registryLog = captureLogger("debug");
     const registry = new ToolRegistry({ logger: registryLog.logger });
     registry.register(echo);
     const provider = new ScriptedProvider([toolCallResponse({ id: "c1", name: "echo" }), textResponse("ok")]);
@@ -1237,9 +1237,12 @@ describe("logging", () => {
       iteration: 1,
       toolCalls: ["echo"],
     });
-    expect(loopLog.lines.at(-1)).toMatchObject({ msg: "tool loop completed", iteration: 2 });
+    expect(loopLog.lines.at(-2)).toMatchObject({ msg: "tool loop completed", iteration: 2 });
+    expect(loopLog.lines.at(-1)).toMatchObject({ level: 30, msg: "tool loop finished", iterations: 2 });
     expect(registryLog.lines).toEqual([
+      expect.objectContaining({ level: 20, msg: "tool call started", tool: "echo", toolCallId: "c1" }),
       expect.objectContaining({
+        level: 20,
         msg: "tool call completed",
         tool: "echo",
         toolCallId: "c1",
@@ -1342,6 +1345,10 @@ describe("logging", () => {
       runToolLoop({ provider, tools: [echo], maxIterations: 2, logger: console }, user),
     ).resolves.toMatchObject({ content: "ok" });
     expect(vi.mocked(console.debug)).toHaveBeenCalledWith(expect.objectContaining({ iteration: 1 }), "llm call");
+    expect(vi.mocked(console.info)).toHaveBeenCalledWith(
+      expect.objectContaining({ iterations: 2, stopReason: "completed", toolCalls: 1, failedCalls: 0 }),
+      "tool loop finished",
+    );
     for (const method of ["debug", "info", "warn"] as const) vi.mocked(console[method]).mockClear();
   });
 
@@ -1403,7 +1410,298 @@ describe("logging", () => {
     const { logger, lines } = captureLogger("debug");
     const provider = new ScriptedProvider([toolCallResponse({ name: "echo" })]);
     await runToolLoop({ provider, tools: registryWith(echo), maxIterations: 1, logger }, user);
-    expect(lines.at(-1)).toMatchObject({ msg: "tool loop stopped at maxIterations", iterations: 1 });
+    expect(lines.at(-2)).toMatchObject({ msg: "tool loop stopped at maxIterations", iterations: 1 });
+    expect(lines.at(-1)).toMatchObject({ msg: "tool loop finished", iterations: 1, stopReason: "max_iterations" });
+  });
+});
+
+describe("the run's info line, tool loop finished (issue 9 proposal)", () => {
+  const RUN_LINE = "tool loop finished";
+  /** The fields a pino line carries besides the run line's own. */
+  const PINO = new Set(["level", "time", "pid", "hostname", "msg"]);
+  const runLines = (lines: Record<string, unknown>[]) => lines.filter((line) => line.msg === RUN_LINE);
+  const ownFields = (line: Record<string, unknown> | undefined) =>
+    Object.keys(line ?? {}).filter((key) => !PINO.has(key));
+
+  it.each<[string, () => ScriptedProvider, Partial<ToolLoopConfig>, Record<string, unknown>]>([
+    [
+      "completed, with failing calls",
+      () =>
+        new ScriptedProvider([
+          toolCallResponse([
+            { name: "echo", id: "a" },
+            { name: "ghost", id: "b" },
+            { name: "echo", id: "c", arguments: "{" },
+          ]),
+          toolCallResponse({ name: "echo", id: "d" }),
+          textResponse("ok"),
+        ]),
+      {},
+      { iterations: 3, stopReason: "completed", toolCalls: 4, failedCalls: 2 },
+    ],
+    [
+      "completed at once",
+      () => new ScriptedProvider([textResponse("ok")]),
+      {},
+      { iterations: 1, stopReason: "completed", toolCalls: 0, failedCalls: 0 },
+    ],
+    [
+      "at the cap",
+      () => new ScriptedProvider([toolCallResponse({ name: "echo" }), toolCallResponse({ name: "echo" })]),
+      { maxIterations: 2 },
+      { iterations: 2, stopReason: "max_iterations", toolCalls: 2, failedCalls: 0 },
+    ],
+    [
+      "stopped by a loop-breaking tool",
+      () => new ScriptedProvider([toolCallResponse([{ name: "echo" }, { name: "stop" }]), textResponse("never")]),
+      {
+        tools: registryWith(
+          echo,
+          tool("stop", () => newToolResult("bye"), { loopBreaking: true }),
+        ),
+      },
+      { iterations: 1, stopReason: "loop_breaking_tool", toolCalls: 2, failedCalls: 0 },
+    ],
+  ])(
+    "one info line per run (%s): iterations, stopReason, toolCalls, failedCalls, durationMs",
+    async (_case, provider, extra, expected) => {
+      const { logger, lines } = captureLogger("info");
+      const result = await runToolLoop(
+        { provider: provider(), tools: registryWith(echo), maxIterations: 5, logger, ...extra },
+        user,
+      );
+      const [line, ...more] = runLines(lines);
+      expect(more).toEqual([]);
+      expect(line).toMatchObject({ level: 30, ...expected, durationMs: expect.any(Number) });
+      expect(ownFields(line)).toEqual(["iterations", "stopReason", "toolCalls", "failedCalls", "durationMs"]);
+      expect(line).toMatchObject({ iterations: result.iterations, stopReason: result.stopReason });
+      // Nothing else at info: the per-call success lines are debug.
+      expect(lines.filter((each) => each.level === 30)).toEqual([line]);
+    },
+  );
+
+  it("durationMs is the run's wall time in milliseconds, to the microsecond", async () => {
+    const { logger, lines } = captureLogger("info");
+    const provider = new ScriptedProvider([
+      async () => {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        return textResponse("ok");
+      },
+    ]);
+    await runToolLoop({ provider, maxIterations: 2, logger }, user);
+    const durationMs = runLines(lines)[0]?.durationMs;
+    expect(durationMs).toBeGreaterThan(4);
+    expect(durationMs).toBeLessThan(5_000);
+    expect(String(durationMs)).toMatch(/^\d+(\.\d{1,3})?$/);
+  });
+
+  it("durationMs counts the run's synchronous start too (a provider that works before its first await)", async () => {
+    const { logger, lines } = captureLogger("info");
+    const busy: LLMProvider = {
+      chat: () => {
+        const until = performance.now() + 5;
+        while (performance.now() < until) {
+          // a provider building its request synchronously
+        }
+        return Promise.resolve(textResponse("ok"));
+      },
+      getDefaultModel: () => "busy",
+    };
+    await runToolLoop({ provider: busy, maxIterations: 2, logger }, user);
+    await runToolLoop({ provider: busy, maxIterations: 2, logger }, user, { signal: new AbortController().signal });
+    expect(lines.map(({ durationMs }) => durationMs)).toEqual([expect.any(Number), expect.any(Number)]);
+    for (const { durationMs } of lines) expect(durationMs).toBeGreaterThanOrEqual(5);
+  });
+
+  it.each<[string, () => ScriptedProvider, () => AbortSignal | undefined, Record<string, unknown>]>([
+    [
+      "the provider throws",
+      () =>
+        new ScriptedProvider([
+          toolCallResponse([
+            { name: "echo", id: "a" },
+            { name: "ghost", id: "b" },
+          ]),
+          new Error("503"),
+        ]),
+      () => undefined,
+      { iterations: 2, error: "provider_failed", toolCalls: 2, failedCalls: 1 },
+    ],
+    [
+      "the caller's signal is aborted before the start",
+      () => new ScriptedProvider([textResponse("never")]),
+      () => AbortSignal.abort(new Error("user left")),
+      { iterations: 0, error: "aborted", toolCalls: 0, failedCalls: 0 },
+    ],
+  ])(
+    "a rejected run (%s) logs the line with the error code and still rejects with the same ToolLoopError",
+    async (_case, provider, signal, expected) => {
+      const { logger, lines } = captureLogger("info");
+      const run = (config: Partial<ToolLoopConfig>) =>
+        runToolLoop({ provider: provider(), tools: registryWith(echo), maxIterations: 5, ...config }, user, {
+          signal: signal(),
+        }).catch((caught: unknown) => caught);
+      const error = (await run({ logger })) as ToolLoopError;
+      const unlogged = (await run({})) as ToolLoopError;
+      expect(error).toBeInstanceOf(ToolLoopError);
+      expect(error).toMatchObject({ code: expected.error, message: unlogged.message, iterations: unlogged.iterations });
+      expect(error.messages).toEqual(unlogged.messages);
+      const [line, ...more] = runLines(lines);
+      expect(more).toEqual([]);
+      expect(line).toMatchObject({ level: 30, ...expected, durationMs: expect.any(Number) });
+      expect(ownFields(line)).toEqual(["iterations", "error", "toolCalls", "failedCalls", "durationMs"]);
+    },
+  );
+
+  it("a run aborted during its tools logs error aborted, counting the calls it answered", async () => {
+    const controller = new AbortController();
+    const started = deferred();
+    const slow = tool("slow", () => {
+      started.resolve();
+      return new Promise<ToolResult>(() => {});
+    });
+    const { logger, lines } = captureLogger("info");
+    const provider = new ScriptedProvider([
+      toolCallResponse([{ name: "echo" }, { name: "slow" }]),
+      textResponse("never"),
+    ]);
+    const run = runToolLoop({ provider, tools: registryWith(echo, slow), maxIterations: 5, logger }, user, {
+      signal: controller.signal,
+    }).catch((caught: unknown) => caught);
+    await started.promise;
+    controller.abort(new Error("stop"));
+    expect(await run).toMatchObject({ code: "aborted" });
+    expect(runLines(lines)).toEqual([
+      expect.objectContaining({ iterations: 1, error: "aborted", toolCalls: 2, failedCalls: 1 }),
+    ]);
+  });
+
+  it("with info off: no line, no info() call, no clock read", async () => {
+    const { logger: warnOnly, lines } = captureLogger("warn");
+    const now = vi.spyOn(performance, "now");
+    await runToolLoop(
+      { provider: new ScriptedProvider([textResponse("ok")]), maxIterations: 2, logger: warnOnly },
+      user,
+    );
+    await runToolLoop(
+      { provider: new ScriptedProvider([new Error("down")]), maxIterations: 2, logger: warnOnly },
+      user,
+    ).catch(() => {});
+    expect(now).not.toHaveBeenCalled();
+    expect(runLines(lines)).toEqual([]);
+    const custom = {
+      debug: vi.fn(),
+      info: vi.fn(),
+      warn: vi.fn(),
+      error: vi.fn(),
+      isLevelEnabled: vi.fn((level: string) => level === "warn" || level === "error"),
+      child: vi.fn(),
+    };
+    await runToolLoop({ provider: new ScriptedProvider([textResponse("ok")]), maxIterations: 2, logger: custom }, user);
+    expect(custom.info).not.toHaveBeenCalled();
+    expect(custom.isLevelEnabled).toHaveBeenCalledWith("info");
+    // The check: with info on, the same run reads the clock (twice: start and end).
+    const { logger: infoOn } = captureLogger("info");
+    await runToolLoop({ provider: new ScriptedProvider([textResponse("ok")]), maxIterations: 2, logger: infoOn }, user);
+    expect(now).toHaveBeenCalledTimes(2);
+  });
+
+  it("a logger whose info() throws never changes the result or the rejection", async () => {
+    const throwing = {
+      debug() {},
+      warn() {},
+      error() {},
+      info: vi.fn((_fields: object, _message?: string) => {
+        throw new Error("disk full");
+      }),
+      isLevelEnabled: () => true,
+      child() {
+        return throwing;
+      },
+    };
+    const script = () =>
+      new ScriptedProvider([
+        toolCallResponse([
+          { name: "echo", id: "a" },
+          { name: "ghost", id: "b" },
+        ]),
+        textResponse("ok"),
+      ]);
+    const result = await runToolLoop(
+      { provider: script(), tools: registryWith(echo), maxIterations: 3, logger: throwing },
+      user,
+    );
+    const plain = await runToolLoop({ provider: script(), tools: registryWith(echo), maxIterations: 3 }, user);
+    expect(result).toEqual(plain);
+    const failing = () => new ScriptedProvider([toolCallResponse({ name: "echo", id: "a" }), new Error("503")]);
+    const error = await runToolLoop(
+      { provider: failing(), tools: registryWith(echo), maxIterations: 3, logger: throwing },
+      user,
+    ).catch((caught: unknown) => caught);
+    const unlogged = await runToolLoop(
+      { provider: failing(), tools: registryWith(echo), maxIterations: 3 },
+      user,
+    ).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ToolLoopError);
+    expect(error).toMatchObject({ code: "provider_failed", message: (unlogged as ToolLoopError).message });
+    expect((error as ToolLoopError).messages).toEqual((unlogged as ToolLoopError).messages);
+    // Both runs tried to write their line (and nothing else at info).
+    expect(throwing.info.mock.calls.map(([, message]) => message)).toEqual([
+      "tool loop finished",
+      "tool loop finished",
+    ]);
+  });
+
+  it("with an info-level logger no per-call 'tool call completed' line is written; at debug one per call", async () => {
+    const script = () =>
+      new ScriptedProvider([
+        toolCallResponse([
+          { name: "echo", id: "a" },
+          { name: "echo", id: "b" },
+        ]),
+        textResponse("ok"),
+      ]);
+    const atInfo = captureLogger("info");
+    await runToolLoop({ provider: script(), tools: [echo], maxIterations: 3, logger: atInfo.logger }, user);
+    expect(atInfo.lines.map(({ msg }) => msg)).toEqual([RUN_LINE]);
+    const atDebug = captureLogger("debug");
+    await runToolLoop({ provider: script(), tools: [echo], maxIterations: 3, logger: atDebug.logger }, user);
+    expect(atDebug.lines.filter(({ msg }) => msg === "tool call completed")).toEqual([
+      expect.objectContaining({ level: 20, tool: "echo", toolCallId: "a" }),
+      expect.objectContaining({ level: 20, tool: "echo", toolCallId: "b" }),
+    ]);
+    expect(runLines(atDebug.lines)).toHaveLength(1);
+  });
+
+  it("a model-sent 1 MB tool name never reaches the run line (it names no tool)", async () => {
+    const { logger, lines } = captureLogger("info");
+    const name = "n".repeat(1_000_000);
+    const provider = new ScriptedProvider([toolCallResponse({ name, id: "x" }), textResponse("ok")]);
+    await runToolLoop({ provider, tools: registryWith(echo), maxIterations: 3, logger }, user);
+    const [line] = runLines(lines);
+    expect(line).toMatchObject({ toolCalls: 1, failedCalls: 1 });
+    expect(JSON.stringify(line).length).toBeLessThan(300);
+    expect(JSON.stringify(line)).not.toContain("nnnn");
+  });
+
+  it("a malformed ToolLoopError passed through from a registry rejects the run unchanged with an info logger", async () => {
+    const weird = new ToolLoopError("mine", { messages: undefined as unknown as Message[], iterations: 0 });
+    const tools = {
+      count: () => {
+        throw weird;
+      },
+      executeWithContext: async () => newToolResult("x"),
+      toProviderDefs: () => [],
+    };
+    const run = (logger?: ToolLoopConfig["logger"]) =>
+      runToolLoop(
+        { provider: new ScriptedProvider([textResponse("ok")]), tools: tools as never, maxIterations: 3, logger },
+        user,
+      ).catch((error: unknown) => error);
+    expect(await run()).toBe(weird);
+    const { logger, lines } = captureLogger("info");
+    expect(await run(logger)).toBe(weird);
+    expect(runLines(lines)).toEqual([]);
   });
 });
 

@@ -12,6 +12,7 @@ import {
   ToolRegistry,
 } from "../src/index.js";
 import { ScriptedProvider, textResponse, toolCallResponse } from "../src/testing/index.js";
+import { captureLogger } from "./helpers/capture-logger.js";
 
 const user: Message[] = [{ role: "user", content: "hi" }];
 
@@ -91,6 +92,44 @@ describe("streamToolLoop (issue 12)", () => {
       "tool",
     ]);
     expect(providerSignal).toBeUndefined(); // the loop stopped before asking again
+  });
+
+  it("a streamed run writes the one 'tool loop finished' info line; breaking out logs it with error aborted", async () => {
+    const done = captureLogger("info");
+    const script = [toolCallResponse({ id: "a", name: "echo" }), textResponse("done")];
+    const stream = streamToolLoop(
+      { provider: new ScriptedProvider(script), tools: registryWith(echo), maxIterations: 3, logger: done.logger },
+      user,
+    );
+    for await (const _event of stream) {
+      // read every event
+    }
+    await stream.result;
+    expect(done.lines).toEqual([
+      expect.objectContaining({
+        level: 30,
+        msg: "tool loop finished",
+        iterations: 2,
+        stopReason: "completed",
+        toolCalls: 1,
+      }),
+    ]);
+    const broken = captureLogger("info");
+    const provider = new ScriptedProvider([toolCallResponse({ id: "a", name: "echo" }), () => new Promise(() => {})]);
+    const left = streamToolLoop({ provider, tools: registryWith(echo), maxIterations: 5, logger: broken.logger }, user);
+    for await (const event of left) {
+      if (event.type === "step-start" && event.iteration === 2) break;
+    }
+    await left.result.catch(() => {});
+    expect(broken.lines).toEqual([
+      expect.objectContaining({
+        msg: "tool loop finished",
+        iterations: 2,
+        error: "aborted",
+        toolCalls: 1,
+        failedCalls: 0,
+      }),
+    ]);
   });
 
   it("a throw inside the for-await aborts the loop too, and result settles", async () => {

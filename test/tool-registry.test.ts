@@ -400,7 +400,7 @@ describe("argument validation of plain JSON-Schema tools (Ajv)", () => {
 });
 
 describe("logging", () => {
-  it("logs start (debug), completion (info) and failure (warn) with tool, toolCallId and durationMs", async () => {
+  it("logs start (debug), completion (debug) and failure (warn) with tool, toolCallId and durationMs", async () => {
     const { logger, lines } = captureLogger("debug");
     const registry = new ToolRegistry({ logger });
     registry.register(makeTool("ok"));
@@ -417,7 +417,7 @@ describe("logging", () => {
     const calls = lines.map(({ level, msg, tool, toolCallId }) => ({ level, msg, tool, toolCallId }));
     expect(calls).toEqual([
       { level: 20, msg: "tool call started", tool: "ok", toolCallId: "c1" },
-      { level: 30, msg: "tool call completed", tool: "ok", toolCallId: "c1" },
+      { level: 20, msg: "tool call completed", tool: "ok", toolCallId: "c1" },
       { level: 20, msg: "tool call started", tool: "bad", toolCallId: "c2" },
       { level: 40, msg: "tool call failed", tool: "bad", toolCallId: "c2" },
     ]);
@@ -514,12 +514,17 @@ describe("logging", () => {
     expect(lines[1]).toMatchObject({ msg: "tool call completed", result: 'ok:{"q":"s3cret"}' });
   });
 
-  it("marks async results in the completion log", async () => {
-    const { logger, lines } = captureLogger("info");
+  it("marks async results in the completion log (debug; nothing at info)", async () => {
+    const { logger, lines } = captureLogger("debug");
     const registry = new ToolRegistry({ logger });
     registry.register(makeTool("bg2", { execute: () => Object.assign(newToolResult("started"), { async: true }) }));
     await registry.execute("bg2", {});
-    expect(lines[0]).toMatchObject({ msg: "tool call started async work", tool: "bg2", async: true });
+    expect(lines[1]).toMatchObject({ level: 20, msg: "tool call started async work", tool: "bg2", async: true });
+    const atInfo = captureLogger("info");
+    const quiet = new ToolRegistry({ logger: atInfo.logger });
+    quiet.register(makeTool("bg2", { execute: () => Object.assign(newToolResult("started"), { async: true }) }));
+    await quiet.execute("bg2", {});
+    expect(atInfo.lines).toEqual([]);
   });
 
   it("gives tools a child logger bound to the tool (one per tool; the call id is context.toolCallId)", async () => {
@@ -546,10 +551,11 @@ describe("logging", () => {
     await expect(registry.execute("ok", {})).resolves.toMatchObject({ forLLM: "ok:{}" });
     await expect(registry.execute("bad", {})).resolves.toMatchObject({ isError: true });
     await expect(registry.execute("ghost", {})).resolves.toMatchObject({ isError: true });
-    expect(vi.mocked(console.info)).toHaveBeenCalledWith(
+    expect(vi.mocked(console.debug)).toHaveBeenCalledWith(
       expect.objectContaining({ tool: "ok" }),
       "tool call completed",
     );
+    expect(vi.mocked(console.info)).not.toHaveBeenCalled();
     expect(vi.mocked(console.warn)).toHaveBeenCalledTimes(2);
     vi.mocked(console.info).mockClear();
     vi.mocked(console.warn).mockClear();
@@ -561,7 +567,7 @@ describe("logging", () => {
     const record = (level: string) => (_fields: object, message?: string) => void lines.push(`${level} ${message}`);
     const minimal = { debug: record("debug"), info: record("info"), warn: record("warn"), error: record("error") };
     const seen = await loggerSeenByTool(new ToolRegistry({ logger: minimal }));
-    expect(lines).toEqual(["debug tool call started", "info tool call completed"]);
+    expect(lines).toEqual(["debug tool call started", "debug tool call completed"]);
     expect(seen[0]).toBe(minimal);
   });
 
@@ -572,12 +578,14 @@ describe("logging", () => {
       info: vi.fn(),
       warn: vi.fn(),
       error: vi.fn(),
-      isLevelEnabled: vi.fn((level: string) => level !== "debug"),
+      // A level that is on gets its lines, one that is off none (a logger whose info is off, debug on).
+      isLevelEnabled: vi.fn((level: string) => level !== "info"),
       child: vi.fn(() => child),
     };
     const seen = await loggerSeenByTool(new ToolRegistry({ logger }));
-    expect(logger.debug).not.toHaveBeenCalled();
-    expect(logger.info).toHaveBeenCalledTimes(1);
+    expect(logger.isLevelEnabled).toHaveBeenCalledWith("debug");
+    expect(logger.debug.mock.calls.map(([, message]) => message)).toEqual(["tool call started", "tool call completed"]);
+    expect(logger.info).not.toHaveBeenCalled();
     expect(logger.child).toHaveBeenCalledWith({ tool: "t" });
     expect(seen[0]).toEqual(expect.objectContaining({ info: expect.any(Function) }));
     (seen[0] as typeof child).info({}, "from the tool");

@@ -47,7 +47,7 @@ export function refuseCall(call: NormalizedToolCall["call"], result: ToolResult,
   const log = isRecord(tools) ? (tools as Partial<Record<symbol, unknown>>)[LOG_REFUSED_CALL] : undefined;
   try {
     if (typeof log === "function") log.call(tools, call.name, call.id, result);
-    else logCallEnd(call.name, result, 0, { logger, toolCallId: call.id, logPayloads: false });
+    else logCallEnd(call.name, result, undefined, { logger, toolCallId: call.id, logPayloads: false });
   } catch {
     // a broken logger must not cost the call its answer
   }

@@ -81,6 +81,14 @@ export function log(logger: ResolvedLogger, level: Level, fields: () => object, 
   }
 }
 
+/**
+ * Milliseconds rounded to the microsecond, for a line's `durationMs`: writing a double's ~17
+ * digits costs a pino line about 40 % more.
+ */
+export function roundMs(ms: number): number {
+  return Math.round(ms * 1000) / 1000;
+}
+
 /** `logger.child(bindings)`, or the logger itself when that throws or returns no logger. */
 export function childLogger(logger: ResolvedLogger, bindings: Record<string, unknown>): Logger {
   try {

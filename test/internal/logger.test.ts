@@ -8,6 +8,7 @@ import {
   logEnabled,
   type ResolvedLogger,
   resolveLogger,
+  roundMs,
 } from "../../src/internal/logger.js";
 import { captureLogger } from "../helpers/capture-logger.js";
 
@@ -235,5 +236,18 @@ describe("childLogger", () => {
     const child = childLogger(pino({ level: "silent" }), { tool: "t" });
     expect(typeof child.info).toBe("function");
     expect(() => child.info({}, "nothing written")).not.toThrow();
+  });
+});
+
+describe("roundMs", () => {
+  it.each([
+    [2.093136, 2.093],
+    [0.1 + 0.2, 0.3],
+    [0.0004, 0],
+    [0.0005, 0.001],
+    [12, 12],
+    [1234.5678, 1234.568],
+  ])("%s ms is written as %s (to the microsecond)", (ms, expected) => {
+    expect(roundMs(ms)).toBe(expected);
   });
 });
