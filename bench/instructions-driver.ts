@@ -4,7 +4,7 @@
  *
  *   node instructions-driver.mjs <case> <count>
  *
- * Cases: `minimal K=<k>`, `events K=<k>` (the minimal case with an `onEvent` that does nothing),
+ * Cases: `hand K=<k>` (the by-hand floor), `minimal K=<k>`, `events K=<k>` (the minimal case with an `onEvent` that does nothing),
  * `realistic K=<k>`, `realistic K=<k> -<part> -<part>…` leaving parts out (`adapter`, `signal`,
  * `timeout`, `logger`), or `realistic K=<k> only-<part>+<part>…`: the minimal case plus those parts.
  */
@@ -12,6 +12,7 @@ import { LOOP_STEPS } from "./constants.js";
 import { Counter, echoScript, echoTool, verified } from "./scenario.js";
 import {
   ALL_PARTS,
+  byHandCase,
   checkEventCount,
   type RealisticParts,
   realisticToolloopCase,
@@ -31,13 +32,14 @@ export function parseCase(name: string): {
   callsPerStep: number;
   parts: RealisticParts | undefined;
   events: boolean;
+  hand: boolean;
 } {
-  const match = /^(minimal|events|realistic) K=(\d+)((?: -\w+)*| only-[\w+]+)$/.exec(name);
+  const match = /^(hand|minimal|events|realistic) K=(\d+)((?: -\w+)*| only-[\w+]+)$/.exec(name);
   if (match === null) throw new TypeError(`unknown case ${JSON.stringify(name)}`);
   const [, kind, k, spec = ""] = match;
   if (kind !== "realistic") {
     if (spec !== "") throw new TypeError(`parts apply to the realistic case only: ${JSON.stringify(name)}`);
-    return { callsPerStep: Number(k), parts: undefined, events: kind === "events" };
+    return { callsPerStep: Number(k), parts: undefined, events: kind === "events", hand: kind === "hand" };
   }
   const only = spec.startsWith(" only-");
   const named = (only ? spec.slice(" only-".length).split("+") : spec.split(" -").slice(1)) as string[];
@@ -48,23 +50,29 @@ export function parseCase(name: string): {
     if (!(part in parts)) throw new TypeError(`unknown part ${JSON.stringify(part)} in ${JSON.stringify(name)}`);
     parts[part as keyof RealisticParts] = only;
   }
-  return { callsPerStep: Number(k), parts, events: false };
+  return { callsPerStep: Number(k), parts, events: false, hand: false };
 }
 
 async function main(): Promise<void> {
   const [name = "", countText = "0"] = process.argv.slice(2);
-  const { callsPerStep, parts, events } = parseCase(name);
+  const { callsPerStep, parts, events, hand } = parseCase(name);
   const counter = new Counter();
   const script = echoScript(LOOP_STEPS, callsPerStep);
   const tools = [echoTool(counter)];
   if (events) await checkEventCount(script, [echoTool(new Counter())], callsPerStep);
-  const loop =
-    parts === undefined ? toolloopCase(script, tools, { events }) : realisticToolloopCase(script, tools, parts);
+  const loop = hand
+    ? byHandCase(script, tools)
+    : parts === undefined
+      ? toolloopCase(script, tools, { events })
+      : realisticToolloopCase(script, tools, parts);
   await verified(name, loop, counter, LOOP_STEPS * callsPerStep);
   for (let index = 0; index < WARMUP; index++) await loop.run();
   // A full collection before and after the counted runs (node --expose-gc), so that whether a major
   // collection falls inside them does not depend on the case: it moved counts by up to ±20 %.
   collect();
+  // That collection drops the optimized code of the whole loop ("weak objects"): warm up again, or
+  // the counted runs pay for compiling it all again (TurboFan was ~90 % of a minimal loop's count).
+  for (let index = 0; index < WARMUP; index++) await loop.run();
   const count = Number(countText);
   for (let index = 0; index < count; index++) await loop.run();
   collect();
