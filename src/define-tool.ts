@@ -6,7 +6,14 @@ import { safeParse as safeParse4, toJSONSchema as toJSONSchema4 } from "zod/v4/c
 import { errorMessage, isPlainObject, showValue } from "./internal/describe.js";
 import { formatIssues } from "./internal/json-schema-validator.js";
 import { optionError } from "./internal/options.js";
-import type { ParseArgumentsResult, Tool, ToolContext, ToolReturn } from "./tool.js";
+import {
+  DIRECT_EXECUTE,
+  type DirectExecute,
+  type ParseArgumentsResult,
+  type Tool,
+  type ToolContext,
+  type ToolReturn,
+} from "./tool.js";
 import { newToolResult, type ToolResult } from "./tool-result.js";
 
 /**
@@ -196,7 +203,7 @@ export function defineTool<Schema extends ZodObjectSchema>(
   type Args = InferToolArgs<Schema> & Record<string, unknown>;
   const parse = (args: Record<string, unknown>) =>
     major === "zod4" ? safeParse4(schema as z4.$ZodObject, args) : (schema as Zod3ObjectSchema).safeParse(args);
-  return {
+  const tool: DefinedTool<Args, Schema> = {
     name,
     description,
     parameters,
@@ -214,4 +221,7 @@ export function defineTool<Schema extends ZodObjectSchema>(
       return value instanceof Promise ? value.then(toToolResult) : toToolResult(value);
     },
   };
+  const direct: DirectExecute = { method: tool.execute, execute: execute as DirectExecute["execute"] };
+  Object.defineProperty(tool, DIRECT_EXECUTE, { value: direct });
+  return tool;
 }

@@ -38,6 +38,7 @@ import type { ApprovalDecision, ApprovalRequest } from "./tool-approval.js";
 import type { ToolLoopEvent } from "./tool-loop-event.js";
 import {
   CACHED_DEFINITIONS,
+  EXECUTE_CHECKED,
   type ExecuteOptions,
   LOOP_BREAKING_NAMES,
   PROMOTION_MARK,
@@ -801,6 +802,8 @@ function refuse(call: NormalizedToolCall["call"], result: ToolResult, config: Re
   return Promise.resolve(refuseCall(call, result, config));
 }
 
+const EXECUTE_WITH_CONTEXT = ToolRegistry.prototype.executeWithContext;
+
 function runCall(
   { call, argumentsError }: NormalizedToolCall,
   config: ResolvedConfig,
@@ -812,24 +815,34 @@ function runCall(
     const message = `No tools available: tool ${quoteName(call.name)} cannot be called.`;
     return refuse(call, failure(call.name, "tool_not_found", message), config);
   }
+  const { tools } = config;
+  if (tools.executeWithContext === EXECUTE_WITH_CONTEXT) {
+    // This copy's own registry: the options were checked when the run started, and its answer is
+    // always a ToolResult (no guard, no promise of its own).
+    return (tools as ToolRegistry)[EXECUTE_CHECKED]({
+      name: call.name,
+      args: call.arguments,
+      channel: context.channel,
+      chatId: context.chatId,
+      asyncCallback,
+      signal: context.signal,
+      metadata: context.metadata,
+      toolCallId: call.id,
+      timeoutMs: config.toolTimeoutMs,
+      onProgress: config.onProgress,
+    });
+  }
   let pending: Promise<ToolResult>;
   try {
-    pending = config.tools.executeWithContext(
-      call.name,
-      call.arguments,
-      context.channel,
-      context.chatId,
-      asyncCallback,
-      {
-        signal: context.signal,
-        metadata: context.metadata,
-        timeoutMs: config.toolTimeoutMs,
-        toolCallId: call.id,
-        onProgress: config.onProgress,
-        // The transcript reads no metadata: no copy of the result, no clock reads.
-        [WITHOUT_METADATA]: true,
-      } as ExecuteOptions,
-    );
+    pending = tools.executeWithContext(call.name, call.arguments, context.channel, context.chatId, asyncCallback, {
+      signal: context.signal,
+      metadata: context.metadata,
+      timeoutMs: config.toolTimeoutMs,
+      toolCallId: call.id,
+      onProgress: config.onProgress,
+      // The transcript reads no metadata: no copy of the result, no clock reads.
+      [WITHOUT_METADATA]: true,
+    } as ExecuteOptions);
   } catch (error) {
     pending = Promise.reject(error);
   }

@@ -1,6 +1,12 @@
 import type { DefinitionFormat, DefinitionFormats } from "./definition-format.js";
 import { type BatchOptions, type BatchResult, executeBatch, type ToolRequest } from "./execute-batch.js";
-import { type DispatchTarget, dispatchToolCall, logCallEnd } from "./execute-tool-call.js";
+import {
+  type CheckedCall,
+  type DispatchTarget,
+  dispatchCheckedCall,
+  dispatchToolCall,
+  logCallEnd,
+} from "./execute-tool-call.js";
 import { DefinitionCache } from "./internal/definition-cache.js";
 import { isRecord, quoteName } from "./internal/describe.js";
 import { HiddenTools } from "./internal/hidden-tools.js";
@@ -77,6 +83,13 @@ export const LOG_REFUSED_CALL: unique symbol = Symbol.for("toolloop.registry.log
 
 /** @internal `() => ReadonlySet<string>`: the names of the registered loop-breaking tools. */
 export const LOOP_BREAKING_NAMES: unique symbol = Symbol.for("toolloop.registry.loopBreakingNames");
+
+/**
+ * @internal `(call: CheckedCall) => Promise<ToolResult>`: `executeWithContext` without its option
+ * checks and result metadata, for the loop, which checks its own options once per run. The loop
+ * takes it only while `executeWithContext` is this copy's own (not overridden by a subclass).
+ */
+export const EXECUTE_CHECKED: unique symbol = Symbol.for("toolloop.registry.executeChecked");
 
 /** @internal `() => ReadonlySet<string>`: the names of the registered tools with a `needsApproval`. */
 export const APPROVAL_NAMES: unique symbol = Symbol.for("toolloop.registry.approvalNames");
@@ -460,6 +473,11 @@ export class ToolRegistry {
   /** @internal see LOOP_BREAKING_NAMES: read by the loop after each turn. */
   [LOOP_BREAKING_NAMES](): ReadonlySet<string> {
     return this.#loopBreaking;
+  }
+
+  /** @internal see EXECUTE_CHECKED: the loop's calls, whose options it checked once per run. */
+  [EXECUTE_CHECKED](call: CheckedCall): Promise<ToolResult> {
+    return dispatchCheckedCall(this.#dispatch, call);
   }
 
   /** @internal see LOG_REFUSED_CALL: refused calls are logged like every other failed call. */

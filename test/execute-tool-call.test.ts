@@ -1,9 +1,12 @@
 import { getEventListeners } from "node:events";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import * as z from "zod";
 import {
   type AsyncCallback,
   type AsyncTool,
   asyncResult,
+  defineTool,
+  errorResult,
   isToolExecutionError,
   newToolResult,
   type Tool,
@@ -783,5 +786,50 @@ describe("log lines of a call (issue 9)", () => {
       // A double written with all its digits (`2.0931359999999997`) costs pino about 40 % more per line.
       expect(String(durationMs)).toMatch(/^\d+(\.\d{1,3})?$/);
     }
+  });
+});
+
+describe("a defineTool tool's function is called directly (issue 9)", () => {
+  const echo = () =>
+    defineTool({
+      name: "echo",
+      description: "Echo",
+      parameters: z.object({ text: z.string() }),
+      execute: async ({ text }) => `echo:${text}`,
+    });
+
+  it("answers as its execute method does: a string, a ToolResult, a throw, nothing", async () => {
+    const summary = ({ forLLM, isError, err }: ToolResult) => ({
+      forLLM,
+      isError,
+      code: (err as { code?: string })?.code,
+    });
+    const answers = [
+      async () => "text",
+      () => errorResult("bad"),
+      () => Promise.reject(new Error("boom")),
+      () => undefined,
+    ];
+    for (const answer of answers) {
+      const defined = defineTool({ name: "t", description: "t", parameters: z.object({}), execute: answer as never });
+      const direct = await registryWith(defined).execute("t", {});
+      const viaMethod = await registryWith(tool("t", defined.execute)).execute("t", {});
+      expect(summary(direct)).toEqual(summary(viaMethod));
+    }
+  });
+
+  it("a replaced execute method is the one that runs", async () => {
+    const defined = echo();
+    const registry = registryWith(defined);
+    const original = defined.execute;
+    defined.execute = async (args, context) => newToolResult(`wrapped ${(await original(args, context)).forLLM}`);
+    expect((await registry.execute("echo", { text: "hi" })).forLLM).toBe("wrapped echo:hi");
+  });
+
+  it("a copy with its own execute runs that one: the spread does not carry the direct function", async () => {
+    const defined = echo();
+    const copy = { ...defined, execute: async () => newToolResult("the copy's") };
+    expect((await registryWith(copy).execute("echo", { text: "hi" })).forLLM).toBe("the copy's");
+    expect((await registryWith({ ...defined }).execute("echo", { text: "hi" })).forLLM).toBe("echo:hi");
   });
 });

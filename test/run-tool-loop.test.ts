@@ -1708,6 +1708,36 @@ describe("the run's info line, tool loop finished (issue 9 proposal)", () => {
 describe("configuration", () => {
   const provider = () => new ScriptedProvider([textResponse("ok")]);
 
+  it("a ToolRegistry subclass that overrides executeWithContext gets every call, with the run's options", async () => {
+    const seen: unknown[] = [];
+    class Audited extends ToolRegistry {
+      override executeWithContext(...args: Parameters<ToolRegistry["executeWithContext"]>): Promise<ToolResult> {
+        const [name, callArgs, channel, chatId, , options] = args;
+        seen.push({ name, callArgs, channel, chatId, toolCallId: options?.toolCallId, timeoutMs: options?.timeoutMs });
+        return name === "echo" ? super.executeWithContext(...args) : Promise.resolve(newToolResult("audited"));
+      }
+    }
+    const registry = new Audited();
+    registry.register(tool("echo", (args) => `echo:${JSON.stringify(args)}`));
+    const scripted = new ScriptedProvider([
+      toolCallResponse([
+        { name: "echo", id: "a", arguments: { x: 1 } },
+        { name: "other", id: "b" },
+      ]),
+      textResponse("done"),
+    ]);
+    const result = await runToolLoop(
+      { provider: scripted, tools: registry, maxIterations: 2, toolTimeoutMs: 5000 },
+      user,
+      { channel: "web", chatId: "42" },
+    );
+    expect(seen).toEqual([
+      { name: "echo", callArgs: { x: 1 }, channel: "web", chatId: "42", toolCallId: "a", timeoutMs: 5000 },
+      { name: "other", callArgs: {}, channel: "web", chatId: "42", toolCallId: "b", timeoutMs: 5000 },
+    ]);
+    expect(result.messages.slice(2).map((message) => message.content)).toEqual(['echo:{"x":1}', "audited", "done"]);
+  });
+
   it.each([
     ["maxIterations -1", { maxIterations: -1 }, "runToolLoop: maxIterations must be an integer ≥ 0, got -1"],
     ["maxIterations 1.5", { maxIterations: 1.5 }, "got 1.5"],

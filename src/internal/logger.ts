@@ -11,7 +11,11 @@ const LEVELS = ["debug", "info", "warn", "error"] as const;
 
 let silent: ResolvedLogger | undefined;
 
-/** The logger used when none is injected: pino at level `silent`, created on first use. */
+/**
+ * The logger used when none is injected: pino at level `silent`, created on first use. It is never
+ * handed out (tools and tests get children of it), so its level stays `silent` and {@link log} and
+ * {@link logEnabled} skip it without asking pino.
+ */
 export function defaultLogger(): ResolvedLogger {
   silent ??= pino({ level: "silent" });
   return silent;
@@ -61,6 +65,7 @@ function completeLogger(logger: Logger): ResolvedLogger {
 
 /** `true` when `level` is written; `false` when the logger cannot say (it threw). */
 export function logEnabled(logger: ResolvedLogger, level: Level): boolean {
+  if (logger === silent) return false;
   try {
     return logger.isLevelEnabled(level);
   } catch {
@@ -74,6 +79,7 @@ export function logEnabled(logger: ResolvedLogger, level: Level): boolean {
  * too, and skipped when the level is off.
  */
 export function log(logger: ResolvedLogger, level: Level, fields: () => object, message: string): void {
+  if (logger === silent) return;
   try {
     if (logger.isLevelEnabled(level)) logger[level](fields(), message);
   } catch {

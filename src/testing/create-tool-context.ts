@@ -24,7 +24,8 @@ export function createToolContext(overrides: Partial<ToolContext> = {}): ToolCon
     channel: "",
     chatId: "",
     metadata: {},
-    logger: defaultLogger(),
+    // A child: its level can be changed without reaching the library's own silent logger.
+    logger: defaultLogger().child({}),
     reportProgress: () => {},
     ...overrides,
   };

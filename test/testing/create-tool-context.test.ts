@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import * as z from "zod";
 import { defineTool, type Tool } from "../../src/index.js";
+import { defaultLogger } from "../../src/internal/logger.js";
 import { createToolContext } from "../../src/testing/index.js";
 
 describe("createToolContext", () => {
@@ -12,6 +13,14 @@ describe("createToolContext", () => {
     expect(context.logger.isLevelEnabled?.("error")).toBe(false);
     expect("toolCallId" in context).toBe(false);
     expect(createToolContext().signal).not.toBe(context.signal); // nothing shared between tests
+  });
+
+  it("its logger is a child of the library's silent default: raising its level leaves the default silent", () => {
+    const logger = createToolContext().logger as ReturnType<typeof defaultLogger> & { level: string };
+    expect(logger).not.toBe(defaultLogger());
+    logger.level = "debug";
+    expect(logger.isLevelEnabled?.("debug")).toBe(true);
+    expect(defaultLogger().isLevelEnabled("error")).toBe(false);
   });
 
   it("takes overrides", () => {
