@@ -1,6 +1,6 @@
 import { setMaxListeners } from "node:events";
 import { type ToolErrorCode, ToolExecutionError } from "./errors.js";
-import { CallAbort } from "./internal/abort.js";
+import { CallAbort, isAborted } from "./internal/abort.js";
 import {
   boundText,
   cutName,
@@ -193,12 +193,12 @@ export async function executeRegisteredTool(
   const logging = logEnabled(options.logger, "warn");
   const started = logging ? performance.now() : 0;
 
-  if (options.signal?.aborted) {
+  if (isAborted(options.signal)) {
     const result = failure(
       name,
       "aborted",
       `tool ${quoteName(name)} was not run: the call was aborted`,
-      options.signal.reason,
+      (options.signal as AbortSignal).reason,
     );
     return logging ? logCallEnd(name, result, started, options) : result;
   }

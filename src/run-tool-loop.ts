@@ -7,7 +7,7 @@ import {
   type ToolLoopErrorCode,
 } from "./errors.js";
 import { checkTimeout, failure, WITHOUT_METADATA } from "./execute-tool-call.js";
-import { type LinkedSignal, linkSignal, SerialAbortRace } from "./internal/abort.js";
+import { isAborted, type LinkedSignal, linkSignal, SerialAbortRace } from "./internal/abort.js";
 import {
   type CallRunner,
   type GateContext,
@@ -568,7 +568,7 @@ async function loop(
   // The run's calls share one timer for their timeouts, kept until the run ends.
   const releaseDeadlines = holdDeadlines(resolved.toolTimeoutMs);
   // Its provider calls, one at a time, share one subscription to the signal.
-  const providerRace = signal === undefined || signal.aborted ? undefined : new SerialAbortRace(signal);
+  const providerRace = signal === undefined || isAborted(signal) ? undefined : new SerialAbortRace(signal);
 
   try {
     // Call ids must be unique in the whole transcript (Anthropic rejects duplicates), also against
@@ -596,7 +596,7 @@ async function loop(
     }
     const limit = hooks === undefined ? maxIterations : hooks.limit;
     while (resumed !== undefined || iterations < limit) {
-      if (signal?.aborted) throw aborted();
+      if (isAborted(signal)) throw aborted();
       let calls: NormalizedToolCall[];
       let response: LLMResponse | undefined;
       // A resumed turn belongs to the checkpoint's last iteration. (One `iteration` per pass, in
@@ -619,7 +619,7 @@ async function loop(
           );
           response = await (providerRace === undefined ? answer : providerRace.race(answer));
         } catch (error) {
-          if (signal?.aborted) throw aborted();
+          if (isAborted(signal)) throw aborted();
           hooks?.check(transcript, iterations);
           if (hooks?.finalCallFailed(iteration, error) === true) {
             return withUsage({ content: "", iterations, messages: transcript, stopReason: "max_iterations" }, usage);
@@ -714,7 +714,7 @@ async function loop(
       }
     }
 
-    if (signal?.aborted) throw aborted();
+    if (isAborted(signal)) throw aborted();
     log(logger, "debug", () => ({ iterations }), "tool loop stopped at maxIterations");
     return withUsage({ content: "", iterations, messages: transcript, stopReason: "max_iterations" }, usage);
   } catch (error) {

@@ -112,7 +112,7 @@ export class SerialAbortRace implements AbortWatcher {
 
   /** Settles with `promise`, or rejects with the signal's reason as soon as it aborts. */
   race<T>(promise: Promise<T>): Promise<T> {
-    if (this.#signal.aborted) return raceAbort(promise, this.#signal);
+    if (isAborted(this.#signal)) return raceAbort(promise, this.#signal);
     return new Promise<T>((resolve, reject) => {
       this.#reject = reject;
       promise.then(resolve, reject);
@@ -124,6 +124,18 @@ export class SerialAbortRace implements AbortWatcher {
     this.#reject = undefined;
     unwatchAbort(this.#signal, this.#watching, this);
   }
+}
+
+// Whether each linked signal aborted, set before it aborts: Node 20's `signal.aborted` is a getter
+// on an object whose prototype was set after creation (~540 instructions a read, callgrind), and
+// the loop asks about the run's signal several times per step.
+const linkAborted = new WeakMap<AbortSignal, { aborted: boolean }>();
+
+/** `signal?.aborted === true`; for a signal made by {@link linkSignal}, read from its own flag (same answer, cheaper). */
+export function isAborted(signal: AbortSignal | undefined): boolean {
+  if (signal === undefined) return false;
+  const state = linkAborted.get(signal);
+  return state === undefined ? signal.aborted : state.aborted;
 }
 
 /** A signal that follows `parent`, and the function that detaches it. */
@@ -149,7 +161,10 @@ export function linkSignal(parent: AbortSignal | undefined): LinkedSignal {
   }
   const fanout: Fanout = { subscribers: new Set(), listener: undefined };
   fanouts.set(child, fanout);
+  const state = { aborted: false };
+  linkAborted.set(child, state);
   const unsubscribe = subscribeAbort(parent, (reason) => {
+    state.aborted = true;
     controller.abort(reason);
     notifyAll(child, fanout.subscribers, reason);
   });
@@ -254,7 +269,7 @@ export class CallAbort implements DeadlineEntry, AbortWatcher {
     this.#armed = true;
     const parent = this.#parent;
     if (parent !== undefined) {
-      if (parent.aborted) {
+      if (isAborted(parent)) {
         this.#abort(parent.reason);
         return;
       }

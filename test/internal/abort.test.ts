@@ -2,6 +2,7 @@ import { getEventListeners } from "node:events";
 import { describe, expect, it, vi } from "vitest";
 import {
   CallAbort,
+  isAborted,
   linkSignal,
   raceAbort,
   SerialAbortRace,
@@ -211,6 +212,33 @@ describe("linkSignal", () => {
     parent.abort("early");
     expect(linkSignal(parent.signal).signal?.reason).toBe("early");
     expect(linkSignal(undefined).signal).toBeUndefined();
+  });
+});
+
+describe("isAborted", () => {
+  it("answers as signal.aborted for a linked signal: before, when its parent aborts (already, to its own listeners), after dispose", () => {
+    const parent = new AbortController();
+    const link = linkSignal(parent.signal);
+    const child = link.signal as AbortSignal;
+    expect(isAborted(child)).toBe(false);
+    const seen: boolean[] = [];
+    child.addEventListener("abort", () => seen.push(isAborted(child)));
+    parent.abort("why");
+    expect([isAborted(child), child.aborted, ...seen]).toEqual([true, true, true]);
+    const early = new AbortController();
+    early.abort();
+    expect(isAborted(linkSignal(early.signal).signal as AbortSignal)).toBe(true);
+    const detached = linkSignal(new AbortController().signal);
+    detached.dispose();
+    expect(isAborted(detached.signal as AbortSignal)).toBe(false);
+  });
+
+  it("answers as signal.aborted for any other signal", () => {
+    const controller = new AbortController();
+    expect(isAborted(controller.signal)).toBe(false);
+    controller.abort();
+    expect(isAborted(controller.signal)).toBe(true);
+    expect(isAborted(AbortSignal.abort())).toBe(true);
   });
 });
 
