@@ -1415,7 +1415,7 @@ describe("logging", () => {
   });
 });
 
-describe("the run's info line, tool loop finished (issue 9 proposal)", () => {
+describe("the run's info line, tool loop finished (issue 9)", () => {
   const RUN_LINE = "tool loop finished";
   /** The fields a pino line carries besides the run line's own. */
   const PINO = new Set(["level", "time", "pid", "hostname", "msg"]);
