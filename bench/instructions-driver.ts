@@ -71,7 +71,7 @@ async function main(): Promise<void> {
   // collection falls inside them does not depend on the case: it moved counts by up to ±20 %.
   collect();
   // That collection drops the optimized code of the whole loop ("weak objects"): warm up again, or
-  // the counted runs pay for compiling it all again (TurboFan was ~90 % of a minimal loop's count).
+  // the counted runs pay for compiling it all again (TurboFan was ~80 % of a minimal loop's count).
   for (let index = 0; index < WARMUP; index++) await loop.run();
   const count = Number(countText);
   for (let index = 0; index < count; index++) await loop.run();
