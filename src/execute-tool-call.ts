@@ -150,6 +150,9 @@ export function checkParsed(value: unknown): ParseArgumentsResult {
 
 function normalizeResult(name: string, value: unknown): ToolResult {
   if (isToolResult(value)) {
+    // Read here, inside the call's try: a result whose `isError` getter throws fails its call
+    // instead of the run, where the log line and the transcript read it again.
+    void value.isError;
     if (typeof value.forLLM === "string") return value;
     return failure(
       name,
@@ -253,9 +256,10 @@ export async function executeRegisteredTool(
 /** `tool.execute(args, context)`, or for a `defineTool` tool the function behind it (see {@link DIRECT_EXECUTE}). */
 function runExecute(tool: Tool, args: Record<string, unknown>, context: ToolContext): unknown {
   const direct = (tool as { [DIRECT_EXECUTE]?: DirectExecute })[DIRECT_EXECUTE];
-  return direct !== undefined && direct.method === tool.execute
-    ? direct.execute(args, context)
-    : tool.execute(args, context);
+  if (direct === undefined || direct.method !== tool.execute) return tool.execute(args, context);
+  // A plain call, as defineTool's method makes it: the function sees no `this`.
+  const run = direct.execute;
+  return run(args, context);
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {

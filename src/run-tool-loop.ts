@@ -816,7 +816,8 @@ function runCall(
     return refuse(call, failure(call.name, "tool_not_found", message), config);
   }
   const { tools } = config;
-  if (tools.executeWithContext === EXECUTE_WITH_CONTEXT) {
+  // Also a stand-in that borrows the method: it has no EXECUTE_CHECKED, and takes the public path.
+  if (tools.executeWithContext === EXECUTE_WITH_CONTEXT && EXECUTE_CHECKED in tools) {
     // This copy's own registry: the options were checked when the run started, and its answer is
     // always a ToolResult (no guard, no promise of its own).
     return (tools as ToolRegistry)[EXECUTE_CHECKED]({

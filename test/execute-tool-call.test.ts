@@ -826,10 +826,35 @@ describe("a defineTool tool's function is called directly (issue 9)", () => {
     expect((await registry.execute("echo", { text: "hi" })).forLLM).toBe("wrapped echo:hi");
   });
 
+  it("calls the function as the method does, without a `this`", async () => {
+    const execute = vi.fn(function (this: unknown) {
+      return this === undefined ? "no this" : "a this";
+    });
+    const defined = defineTool({ name: "d", description: "d", parameters: z.object({}), execute });
+    expect((await registryWith(defined).execute("d", {})).forLLM).toBe("no this");
+    expect(execute.mock.contexts[0]).toBeUndefined();
+  });
+
   it("a copy with its own execute runs that one: the spread does not carry the direct function", async () => {
     const defined = echo();
     const copy = { ...defined, execute: async () => newToolResult("the copy's") };
     expect((await registryWith(copy).execute("echo", { text: "hi" })).forLLM).toBe("the copy's");
     expect((await registryWith({ ...defined }).execute("echo", { text: "hi" })).forLLM).toBe("echo:hi");
+  });
+});
+
+describe("a result whose isError getter throws (found by the session 21 review)", () => {
+  it.each(["no logger", "a warn logger"])("fails its call, with %s, instead of rejecting", async (mode) => {
+    const { logger } = captureLogger("warn");
+    const registry = new ToolRegistry(mode === "no logger" ? {} : { logger });
+    const hostile = () =>
+      Object.defineProperty(newToolResult("x"), "isError", {
+        get() {
+          throw new Error("isError getter");
+        },
+      });
+    registry.register(tool("h", hostile as never));
+    const result = await registry.execute("h", {});
+    expect(result).toMatchObject({ isError: true, forLLM: 'tool "h" failed: isError getter' });
   });
 });

@@ -1708,6 +1708,39 @@ describe("the run's info line, tool loop finished (issue 9)", () => {
 describe("configuration", () => {
   const provider = () => new ScriptedProvider([textResponse("ok")]);
 
+  it("a result whose isError getter throws fails its call, not the run, with a warn logger (review, session 21)", async () => {
+    const { logger } = captureLogger("warn");
+    const registry = new ToolRegistry({ logger });
+    registry.register(
+      tool("h", () =>
+        Object.defineProperty(newToolResult("x"), "isError", {
+          get() {
+            throw new Error("isError getter");
+          },
+        }),
+      ),
+    );
+    const scripted = new ScriptedProvider([toolCallResponse({ name: "h", id: "a" }), textResponse("ok")]);
+    const result = await runToolLoop({ provider: scripted, tools: registry, maxIterations: 2 }, user);
+    expect(result.messages[2]).toMatchObject({ content: 'tool "h" failed: isError getter', isError: true });
+    expect(result.content).toBe("ok");
+  });
+
+  it("a stand-in registry that borrows executeWithContext from a ToolRegistry takes the public path", async () => {
+    const real = new ToolRegistry();
+    real.register(tool("echo", () => "echoed"));
+    const standIn = {
+      count: () => real.count(),
+      toProviderDefs: () => real.toProviderDefs(),
+      executeWithContext: real.executeWithContext,
+    };
+    const scripted = new ScriptedProvider([toolCallResponse({ name: "echo", id: "a" }), textResponse("ok")]);
+    const result = await runToolLoop({ provider: scripted, tools: standIn as never, maxIterations: 2 }, user);
+    // Unbound, the method cannot reach the registry's tools: the call is answered, the run completes.
+    expect(result.messages[2]).toMatchObject({ isError: true });
+    expect(result.content).toBe("ok");
+  });
+
   it("a ToolRegistry subclass that overrides executeWithContext gets every call, with the run's options", async () => {
     const seen: unknown[] = [];
     class Audited extends ToolRegistry {
