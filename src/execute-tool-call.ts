@@ -148,11 +148,21 @@ export function checkParsed(value: unknown): ParseArgumentsResult {
   return { success: false, error: typeof value.error === "string" ? value.error : describeType(value.error) };
 }
 
+/** The answer for a result whose own getters throw when read. */
+function unreadableResult(name: string, error: unknown): ToolResult {
+  const message = `tool ${quoteName(name)} returned a result that cannot be read: ${errorMessage(error)}`;
+  return failure(cutName(name), "no_result", message, error);
+}
+
 function normalizeResult(name: string, value: unknown): ToolResult {
   if (isToolResult(value)) {
-    // Read here, inside the call's try: a result whose `isError` getter throws fails its call
-    // instead of the run, where the log line and the transcript read it again.
-    void value.isError;
+    // Read here: a result whose `isError` getter throws fails its call instead of the run, where
+    // the log line and the transcript read it again.
+    try {
+      void value.isError;
+    } catch (error) {
+      return unreadableResult(name, error);
+    }
     if (typeof value.forLLM === "string") return value;
     return failure(
       name,
@@ -418,8 +428,7 @@ export function dispatchToolCall(target: DispatchTarget, request: DispatchReques
       return withMetadata(result, metadata);
     } catch (error) {
       // A result whose own getters throw cannot be copied: the caller gets an error result instead.
-      const message = `tool ${quoteName(name)} returned a result that cannot be read: ${errorMessage(error)}`;
-      return withMetadata(failure(cutName(name), "no_result", message, error), metadata);
+      return withMetadata(unreadableResult(name, error), metadata);
     }
   });
 }

@@ -855,6 +855,9 @@ describe("a result whose isError getter throws (found by the session 21 review)"
       });
     registry.register(tool("h", hostile as never));
     const result = await registry.execute("h", {});
-    expect(result).toMatchObject({ isError: true, forLLM: 'tool "h" failed: isError getter' });
+    expect(result).toMatchObject({
+      isError: true,
+      forLLM: 'tool "h" returned a result that cannot be read: isError getter',
+    });
   });
 });

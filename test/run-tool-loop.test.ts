@@ -1722,7 +1722,10 @@ describe("configuration", () => {
     );
     const scripted = new ScriptedProvider([toolCallResponse({ name: "h", id: "a" }), textResponse("ok")]);
     const result = await runToolLoop({ provider: scripted, tools: registry, maxIterations: 2 }, user);
-    expect(result.messages[2]).toMatchObject({ content: 'tool "h" failed: isError getter', isError: true });
+    expect(result.messages[2]).toMatchObject({
+      content: 'tool "h" returned a result that cannot be read: isError getter',
+      isError: true,
+    });
     expect(result.content).toBe("ok");
   });
 
