@@ -46,6 +46,17 @@ const user: Message[] = [{ role: "user", content: "hi" }];
 const POLL = { interval: 1, timeout: 5000 };
 
 /** Every assistant tool call is followed by exactly one tool message with its id, in call order. */
+/** A provider scripted with one turn of two calls (ids "a" and "b"), then the answer "ok". */
+function twoCallsThenOk(first: string, second: string): ScriptedProvider {
+  return new ScriptedProvider([
+    toolCallResponse([
+      { name: first, id: "a" },
+      { name: second, id: "b" },
+    ]),
+    textResponse("ok"),
+  ]);
+}
+
 function expectEveryCallAnswered(messages: Message[]): void {
   for (let index = 0; index < messages.length; index++) {
     const message = messages[index] as Message;
@@ -1619,14 +1630,7 @@ describe("the run's info line, tool loop finished (issue 9)", () => {
         return throwing;
       },
     };
-    const script = () =>
-      new ScriptedProvider([
-        toolCallResponse([
-          { name: "echo", id: "a" },
-          { name: "ghost", id: "b" },
-        ]),
-        textResponse("ok"),
-      ]);
+    const script = () => twoCallsThenOk("echo", "ghost");
     const result = await runToolLoop(
       { provider: script(), tools: registryWith(echo), maxIterations: 3, logger: throwing },
       user,
@@ -1653,14 +1657,7 @@ describe("the run's info line, tool loop finished (issue 9)", () => {
   });
 
   it("with an info-level logger no per-call 'tool call completed' line is written; at debug one per call", async () => {
-    const script = () =>
-      new ScriptedProvider([
-        toolCallResponse([
-          { name: "echo", id: "a" },
-          { name: "echo", id: "b" },
-        ]),
-        textResponse("ok"),
-      ]);
+    const script = () => twoCallsThenOk("echo", "echo");
     const atInfo = captureLogger("info");
     await runToolLoop({ provider: script(), tools: [echo], maxIterations: 3, logger: atInfo.logger }, user);
     expect(atInfo.lines.map(({ msg }) => msg)).toEqual([RUN_LINE]);
