@@ -12,7 +12,7 @@ import {
   MAX_VALIDATION_MESSAGE_CHARS,
   quoteName,
 } from "./internal/describe.js";
-import { childLogger, log, logEnabled, type ResolvedLogger, roundMs } from "./internal/logger.js";
+import { childLogger, log, logEnabled, type ResolvedLogger, roundMs, writeLine } from "./internal/logger.js";
 import { checkFunction, checkMetadata, checkSignal, checkString, optionError } from "./internal/options.js";
 import type { RegisteredTool } from "./internal/registered-tool.js";
 import type { Logger } from "./logger.js";
@@ -202,9 +202,13 @@ export async function executeRegisteredTool(
   const { tool } = entry;
   const name = tool.name;
   // Levels are ordered: when "warn" is off, so are "info" and "debug", and nothing reads the
-  // duration; skip the clock and the level checks (the default logger is silent).
+  // duration; skip the clock and the level checks (the default logger is silent). One "debug"
+  // check serves the call's start and end lines.
   const logging = logEnabled(options.logger, "warn");
-  const started = logging ? performance.now() : 0;
+  const debug = logging && logEnabled(options.logger, "debug");
+  const timeoutMs = options.timeoutMs === Number.POSITIVE_INFINITY ? undefined : options.timeoutMs;
+  // One clock read for the duration and the deadline.
+  const started = logging || timeoutMs !== undefined ? performance.now() : 0;
 
   if (isAborted(options.signal)) {
     const result = failure(
@@ -213,7 +217,7 @@ export async function executeRegisteredTool(
       `tool ${quoteName(name)} was not run: the call was aborted`,
       (options.signal as AbortSignal).reason,
     );
-    return logging ? logCallEnd(name, result, started, options) : result;
+    return logging ? logCallEnd(name, result, started, options, debug) : result;
   }
 
   let parsed: ParseArgumentsResult;
@@ -228,23 +232,24 @@ export async function executeRegisteredTool(
     // A tool's own parseArguments may say anything: bounded like the validators' messages.
     const problem = boundText(parsed.error, MAX_VALIDATION_MESSAGE_CHARS);
     const result = failure(name, "invalid_arguments", `invalid arguments for tool ${quoteName(name)}: ${problem}`);
-    return logging ? logCallEnd(name, result, started, options) : result;
+    return logging ? logCallEnd(name, result, started, options, debug) : result;
   }
 
-  if (logging) {
+  if (debug) {
     const { toolCallId, logPayloads } = options;
     const data = parsed.data;
     const fields = () => {
       // The model's id is cut, as in every line: a 1 MB id must not make a 1 MB log line.
-      const id = toolCallId === undefined ? undefined : cutName(toolCallId);
+      const id = cutId(toolCallId);
       return logPayloads ? { tool: name, toolCallId: id, args: data } : { tool: name, toolCallId: id };
     };
-    log(options.logger, "debug", fields, "tool call started");
+    writeLine(options.logger, "debug", fields, "tool call started");
   }
 
-  const timeoutMs = options.timeoutMs === Number.POSITIVE_INFINITY ? undefined : options.timeoutMs;
   const abort =
-    options.signal === undefined && timeoutMs === undefined ? undefined : new CallAbort(options.signal, timeoutMs);
+    options.signal === undefined && timeoutMs === undefined
+      ? undefined
+      : new CallAbort(options.signal, timeoutMs, started);
   let result: ToolResult;
   try {
     injectMixins(tool, options);
@@ -260,7 +265,7 @@ export async function executeRegisteredTool(
   } finally {
     abort?.dispose();
   }
-  return logging ? logCallEnd(name, result, started, options) : result;
+  return logging ? logCallEnd(name, result, started, options, debug) : result;
 }
 
 /** `tool.execute(args, context)`, or for a `defineTool` tool the function behind it (see {@link DIRECT_EXECUTE}). */
@@ -332,35 +337,37 @@ function loggableError(error: Error | undefined): Error | undefined {
  * also calls refused before they ran (unknown tool, invalid JSON or arguments) — with `tool`,
  * `toolCallId`, `durationMs`, `err` and `error` (the text the model reads); else `tool call
  * completed` (debug). `started` is `performance.now()` at the call's start (`undefined`: a call
- * refused before it ran, `durationMs: 0`). @internal
+ * refused before it ran, `durationMs: 0`); `debug`, when the caller checked that level already. @internal
  */
 export function logCallEnd(
   name: string,
   result: ToolResult,
   started: number | undefined,
   options: { logger: ResolvedLogger; toolCallId: string | undefined; logPayloads: boolean },
+  debug?: boolean,
 ): ToolResult {
   const { logger, toolCallId } = options;
-  // Model-sent names and ids are cut, as in messages: a 1 MB name must not make a 1 MB log line.
-  // Each line is one literal (no spread of a shared base): this runs for every call at debug.
-  const id = () => (toolCallId === undefined ? undefined : cutName(toolCallId));
-  // The clock is read only for a line that is written.
-  const ms = () => (started === undefined ? 0 : roundMs(performance.now() - started));
   if (result.isError) {
+    // Model-sent names and ids are cut, as in messages: a 1 MB name must not make a 1 MB log line.
     const fields = () => ({
       tool: cutName(name),
-      toolCallId: id(),
-      durationMs: ms(),
+      toolCallId: cutId(toolCallId),
+      durationMs: durationSince(started),
       err: loggableError(result.err),
       error: result.contentForLLM(),
     });
     log(logger, "warn", fields, "tool call failed");
     return result;
   }
-  // Built here, not in a closure for `log`: this line is written for every call at debug.
+  if (!(debug ?? logEnabled(logger, "debug"))) return result;
+  // Built here, not in a closure for `log`, and one literal (no spread of a shared base): this
+  // line is written for every call at debug.
   try {
-    if (!logger.isLevelEnabled("debug")) return result;
-    const line: Record<string, unknown> = { tool: cutName(name), toolCallId: id(), durationMs: ms() };
+    const line: Record<string, unknown> = {
+      tool: cutName(name),
+      toolCallId: cutId(toolCallId),
+      durationMs: durationSince(started),
+    };
     if (result.async) line.async = true;
     if (options.logPayloads) line.result = result.forLLM;
     logger.debug(line, result.async ? "tool call started async work" : "tool call completed");
@@ -368,6 +375,15 @@ export function logCallEnd(
     // a broken logger must not cost the call its answer
   }
   return result;
+}
+
+function cutId(toolCallId: string | undefined): string | undefined {
+  return toolCallId === undefined ? undefined : cutName(toolCallId);
+}
+
+/** The clock is read only for a line that is written. */
+function durationSince(started: number | undefined): number {
+  return started === undefined ? 0 : roundMs(performance.now() - started);
 }
 
 /** Per-call options of a dispatch (the public `ExecuteOptions`, unchecked). @internal */

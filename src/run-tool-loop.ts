@@ -17,7 +17,7 @@ import {
 } from "./internal/approval-gate.js";
 import { holdDeadlines } from "./internal/deadline.js";
 import { cutName, describeType, errorMessage, isPlainObject, isRecord, quoteName } from "./internal/describe.js";
-import { log, logEnabled, type ResolvedLogger, resolveLogger, roundMs } from "./internal/logger.js";
+import { log, logEnabled, type ResolvedLogger, resolveLogger, roundMs, writeLine } from "./internal/logger.js";
 import { LoopRun } from "./internal/loop-run.js";
 import { CallIds, type NormalizedToolCall, normalizeToolCall } from "./internal/normalize-tool-call.js";
 import {
@@ -608,7 +608,9 @@ async function loop(
         resumed = undefined;
       } else {
         const definitions = tools !== null && tools.count() > 0 ? definitionsOf(tools) : undefined;
-        log(logger, "debug", () => ({ iteration, model, messages: transcript.length }), "llm call");
+        // One level check for the step's lines.
+        const debug = logEnabled(logger, "debug");
+        if (debug) writeLine(logger, "debug", () => ({ iteration, model, messages: transcript.length }), "llm call");
         if (hooks !== undefined) await hooks.stepStart(iteration, transcript);
 
         try {
@@ -647,7 +649,7 @@ async function loop(
             if (outcome !== "completed")
               return withUsage({ content, iterations, messages: transcript, stopReason: outcome }, usage);
           }
-          log(logger, "debug", () => ({ iteration }), "tool loop completed");
+          if (debug) writeLine(logger, "debug", () => ({ iteration }), "tool loop completed");
           return withUsage({ content, iterations, messages: transcript, stopReason: "completed" }, usage);
         }
 
@@ -657,7 +659,7 @@ async function loop(
           calls[index] = normalizeToolCall(rawCalls[index], `call_${iterations}_${index}`, ids);
         }
         transcript.push({ role: "assistant", content, toolCalls: calls.map(({ call }) => call) });
-        log(logger, "debug", () => ({ iteration, ...namesOf(calls) }), "running tool calls");
+        if (debug) writeLine(logger, "debug", () => ({ iteration, ...namesOf(calls) }), "running tool calls");
         if (hooks !== undefined) await hooks.callsMade(transcript, iteration);
       }
 

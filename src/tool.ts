@@ -134,10 +134,15 @@ export interface MetadataAwareTool extends Tool {
   setMetadata(metadata: Record<string, string>): void;
 }
 
-function hasMethod(value: unknown, method: string): boolean {
-  return (
-    typeof value === "object" && value !== null && typeof (value as Record<string, unknown>)[method] === "function"
-  );
+type MixinMethods = Partial<Record<"setContext" | "setCallback" | "setMetadata", unknown>>;
+
+/**
+ * `value` when it is an object whose mixin methods can be read, else `undefined`. Each guard then
+ * reads its method by name: one keyed read shared by the three names went megamorphic, a lookup in
+ * V8's global stub cache on every call of every tool.
+ */
+function mixinsOf(value: unknown): MixinMethods | undefined {
+  return typeof value === "object" && value !== null ? value : undefined;
 }
 
 /**
@@ -156,17 +161,17 @@ export interface DirectExecute {
 
 /** `true` when `value` is a tool implementing {@link ContextualTool} (`false` for `undefined`). */
 export function isContextualTool(value: unknown): value is ContextualTool {
-  return hasMethod(value, "setContext");
+  return typeof mixinsOf(value)?.setContext === "function";
 }
 
 /** `true` when `value` is a tool implementing {@link AsyncTool} (`false` for `undefined`). */
 export function isAsyncTool(value: unknown): value is AsyncTool {
-  return hasMethod(value, "setCallback");
+  return typeof mixinsOf(value)?.setCallback === "function";
 }
 
 /** `true` when `value` is a tool implementing {@link MetadataAwareTool} (`false` for `undefined`). */
 export function isMetadataAwareTool(value: unknown): value is MetadataAwareTool {
-  return hasMethod(value, "setMetadata");
+  return typeof mixinsOf(value)?.setMetadata === "function";
 }
 
 /** The OpenAI-style definition the model receives: `{ type: "function", function: { name, description, parameters } }`. */

@@ -204,11 +204,14 @@ export class CallAbort implements DeadlineEntry, AbortWatcher {
   #watching: Fanout | undefined;
   #queue: DeadlineQueue | undefined;
 
-  /** @param timeoutMs finite milliseconds from now, or `undefined` for none */
-  constructor(parent: AbortSignal | undefined, timeoutMs: number | undefined) {
+  /**
+   * @param timeoutMs finite milliseconds from `startedAt`, or `undefined` for none
+   * @param startedAt `performance.now()` when the call started, when the caller read the clock already (for its log line) @default now
+   */
+  constructor(parent: AbortSignal | undefined, timeoutMs: number | undefined, startedAt?: number) {
     this.#parent = parent;
     this.#timeoutMs = timeoutMs;
-    this.deadline = timeoutMs === undefined ? 0 : performance.now() + timeoutMs;
+    this.deadline = timeoutMs === undefined ? 0 : (startedAt ?? performance.now()) + timeoutMs;
   }
 
   /** `true` once the caller's signal aborted or the timeout fired. */

@@ -79,9 +79,16 @@ export function logEnabled(logger: ResolvedLogger, level: Level): boolean {
  * too, and skipped when the level is off.
  */
 export function log(logger: ResolvedLogger, level: Level, fields: () => object, message: string): void {
-  if (logger === silent) return;
+  if (logEnabled(logger, level)) writeLine(logger, level, fields, message);
+}
+
+/**
+ * {@link log} at a level already found enabled with {@link logEnabled}: one check for the lines
+ * of a step or a call instead of one per line.
+ */
+export function writeLine(logger: ResolvedLogger, level: Level, fields: () => object, message: string): void {
   try {
-    if (logger.isLevelEnabled(level)) logger[level](fields(), message);
+    logger[level](fields(), message);
   } catch {
     // nothing to do: the result is what matters
   }

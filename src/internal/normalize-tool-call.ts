@@ -12,8 +12,14 @@ function notAnObject(name: string, value: unknown): string {
   return `arguments for tool ${quoteName(name)} must be a JSON object, got ${describeType(value)}`;
 }
 
+/** `text.trim() === ""`, without trimming a text that starts with a printable ASCII character (as JSON does). */
+function isBlank(text: string): boolean {
+  const first = text.charCodeAt(0);
+  return !(first > 32 && first < 127) && text.trim() === "";
+}
+
 function parseArgumentsText(name: string, text: string): { args: Record<string, unknown>; error?: string } {
-  if (text.trim() === "") return { args: {} };
+  if (isBlank(text)) return { args: {} };
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -65,15 +71,17 @@ export class CallIds {
  * missing or repeated — ids are made unique so every call gets exactly one answer.
  */
 export function normalizeToolCall(raw: unknown, fallbackId: string, ids: CallIds): NormalizedToolCall {
-  const source = (isPlainObject(raw) ? raw : {}) as Record<string, unknown>;
+  const isObject = isPlainObject(raw);
+  const source = (isObject ? raw : {}) as Record<string, unknown>;
   const fn = isPlainObject(source.function) ? source.function : undefined;
   const name = typeof source.name === "string" ? source.name : typeof fn?.name === "string" ? fn.name : "";
+  const given = source.arguments;
 
   let args: Record<string, unknown> = {};
   let argumentsText: string;
   let argumentsError: string | undefined;
-  if (isPlainObject(source.arguments)) {
-    args = source.arguments;
+  if (isPlainObject(given)) {
+    args = given;
     if (typeof fn?.arguments === "string") {
       argumentsText = fn.arguments;
     } else {
@@ -88,18 +96,14 @@ export function normalizeToolCall(raw: unknown, fallbackId: string, ids: CallIds
       }
     }
   } else {
-    const text =
-      typeof source.arguments === "string" ? source.arguments : typeof fn?.arguments === "string" ? fn.arguments : "";
-    const parsed = parseArgumentsText(name, text);
-    args = parsed.args;
-    argumentsError = parsed.error;
-    argumentsText = text.trim() === "" ? "{}" : text;
-  }
-  if (source.arguments != null && typeof source.arguments !== "string" && !isPlainObject(source.arguments)) {
+    const text = typeof given === "string" ? given : typeof fn?.arguments === "string" ? fn.arguments : "";
+    const blank = isBlank(text);
+    if (!blank) ({ args, error: argumentsError } = parseArgumentsText(name, text));
+    argumentsText = blank ? "{}" : text;
     // An array or a scalar is not "no arguments": tell the model instead of running with `{}`.
-    argumentsError = notAnObject(name, source.arguments);
+    if (given != null && typeof given !== "string") argumentsError = notAnObject(name, given);
   }
-  if (!isPlainObject(raw)) {
+  if (!isObject) {
     argumentsError = `malformed tool call: expected an object, got ${describeType(raw)}`;
   }
 

@@ -95,12 +95,22 @@ describe("normalizeToolCall", () => {
     ["null arguments", { arguments: null }],
     ["empty text", { arguments: "" }],
     ["blank text", { arguments: "  \n" }],
+    // Blank as String.prototype.trim sees it, beyond ASCII (a no-break space, a byte-order mark).
+    ["text of Unicode blanks", { arguments: "\u00a0\ufeff\u2028" }],
     ["an empty function text", { function: { name: "t", arguments: "" } }],
   ])('%s means {} (recorded as "{}")', (_case, fields) => {
     const { call, argumentsError } = normalize({ id: "c1", name: "t", ...fields });
     expect(argumentsError).toBeUndefined();
     expect(call.arguments).toEqual({});
     expect(call.function?.arguments).toBe("{}");
+  });
+
+  it("JSON text with blanks around it is parsed and recorded as sent", () => {
+    const text = '\n {"n": 3} \t';
+    const { call, argumentsError } = normalize({ id: "c1", name: "t", arguments: text });
+    expect(argumentsError).toBeUndefined();
+    expect(call.arguments).toEqual({ n: 3 });
+    expect(call.function?.arguments).toBe(text);
   });
 
   it("invalid JSON is an argumentsError telling the model how to fix it; the text is recorded as sent", () => {
