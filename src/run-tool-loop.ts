@@ -664,7 +664,11 @@ async function loop(
       }
 
       const promotionMark = hiddenTools?.mark();
-      const results = await runTurn(calls, resolved, context);
+      // One call, the usual turn: awaited here, without a promise of runTurn's own.
+      const results =
+        calls.length === 1
+          ? [await callRunner(resolved, calls)(calls[0] as NormalizedToolCall, resolved, context)]
+          : await runTurn(calls, resolved, context);
       const isLoopBreaking = loopBreakingTest(tools);
       let stoppedAt = -1;
       let handled = calls.length > 0;
@@ -861,16 +865,22 @@ function runCall(
   );
 }
 
-/** Runs one turn's calls, at most `maxConcurrency` at once; results are written back by index. */
+/** How a turn's calls run: through the loop-control hooks, or (without them) refusing the calls that need an approval nobody can give. */
+function callRunner(
+  config: ResolvedConfig,
+  calls: readonly NormalizedToolCall[],
+): CallRunner<ResolvedConfig, ResolvedContext> {
+  return config.runCall ?? (needsAnyApproval(config.tools, calls) ? refuseUnapproved : runOneCall);
+}
+
+/** Runs one turn's calls (more than one), at most `maxConcurrency` at once; results are written back by index. */
 async function runTurn(
   calls: NormalizedToolCall[],
   config: ResolvedConfig,
   context: ResolvedContext,
 ): Promise<ToolResult[]> {
-  // Loop-control hooks, or (without them) the refusal of calls that need an approval nobody can give.
-  const runCall = config.runCall ?? (needsAnyApproval(config.tools, calls) ? refuseUnapproved : runOneCall);
+  const runCall = callRunner(config, calls);
   // When the bound cannot be reached, a queue would only add its overhead to every call.
-  if (calls.length === 1) return [await runCall(calls[0] as NormalizedToolCall, config, context)];
   if (config.maxConcurrency >= calls.length) {
     return Promise.all(calls.map((call) => runCall(call, config, context)));
   }
