@@ -12,14 +12,8 @@ function notAnObject(name: string, value: unknown): string {
   return `arguments for tool ${quoteName(name)} must be a JSON object, got ${describeType(value)}`;
 }
 
-/** `text.trim() === ""`, without trimming a text that starts with a printable ASCII character (as JSON does). */
-function isBlank(text: string): boolean {
-  const first = text.charCodeAt(0);
-  return !(first > 32 && first < 127) && text.trim() === "";
-}
-
+/** Parses arguments text that is not blank. */
 function parseArgumentsText(name: string, text: string): { args: Record<string, unknown>; error?: string } {
-  if (isBlank(text)) return { args: {} };
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -97,7 +91,7 @@ export function normalizeToolCall(raw: unknown, fallbackId: string, ids: CallIds
     }
   } else {
     const text = typeof given === "string" ? given : typeof fn?.arguments === "string" ? fn.arguments : "";
-    const blank = isBlank(text);
+    const blank = text.trim() === "";
     if (!blank) ({ args, error: argumentsError } = parseArgumentsText(name, text));
     argumentsText = blank ? "{}" : text;
     // An array or a scalar is not "no arguments": tell the model instead of running with `{}`.
@@ -121,7 +115,7 @@ export function normalizeToolCall(raw: unknown, fallbackId: string, ids: CallIds
  */
 export function resumedToolCall(call: ToolCall): NormalizedToolCall {
   const text = call.function?.arguments;
-  if (typeof text !== "string") return { call };
+  if (typeof text !== "string" || text.trim() === "") return { call };
   const { error } = parseArgumentsText(call.name, text);
   return error === undefined ? { call } : { call, argumentsError: error };
 }

@@ -254,6 +254,7 @@ describe("resumedToolCall (a checkpoint's open call, run again)", () => {
       { function: { name: "t", arguments: '{"a":1,"b":null}' } },
     ],
     ["empty text", { function: { name: "t", arguments: "" } }],
+    ["blank text", { function: { name: "t", arguments: " \n\u00a0" } }],
     ["no function (a caller's own history)", {}],
   ])("runs a call with %s with its arguments", (_case, extra) => {
     const call = { id: "c", type: "function" as const, name: "t", arguments: { a: 1 }, ...extra };
