@@ -3,7 +3,12 @@
  * within about ±10 % where wall-clock medians on this shared machine move by ±30 %, so A/B
  * comparisons of a change are made with it.
  *
- *   npx tsx bench/instructions.ts [--runs=300] [--rev=<git revision> | --src=<folder>] "<case>" …
+ *   npx tsx bench/instructions.ts [--runs=300] [--from=0] [--rev=<git revision> | --src=<folder>] "<case>" …
+ *
+ * Instructions per loop = (count at `--runs` − count at `--from`) / (runs − from). With `--from=0`
+ * (the default) that includes whatever still settles in the first counted loops; `--from=2000
+ * --runs=6000` counts the margin between two lengths, the steadiest figure (session 23: realistic
+ * K=1 420K from 0 to 2,000, 365K from 2,000 to 6,000).
  *
  * Cases as in instructions-driver.ts (`minimal K=1`, `realistic K=4 -logger` …); default: minimal
  * and realistic at K=1 and K=4. With `--rev`, `src/` of that revision is measured (exported with
@@ -25,20 +30,29 @@ const DEFAULT_CASES = ["minimal K=1", "realistic K=1", "minimal K=4", "realistic
 
 interface Options {
   runs: number;
+  from: number;
   rev: string | undefined;
   src: string | undefined;
   cases: string[];
 }
 
 function options(argv: string[]): Options {
-  const parsed: Options = { runs: 300, rev: undefined, src: undefined, cases: [] };
+  const parsed: Options = { runs: 300, from: 0, rev: undefined, src: undefined, cases: [] };
   for (const argument of argv) {
     if (argument.startsWith("--runs=")) parsed.runs = Number(argument.slice("--runs=".length));
+    else if (argument.startsWith("--from=")) parsed.from = Number(argument.slice("--from=".length));
     else if (argument.startsWith("--rev=")) parsed.rev = argument.slice("--rev=".length);
     else if (argument.startsWith("--src=")) parsed.src = argument.slice("--src=".length);
     else parsed.cases.push(argument);
   }
   if (parsed.cases.length === 0) parsed.cases = DEFAULT_CASES;
+  if (
+    !(Number.isInteger(parsed.from) && parsed.from >= 0 && Number.isInteger(parsed.runs) && parsed.runs > parsed.from)
+  ) {
+    throw new TypeError(
+      `--runs must be an integer above --from (an integer ≥ 0): got ${parsed.runs} and ${parsed.from}`,
+    );
+  }
   return parsed;
 }
 
@@ -101,14 +115,14 @@ function instructions(driver: string, name: string, count: number): number {
 
 async function main(): Promise<void> {
   const parsed = options(process.argv.slice(2));
-  const { runs, cases } = parsed;
+  const { runs, from, cases } = parsed;
   const source = sourceRoot(parsed);
   try {
     const driver = await bundle(source.root);
     for (const name of cases) {
-      const base = instructions(driver, name, 0);
+      const base = instructions(driver, name, from);
       const total = instructions(driver, name, runs);
-      const perLoop = Math.round((total - base) / runs);
+      const perLoop = Math.round((total - base) / (runs - from));
       process.stdout.write(
         `${name.padEnd(28)} ${perLoop.toLocaleString("en-US").padStart(12)} instructions per loop\n`,
       );
