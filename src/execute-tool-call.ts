@@ -377,6 +377,7 @@ export function logCallEnd(
   return result;
 }
 
+/** A model-sent call id for a log line, cut like names. */
 function cutId(toolCallId: string | undefined): string | undefined {
   return toolCallId === undefined ? undefined : cutName(toolCallId);
 }

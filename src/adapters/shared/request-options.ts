@@ -33,7 +33,8 @@ export function portableLLMOptions({
   if (stream !== undefined && stream !== false) {
     throw optionError(provider, "llmOptions.stream", "false or absent (the adapter returns whole responses)", stream);
   }
-  delete options.stream;
+  // Guarded: a `delete` of an absent key still costs a runtime call, on every step.
+  if (Object.hasOwn(options, "stream")) delete options.stream;
   if (maxTokensField !== "max_tokens" && Object.hasOwn(options, "max_tokens")) {
     if (maxTokens !== undefined && options[maxTokensField] === undefined) options[maxTokensField] = maxTokens;
     delete options.max_tokens;
