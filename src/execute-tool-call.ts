@@ -3,6 +3,7 @@ import { type ToolErrorCode, ToolExecutionError } from "./errors.js";
 import { CallAbort, isAborted } from "./internal/abort.js";
 import {
   boundText,
+  cutId,
   cutName,
   describeType,
   errorMessage,
@@ -375,11 +376,6 @@ export function logCallEnd(
     // a broken logger must not cost the call its answer
   }
   return result;
-}
-
-/** A model-sent call id for a log line, cut like names. */
-function cutId(toolCallId: string | undefined): string | undefined {
-  return toolCallId === undefined ? undefined : cutName(toolCallId);
 }
 
 /** The clock is read only for a line that is written. */

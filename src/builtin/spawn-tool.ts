@@ -1,7 +1,7 @@
 import { isToolLoopError, type ToolLoopErrorCode } from "../errors.js";
 import { failure } from "../execute-tool-call.js";
 import { subscribeAbort } from "../internal/abort.js";
-import { boundText, cutName, errorMessage, isRecord } from "../internal/describe.js";
+import { boundText, cutId, cutName, errorMessage, isRecord } from "../internal/describe.js";
 import { checkConcurrency, checkCount, checkProvider, checkSignal, optionError } from "../internal/options.js";
 import type { LLMProvider, Message } from "../provider.js";
 import { runToolLoop } from "../run-tool-loop.js";
@@ -191,7 +191,7 @@ async function report(callback: AsyncCallback, result: ToolResult, context: Tool
       context.logger.warn(
         {
           tool: "spawn",
-          toolCallId: context.toolCallId === undefined ? undefined : cutName(context.toolCallId),
+          toolCallId: cutId(context.toolCallId),
           error: errorMessage(error),
         },
         "spawn callback failed",

@@ -31,6 +31,11 @@ export function cutName(name: unknown): string {
   return text.length > MAX_NAME_LENGTH ? `${text.slice(0, MAX_NAME_LENGTH)}…` : text;
 }
 
+/** An optional call id for a log field, cut like {@link cutName}; `undefined` stays `undefined`. */
+export function cutId(id: string | undefined): string | undefined {
+  return id === undefined ? undefined : cutName(id);
+}
+
 /** Quotes a (possibly model-supplied) name for a message: JSON-escaped and cut to a readable length. */
 export function quoteName(name: unknown): string {
   return JSON.stringify(cutName(name));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { boundText, describeType, errorMessage, jsonText, showValue } from "../../src/internal/describe.js";
+import { boundText, cutId, describeType, errorMessage, jsonText, showValue } from "../../src/internal/describe.js";
 
 describe("boundText", () => {
   it("keeps short text and cuts long text to the bound, saying how much was cut", () => {
@@ -103,5 +103,15 @@ describe("errorMessage", () => {
 
   it("is bounded", () => {
     expect(errorMessage("x".repeat(100_000)).length).toBeLessThanOrEqual(4_000);
+  });
+});
+
+describe("cutId", () => {
+  it("keeps a short id and undefined as they are, and cuts a 1 MB id", () => {
+    expect(cutId("call_1")).toBe("call_1");
+    expect(cutId(undefined)).toBeUndefined();
+    const cut = cutId("x".repeat(1_000_000)) as string;
+    expect(cut.length).toBeLessThan(300);
+    expect(cut.endsWith("…")).toBe(true);
   });
 });
