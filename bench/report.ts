@@ -41,6 +41,11 @@ export interface BenchResults {
     platform: string;
     date: string;
     loadAverage: number[];
+    /**
+     * µs to make one `AbortSignal` (`new AbortController().signal`) on this Node: the toolloop
+     * realistic row makes two per loop (the caller's and the run's own), whatever else it does.
+     */
+    abortSignalMicros: number;
   };
   loop?: Record<string, Partial<Record<LoopRowName, LoopFigures>>>;
   dispatch?: { direct: Figure; registry: Figure };
@@ -416,8 +421,11 @@ function tables(results: BenchResults): Table[] {
 }
 
 function machineLine(results: BenchResults): string {
-  const { cpu, cores, node, platform, date, loadAverage } = results.machine;
-  return `${cpu}, ${cores} cores, Node ${node}, ${platform}, ${date} (load average at start: ${loadAverage.join(", ")})`;
+  const { cpu, cores, node, platform, date, loadAverage, abortSignalMicros } = results.machine;
+  return (
+    `${cpu}, ${cores} cores, Node ${node}, ${platform}, ${date} (load average at start: ${loadAverage.join(", ")}); ` +
+    `Node makes an AbortSignal in ${abortSignalMicros.toFixed(2)} µs`
+  );
 }
 
 /** Plain-text tables for the terminal. */
