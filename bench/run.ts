@@ -235,7 +235,7 @@ function machine(): BenchResults["machine"] {
 
 /**
  * What Node itself takes to make one `AbortSignal` (median of 5 rounds of 20,000, after a warm-up):
- * 2–4 µs on Node 20, ~0.1 µs on Node 22. A caller's signal and the run's own are two per realistic
+ * 2–4 µs on Node 20, 0.1–0.2 µs on Node 22. A caller's signal and the run's own are two per realistic
  * loop, so this figure says how much of that row is the runtime's.
  */
 function abortSignalMicros(): number {
