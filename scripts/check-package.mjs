@@ -4,7 +4,7 @@
 // - a new `npm init -y` project (CommonJS) with zod 4, as the README tells a user: there it `import`s
 //   and `require`s every entry point, and runs the README's example exactly as the README says;
 // - a project with zod 3.25, where a zod 3 tool runs (the peer range installs, dist works with zod 3).
-// Run after `npm run build` (it packs with --ignore-scripts, so the prepack build does not run twice).
+// Run after `npm run build` (it packs with --ignore-scripts, so the `prepare` build does not run twice).
 import { execFile, execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

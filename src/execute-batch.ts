@@ -21,7 +21,7 @@ import { checkConcurrency, checkFunction, checkSignal, optionError } from "./int
 import { finishUnrun, type ProgressListener } from "./progress.js";
 import { type ToolResult, withMetadata } from "./tool-result.js";
 
-/** One call of a batch or of `executeAsync` (seed 003's `ToolRequest`). */
+/** One call of a batch or of `executeAsync`. */
 export interface ToolRequest {
   /**
    * Names the request in `BatchResult`, in `dependsOn`, as the call's `toolCallId` and in its
@@ -48,11 +48,11 @@ export interface BatchOptions {
   onProgress?: ProgressListener | undefined;
 }
 
-/** What {@link ToolRegistry.executeBatch} resolves to (seed 003's `BatchResult`). */
+/** What {@link ToolRegistry.executeBatch} resolves to. */
 export interface BatchResult {
   /** Every request's result, keyed by request id (a null-prototype object: any id is a plain key). */
   results: Record<string, ToolResult>;
-  /** The error of every request whose result is an error (seed 003's `ToolError`), keyed by request id; null-prototype too. */
+  /** The error of every request whose result is an error, keyed by request id; null-prototype too. */
   errors: Record<string, ToolExecutionError>;
   /** When the batch started, epoch milliseconds. */
   startTime: number;
@@ -193,7 +193,7 @@ function errorOf(result: ToolResult, toolName: string): ToolExecutionError | und
 }
 
 /**
- * Runs `requests` (seed 003's `ExecuteBatch`); see {@link ToolRegistry.executeBatch}.
+ * Runs `requests`; see {@link ToolRegistry.executeBatch}.
  * @internal
  */
 export function executeBatch(target: DispatchTarget, requests: unknown, options: unknown = {}): Promise<BatchResult> {

@@ -19,8 +19,14 @@ export {
   ToolloopError,
 } from "./errors.js";
 export type { BatchOptions, BatchResult, ToolRequest } from "./execute-batch.js";
-export { askQuestionTool, converseTool, forgeTools, taskCompletionTool } from "./forge-tools.js";
 export type { Logger } from "./logger.js";
+export {
+  askQuestionTool,
+  converseTool,
+  forgeTools,
+  loopBreakingTools,
+  taskCompletionTool,
+} from "./loop-breaking-tools.js";
 export type { ProgressListener, ProgressStatus, ProgressUpdate } from "./progress.js";
 export type {
   FinishReason,

@@ -6,7 +6,7 @@ import type { ToolResult } from "./tool-result.js";
 /** Where a call is: `"running"` while it reports, then one final status. */
 export type ProgressStatus = "running" | "completed" | "failed" | "cancelled";
 
-/** One progress report of a tool call (seed 003's `ProgressUpdate`). */
+/** One progress report of a tool call. */
 export interface ProgressUpdate {
   /** The call's id: its `toolCallId` in a loop, the request id in a batch, the execution id of `executeAsync`; `""` when the call has none. */
   toolCallId: string;

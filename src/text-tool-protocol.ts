@@ -76,7 +76,7 @@ function readBlock(json: string): ProviderToolCall | string {
 }
 
 /**
- * Reads Forge's text protocol from a model's reply: every
+ * Reads the text tool protocol from a model's reply: every
  * `<tool>{"server_name":"local","tool_name":"…","arguments":{…}}</tool>` block outside fenced code
  * becomes a call, in order; the rest of the text is `content`. A block that cannot be read goes to
  * `errors`, never to `calls`. Linear in the reply (a bounded number of closing tags is tried per
@@ -224,7 +224,7 @@ function resultBlock(message: Message, call: ToolCall | undefined): string {
 }
 
 /**
- * Forge's text protocol as a provider wrapper, for models without native tool calling: the inner
+ * The text tool protocol as a provider wrapper, for models without native tool calling: the inner
  * provider gets no `tools`; instead the system prompt (a system message is added first when there
  * is none) ends with the tool list and the `<tool>{"server_name":"local",…}</tool>` format, earlier
  * calls are sent back as their `<tool>` blocks and answers as `<tool_result>` blocks. Replies are

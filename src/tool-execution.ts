@@ -8,7 +8,7 @@ import type { ProgressUpdate } from "./progress.js";
 import type { ExecuteOptions } from "./tool-registry.js";
 import type { ToolResult } from "./tool-result.js";
 
-/** A call started by {@link ToolRegistry.executeAsync} (seed 003's `ExecuteAsync` channel, with progress and cancel). */
+/** A call started by {@link ToolRegistry.executeAsync} (with its progress and cancel). */
 export interface ToolExecution {
   /** The request's `id`, else the options' `toolCallId`, else a new UUID: the call's `toolCallId`. */
   readonly id: string;

@@ -1,7 +1,7 @@
 const TOOL_RESULT_BRAND = Symbol.for("toolloop.ToolResult");
 
 /**
- * What one call of the registry was (seed 003's `ToolMetadata`): set on every result that
+ * What one call of the registry was: set on every result that
  * `execute`, `executeWithContext`, `executeBatch` and `executeAsync` return — also error results —
  * not on the loop's.
  */
@@ -72,7 +72,7 @@ export interface ToolResultInit {
   responseHandled?: boolean;
   /** The underlying error, for your code and logs; never serialised. */
   err?: Error;
-  /** Structured data for your code or a UI (seed 003's `Data`); the model does not see it. */
+  /** Structured data for your code or a UI; the model does not see it. */
   data?: Record<string, unknown>;
 }
 
@@ -104,12 +104,12 @@ export class ToolResult {
   /** Underlying error for logging and inspection; never serialised. */
   err?: Error;
   /**
-   * Structured data for your code or a UI (seed 003's `ToolResult.Data`; e.g. `ask_question`'s
+   * Structured data for your code or a UI (e.g. `ask_question`'s
    * suggestions). The model does not see it: it reads `forLLM`. Serialised by `toJSON` as `data`.
    */
   data?: Record<string, unknown>;
   /**
-   * What the call was (seed 003's `Metadata`): set by the registry on every result `execute`,
+   * What the call was: set by the registry on every result `execute`,
    * `executeWithContext`, `executeBatch` and `executeAsync` return, on a copy of the tool's result
    * (a shallow one: `data` is shared), so concurrent calls never share one.
    */

@@ -32,7 +32,7 @@ export interface ToolContext {
    */
   asyncCallback?: AsyncCallback;
   /**
-   * Reports how far the call is (seed 003's progress): `progress` from 0 to 1 (clamped; dropped
+   * Reports how far the call is: `progress` from 0 to 1 (clamped; dropped
    * when not a finite number) and a short `message`. Goes to the caller's `onProgress` and to
    * `executeAsync`'s `progress`, as a `"running"` update; never throws, and does nothing when
    * nobody listens or once the call has ended.
@@ -90,7 +90,7 @@ export interface Tool {
    */
   parseArguments?(args: Record<string, unknown>): ParseArgumentsResult;
   /**
-   * Forge's `IsLoopBreaking()`: after a turn in which this tool returned a result that is not an
+   * Loop-breaking: after a turn in which this tool returned a result that is not an
    * error, `runToolLoop` stops without another provider call (`stopReason: "loop_breaking_tool"`).
    * Read once, when the tool is registered. @default false
    */

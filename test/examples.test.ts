@@ -34,7 +34,7 @@ const expectations: Record<string, RegExp[]> = {
     /immediately: backup of \/home started.*\(async: true\)/,
     /later: backup of \/home finished: 12 files/,
   ],
-  "forge-agent.ts": [
+  "loop-breaking-agent.ts": [
     /calculator: 42/,
     /task_completion: error: result cannot be empty/,
     /stopped by task_completion \(loop_breaking_tool\) after 3 model calls/,

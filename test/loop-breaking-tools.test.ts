@@ -3,6 +3,7 @@ import {
   askQuestionTool,
   converseTool,
   forgeTools,
+  loopBreakingTools,
   runToolLoop,
   ToolRegistry,
   taskCompletionTool,
@@ -10,14 +11,15 @@ import {
 import { ScriptedProvider, textResponse, toolCallResponse } from "../src/testing/index.js";
 
 const registry = new ToolRegistry();
-for (const tool of forgeTools()) registry.register(tool);
+for (const tool of loopBreakingTools()) registry.register(tool);
 
-describe("forgeTools()", () => {
+describe("loopBreakingTools()", () => {
   it("returns the three loop-breaking tools in Forge's order, in a new array each time", () => {
-    const tools = forgeTools();
+    const tools = loopBreakingTools();
     expect(tools.map((tool) => tool.name)).toEqual(["task_completion", "ask_question", "converse"]);
     expect(tools.every((tool) => tool.loopBreaking === true)).toBe(true);
-    expect(forgeTools()).not.toBe(tools);
+    expect(loopBreakingTools()).not.toBe(tools);
+    expect(forgeTools).toBe(loopBreakingTools);
     expect(tools).toEqual([taskCompletionTool, askQuestionTool, converseTool]);
   });
 
@@ -144,7 +146,7 @@ describe("in the loop", () => {
       toolCallResponse({ id: "t2", name: "task_completion", arguments: { result: "Done: 42" } }),
       textResponse("never asked"),
     ]);
-    const result = await runToolLoop({ provider, tools: forgeTools(), maxIterations: 5 }, [
+    const result = await runToolLoop({ provider, tools: loopBreakingTools(), maxIterations: 5 }, [
       { role: "user", content: "compute" },
     ]);
     expect(result.stopReason).toBe("loop_breaking_tool");

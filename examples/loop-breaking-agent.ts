@@ -1,9 +1,9 @@
 /**
- * A Forge-style agent: ordinary tools plus Forge's loop-breaking tools; the agent works until it
+ * An agent with ordinary tools plus the ready-made loop-breaking tools; the agent works until it
  * calls task_completion, which ends the loop without another model call. Runs on the built-in
- * scripted provider (no API key, no network). Run: npx tsx examples/forge-agent.ts
+ * scripted provider (no API key, no network). Run: npx tsx examples/loop-breaking-agent.ts
  */
-import { defineTool, forgeTools, runToolLoop, ToolRegistry } from "toolloop";
+import { defineTool, loopBreakingTools, runToolLoop, ToolRegistry } from "toolloop";
 import { ScriptedProvider, textResponse, toolCallResponse } from "toolloop/testing";
 import { z } from "zod";
 
@@ -16,7 +16,7 @@ const calculator = defineTool({
 
 const registry = new ToolRegistry();
 registry.register(calculator);
-for (const tool of forgeTools()) registry.register(tool);
+for (const tool of loopBreakingTools()) registry.register(tool);
 
 // The scripted "model": it calculates, tries to finish with an empty result (an error it reads),
 // then finishes properly. The last response is never asked for: task_completion ends the loop.

@@ -4,7 +4,7 @@ import { errorResult, newToolResult, userResult } from "./tool-result.js";
 // Plain tools with JSON Schemas (no zod at runtime in the core): the registry validates the
 // arguments against these schemas before `execute` runs, so `execute` reads checked strings.
 
-/** Forge's rule for its three tools' text: an empty (or blank) value is an error the model reads. */
+/** The three tools' rule for their text: an empty (or blank) value is an error the model reads. */
 function blank(value: unknown): boolean {
   return typeof value !== "string" || value.trim() === "";
 }
@@ -12,7 +12,7 @@ function blank(value: unknown): boolean {
 const text = (description: string) => ({ type: "string", description });
 
 /**
- * Forge's `task_completion` (loop-breaking): the model reports the task done; `result` becomes the
+ * `task_completion` (loop-breaking): the model reports the task done; `result` becomes the
  * loop's `content`. An empty `result` is an error result ("result cannot be empty") and the loop
  * goes on.
  */
@@ -26,7 +26,7 @@ export const taskCompletionTool: Tool = Object.freeze({
 });
 
 /**
- * Forge's `ask_question` (loop-breaking): the model asks the user; the question is the result's
+ * `ask_question` (loop-breaking): the model asks the user; the question is the result's
  * `forUser` and `forLLM`, and `data: { question, suggestions }` lets a UI render the choices (at
  * most 4: more are invalid arguments). An empty question is an error result ("question cannot be
  * empty").
@@ -51,7 +51,7 @@ export const askQuestionTool: Tool = Object.freeze({
 });
 
 /**
- * Forge's `converse` (loop-breaking): a conversational reply that ends the turn; `message` becomes
+ * `converse` (loop-breaking): a conversational reply that ends the turn; `message` becomes
  * the loop's `content`. An empty message is an error result ("message cannot be empty").
  */
 export const converseTool: Tool = Object.freeze({
@@ -63,7 +63,18 @@ export const converseTool: Tool = Object.freeze({
     blank(message) ? errorResult("message cannot be empty") : newToolResult(message as string),
 });
 
-/** Forge's three loop-breaking tools, in this order: `task_completion`, `ask_question`, `converse` (a new array each call). */
-export function forgeTools(): Tool[] {
+/**
+ * The three ready-made loop-breaking tools, in this order: `task_completion`, `ask_question`,
+ * `converse` (a new array each call).
+ * @example
+ * for (const tool of loopBreakingTools()) registry.register(tool);
+ */
+export function loopBreakingTools(): Tool[] {
   return [taskCompletionTool, askQuestionTool, converseTool];
 }
+
+/**
+ * The same function as {@link loopBreakingTools}, under the name it had first.
+ * @deprecated Use {@link loopBreakingTools}.
+ */
+export const forgeTools: () => Tool[] = loopBreakingTools;
