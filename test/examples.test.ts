@@ -6,12 +6,16 @@ import { describe, expect, it } from "vitest";
 const root = fileURLToPath(new URL("..", import.meta.url));
 const tsx = `${root}node_modules/.bin/tsx`;
 
+// Each example is a process of its own (tsx compiles it first): seconds on an idle machine, much more
+// with both cores busy. The bound only turns a hang into a failure, so it is generous.
+const EXAMPLE_TIMEOUT_MS = 120_000;
+
 function runExample(file: string): Promise<{ code: number; stdout: string; stderr: string }> {
   // No API keys reach the examples: the ones for real APIs must explain what to set and exit 0.
   const env = { ...process.env };
   for (const key of ["OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY"]) delete env[key];
   return new Promise((resolve) => {
-    execFile(tsx, [`examples/${file}`], { cwd: root, env, timeout: 60_000 }, (error, stdout, stderr) => {
+    execFile(tsx, [`examples/${file}`], { cwd: root, env, timeout: EXAMPLE_TIMEOUT_MS }, (error, stdout, stderr) => {
       resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
     });
   });
@@ -101,5 +105,5 @@ describe("examples", () => {
     expect(stderr.replace(/npm warn.*\n?/g, "")).toBe("");
     expect(code).toBe(0);
     for (const pattern of patterns) expect(stdout).toMatch(pattern);
-  });
+  }, EXAMPLE_TIMEOUT_MS + 10_000);
 });
