@@ -100,10 +100,14 @@ describe("examples", () => {
     expect(files.sort()).toEqual(Object.keys(expectations).sort());
   });
 
-  it.each(Object.entries(expectations))("%s runs and prints what it promises", async (file, patterns) => {
-    const { code, stdout, stderr } = await runExample(file);
-    expect(stderr.replace(/npm warn.*\n?/g, "")).toBe("");
-    expect(code).toBe(0);
-    for (const pattern of patterns) expect(stdout).toMatch(pattern);
-  }, EXAMPLE_TIMEOUT_MS + 10_000);
+  it.each(Object.entries(expectations))(
+    "%s runs and prints what it promises",
+    async (file, patterns) => {
+      const { code, stdout, stderr } = await runExample(file);
+      expect(stderr.replace(/npm warn.*\n?/g, "")).toBe("");
+      expect(code).toBe(0);
+      for (const pattern of patterns) expect(stdout).toMatch(pattern);
+    },
+    EXAMPLE_TIMEOUT_MS + 10_000,
+  );
 });
