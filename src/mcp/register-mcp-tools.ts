@@ -28,9 +28,11 @@ export interface RegisterMcpToolsOptions {
    */
   hidden?: boolean | undefined;
   /**
-   * How long one `tools/call` (and each `tools/list` page) may take before the call becomes an
-   * error result (code `timeout`) and the request is cancelled. `Infinity`: as long as the loop's
-   * signal allows.
+   * How long one `tools/call` (and a whole `tools/list` listing, all its pages) may take before the
+   * call becomes an error result (code `timeout`) and the request is cancelled. Only this timer
+   * makes a `timeout`: a JSON-RPC error from the server (its code -32001 "Request timed out"
+   * included) is the server's error (code `tool_failed`). `Infinity`: as long as the loop's signal
+   * allows.
    * @default 60000
    */
   timeoutMs?: number | undefined;
@@ -377,18 +379,22 @@ function createServerTool(settings: Settings, name: string, serverTool: ServerTo
  * a timeout, a transport error or a closed server become error results naming the server.
  *
  * The import follows `notifications/tools/list_changed`: added, removed and changed tools reach
- * the registry. Several imports may share one client; a `list_changed` handler set on the client
- * before is still called. A tool the registry refuses (its schema) is skipped with a warning
- * through `logger`, as are tools beyond the bounds (1,000 tools, 100 pages, schemas of 100,000
- * characters); descriptions are cut at 4,000 characters.
+ * the registry; a changed tool is replaced in one step (a call meanwhile is answered by the old
+ * or the new version, never "not found"). Several imports may share one client; a `list_changed`
+ * handler set on the client before is still called. A listed entry that is not an MCP `Tool` (no
+ * name, an `inputSchema` or `outputSchema` whose type is not `"object"`, a hint that is not a
+ * boolean …) and a tool the registry refuses (its schema) are skipped with a warning through
+ * `logger`, as are tools beyond the bounds (1,000 tools, 100 pages, schemas of 100,000
+ * characters); the others are imported. Descriptions are cut at 4,000 characters.
  *
  * @returns the imported names and `close()`, which unregisters them (the client stays open)
  * @throws TypeError (rejects) for a bad option, echoing it; rejects with an Error naming the
  * server when the first `tools/list` fails (nothing is registered then)
  * @example
  * ```ts
+ * const server = createRequire(import.meta.url).resolve("@modelcontextprotocol/server-filesystem/dist/index.js");
  * const client = new Client({ name: "my-agent", version: "1.0.0" });
- * await client.connect(new StdioClientTransport({ command: "mcp-server-filesystem", args: [dir] }));
+ * await client.connect(new StdioClientTransport({ command: process.execPath, args: [server, dir] }));
  * const fs = await registerMcpTools(registry, client, { serverName: "fs" });
  * fs.names; // ["mcp_fs_create_directory", …, "mcp_fs_write_file"]
  * ```
