@@ -67,8 +67,11 @@ const MAX_DESCRIPTION_CHARS = 4_000;
 const MAX_SCHEMA_CHARS = 100_000;
 /** Longest stretch of registrations (schema compilations) before the import yields to the event loop. */
 const SLICE_MS = 20;
-/** Longest reason a skipped tool's warning gives, and longest server error message a result echoes. */
+/** Most tools read or registered before the import yields to the event loop, however fast they go. */
+const SLICE_TOOLS = 50;
+/** Longest reason a skipped tool's warning gives (it quotes the server's keys). */
 const MAX_REASON_CHARS = 300;
+/** Longest error message of the server's that a result echoes. */
 const MAX_SERVER_MESSAGE_CHARS = 1_000;
 /**
  * The result schema of our requests: anything. The SDK's own schemas (`ListToolsResultSchema`,
@@ -78,12 +81,16 @@ const MAX_SERVER_MESSAGE_CHARS = 1_000;
  */
 const ANY_RESULT = z.unknown();
 
+const DEFAULT_TIMEOUT_MS = 60_000;
+const WHERE = "registerMcpTools";
+
 /**
  * Slices of synchronous work: reading and compiling a thousand tools costs more than the event
- * loop should wait, so the work yields (`setImmediate`) whenever a slice has lasted `SLICE_MS`.
+ * loop should wait, so the work yields (`setImmediate`) whenever a slice has lasted `SLICE_MS` or
+ * held `SLICE_TOOLS` tools — a bound in work too, so that it holds on a loaded machine as well.
  */
 interface Slices {
-  /** `true` when the current slice is over. */
+  /** Counts one more tool; `true` when the current slice is over (then call {@link pause}). */
   due(): boolean;
   /** Yields to the event loop and starts a new slice. */
   pause(): Promise<void>;
@@ -91,16 +98,16 @@ interface Slices {
 
 function slices(): Slices {
   let start = performance.now();
+  let tools = 0;
   return {
-    due: () => performance.now() - start > SLICE_MS,
+    due: () => ++tools > SLICE_TOOLS || performance.now() - start > SLICE_MS,
     pause: async () => {
       await new Promise((resolve) => setImmediate(resolve));
       start = performance.now();
+      tools = 1;
     },
   };
 }
-const DEFAULT_TIMEOUT_MS = 60_000;
-const WHERE = "registerMcpTools";
 
 /** One server tool as the import prepared it (everything read once, bounded, copied). */
 interface ServerTool {
@@ -202,7 +209,7 @@ class RequestTimedOut extends Error {}
  */
 async function timedRequest(
   client: Client,
-  request: { method: string; params?: Record<string, unknown> },
+  request: Parameters<Client["request"]>[0],
   ms: number,
   signal: AbortSignal,
   onprogress?: (progress: { progress: number; total?: number | undefined; message?: string | undefined }) => void,
@@ -219,7 +226,7 @@ async function timedRequest(
     controller.abort(new McpError(ErrorCode.RequestTimeout, "Request timed out", { timeout: ms }));
   }, ms);
   try {
-    return await client.request(request as never, ANY_RESULT, {
+    return await client.request(request, ANY_RESULT, {
       signal: controller.signal,
       timeout: MAX_TIMEOUT_MS,
       ...(onprogress === undefined ? {} : { onprogress }),
@@ -253,7 +260,7 @@ async function listServerTools(settings: Settings, signal: AbortSignal): Promise
     // fails it all), and compiles every tool's `outputSchema` with the SDK's Ajv (one the server got
     // wrong fails the listing too) and Ajv keeps each compiled copy, so every `list_changed` would
     // grow memory for good. Calls never use those validators (see below).
-    const request = cursor === undefined ? { method: "tools/list" } : { method: "tools/list", params: { cursor } };
+    const request = { method: "tools/list" as const, ...(cursor === undefined ? {} : { params: { cursor } }) };
     const remaining = deadline - Date.now();
     if (remaining <= 0) throw new Error(`the listing took longer than ${settings.timeout} ms (timeoutMs)`);
     let page: unknown;
@@ -346,7 +353,7 @@ async function callServerTool(
     const params = { name: mcpName, arguments: args };
     result = await timedRequest(
       settings.client,
-      { method: "tools/call", params },
+      { method: "tools/call" as const, params },
       settings.timeout,
       signal,
       ({ progress, total, message }) =>
