@@ -205,9 +205,8 @@ describe("registerMcpTools: a scripted server", () => {
     const server = await scripted({ listTools: () => toolList([{ name: "slow" }]), callTool: () => "never" });
     const registry = new ToolRegistry();
     await imported(registry, server, { serverName: "s", timeoutMs: 50 });
-    const started = performance.now();
+    // No wall-clock bound: the timeout is 50 ms, the SDK's default 60 s, the test's own limit the safety net.
     const result = await registry.execute("mcp_s_slow", {});
-    expect(performance.now() - started).toBeLessThan(2_000);
     expect(code(result)).toBe("timeout");
     expect(result.forLLM).toMatchInlineSnapshot(`"MCP server "s" did not answer tool "slow" within 50 ms"`);
     await vi.waitFor(() =>
@@ -264,7 +263,7 @@ describe("registerMcpTools: a scripted server", () => {
     expect(getValidator).not.toHaveBeenCalled();
   });
 
-  // 27 characters: seconds of backtracking on Ajv's engine (each one more doubles it; 40 is hours).
+  // 32 characters: minutes of backtracking on Ajv's engine (each one more doubles it; 40 is hours).
   it("never runs the server's outputSchema: a backtracking pattern cannot hold the event loop", async () => {
     const server = await scripted({
       listTools: () => ({
@@ -279,14 +278,14 @@ describe("registerMcpTools: a scripted server", () => {
         },
       }),
       callTool: () => ({
-        result: { content: [{ type: "text", text: "done" }], structuredContent: { x: `${"a".repeat(27)}!` } },
+        result: { content: [{ type: "text", text: "done" }], structuredContent: { x: `${"a".repeat(32)}!` } },
       }),
     });
     const registry = new ToolRegistry();
     await imported(registry, server, { serverName: "s" });
     const started = performance.now();
     const result = await registry.execute("mcp_s_t", {});
-    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(performance.now() - started).toBeLessThan(5_000);
     expect(result).toMatchObject({ isError: false, forLLM: "done" });
   });
 
@@ -322,11 +321,9 @@ describe("registerMcpTools: a scripted server", () => {
   it("rejects, naming the server, when it does not answer the first tools/list within timeoutMs", async () => {
     const server = await scripted({ listTools: () => "never" });
     const registry = new ToolRegistry();
-    const started = performance.now();
     await expect(registerMcpTools(registry, server.client, { serverName: "s", timeoutMs: 50 })).rejects.toThrow(
       'registerMcpTools: MCP server "s" did not list its tools: the listing took longer than 50 ms (timeoutMs)',
     );
-    expect(performance.now() - started).toBeLessThan(2_000);
     expect(registry.count()).toBe(0);
   });
 
@@ -909,7 +906,7 @@ describe("registerMcpTools: list_changed", () => {
     await vi.waitFor(() => expect(listings).toBe(2));
     const started = performance.now();
     await handle.close();
-    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(performance.now() - started).toBeLessThan(10_000);
     expect(registry.list()).toEqual([]);
     expect(server.notifications).toContainEqual(expect.objectContaining({ method: "notifications/cancelled" }));
     expect(lines).toEqual([]);
@@ -1040,7 +1037,7 @@ describe("registerMcpTools: server-everything (stdio child process)", () => {
       { duration: 10, steps: 2 },
       { signal: controller.signal },
     );
-    expect(performance.now() - started).toBeLessThan(1_500);
+    expect(performance.now() - started).toBeLessThan(5_000);
     expect(code(result)).toBe("aborted");
     expect((await registry.execute("mcp_everything_echo", { message: "still here" })).forLLM).toBe("Echo: still here");
   });
