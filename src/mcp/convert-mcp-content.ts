@@ -83,8 +83,10 @@ export function mcpResultText(result: Record<string, unknown>): string {
 }
 
 /**
- * Turns what `Client.callTool` resolved with into the registry's result: `isError: true` becomes an
- * error result (code `tool_failed`) with the server's text; anything else a result with that text.
+ * Turns the server's `tools/call` result, as it came (not checked against the SDK's schema: a block
+ * of a type this version does not know is described, never a failure), into the registry's result:
+ * `isError: true` becomes an error result (code `tool_failed`) with the server's text; anything else
+ * a result with that text.
  * The MCP result itself is kept as `data`, for your code or a UI (images included); the model
  * never reads it.
  * @param toolName the registry name of the tool, for `err.toolName`

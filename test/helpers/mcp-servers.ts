@@ -5,6 +5,7 @@ import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { Client, type ClientOptions } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
@@ -93,6 +94,23 @@ export function startEverythingServer(clientOptions?: ClientOptions): Promise<St
 export function startFilesystemServer(clientOptions?: ClientOptions): Promise<StdioServer> {
   const entry = serverEntry("@modelcontextprotocol/server-filesystem");
   return startStdioServer((dir) => [entry, dir], clientOptions);
+}
+
+/** What {@link startRawStdioServer}'s child answers: its tool list and, per tool name, a `tools/call` answer. */
+export interface RawServerScript {
+  /** The `tools` of every `tools/list` answer, sent as they are (malformed entries included). */
+  tools: unknown[];
+  /** The answer to `tools/call` of each tool: a result object or a JSON-RPC error. */
+  calls?: Record<string, { result: unknown } | { error: { code: number; message: string } }>;
+}
+
+/**
+ * A raw MCP server (no SDK: it sends whatever the script says, as a broken server would) as a
+ * child process over stdio, with a connected official v1 client.
+ */
+export function startRawStdioServer(script: RawServerScript, clientOptions?: ClientOptions): Promise<StdioServer> {
+  const entry = fileURLToPath(new URL("./mcp-raw-stdio-server.mjs", import.meta.url));
+  return startStdioServer(() => [entry, JSON.stringify(script)], clientOptions);
 }
 
 /** What a scripted handler answers: a result object, its raw JSON text, a JSON-RPC error, or nothing (never answers). */

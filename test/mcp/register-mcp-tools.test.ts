@@ -14,6 +14,7 @@ import {
   type StdioServer,
   startEverythingServer,
   startFilesystemServer,
+  startRawStdioServer,
   startScriptedServer,
   toolList,
 } from "../helpers/mcp-servers.js";
@@ -204,9 +205,8 @@ describe("registerMcpTools: a scripted server", () => {
     const server = await scripted({ listTools: () => toolList([{ name: "slow" }]), callTool: () => "never" });
     const registry = new ToolRegistry();
     await imported(registry, server, { serverName: "s", timeoutMs: 50 });
-    const started = performance.now();
+    // No wall-clock bound: the timeout is 50 ms, the SDK's default 60 s, the test's own limit the safety net.
     const result = await registry.execute("mcp_s_slow", {});
-    expect(performance.now() - started).toBeLessThan(2_000);
     expect(code(result)).toBe("timeout");
     expect(result.forLLM).toMatchInlineSnapshot(`"MCP server "s" did not answer tool "slow" within 50 ms"`);
     await vi.waitFor(() =>
@@ -231,22 +231,14 @@ describe("registerMcpTools: a scripted server", () => {
     );
   });
 
-  it("gives the SDK the longest timeout setTimeout honours for timeoutMs: Infinity", async () => {
+  // The SDK's own timer never fires first (its -32001 would look like a server's): timeoutMs is ours.
+  it("gives the SDK the longest timeout setTimeout honours, whatever timeoutMs is", async () => {
     const { server } = await adder();
     const registry = new ToolRegistry();
-    await imported(registry, server, { serverName: "m", timeoutMs: Number.POSITIVE_INFINITY });
+    await imported(registry, server, { serverName: "m", timeoutMs: 1_000 });
     const request = vi.spyOn(server.client, "request");
     await registry.execute("mcp_m_add", { a: 1, b: 1 });
     expect(request.mock.calls[0]?.[2]).toMatchObject({ timeout: 2_147_483_647 });
-  });
-
-  it("uses 60 s by default (the SDK's request timeout gets it)", async () => {
-    const { server } = await adder();
-    const registry = new ToolRegistry();
-    await imported(registry, server, { serverName: "m" });
-    const request = vi.spyOn(server.client, "request");
-    await registry.execute("mcp_m_add", { a: 1, b: 1 });
-    expect(request.mock.calls[0]?.[2]).toMatchObject({ timeout: 60_000, signal: expect.any(AbortSignal) });
   });
 
   it("never compiles the server's outputSchema: an invalid one fails no listing, and listings keep no validator", async () => {
@@ -271,7 +263,7 @@ describe("registerMcpTools: a scripted server", () => {
     expect(getValidator).not.toHaveBeenCalled();
   });
 
-  // 27 characters: seconds of backtracking on Ajv's engine (each one more doubles it; 40 is hours).
+  // 32 characters: minutes of backtracking on Ajv's engine (each one more doubles it; 40 is hours).
   it("never runs the server's outputSchema: a backtracking pattern cannot hold the event loop", async () => {
     const server = await scripted({
       listTools: () => ({
@@ -286,14 +278,14 @@ describe("registerMcpTools: a scripted server", () => {
         },
       }),
       callTool: () => ({
-        result: { content: [{ type: "text", text: "done" }], structuredContent: { x: `${"a".repeat(27)}!` } },
+        result: { content: [{ type: "text", text: "done" }], structuredContent: { x: `${"a".repeat(32)}!` } },
       }),
     });
     const registry = new ToolRegistry();
     await imported(registry, server, { serverName: "s" });
     const started = performance.now();
     const result = await registry.execute("mcp_s_t", {});
-    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(performance.now() - started).toBeLessThan(5_000);
     expect(result).toMatchObject({ isError: false, forLLM: "done" });
   });
 
@@ -329,12 +321,17 @@ describe("registerMcpTools: a scripted server", () => {
   it("rejects, naming the server, when it does not answer the first tools/list within timeoutMs", async () => {
     const server = await scripted({ listTools: () => "never" });
     const registry = new ToolRegistry();
-    const started = performance.now();
     await expect(registerMcpTools(registry, server.client, { serverName: "s", timeoutMs: 50 })).rejects.toThrow(
-      /^registerMcpTools: MCP server "s" did not list its tools: MCP error -32001: Request timed out/,
+      'registerMcpTools: MCP server "s" did not list its tools: the listing took longer than 50 ms (timeoutMs)',
     );
-    expect(performance.now() - started).toBeLessThan(2_000);
     expect(registry.count()).toBe(0);
+  });
+
+  it("reports a server's error -32001 to tools/list as the server's, not as the listing's timeout", async () => {
+    const server = await scripted({ listTools: () => ({ error: { code: -32001, message: "Request timed out" } }) });
+    await expect(registerMcpTools(new ToolRegistry(), server.client, { serverName: "s" })).rejects.toThrow(
+      'registerMcpTools: MCP server "s" did not list its tools: MCP error -32001: Request timed out',
+    );
   });
 
   it("rejects, naming the server, when the server goes away during the first listing", async () => {
@@ -447,35 +444,38 @@ describe("registerMcpTools: a hostile server", () => {
     expect(lines.some((line) => /MCP tool list cut/.test(line.msg))).toBe(true);
   });
 
-  it("never blocks the event loop for long while compiling hundreds of costly schemas", async () => {
+  // Work, not wall-clock time: the import yields at least every 50 tools (and every 20 ms), so the
+  // event loop gets a turn between bounded slices of schema compilations, however loaded the machine.
+  it("never blocks the event loop for long while compiling hundreds of schemas: at most 50 per turn", async () => {
     const tools = Array.from({ length: 300 }, (_, i) => ({
       name: `t${i}`,
-      inputSchema: {
-        type: "object",
-        properties: Object.fromEntries(
-          Array.from({ length: 20 }, (_, j) => [
-            `p${j}`,
-            { type: "string", pattern: `^a${i}b${j}$`, maxLength: i + 1 },
-          ]),
-        ),
-      },
+      inputSchema: { type: "object", properties: { p: { type: "string", pattern: `^a${i}b$`, maxLength: i + 1 } } },
     }));
     const { server } = await adder(tools);
-    let longest = 0;
-    let last = performance.now();
-    const timer = setInterval(() => {
-      const now = performance.now();
-      longest = Math.max(longest, now - last);
-      last = now;
-    }, 1);
+    const registry = new ToolRegistry();
+    let probing = true;
+    let last = 0;
+    let most = 0;
+    let turns = 0;
+    const probe = () => {
+      const count = registry.count();
+      most = Math.max(most, count - last);
+      last = count;
+      turns++;
+      if (probing) setImmediate(probe);
+    };
+    setImmediate(probe);
     try {
-      const handle = await imported(new ToolRegistry(), server, { serverName: "m" });
+      const handle = await imported(registry, server, { serverName: "m" });
       expect(handle.names).toHaveLength(300);
-      await new Promise((resolve) => setTimeout(resolve, 10)); // the timer's turn after the last slice
     } finally {
-      clearInterval(timer);
+      probing = false;
     }
-    expect(longest).toBeLessThan(250);
+    await new Promise((resolve) => setImmediate(resolve)); // the probe's turn after the last slice
+    expect(registry.count()).toBe(300);
+    expect(most).toBeGreaterThan(0);
+    expect(most).toBeLessThanOrEqual(50);
+    expect(turns).toBeGreaterThanOrEqual(300 / 50);
   });
 
   it("never replaces a tool registered under one of its names while it yields", async () => {
@@ -693,6 +693,81 @@ describe("registerMcpTools: list_changed", () => {
     expect((await registry.execute(suffixed as string, {})).forLLM).toBe("read.file");
   });
 
+  /**
+   * Calls `name` in the middle of the next refresh, deterministically: the refresh's first
+   * registration lasts past a slice (so the refresh yields to the event loop before its next
+   * one) and issues the call, which looks the tool up while the refresh has done part of its work.
+   */
+  function callDuringRefresh(registry: ToolRegistry, name: string): Promise<ToolResult[]> {
+    const register = registry.register.bind(registry);
+    const calls: Array<Promise<ToolResult>> = [];
+    let registered = 0;
+    const registerCalled = new Promise<void>((resolve) => {
+      vi.spyOn(registry, "register").mockImplementation((tool, options) => {
+        register(tool, options);
+        if (++registered > 1) return;
+        const until = performance.now() + 30; // longer than a slice (20 ms): the refresh yields next
+        while (performance.now() < until) {}
+        calls.push(registry.execute(name, {}));
+        resolve();
+      });
+    });
+    return registerCalled.then(() => Promise.all(calls));
+  }
+
+  it("swaps a changed tool in one step: a call during the refresh is answered by the old or new version, never 'not found'", async () => {
+    let version = 1;
+    const server = await scripted({
+      listTools: () =>
+        toolList([
+          { name: "a", description: `a v${version}` },
+          { name: "b", description: `b v${version}` },
+        ]),
+      callTool: (params) => ({ result: { content: [{ type: "text", text: `${params?.name} answered` }] } }),
+    });
+    const registry = new ToolRegistry();
+    await imported(registry, server, { serverName: "s" });
+    const before = registry.get("mcp_s_b");
+    const during = callDuringRefresh(registry, "mcp_s_b");
+    version = 2;
+    server.toolsChanged();
+    const [result] = await during;
+    expect(result).toMatchObject({ isError: false, forLLM: "b answered" });
+    await vi.waitFor(() => expect(registry.get("mcp_s_b")?.description).toBe("[MCP:s] b v2"));
+    expect(registry.get("mcp_s_b")).not.toBe(before);
+    expect(registry.get("mcp_s_a")?.description).toBe("[MCP:s] a v2");
+  });
+
+  it("hands a name over to the tool that takes it in one step (read.file renamed for read_file): never 'not found'", async () => {
+    const list = { tools: [{ name: "read.file" }] as Array<Record<string, unknown>> };
+    const server = await scripted({
+      listTools: () => toolList(list.tools),
+      callTool: (params) => ({ result: { content: [{ type: "text", text: String(params?.name) }] } }),
+    });
+    const registry = new ToolRegistry();
+    const handle = await imported(registry, server, { serverName: "s" });
+    const during = callDuringRefresh(registry, "mcp_s_read_file");
+    list.tools = [{ name: "a_new" }, { name: "read.file" }, { name: "read_file" }];
+    server.toolsChanged();
+    const [result] = await during;
+    expect(result?.isError).toBe(false);
+    expect(["read.file", "read_file"]).toContain(result?.forLLM);
+    await vi.waitFor(() => expect(handle.names).toHaveLength(3));
+    expect((await registry.execute("mcp_s_read_file", {})).forLLM).toBe("read_file");
+  });
+
+  it("unregisters a changed tool the registry now refuses, with a warning, and keeps the others", async () => {
+    const { logger, lines } = captureLogger();
+    const { server, list } = await adder([ADD, { name: "other" }]);
+    const registry = new ToolRegistry();
+    const handle = await imported(registry, server, { serverName: "m", logger });
+    list.tools = [ADD, { name: "other", inputSchema: { type: "object", properties: { x: { type: 12 } } } }];
+    server.toolsChanged();
+    await vi.waitFor(() => expect(handle.names).toEqual(["mcp_m_add"]));
+    expect(registry.list()).toEqual(["mcp_m_add"]);
+    expect(lines.map((line) => line.msg)).toEqual(["MCP tool skipped: the registry refused it"]);
+  });
+
   it("leaves unchanged tools as they are (same object)", async () => {
     const { server, list } = await adder([ADD]);
     const registry = new ToolRegistry();
@@ -831,7 +906,7 @@ describe("registerMcpTools: list_changed", () => {
     await vi.waitFor(() => expect(listings).toBe(2));
     const started = performance.now();
     await handle.close();
-    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(performance.now() - started).toBeLessThan(10_000);
     expect(registry.list()).toEqual([]);
     expect(server.notifications).toContainEqual(expect.objectContaining({ method: "notifications/cancelled" }));
     expect(lines).toEqual([]);
@@ -962,7 +1037,7 @@ describe("registerMcpTools: server-everything (stdio child process)", () => {
       { duration: 10, steps: 2 },
       { signal: controller.signal },
     );
-    expect(performance.now() - started).toBeLessThan(1_500);
+    expect(performance.now() - started).toBeLessThan(5_000);
     expect(code(result)).toBe("aborted");
     expect((await registry.execute("mcp_everything_echo", { message: "still here" })).forLLM).toBe("Echo: still here");
   });
@@ -1029,5 +1104,222 @@ describe("registerMcpTools: server-filesystem (stdio child process)", () => {
       /invalid arguments for tool "mcp_fs_read_text_file": path: required property is missing/,
     );
     expect(result.content).toBe("all done");
+  });
+});
+
+/** A tool of every kind the MCP `Tool` shape refuses, each beside one good tool. */
+const MALFORMED_TOOLS = [
+  { description: "no name", inputSchema: { type: "object" } },
+  { name: "string_input", inputSchema: { type: "string" } },
+  { name: "untyped_input", inputSchema: { properties: { x: { type: "string" } } } },
+  { name: "string_output", inputSchema: { type: "object" }, outputSchema: { type: "string" } },
+  { name: "yes_hint", inputSchema: { type: "object" }, annotations: { readOnlyHint: "yes" } },
+  { name: 42, inputSchema: { type: "object" } },
+  "not a tool",
+];
+
+/** The warnings of skipped tools, as `{ mcpTool, reason }`. */
+function skipped(lines: ReturnType<typeof captureLogger>["lines"]) {
+  return lines
+    .filter((line) => line.level === 40 && line.msg === "MCP tool skipped")
+    .map(({ mcpTool, reason }) => ({ mcpTool, reason }));
+}
+
+describe("registerMcpTools: malformed tools/list entries", () => {
+  it("skips each malformed entry with a warning naming it and why, and imports the rest", async () => {
+    const { logger, lines } = captureLogger();
+    const server = await scripted({ listTools: () => ({ result: { tools: [ADD, ...MALFORMED_TOOLS] } }) });
+    const handle = await imported(new ToolRegistry(), server, { serverName: "m", logger });
+    expect(handle.names).toEqual(["mcp_m_add"]);
+    expect(skipped(lines)).toEqual([
+      { mcpTool: undefined, reason: expect.stringMatching(/^it is not an MCP tool: name: .*expected string/i) },
+      { mcpTool: "string_input", reason: expect.stringMatching(/^it is not an MCP tool: inputSchema\.type: /) },
+      { mcpTool: "untyped_input", reason: expect.stringMatching(/^it is not an MCP tool: inputSchema\.type: /) },
+      { mcpTool: "string_output", reason: expect.stringMatching(/^it is not an MCP tool: outputSchema\.type: /) },
+      {
+        mcpTool: "yes_hint",
+        reason: expect.stringMatching(/^it is not an MCP tool: annotations\.readOnlyHint: .*expected boolean/i),
+      },
+      { mcpTool: undefined, reason: expect.stringMatching(/^it is not an MCP tool: name: .*expected string/i) },
+      { mcpTool: undefined, reason: expect.stringMatching(/^it is not an MCP tool: .*expected object/i) },
+    ]);
+    expect((await server.client.listTools().catch((error: unknown) => error)) instanceof Error).toBe(true);
+  });
+
+  it("bounds the warning: a malformed entry with huge keys and values gives a short reason", async () => {
+    const { logger, lines } = captureLogger();
+    const key = "k".repeat(100_000);
+    const tools = [ADD, { name: "n".repeat(100_000), inputSchema: { type: "object", properties: { [key]: 1 } } }];
+    const server = await scripted({ listTools: () => ({ result: { tools } }) });
+    const handle = await imported(new ToolRegistry(), server, { serverName: "m", logger });
+    expect(handle.names).toEqual(["mcp_m_add"]);
+    const [warning] = skipped(lines);
+    expect(String(warning?.mcpTool).length).toBeLessThanOrEqual(100);
+    expect(String(warning?.reason).length).toBeLessThanOrEqual(500);
+    expect(JSON.stringify(lines).length).toBeLessThan(5_000);
+  });
+
+  it("a refresh that lists a tool malformed now unregisters just that one", async () => {
+    const { logger, lines } = captureLogger();
+    const { server, list } = await adder([ADD, { name: "other" }]);
+    const registry = new ToolRegistry();
+    const handle = await imported(registry, server, { serverName: "m", logger });
+    expect(handle.names).toEqual(["mcp_m_add", "mcp_m_other"]);
+    list.tools = [ADD, { name: "other", inputSchema: { type: "array" } }];
+    server.toolsChanged();
+    await vi.waitFor(() => expect(handle.names).toEqual(["mcp_m_add"]));
+    expect(skipped(lines)).toEqual([{ mcpTool: "other", reason: expect.stringMatching(/inputSchema\.type/) }]);
+    expect((await registry.execute("mcp_m_add", { a: 1, b: 2 })).forLLM).toBe("3");
+  });
+
+  it("fails the listing (the tools stay as they were) when the answer holds no tools array", async () => {
+    const { logger, lines } = captureLogger();
+    let listings = 0;
+    const server = await scripted({
+      listTools: () => (++listings === 1 ? toolList([ADD]) : { result: { tools: { add: ADD } } }),
+    });
+    const handle = await imported(new ToolRegistry(), server, { serverName: "m", logger });
+    server.toolsChanged();
+    await vi.waitFor(() => expect(lines.some((line) => /not refreshed/.test(line.msg))).toBe(true));
+    expect(lines.find((line) => /not refreshed/.test(line.msg))?.reason).toBe(
+      "the tools/list answer has no tools array",
+    );
+    expect(handle.names).toEqual(["mcp_m_add"]);
+    const other = await scripted({ listTools: () => ({ result: { tools: "none" } }) });
+    await expect(registerMcpTools(new ToolRegistry(), other.client, { serverName: "o" })).rejects.toThrow(
+      'registerMcpTools: MCP server "o" did not list its tools: the tools/list answer has no tools array',
+    );
+  });
+});
+
+describe("registerMcpTools: what a tools/call answers", () => {
+  it("converts an unknown content type as documented ([<type> content]), never a validation dump", async () => {
+    const server = await scripted({
+      listTools: () => toolList([{ name: "t" }]),
+      callTool: () => ({
+        result: {
+          content: [
+            { type: "text", text: "before" },
+            { type: "video", uri: "file:///a.mp4" },
+            { type: "x".repeat(10_000) },
+            { type: 7 },
+            "not a block",
+            { type: "text", text: "after" },
+          ],
+        },
+      }),
+    });
+    const registry = new ToolRegistry();
+    await imported(registry, server, { serverName: "s" });
+    const result = await registry.execute("mcp_s_t", {});
+    expect(result.isError).toBe(false);
+    expect(result.forLLM).toMatch(
+      /^before\n\[video content\]\n\[x+ … \[\d+ more characters cut\] content\]\n\[unknown content\]\nafter$/,
+    );
+    expect(result.forLLM.length).toBeLessThan(300);
+  });
+
+  it("takes a result of another shape (content not an array, odd fields) as it is", async () => {
+    const server = await scripted({
+      listTools: () => toolList([{ name: "t" }, { name: "u" }]),
+      callTool: (params) =>
+        params?.name === "t"
+          ? { result: { content: { type: "text", text: "x" }, isError: "yes" } }
+          : { result: { structuredContent: [1, 2] } },
+    });
+    const registry = new ToolRegistry();
+    await imported(registry, server, { serverName: "s" });
+    expect(await registry.execute("mcp_s_t", {})).toMatchObject({ isError: false, forLLM: "(no content)" });
+    expect(await registry.execute("mcp_s_u", {})).toMatchObject({ isError: false, forLLM: "[1,2]" });
+  });
+
+  it.each([
+    [-32001, "Request timed out"],
+    [-32000, "Internal error"],
+    [12345, "quota exceeded"],
+  ])("reports the server's JSON-RPC error %i with its message, not as our timeout", async (errorCode, message) => {
+    const server = await scripted({
+      listTools: () => toolList([{ name: "t" }]),
+      callTool: () => ({ error: { code: errorCode, message } }),
+    });
+    const registry = new ToolRegistry();
+    await imported(registry, server, { serverName: "s", timeoutMs: 60_000 });
+    const result = await registry.execute("mcp_s_t", {});
+    expect(code(result)).toBe("tool_failed");
+    expect(result.forLLM).toBe(`MCP server "s" failed to run tool "t": MCP error ${errorCode}: ${message}`);
+  });
+
+  it("bounds the server's error message", async () => {
+    const server = await scripted({
+      listTools: () => toolList([{ name: "t" }]),
+      callTool: () => ({ error: { code: -32001, message: "m".repeat(1_000_000) } }),
+    });
+    const registry = new ToolRegistry();
+    await imported(registry, server, { serverName: "s" });
+    const result = await registry.execute("mcp_s_t", {});
+    expect(code(result)).toBe("tool_failed");
+    expect(result.forLLM).toMatch(
+      /^MCP server "s" failed to run tool "t": MCP error -32001: m+ … \[\d+ more characters cut\]$/,
+    );
+    expect(result.forLLM.length).toBeLessThanOrEqual(1_100);
+  });
+
+  it("says 'did not answer within' only when its own timer fired, also by default after 60 s", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    try {
+      const server = await scripted({ listTools: () => toolList([{ name: "slow" }]), callTool: () => "never" });
+      const registry = new ToolRegistry();
+      await imported(registry, server, { serverName: "s" });
+      let settled = false;
+      const pending = registry.execute("mcp_s_slow", {}).finally(() => (settled = true));
+      // Not vi.waitFor: with fake timers it moves the clock.
+      while (server.requests.at(-1)?.method !== "tools/call") await new Promise((resolve) => setImmediate(resolve));
+      await vi.advanceTimersByTimeAsync(59_999);
+      expect(settled).toBe(false);
+      await vi.advanceTimersByTimeAsync(1);
+      const result = await pending;
+      expect(code(result)).toBe("timeout");
+      expect(result.forLLM).toBe('MCP server "s" did not answer tool "slow" within 60000 ms');
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});
+
+describe("registerMcpTools: a broken server over stdio (child process)", () => {
+  it("imports the good tool beside malformed ones, converts unknown content and reports the server's errors", async () => {
+    const server = await startRawStdioServer({
+      tools: [ADD, ...MALFORMED_TOOLS, { name: "busy", inputSchema: { type: "object" } }],
+      calls: {
+        add: {
+          result: {
+            content: [
+              { type: "text", text: "3" },
+              { type: "hologram", data: "…" },
+            ],
+          },
+        },
+        busy: { error: { code: -32001, message: "Request timed out" } },
+      },
+    });
+    cleanups.push(() => server.close());
+    const { logger, lines } = captureLogger();
+    const registry = new ToolRegistry();
+    const handle = await imported(registry, server, { serverName: "raw", logger });
+    expect(handle.names).toEqual(["mcp_raw_add", "mcp_raw_busy"]);
+    expect(skipped(lines).map((line) => line.mcpTool)).toEqual([
+      undefined,
+      "string_input",
+      "untyped_input",
+      "string_output",
+      "yes_hint",
+      undefined,
+      undefined,
+    ]);
+    const result = await registry.execute("mcp_raw_add", { a: 1, b: 2 });
+    expect(result).toMatchObject({ isError: false, forLLM: "3\n[hologram content]" });
+    const busy = await registry.execute("mcp_raw_busy", {});
+    expect(code(busy)).toBe("tool_failed");
+    expect(busy.forLLM).toBe('MCP server "raw" failed to run tool "busy": MCP error -32001: Request timed out');
   });
 });
