@@ -24,8 +24,9 @@ export interface ExecToolOptions extends WorkspaceOptions {
   /** The tool's name, as the model calls it. @default "execute_bash" */
   name?: string;
   /**
-   * How long a command may run, in milliseconds; then its whole process group is killed and the
-   * result is `command timed out after Ns` with the output so far. `Infinity` for none. @default 30000
+   * How long a call may take, in milliseconds, the workspace check before the run included; then
+   * every process of the command is killed (its session, see docs/builtin-tools.md) and the result
+   * is `command timed out after Ns` with the output so far. `Infinity` for none. @default 30000
    */
   timeoutMs?: number;
   /** Longest output the model reads; the rest is cut with `... (truncated, N more chars)`. @default 10000 */
@@ -55,7 +56,7 @@ const DEFAULT_TIMEOUT_MS = 30_000;
 const DEFAULT_MAX_OUTPUT_CHARS = 10_000;
 /** `PATH` of the command when this process has none. */
 const FALLBACK_PATH = "/usr/local/bin:/usr/bin:/bin";
-/** After the process group was killed, how long to wait for the pipes to close (a process that left the group may hold them). */
+/** After the session was killed, how long to wait for the pipes to close (a process that left it may hold them). */
 const CLOSE_GRACE_MS = 1_000;
 /** Most entries of one directory read to check what a wildcard could match. */
 const MAX_WILDCARD_ENTRIES = 1_000;
@@ -81,8 +82,8 @@ interface ExecSettings {
 
 /**
  * The `execute_bash` tool (picoclaw's `ExecTool`): `{ command, working_directory? }` runs
- * `sh -c command` in its own process group, in the workspace (or `working_directory` inside it),
- * with a minimal environment. The result is stdout, then `STDERR:` and stderr, cut at
+ * `sh -c command` in a session of its own (every process of which is killed when the call ends),
+ * in the workspace (or `working_directory` inside it), with a minimal environment. The result is stdout, then `STDERR:` and stderr, cut at
  * `maxOutputChars`; a non-zero exit, a timeout, an abort and every refusal (deny list, allow list,
  * a path outside the workspace) are error results. A deny list is not a sandbox: see
  * docs/builtin-tools.md, and run untrusted models in a container.

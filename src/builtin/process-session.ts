@@ -163,12 +163,16 @@ export class ProcessSession {
 
   /** The rounds of stopping and killing; each `yield` asks for a fresh scan of the process table. */
   *#sweep(): Generator<void, void, ProcessStat[] | undefined> {
-    // The group first and at once: the shell and everything that stayed in its group stop now.
-    this.#signalGroup(this.#start === undefined ? "SIGKILL" : "SIGSTOP");
     if (this.#start === undefined) {
+      // No /proc: the process group is all that can be found. It is signalled even after the
+      // leader was reaped (what it left running is in it): a group's id stays taken while any
+      // process of it lives, so only an empty group's id can have been reused meanwhile.
+      signal(-this.pid, "SIGKILL");
       this.survivors = 0;
-      return; // no /proc: the process group is all that can be found
+      return;
     }
+    // The group first and at once: the shell and everything that stayed in its group stop now.
+    this.#signalGroup("SIGSTOP");
     const stopped = new Set<number>();
     for (let round = 0; round < MAX_STOP_ROUNDS; round++) {
       const table = yield;
@@ -178,6 +182,11 @@ export class ProcessSession {
       for (const pid of fresh) if (signal(pid, "SIGSTOP")) stopped.add(pid);
     }
     this.#signalGroup("SIGKILL");
+    // Nothing found, nothing stopped: the common end of a command that left nothing behind.
+    if (stopped.size === 0 && this.leaderReaped) {
+      this.survivors = 0;
+      return;
+    }
     for (const pid of stopped) signal(pid, "SIGKILL");
     let left: number[] = [];
     for (let round = 0; round < MAX_KILL_ROUNDS; round++) {
