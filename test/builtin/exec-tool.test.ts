@@ -333,6 +333,15 @@ describe("every process of the command (its session), not only its group", () =>
     expect(isAlive(timeout as number)).toBe(false);
   });
 
+  it("kills timeout written directly in the command (timeout 30 sleep 30 >/dev/null & sleep …)", async () => {
+    // sleep, not yes: where the fix is missing, the child left behind (whose pid the test does not
+    // know, so cannot clean up) ends by itself.
+    const result = await run("timeout 30 sleep 30 >/dev/null & echo $! > timeout.pid; sleep 0.5");
+    expect(result.forLLM).toBe("(no output)");
+    const [timeout] = pidsIn("timeout.pid");
+    expect(isAlive(timeout as number)).toBe(false);
+  });
+
   it("kills a job of a shell with job control (bash -c 'set -m; sleep 1000 &')", async () => {
     pidScript("sleeper.sh", "bg.pid", "sleep 1000");
     const result = await run(
