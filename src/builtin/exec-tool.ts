@@ -83,10 +83,10 @@ interface ExecSettings {
 /**
  * The `execute_bash` tool (picoclaw's `ExecTool`): `{ command, working_directory? }` runs
  * `sh -c command` in a session of its own (every process of which is killed when the call ends),
- * in the workspace (or `working_directory` inside it), with a minimal environment. The result is stdout, then `STDERR:` and stderr, cut at
- * `maxOutputChars`; a non-zero exit, a timeout, an abort and every refusal (deny list, allow list,
- * a path outside the workspace) are error results. A deny list is not a sandbox: see
- * docs/builtin-tools.md, and run untrusted models in a container.
+ * in the workspace (or `working_directory` inside it), with a minimal environment. The result is
+ * stdout, then `STDERR:` and stderr, cut at `maxOutputChars`; a non-zero exit, a timeout, an
+ * abort and every refusal (deny list, allow list, a path outside the workspace) are error results.
+ * A deny list is not a sandbox: see docs/builtin-tools.md, and run untrusted models in a container.
  * @throws TypeError for a bad option (echoing it)
  * @example
  * ```ts
