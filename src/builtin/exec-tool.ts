@@ -3,6 +3,7 @@ import { opendir, stat } from "node:fs/promises";
 import { isAbsolute, join } from "node:path";
 import { StringDecoder } from "node:string_decoder";
 import { isValidTimeout, TIMEOUT_EXPECTATION } from "../execute-tool-call.js";
+import { subscribeAbort } from "../internal/abort.js";
 import { errorMessage, quoteName } from "../internal/describe.js";
 import { checkCount, checkMetadata, checkString, optionError } from "../internal/options.js";
 import type { Tool, ToolContext } from "../tool.js";
@@ -15,6 +16,7 @@ import {
   copyPattern,
   shellLayers,
 } from "./command-guard.js";
+import { ProcessSession } from "./process-session.js";
 import { checkWorkspaceOptions, resolveWorkspacePath, type WorkspaceOptions } from "./workspace.js";
 
 /** Options of {@link createExecTool}: the workspace, and how commands run. */
@@ -22,8 +24,9 @@ export interface ExecToolOptions extends WorkspaceOptions {
   /** The tool's name, as the model calls it. @default "execute_bash" */
   name?: string;
   /**
-   * How long a command may run, in milliseconds; then its whole process group is killed and the
-   * result is `command timed out after Ns` with the output so far. `Infinity` for none. @default 30000
+   * How long a call may take, in milliseconds, the workspace check before the run included; then
+   * every process of the command is killed (its session, see docs/builtin-tools.md) and the result
+   * is `command timed out after Ns` with the output so far. `Infinity` for none. @default 30000
    */
   timeoutMs?: number;
   /** Longest output the model reads; the rest is cut with `... (truncated, N more chars)`. @default 10000 */
@@ -53,7 +56,7 @@ const DEFAULT_TIMEOUT_MS = 30_000;
 const DEFAULT_MAX_OUTPUT_CHARS = 10_000;
 /** `PATH` of the command when this process has none. */
 const FALLBACK_PATH = "/usr/local/bin:/usr/bin:/bin";
-/** After the process group was killed, how long to wait for the pipes to close (a process that left the group may hold them). */
+/** After the session was killed, how long to wait for the pipes to close (a process that left it may hold them). */
 const CLOSE_GRACE_MS = 1_000;
 /** Most entries of one directory read to check what a wildcard could match. */
 const MAX_WILDCARD_ENTRIES = 1_000;
@@ -79,11 +82,11 @@ interface ExecSettings {
 
 /**
  * The `execute_bash` tool (picoclaw's `ExecTool`): `{ command, working_directory? }` runs
- * `sh -c command` in its own process group, in the workspace (or `working_directory` inside it),
- * with a minimal environment. The result is stdout, then `STDERR:` and stderr, cut at
- * `maxOutputChars`; a non-zero exit, a timeout, an abort and every refusal (deny list, allow list,
- * a path outside the workspace) are error results. A deny list is not a sandbox: see
- * docs/builtin-tools.md, and run untrusted models in a container.
+ * `sh -c command` in a session of its own (every process of which is killed when the call ends),
+ * in the workspace (or `working_directory` inside it), with a minimal environment. The result is
+ * stdout, then `STDERR:` and stderr, cut at `maxOutputChars`; a non-zero exit, a timeout, an
+ * abort and every refusal (deny list, allow list, a path outside the workspace) are error results.
+ * A deny list is not a sandbox: see docs/builtin-tools.md, and run untrusted models in a container.
  * @throws TypeError for a bad option (echoing it)
  * @example
  * ```ts
@@ -182,26 +185,155 @@ async function execute(
   if (typeof command !== "string" || command.trim() === "") return errorResult("command is empty: nothing to run");
   const refusal = checkCommand(command, settings.patterns);
   if (refusal !== undefined) return errorResult(refusal);
+  if (directory !== undefined && typeof directory !== "string") {
+    return errorResult("working_directory must be a string");
+  }
+  // The time limit covers the checks before the run too: together they take at most timeoutMs.
+  const budget = new CheckBudget(MAX_CHECK_OPERATIONS, settings.timeoutMs, context.signal);
+  let prepared: { cwd: string } | string;
+  try {
+    prepared = await budget.race(prepare(settings, command, directory, budget));
+  } catch (error) {
+    if (!(error instanceof CheckStopped)) throw error;
+    return errorResult(stoppedMessage(error.reason, settings.timeoutMs));
+  } finally {
+    budget.dispose();
+  }
+  if (typeof prepared === "string") return errorResult(prepared);
+  if (context.signal.aborted) return errorResult(ABORTED_BEFORE_START);
+  const left = budget.remainingMs();
+  if (left <= 0) return errorResult(stoppedMessage("timeout", settings.timeoutMs));
+  return run(settings, command, prepared.cwd, context, left);
+}
+
+/** The working directory of the command, or why it may not run (a refusal the model reads). */
+async function prepare(
+  settings: ExecSettings,
+  command: string,
+  directory: string | undefined,
+  budget: CheckBudget,
+): Promise<{ cwd: string } | string> {
   let cwd = settings.workspace.workspace;
   if (directory !== undefined && directory !== "") {
-    if (typeof directory !== "string") return errorResult("working_directory must be a string");
     // Like an operand: the command may read or write there.
+    budget.spend();
     const resolved = await resolveWorkspacePath(settings.workspace, directory, "read");
-    if (!resolved.ok) return errorResult(`working_directory ${quoteName(directory)}: ${resolved.error}`);
+    if (!resolved.ok) return `working_directory ${quoteName(directory)}: ${resolved.error}`;
+    budget.spend();
     const writable = await resolveWorkspacePath(settings.workspace, resolved.path, "write");
-    if (!writable.ok) return errorResult(`working_directory ${quoteName(directory)}: ${writable.error}`);
+    if (!writable.ok) return `working_directory ${quoteName(directory)}: ${writable.error}`;
+    budget.spend();
     const kind = await stat(resolved.path).catch(() => undefined);
     if (kind === undefined || !kind.isDirectory()) {
-      return errorResult(`working_directory ${quoteName(directory)} is not a directory`);
+      return `working_directory ${quoteName(directory)} is not a directory`;
     }
     cwd = resolved.path;
   }
   if (settings.restricted) {
-    const outside = await checkOperands(settings, command, cwd);
-    if (outside !== undefined) return errorResult(outside);
+    const outside = await checkOperands(settings, command, cwd, budget);
+    if (outside !== undefined) return outside;
   }
-  if (context.signal.aborted) return errorResult("command aborted before it started");
-  return run(settings, command, cwd, context.signal);
+  return { cwd };
+}
+
+// ─── The limits of the checks before the run ────────────────────────────────────────────────────
+//
+// The workspace check reads the filesystem (every word resolved through symlinks, every directory
+// a wildcard lists read): a hostile command can make that a lot of work (`echo d0/* … d99/*` over
+// 100,000 symlinks). So it does one filesystem operation at a time (it never holds more than one
+// of libuv's threads, which the rest of the process needs too), counts them, and stops at
+// MAX_CHECK_OPERATIONS, at the call's timeout, or when its signal aborts.
+
+/**
+ * Most filesystem operations the checks before a run may do (a path resolved, a directory
+ * listed, an entry of it read); a command that needs more is refused.
+ */
+const MAX_CHECK_OPERATIONS = 4_000;
+const ABORTED_BEFORE_START = "command aborted before it started";
+
+/** Why the checks before the run stopped early. */
+type CheckStop = "abort" | "timeout" | "too many";
+
+/** Thrown inside the checks when they must stop; never leaves {@link execute}. */
+class CheckStopped extends Error {
+  readonly reason: CheckStop;
+
+  constructor(reason: CheckStop) {
+    super(`the check before the run stopped: ${reason}`);
+    this.reason = reason;
+  }
+}
+
+function stoppedMessage(reason: CheckStop, timeoutMs: number): string {
+  switch (reason) {
+    case "abort":
+      return ABORTED_BEFORE_START;
+    case "timeout":
+      return `command timed out after ${seconds(timeoutMs)} while its paths were checked; nothing ran`;
+    default:
+      return (
+        `command refused: checking its paths takes more than ${MAX_CHECK_OPERATIONS.toLocaleString("en-US")} ` +
+        "filesystem operations (paths resolved, directory entries read), too many to check; name fewer files, " +
+        "or quote a pattern for a program that matches it itself (find . -name '*.ts')"
+      );
+  }
+}
+
+/**
+ * The operations left to the checks before a run, and the call's deadline and signal: {@link spend}
+ * before each filesystem operation throws {@link CheckStopped} once any of them is used up, and
+ * {@link race} settles as soon as the deadline passes or the signal aborts, even while an
+ * operation is still under way.
+ */
+class CheckBudget {
+  #left: number;
+  #stop: CheckStop | undefined;
+  #wake: ((error: CheckStopped) => void) | undefined;
+  readonly #deadline: number;
+  readonly #timer: NodeJS.Timeout | undefined;
+  readonly #unsubscribe: (() => void) | undefined;
+
+  constructor(operations: number, timeoutMs: number, signal: AbortSignal) {
+    this.#left = operations;
+    this.#deadline = performance.now() + timeoutMs;
+    if (signal.aborted) this.#stop = "abort";
+    else this.#unsubscribe = subscribeAbort(signal, () => this.#halt("abort"));
+    if (timeoutMs !== Number.POSITIVE_INFINITY) this.#timer = setTimeout(() => this.#halt("timeout"), timeoutMs);
+  }
+
+  /** Counts `count` operations about to be done; throws {@link CheckStopped} when the checks must stop. */
+  spend(count = 1): void {
+    if (this.#stop === undefined) {
+      this.#left -= count;
+      if (this.#left < 0) this.#stop = "too many";
+    }
+    if (this.#stop !== undefined) throw new CheckStopped(this.#stop);
+  }
+
+  /** Settles with `work`, or rejects with {@link CheckStopped} as soon as the deadline passes or the signal aborts. */
+  race<T>(work: Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      if (this.#stop !== undefined) reject(new CheckStopped(this.#stop));
+      this.#wake = reject;
+      work.then(resolve, reject);
+    });
+  }
+
+  /** The milliseconds left until the deadline (`Infinity` without one). */
+  remainingMs(): number {
+    return this.#deadline - performance.now();
+  }
+
+  dispose(): void {
+    clearTimeout(this.#timer);
+    this.#unsubscribe?.();
+    this.#wake = undefined;
+  }
+
+  #halt(reason: CheckStop): void {
+    this.#stop ??= reason;
+    this.#wake?.(new CheckStopped(this.#stop));
+  }
 }
 
 // ─── The workspace check of operands (restricted mode) ──────────────────────────────────────────
@@ -339,7 +471,12 @@ function wildcardIndex(word: string): number {
   return bracket === -1 ? star : Math.min(star, bracket);
 }
 
-async function checkOperands(settings: ExecSettings, command: string, cwd: string): Promise<string | undefined> {
+async function checkOperands(
+  settings: ExecSettings,
+  command: string,
+  cwd: string,
+  budget: CheckBudget,
+): Promise<string | undefined> {
   // checkCommand refused inline shells nested too deep: every layer is here.
   const words = shellLayers(command).layers.flatMap((layer) => layer.words);
   const named = namedVariables(words);
@@ -380,11 +517,11 @@ async function checkOperands(settings: ExecSettings, command: string, cwd: strin
     if (variable !== undefined) {
       return `command refused: it changes directory and sets ${variable}, which decides where cd goes, ${RUNTIME}`;
     }
-    if (!(await isPermitted(settings, home))) {
+    if (!(await isPermitted(settings, home, budget))) {
       return "command refused: it changes directory, and a cd alone goes to HOME, which is outside the workspace";
     }
   }
-  const directories = targets.size === 0 ? [cwd] : await reachableDirectories(settings, cwd, targets);
+  const directories = targets.size === 0 ? [cwd] : await reachableDirectories(settings, cwd, targets, budget);
   if (directories === undefined) {
     return (
       `command refused: it may change into more than ${MAX_DIRECTORIES} directories, too many to check; ` +
@@ -397,7 +534,7 @@ async function checkOperands(settings: ExecSettings, command: string, cwd: strin
     for (const directory of from) {
       // The value of a harmless `$HOME` or `$PWD` is known: the path is checked with it.
       const path = candidate.replace(HOME_OR_PWD_VALUE, (_match, name: string) => (name === "HOME" ? home : directory));
-      const refusal = await checkOperand(settings, path, expands, directory, listed);
+      const refusal = await checkOperand(settings, path, expands, directory, listed, budget);
       if (refusal !== undefined) return `command refused: ${refusal}`;
     }
   }
@@ -417,6 +554,7 @@ async function reachableDirectories(
   settings: ExecSettings,
   cwd: string,
   targets: ReadonlySet<string>,
+  budget: CheckBudget,
 ): Promise<string[] | undefined> {
   const home = settings.env.HOME ?? settings.workspace.workspace;
   const found = new Set([cwd]);
@@ -431,7 +569,7 @@ async function reachableDirectories(
             : isAbsolute(target)
               ? target
               : join(base, target);
-        if (found.has(path) || !(await isDirectoryInside(settings, path))) continue;
+        if (found.has(path) || !(await isDirectoryInside(settings, path, budget))) continue;
         found.add(path);
         if (found.size > MAX_DIRECTORIES) return undefined;
         next.push(path);
@@ -442,9 +580,10 @@ async function reachableDirectories(
   return [...found];
 }
 
-async function isDirectoryInside(settings: ExecSettings, path: string): Promise<boolean> {
+async function isDirectoryInside(settings: ExecSettings, path: string, budget: CheckBudget): Promise<boolean> {
+  budget.spend();
   const kind = await stat(path).catch(() => undefined);
-  return kind?.isDirectory() === true && (await isPermitted(settings, path));
+  return kind?.isDirectory() === true && (await isPermitted(settings, path, budget));
 }
 
 async function checkOperand(
@@ -453,6 +592,7 @@ async function checkOperand(
   expands: boolean,
   cwd: string,
   listed: Map<string, Promise<DirectoryFinding>>,
+  budget: CheckBudget,
 ): Promise<string | undefined> {
   if (word === "") return undefined;
   const shown = quoteName(word);
@@ -480,19 +620,24 @@ async function checkOperand(
     const directory = isAbsolute(relative) ? relative : join(cwd, relative);
     let finding = listed.get(directory);
     if (finding === undefined) {
-      finding = inspectDirectory(settings, directory);
+      finding = inspectDirectory(settings, directory, budget);
       listed.set(directory, finding);
     }
     return wildcardRefusal(await finding, shown);
   }
   const absolute = isAbsolute(path) ? path : join(cwd, path);
-  return (await isPermitted(settings, absolute)) ? undefined : `${shown} is outside the workspace`;
+  return (await isPermitted(settings, absolute, budget)) ? undefined : `${shown} is outside the workspace`;
 }
 
 /** A path the command may name: it passes the path guard for both reading and writing (a command may do either). */
-async function isPermitted(settings: ExecSettings, path: string): Promise<boolean> {
+async function isPermitted(settings: ExecSettings, path: string, budget: CheckBudget): Promise<boolean> {
+  budget.spend();
   const read = await resolveWorkspacePath(settings.workspace, path, "read");
   if (!read.ok) return false;
+  // Without allowReadPaths a path passes for reading only inside the workspace, where it passes
+  // for writing too: the second resolution (as costly as the first) would say the same.
+  if ((settings.workspace.allowReadPaths ?? []).length === 0) return true;
+  budget.spend();
   return (await resolveWorkspacePath(settings.workspace, path, "write")).ok;
 }
 
@@ -503,9 +648,14 @@ type DirectoryFinding =
   | { kind: "too many" }
   | { kind: "symlink out"; name: string };
 
-async function inspectDirectory(settings: ExecSettings, directory: string): Promise<DirectoryFinding> {
-  if (!(await isPermitted(settings, directory))) return { kind: "outside" };
+async function inspectDirectory(
+  settings: ExecSettings,
+  directory: string,
+  budget: CheckBudget,
+): Promise<DirectoryFinding> {
+  if (!(await isPermitted(settings, directory, budget))) return { kind: "outside" };
   let listing: Awaited<ReturnType<typeof opendir>>;
+  budget.spend();
   try {
     listing = await opendir(directory);
   } catch {
@@ -515,7 +665,8 @@ async function inspectDirectory(settings: ExecSettings, directory: string): Prom
   // for await closes the directory however the loop ends.
   for await (const entry of listing) {
     if (++count > MAX_WILDCARD_ENTRIES) return { kind: "too many" };
-    if (entry.isSymbolicLink() && !(await isPermitted(settings, join(directory, entry.name)))) {
+    budget.spend();
+    if (entry.isSymbolicLink() && !(await isPermitted(settings, join(directory, entry.name), budget))) {
       return { kind: "symlink out", name: entry.name };
     }
   }
@@ -589,28 +740,18 @@ function formatOutput(stdout: BoundedText, stderr: BoundedText, max: number): st
   return `${kept.slice(0, cut)}\n... (truncated, ${total - cut} more chars)`;
 }
 
-/** The commands running now, killed if this process exits first (a detached group would outlive it). */
-const running = new Set<ChildProcess>();
+/** The sessions of the commands running now, killed if this process exits first (a detached session would outlive it). */
+const running = new Set<ProcessSession>();
 let exitHookInstalled = false;
 
-function track(child: ChildProcess): void {
+function track(session: ProcessSession): void {
   if (!exitHookInstalled) {
     exitHookInstalled = true;
     process.on("exit", () => {
-      for (const command of running) killGroup(command);
+      for (const each of running) each.endSync();
     });
   }
-  running.add(child);
-}
-
-/** Kills the command's whole process group (it leads its own: `detached`). */
-function killGroup(child: ChildProcess): void {
-  if (child.pid === undefined) return;
-  try {
-    process.kill(-child.pid, "SIGKILL");
-  } catch {
-    // ESRCH: the group is already gone
-  }
+  running.add(session);
 }
 
 type Ending =
@@ -619,7 +760,14 @@ type Ending =
   | { kind: "abort" }
   | { kind: "error"; error: Error };
 
-function run(settings: ExecSettings, command: string, cwd: string, signal: AbortSignal): Promise<ToolResult> {
+function run(
+  settings: ExecSettings,
+  command: string,
+  cwd: string,
+  context: ToolContext,
+  timeoutMs: number,
+): Promise<ToolResult> {
+  const { signal } = context;
   const stdout = new BoundedText(settings.maxOutputChars);
   const stderr = new BoundedText(settings.maxOutputChars);
   return new Promise<ToolResult>((resolve) => {
@@ -628,7 +776,7 @@ function run(settings: ExecSettings, command: string, cwd: string, signal: Abort
       child = spawn("/bin/sh", ["-c", command], {
         cwd,
         env: settings.env,
-        // Its own process group (and session), so that a timeout or an abort kills everything it started.
+        // Its own session and process group, so that a timeout or an abort finds everything it started.
         detached: true,
         stdio: ["ignore", "pipe", "pipe"],
       });
@@ -636,16 +784,19 @@ function run(settings: ExecSettings, command: string, cwd: string, signal: Abort
       resolve(startFailure(error));
       return;
     }
+    // Read now, before the shell can be reaped: it identifies the session (see process-session.ts).
+    const session = child.pid === undefined ? undefined : new ProcessSession(child.pid);
     let ending: Ending | undefined;
     let timer: NodeJS.Timeout | undefined;
     let grace: NodeJS.Timeout | undefined;
+    let closed = false;
+    let ended = session === undefined;
     let done = false;
 
-    track(child);
+    if (session !== undefined) track(session);
     const finish = () => {
       if (done) return;
       done = true;
-      running.delete(child);
       clearTimeout(timer);
       clearTimeout(grace);
       signal.removeEventListener("abort", onAbort);
@@ -655,13 +806,30 @@ function run(settings: ExecSettings, command: string, cwd: string, signal: Abort
       stderr.end();
       resolve(result(ending, formatOutput(stdout, stderr, settings.maxOutputChars), settings.timeoutMs));
     };
+    /** Every process of the session is gone (or as many as could be killed): the result may go. */
+    const onEnded = () => {
+      ended = true;
+      if (session !== undefined) {
+        running.delete(session);
+        const { survivors } = session;
+        if (survivors > 0) {
+          context.logger.warn(
+            { pid: session.pid, survivors },
+            "execute_bash: processes of the command survived every kill",
+          );
+        }
+      }
+      // The pipes close once every process holding them died; one that left the session may not.
+      if (closed) finish();
+      else grace ??= setTimeout(finish, CLOSE_GRACE_MS);
+    };
     const stop = (why: Ending) => {
-      // Killed once: after the group is gone its id may be reused, so a later kill could hit another.
+      // Ended once: after the session is gone its ids may be reused, so a later kill could hit another.
       if (ending !== undefined) return;
       ending = why;
-      killGroup(child);
-      // The pipes close once every process holding them died; one that left the group may not.
-      grace ??= setTimeout(finish, CLOSE_GRACE_MS);
+      clearTimeout(timer);
+      if (session === undefined) return;
+      void session.end().then(onEnded, onEnded);
     };
     const onAbort = () => stop({ kind: "abort" });
 
@@ -669,18 +837,21 @@ function run(settings: ExecSettings, command: string, cwd: string, signal: Abort
     child.stderr?.on("data", (chunk: Buffer) => stderr.write(chunk));
     child.on("error", (error) => {
       // Not started (no pid), or a failure while it runs: nothing of it may stay behind.
-      if (ending === undefined) {
-        ending = { kind: "error", error };
-        killGroup(child);
-      }
-      finish();
+      if (ending === undefined) stop({ kind: "error", error });
+      if (ended) finish();
     });
-    // The shell is done: what it left running in the background is killed too (no orphans).
-    child.on("exit", (code, exitSignal) => stop({ kind: "exit", code, signal: exitSignal }));
-    child.on("close", finish);
+    // The shell is done (and reaped): what it left running is killed too (no orphans).
+    child.on("exit", (code, exitSignal) => {
+      if (session !== undefined) session.leaderReaped = true;
+      stop({ kind: "exit", code, signal: exitSignal });
+    });
+    child.on("close", () => {
+      closed = true;
+      if (ended) finish();
+    });
     signal.addEventListener("abort", onAbort, { once: true });
-    if (settings.timeoutMs !== Number.POSITIVE_INFINITY) {
-      timer = setTimeout(() => stop({ kind: "timeout" }), settings.timeoutMs);
+    if (timeoutMs !== Number.POSITIVE_INFINITY) {
+      timer = setTimeout(() => stop({ kind: "timeout" }), timeoutMs);
     }
   });
 }

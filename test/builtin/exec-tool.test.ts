@@ -11,6 +11,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createExecTool, type ExecToolOptions } from "../../src/builtin/exec-tool.js";
@@ -69,6 +70,27 @@ async function expectDead(pidFile: string): Promise<void> {
   const pid = Number(readFileSync(pidFile, "utf8").trim());
   expect(pid).toBeGreaterThan(0);
   await vi.waitFor(() => expect(isAlive(pid)).toBe(false), { timeout: 5_000, interval: 20 });
+}
+
+/**
+ * Waits until `file` of the workspace holds a whole line (a pid, written by one `echo`): on real
+ * timers, also while a test fakes them (vi.waitFor would advance the fake clock as it polls).
+ */
+async function waitForLine(file: string): Promise<void> {
+  const path = join(workspace, file);
+  for (let waited = 0; waited < 10_000; waited += 20) {
+    if (existsSync(path) && readFileSync(path, "utf8").endsWith("\n")) return;
+    await sleep(20);
+  }
+  throw new Error(`${file} was not written within 10 s`);
+}
+
+/** Runs a TypeScript file with tsx, in a process of its own. */
+async function runScript(script: string): Promise<void> {
+  const tsx = new URL("../../node_modules/.bin/tsx", import.meta.url).pathname;
+  await new Promise<void>((resolve, reject) => {
+    execFile(tsx, [script], { timeout: 20_000 }, (error) => (error ? reject(error) : resolve()));
+  });
 }
 
 describe("createExecTool", () => {
@@ -174,8 +196,17 @@ describe("output", () => {
 
 describe("process group", () => {
   it("kills the whole group at the timeout and returns the partial output", async () => {
-    // 2 s, not less: the shell must have written bg.pid before the timeout even on a loaded machine.
-    const result = await run("echo started; sleep 30 & echo $! > bg.pid; sleep 30", { timeoutMs: 2_000 });
+    // The tool's timeout is a fake timer, fired once bg.pid is written: however slow the machine.
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    let result: ToolResult;
+    try {
+      const pending = run("echo started; sleep 30 & echo $! > bg.pid; sleep 30", { timeoutMs: 2_000 });
+      await waitForLine("bg.pid");
+      vi.advanceTimersByTime(2_000);
+      result = await pending;
+    } finally {
+      vi.useRealTimers();
+    }
     expect(result.isError).toBe(true);
     expect(result.forLLM).toMatchInlineSnapshot(`
       "command timed out after 2s
@@ -197,7 +228,7 @@ describe("process group", () => {
       { timeoutMs: 60_000 },
       createToolContext({ signal: controller.signal }),
     );
-    await vi.waitFor(() => expect(existsSync(join(workspace, "bg.pid"))).toBe(true), { timeout: 5_000 });
+    await waitForLine("bg.pid");
     controller.abort();
     const result = await pending;
     expect(result.isError).toBe(true);
@@ -210,23 +241,21 @@ describe("process group", () => {
     const source = new URL("../../src/builtin/exec-tool.ts", import.meta.url).pathname;
     writeFileSync(
       script,
-      `import { existsSync } from "node:fs";
+      `import { existsSync, readFileSync } from "node:fs";
 import { createExecTool } from ${JSON.stringify(source)};
 const tool = createExecTool({ workspace: ${JSON.stringify(workspace)} });
 const context = { signal: new AbortController().signal, channel: "", chatId: "", metadata: {}, logger: {} };
 void tool.execute({ command: "sleep 30 & echo $! > bg.pid; sleep 30" }, context as never);
-const timer = setInterval(() => { if (existsSync(${JSON.stringify(join(workspace, "bg.pid"))})) process.exit(0); }, 10);
+const pidFile = ${JSON.stringify(join(workspace, "bg.pid"))};
+const timer = setInterval(() => { if (existsSync(pidFile) && readFileSync(pidFile, "utf8").endsWith("\\n")) process.exit(0); }, 10);
 setTimeout(() => clearInterval(timer), 10_000);
 `,
     );
-    const tsx = new URL("../../node_modules/.bin/tsx", import.meta.url).pathname;
-    await new Promise<void>((resolve, reject) => {
-      execFile(tsx, [script], { timeout: 20_000 }, (error) => (error ? reject(error) : resolve()));
-    });
+    await runScript(script);
     await expectDead(join(workspace, "bg.pid"));
   });
 
-  it("returns even when a process that left the group holds the output open (it survives: documented)", async () => {
+  it("returns even when a process that left the session and its parent ended holds the output open (it survives: documented)", async () => {
     // A program may call setsid() itself (here node's detached spawn); the deny list only sees `setsid`.
     const script =
       "const c = require('child_process').spawn('sleep', ['30'], { detached: true, stdio: ['ignore', 'inherit', 'inherit'] });" +
@@ -244,11 +273,22 @@ setTimeout(() => clearInterval(timer), 10_000);
   it("kills the whole group when the registry's own timeout aborts the call", async () => {
     const registry = new ToolRegistry();
     registry.register(tool({ timeoutMs: 60_000 }));
-    const result = await registry.execute(
-      "execute_bash",
-      { command: "sleep 30 & echo $! > bg.pid; sleep 30" },
-      { timeoutMs: 1_000 },
-    );
+    // The registry's timeout is a fake timer (on a fake clock: it reads performance.now()), fired
+    // once bg.pid is written: however slow the machine.
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance"] });
+    let result: ToolResult;
+    try {
+      const pending = registry.execute(
+        "execute_bash",
+        { command: "sleep 30 & echo $! > bg.pid; sleep 30" },
+        { timeoutMs: 1_000 },
+      );
+      await waitForLine("bg.pid");
+      vi.advanceTimersByTime(1_000);
+      result = await pending;
+    } finally {
+      vi.useRealTimers();
+    }
     expect(result.isError).toBe(true);
     await expectDead(join(workspace, "bg.pid"));
   });
@@ -259,6 +299,118 @@ setTimeout(() => clearInterval(timer), 10_000);
     const result = await run("touch ran", {}, createToolContext({ signal: controller.signal }));
     expect(result.forLLM).toBe("command aborted before it started");
     expect(existsSync(join(workspace, "ran"))).toBe(false);
+  });
+});
+
+describe("every process of the command (its session), not only its group", () => {
+  // What the commands below start, killed here (by pid) if a test fails before the tool did it.
+  const started: number[] = [];
+  afterEach(() => {
+    for (const pid of started.splice(0)) if (isAlive(pid)) process.kill(pid, "SIGKILL");
+  });
+
+  /** The pids written in `file` of the workspace (remembered for the cleanup). */
+  function pidsIn(file: string): number[] {
+    const pids = readFileSync(join(workspace, file), "utf8").trim().split(/\s+/).map(Number);
+    expect(pids[0]).toBeGreaterThan(1);
+    started.push(...pids.filter((pid) => pid > 1));
+    return pids;
+  }
+
+  /** A script that writes its pid and its parent's (as it started) to `file`, then becomes `program`. */
+  function pidScript(name: string, file: string, program: string): void {
+    writeFileSync(join(workspace, name), `echo $$ $PPID > ${file}.tmp; mv ${file}.tmp ${file}; exec ${program}\n`);
+  }
+
+  it("kills what timeout moved into a group of its own when the command ends (timeout 999 yes >/dev/null &)", async () => {
+    pidScript("yes.sh", "yes.pid", "yes");
+    const result = await run(
+      "timeout 999 sh yes.sh > /dev/null & while [ ! -s yes.pid ]; do sleep 0.01; done; echo ended",
+    );
+    expect(result.forLLM).toBe("ended");
+    const [yes, timeout] = pidsIn("yes.pid");
+    expect(isAlive(yes as number)).toBe(false);
+    expect(isAlive(timeout as number)).toBe(false);
+  });
+
+  it("kills timeout written directly in the command (timeout 30 sleep 30 >/dev/null & sleep …)", async () => {
+    // sleep, not yes: where the fix is missing, the child left behind (whose pid the test does not
+    // know, so cannot clean up) ends by itself.
+    const result = await run("timeout 30 sleep 30 >/dev/null & echo $! > timeout.pid; sleep 0.5");
+    expect(result.forLLM).toBe("(no output)");
+    const [timeout] = pidsIn("timeout.pid");
+    expect(isAlive(timeout as number)).toBe(false);
+  });
+
+  it("kills a job of a shell with job control (bash -c 'set -m; sleep 1000 &')", async () => {
+    pidScript("sleeper.sh", "bg.pid", "sleep 1000");
+    const result = await run(
+      "bash -c 'set -m; sh sleeper.sh &'; while [ ! -s bg.pid ]; do sleep 0.01; done; echo ended",
+    );
+    expect(result.forLLM).toBe("ended");
+    const [sleeper] = pidsIn("bg.pid");
+    expect(isAlive(sleeper as number)).toBe(false);
+  });
+
+  it("kills timeout and its child at the tool's timeout (timeout 60 npm test, as the foreground command)", async () => {
+    pidScript("long.sh", "long.pid", "sleep 100");
+    // The tool's timeout is a fake timer, fired once the processes exist: however slow the machine.
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    try {
+      const pending = run("timeout 60 sh long.sh; echo after", { timeoutMs: 5_000 });
+      await waitForLine("long.pid");
+      // Past the timeout, and past the wait for the pipes after it: whatever holds them, the call ends.
+      vi.advanceTimersByTime(10_000);
+      const result = await pending;
+      expect(result.forLLM).toBe("command timed out after 5s\n(no output)");
+    } finally {
+      vi.useRealTimers();
+    }
+    const [sleeper, timeout] = pidsIn("long.pid");
+    expect(isAlive(sleeper as number)).toBe(false);
+    expect(isAlive(timeout as number)).toBe(false);
+  });
+
+  it("kills a child that left the session while its parent is still running (setsid, then the abort)", async () => {
+    const script =
+      "const c = require('child_process').spawn('sleep', ['30'], { detached: true, stdio: 'ignore' });" +
+      " require('fs').writeFileSync('escaped.pid', c.pid + ' ' + process.pid + '\\n'); setInterval(() => {}, 1000);";
+    const controller = new AbortController();
+    const pending = run(`node -e "${script}"`, { timeoutMs: 60_000 }, createToolContext({ signal: controller.signal }));
+    await waitForLine("escaped.pid");
+    controller.abort();
+    expect((await pending).forLLM).toBe("command aborted\n(no output)");
+    const [escaped, parent] = pidsIn("escaped.pid");
+    expect(isAlive(escaped as number)).toBe(false);
+    expect(isAlive(parent as number)).toBe(false);
+  });
+
+  it("kills what left the group when this process exits (timeout 60 sleep 100 &)", async () => {
+    pidScript("long.sh", "long.pid", "sleep 100");
+    const script = join(root, "exit-early.ts");
+    const source = new URL("../../src/builtin/exec-tool.ts", import.meta.url).pathname;
+    writeFileSync(
+      script,
+      `import { existsSync } from "node:fs";
+import { createExecTool } from ${JSON.stringify(source)};
+const tool = createExecTool({ workspace: ${JSON.stringify(workspace)} });
+const context = { signal: new AbortController().signal, channel: "", chatId: "", metadata: {}, logger: {} };
+void tool.execute({ command: "timeout 60 sh long.sh & sleep 30" }, context as never);
+const timer = setInterval(() => { if (existsSync(${JSON.stringify(join(workspace, "long.pid"))})) process.exit(0); }, 10);
+setTimeout(() => clearInterval(timer), 10_000);
+`,
+    );
+    await runScript(script);
+    const [sleeper, timeout] = pidsIn("long.pid");
+    await vi.waitFor(() => expect(isAlive(sleeper as number)).toBe(false), { timeout: 5_000, interval: 20 });
+    expect(isAlive(timeout as number)).toBe(false);
+  });
+
+  it("kills what a subshell left behind (a double fork that stays in the session)", async () => {
+    const result = await run("(sleep 30 & echo $! > bg.pid); echo ended");
+    expect(result.forLLM).toBe("ended");
+    const [sleeper] = pidsIn("bg.pid");
+    expect(isAlive(sleeper as number)).toBe(false);
   });
 });
 
@@ -399,6 +551,66 @@ describe("the workspace (restricted mode, the default)", () => {
     expect((await run("ls many/*")).forLLM).toBe(
       'command refused: "many/*" is a wildcard over more than 1000 entries, too many to check; name the files',
     );
+  });
+
+  describe("the check's own limits: operations, time, the signal", () => {
+    /** Directories d0 … d<count-1> of `size` empty files each: a wildcard over each is fine alone. */
+    function directoriesOfFiles(count: number, size: number): string {
+      const words: string[] = [];
+      for (let directory = 0; directory < count; directory++) {
+        mkdirSync(join(workspace, `d${directory}`));
+        for (let file = 0; file < size; file++) writeFileSync(join(workspace, `d${directory}`, `f${file}`), "");
+        words.push(`d${directory}/*`);
+      }
+      return words.join(" ");
+    }
+
+    it("refuses a command whose check needs more than 4,000 filesystem operations (echo d0/* … d4/*)", async () => {
+      const wildcards = directoriesOfFiles(5, 801);
+      const result = await run(`echo ${wildcards}; touch ran`);
+      expect(result.isError).toBe(true);
+      expect(result.forLLM).toMatchInlineSnapshot(
+        `"command refused: checking its paths takes more than 4,000 filesystem operations (paths resolved, directory entries read), too many to check; name fewer files, or quote a pattern for a program that matches it itself (find . -name '*.ts')"`,
+      );
+      expect(existsSync(join(workspace, "ran"))).toBe(false);
+      // Four of them are fine.
+      expect((await run("echo d0/f1* d1/f1* d2/f1* d3/f1* | wc -w")).forLLM).toBe("444");
+    });
+
+    // A check that would end in a refusal (the symlink at the end), after reading many entries first.
+    function slowRefusedCommand(): string {
+      const wildcards = directoriesOfFiles(2, 100);
+      symlinkSync(outside, join(workspace, "leak"));
+      return `echo ${wildcards}; touch ran; cat leak/secret.txt`;
+    }
+
+    it("ends with the abort result as soon as the call's signal aborts during the check", async () => {
+      const command = slowRefusedCommand();
+      const controller = new AbortController();
+      const pending = run(command, {}, createToolContext({ signal: controller.signal }));
+      controller.abort(); // the check has started (and read nothing yet): it stops here
+      const result = await pending;
+      expect(result.isError).toBe(true);
+      expect(result.forLLM).toBe("command aborted before it started");
+      expect(existsSync(join(workspace, "ran"))).toBe(false);
+    });
+
+    it("reports a timeout during the check as a timeout: timeoutMs covers the check and the run", async () => {
+      const command = slowRefusedCommand();
+      // A fake clock: the deadline passes while the check is under way, however fast the machine.
+      vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+      let pending: Promise<ToolResult>;
+      try {
+        pending = run(command, { timeoutMs: 2_000 });
+        vi.advanceTimersByTime(2_000);
+      } finally {
+        vi.useRealTimers();
+      }
+      const result = await pending;
+      expect(result.isError).toBe(true);
+      expect(result.forLLM).toBe("command timed out after 2s while its paths were checked; nothing ran");
+      expect(existsSync(join(workspace, "ran"))).toBe(false);
+    });
   });
 
   it("refuses a word that may be a brace expansion (when sh is bash, {.,.}. is ..)", async () => {
