@@ -347,9 +347,10 @@ export const MAX_SHELL_DEPTH = 3;
 
 /**
  * Most characters all the layers of a command may hold together (an `env -S` string rendered as
- * a command may be longer than in the command); beyond it the command is refused.
+ * a command may be longer than in the command), and most layers; beyond, the command is refused.
  */
 const MAX_LAYER_CHARS = 4 * MAX_COMMAND_CHARS;
+const MAX_LAYERS = 64;
 
 /**
  * Why the command is refused, or `undefined` when it may run: too long, a raw rule, the default
@@ -371,11 +372,16 @@ export function checkCommand(command: string, patterns: CommandPatterns): string
   if (tooDeep) {
     return `command refused by the deny list: inline shells (sh -c, env -S) nested more than ${MAX_SHELL_DEPTH} deep`;
   }
-  if (tooLong) return "command refused: its inline scripts are too long to check; write a script file and run that instead";
+  if (tooLong) {
+    return (
+      `command refused: its inline scripts (sh -c, env -S, trap) are more than ${MAX_LAYERS} or too long to ` +
+      "check; write a script file and run that instead"
+    );
+  }
   for (const layer of layers) {
     if (layer.depth > 0 && layer.text.includes("$")) {
       // In double quotes the outer shell expands it into the script; in single quotes the inner one does.
-      return "command refused by the deny list: a $ in the script of an inline shell (sh -c '…$…', env -S '…$…')";
+      return "command refused by the deny list: a $ in the script of an inline shell (sh -c '…$…')";
     }
     const refusal = checkLayer(layer, patterns);
     if (refusal !== undefined) return refusal;
@@ -394,7 +400,11 @@ function checkLayer(layer: AnalysedLayer, patterns: CommandPatterns): string | u
   if (xargsRunsItsInput(words)) {
     return "command refused by the deny list: xargs running a command named by its input (xargs -I{} {} …)";
   }
+  const checked = new Set<string>();
   const denied = (form: string): string | undefined => {
+    // A form equal to one already read (the common case: no redirection, no wildcard) is not read again.
+    if (checked.has(form)) return undefined;
+    checked.add(form);
     if (!defaults.any.test(form)) return undefined;
     const index = defaults.each.findIndex((rule) => rule.test(form));
     return `command refused by the deny list: ${DEFAULT_DENY_RULES[index]?.name ?? "a dangerous pattern"}`;
@@ -407,13 +417,19 @@ function checkLayer(layer: AnalysedLayer, patterns: CommandPatterns): string | u
   if (structure !== undefined) return `command refused by the deny list: ${structure}`;
   // The same rules on what runs: redirections removed, wildcards read as the names they could match.
   const canonical = canonicalForm(items);
+  if (canonical === undefined) {
+    return (
+      "command refused by the deny list: its wildcards and brace expansions could name too many commands " +
+      "or files the deny list looks for; write the names out"
+    );
+  }
   const expanded = normalizeCommand(canonical);
   for (const form of [expanded, normalise(canonical)]) {
     const refusal = denied(form);
     if (refusal !== undefined) return refusal;
   }
   for (const pattern of patterns.deny) {
-    if (matches(pattern, normalised, true) || matches(pattern, expanded, true)) {
+    if (matches(pattern, normalised, true) || (expanded !== normalised && matches(pattern, expanded, true))) {
       return "command refused by the deny list: a pattern of this application";
     }
   }
@@ -526,18 +542,16 @@ function analysedLayers(command: string): { layers: AnalysedLayer[]; tooDeep: bo
     const next: string[] = [];
     for (const text of pending) {
       total += text.length;
-      if (total > MAX_LAYER_CHARS) return { layers, tooDeep: false, tooLong: true };
+      if (total > MAX_LAYER_CHARS || layers.length >= MAX_LAYERS) return { layers, tooDeep: false, tooLong: true };
       const tokens = shellTokens(text);
       const words = tokens.filter(isWord).map(({ text, expands, parameters }) => ({ text, expands, parameters }));
       layers.push({ text, depth, words, items: structureOf(tokens) });
-      next.push(...inlineScripts(words));
+      for (const script of inlineScripts(words)) next.push(script);
     }
     pending = next;
   }
   return { layers, tooDeep: false, tooLong: false };
 }
-
-const SHELL_SET = new Set(SHELL_NAMES);
 
 /** The basename of a word, lower case, without the `$@`, `$*`, `$1`…`$9` that are empty in `sh -c`. */
 export function commandName(word: string): string {
@@ -545,17 +559,24 @@ export function commandName(word: string): string {
   return bare.slice(bare.lastIndexOf("/") + 1);
 }
 
+const vocabularySets = new Map<readonly string[], ReadonlySet<string>>();
+
 /**
- * The names a word may run as a command: its {@link commandName}, and when it is an unquoted
- * wildcard, every name of {@link COMMAND_VOCABULARY} it could match (`/usr/bin/sets?d` → setsid).
+ * The names of `vocabulary` a word may run as a command: its {@link commandName} when it is one of
+ * them, or when it is an unquoted wildcard, every one it could match (`/usr/bin/sets?d` → setsid).
  */
-function namesOf(word: CommandWord): string[] {
+function namesIn(word: CommandWord, vocabulary: readonly string[]): readonly string[] {
   const name = commandName(word.text);
-  if (!word.expands || !isWildcard(name)) return [name];
-  return [name, ...wildcardNames(name, COMMAND_VOCABULARY)];
+  if (word.expands && isWildcard(name)) return wildcardNames(name, vocabulary);
+  let set = vocabularySets.get(vocabulary);
+  if (set === undefined) {
+    set = new Set(vocabulary);
+    vocabularySets.set(vocabulary, set);
+  }
+  return set.has(name) ? [name] : [];
 }
 
-const isShell = (word: CommandWord): boolean => namesOf(word).some((name) => SHELL_SET.has(name));
+const isShell = (word: CommandWord): boolean => namesIn(word, SHELL_NAMES).length > 0;
 
 /** The scripts of the inline shells among these words (see {@link shellLayers}), of `trap`s and of `env -S`. */
 function inlineScripts(words: readonly CommandWord[]): string[] {
@@ -570,7 +591,8 @@ function inlineScripts(words: readonly CommandWord[]): string[] {
       continue;
     }
     if (name === "env") {
-      scripts.push(...envScripts(words, index));
+      // Its options are no command names: go on after them (each word is read once).
+      index = envScripts(words, index, scripts) - 1;
       continue;
     }
     if (!isShell(word)) continue;
@@ -601,14 +623,15 @@ const ENV_VALUE = "uCaS";
 const ENV_LONG_VALUE = ["--unset", "--chdir", "--argv0"];
 
 /**
- * The command of each `env -S STRING` (`-iS…`, `--split-string=…`, `--sp …`) after the `env` at
- * `index`, as a command line: `env` and the words env splits the string into ({@link envSplit}),
- * each single-quoted, so that the line is checked like the script of an inline shell. env stops
- * at its first operand (`+` in its getopt string).
+ * Adds to `scripts` the command of each `env -S STRING` (`-iS…`, `--split-string=…`, `--sp …`)
+ * after the `env` at `index`, as a command line: `env` and the words env splits the string into
+ * ({@link envSplit}), each single-quoted, so that the line is checked like the script of an
+ * inline shell. env stops at its first operand (`+` in its getopt string). Returns the index of
+ * the first word after env's options.
  */
-function envScripts(words: readonly CommandWord[], index: number): string[] {
-  const strings: string[] = [];
-  for (let next = index + 1; next < words.length; next++) {
+function envScripts(words: readonly CommandWord[], index: number, scripts: string[]): number {
+  let next = index + 1;
+  for (; next < words.length; next++) {
     const option = words[next]?.text ?? "";
     if (option === "--" || !option.startsWith("-")) break;
     if (option.startsWith("--")) {
@@ -617,7 +640,7 @@ function envScripts(words: readonly CommandWord[], index: number): string[] {
       const value = () => (equals === -1 ? words[++next]?.text : option.slice(equals + 1));
       if (name.length >= 3 && "--split-string".startsWith(name)) {
         const string = value();
-        if (string !== undefined) strings.push(string);
+        if (string !== undefined) scripts.push(envScript(string));
       } else if (equals === -1 && name.length >= 3 && ENV_LONG_VALUE.some((long) => long.startsWith(name))) next++;
       continue;
     }
@@ -625,12 +648,15 @@ function envScripts(words: readonly CommandWord[], index: number): string[] {
       const char = option.charAt(letter);
       if (!ENV_VALUE.includes(char)) continue;
       const value = letter + 1 < option.length ? option.slice(letter + 1) : words[++next]?.text;
-      if (char === "S" && value !== undefined) strings.push(value);
+      if (char === "S" && value !== undefined) scripts.push(envScript(value));
       break;
     }
   }
-  return strings.map((string) => `env ${envSplit(string).map(singleQuoted).join(" ")}`);
+  return next;
 }
+
+/** An `env -S` string as the command line it runs: `env` and its words, each single-quoted. */
+const envScript = (string: string): string => `env ${envSplit(string).map(singleQuoted).join(" ")}`;
 
 const singleQuoted = (text: string): string => `'${text.replace(/'/g, "'\\''")}'`;
 
@@ -858,7 +884,7 @@ const RESERVED = new Set(["{", "}", "!", "then", "do", "else", "elif", "if", "wh
 const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=/;
 const CASE_END = new Set([";;", ";&", ";;&"]);
 const FIND_EXEC = /^-(?:exec|execdir|ok|okdir)$/;
-const WRAPPER_SET = new Set(WRAPPER_NAMES);
+const FIND: readonly string[] = ["find"];
 
 /**
  * The words and control operators of a layer, without its redirections (an operator such as
@@ -916,9 +942,8 @@ function structureOf(tokens: readonly ShellToken[]): Item[] {
       } else {
         role = "command";
         state = "arguments";
-        const names = namesOf(token);
-        wrapper = names.some((name) => WRAPPER_SET.has(name));
-        find = names.includes("find");
+        wrapper = namesIn(token, WRAPPER_NAMES).length > 0;
+        find = namesIn(token, FIND).length > 0;
       }
     } else if (state === "arguments") {
       role = "argument";
@@ -948,10 +973,9 @@ const closes = (item: Item): boolean =>
 /**
  * Why the deny list refuses a layer for its structure, read on its words rather than on its text:
  * a shell function definition (`name()` outside quotes, whatever its body); a wildcard or brace
- * expansion in a command name (`/bin/kil? 1`, `{rm,-rf,x}`: it expands against /bin …); a `cd`
- * to a wildcard (which directory it reaches is not known: `cd /*\/self`); a pipe into a shell
- * anywhere in the subshell, group or compound command the pipe feeds (`| (cd x; sh)`,
- * `| while read l; do sh; done`).
+ * expansion in a command name (`/bin/kil? 1`, `{rm,-rf,x}`: it expands against /bin …); a pipe
+ * into a shell anywhere in the subshell, group or compound command the pipe feeds
+ * (`| (cd x; sh)`, `| while read l; do sh; done`).
  */
 function structureRefusal(items: readonly Item[]): string | undefined {
   for (let index = 0; index < items.length; index++) {
@@ -968,23 +992,8 @@ function structureRefusal(items: readonly Item[]): string | undefined {
     if (token.expands && (isWildcard(token.text) || isBraceExpansion(token.text))) {
       return "a wildcard or brace expansion in a command name (/bin/kil? …), which could run any program";
     }
-    const name = commandName(token.text);
-    if (name === "cd" || name === "pushd") {
-      let next = index + 1;
-      while (/^-[LPe@]+$|^--$/.test(wordAt(items, next)?.text ?? "")) next++;
-      const target = wordAt(items, next);
-      if (target?.expands === true && (isWildcard(target.text) || isBraceExpansion(target.text))) {
-        return "cd or pushd to a wildcard or brace expansion, which could reach any directory";
-      }
-    }
   }
   return pipesIntoShell(items) ? "a pipe into a shell (curl … | sh)" : undefined;
-}
-
-/** The word at `index` when it is an argument, else `undefined`. */
-function wordAt(items: readonly Item[], index: number): WordToken | undefined {
-  const item = items[index];
-  return item?.role === "argument" && item.token.kind === "word" ? item.token : undefined;
 }
 
 /**
@@ -1043,7 +1052,7 @@ function pipesIntoShell(items: readonly Item[]): boolean {
  * lists, tests or prints (`-l`, `-t`, `-v`, `-z`, `-Z`, `-p`), `cpio -i`/`-p`, `pax -r`, `7z x`/`e`,
  * `unrar x`/`e`, `dpkg-deb -x`.
  */
-const EXTRACTORS = new Set(["tar", "bsdtar", "gtar", "unzip", "cpio", "pax", "7z", "7za", "7zr", "7zz", "unrar", "rar", "dpkg-deb"]);
+const EXTRACTORS: readonly string[] = ["tar", "bsdtar", "gtar", "unzip", "cpio", "pax", "7z", "7za", "7zr", "7zz", "unrar", "rar", "dpkg-deb"];
 
 function extractsArchive(name: string, args: readonly string[]): boolean {
   const operand = args.find((arg) => !arg.startsWith("-"));
@@ -1100,8 +1109,8 @@ function extractionRefusal(layers: readonly AnalysedLayer[]): string | undefined
         examined = false;
       } else if (item.role === "argument" && FIND_EXEC.test(item.token.text) && ++execs > 1) commands++;
       if (extracts || examined || (item.role !== "command" && !item.wrapped)) continue;
-      const names = namesOf(item.token);
-      if (!names.some((name) => EXTRACTORS.has(name))) continue;
+      const names = namesIn(item.token, EXTRACTORS);
+      if (names.length === 0) continue;
       examined = true;
       const args: string[] = [];
       for (let next = index + 1; next < items.length && items[next]?.role === "argument"; next++) {
@@ -1127,32 +1136,53 @@ function extractionRefusal(layers: readonly AnalysedLayer[]): string | undefined
  * match a name the rules look for replaced by those names: `environ`, `mem` and `proc` in any
  * word, quoted or not (`[e]nviron`, `find -name 'e*'`), and after a command that runs another,
  * every command name of the rules (`timeout 5 /bin/kil? 1` is `… /bin/kill 1`). A part of only
- * `*` and `?` with at least one `*` matches anything and is kept.
+ * `*` and `?` with at least one `*` matches anything and is kept. `undefined` when the form grows
+ * longer than {@link MAX_CANONICAL_CHARS} (`timeout 1 [a-z]* …`: each word could be any name).
  */
-function canonicalForm(items: readonly Item[]): string {
+function canonicalForm(items: readonly Item[]): string | undefined {
   const parts: string[] = [];
+  let length = 0;
+  // Where the words of a cd or pushd stand: its options, then its target.
+  let changesDirectory = false;
   for (const { token, role, wrapped } of items) {
     if (token.kind === "operator") {
       parts.push(token.text === "\n" ? ";" : token.text);
+      changesDirectory = false;
       continue;
     }
-    let text = token.text;
-    if (token.expands && isBraceExpansion(text)) text = text.replace(/[{},]/g, " ");
-    if (/[*?[]/.test(text) && role !== "command") {
-      const vocabulary = wrapped && token.expands ? COMMAND_VOCABULARY : PATH_VOCABULARY;
-      text = text
-        .split("/")
-        .map((part) => {
-          if (!isWildcard(part)) return part;
-          const names = wildcardNames(part, vocabulary);
-          return names.length > 0 ? names.join(" ") : part;
-        })
-        .join("/");
+    let target = false;
+    if (role === "command") {
+      const name = commandName(token.text);
+      changesDirectory = name === "cd" || name === "pushd";
+    } else if (changesDirectory && !/^-[LPe@]+$|^--$/.test(token.text)) {
+      target = true;
+      changesDirectory = false;
     }
-    parts.push(text);
+    const words = token.expands && isBraceExpansion(token.text) ? braceExpansion(token.text) : [token.text];
+    for (let word of words) {
+      if (/[*?[]/.test(word) && role !== "command") {
+        word = word
+          .split("/")
+          .map((part) => {
+            if (!isWildcard(part)) return part;
+            // Where a cd goes cannot be seen: any part that could be `proc` is (`cd /*\/self`).
+            const names = target
+              ? wildcardNames(part, PROC, true)
+              : wildcardNames(part, wrapped && token.expands ? COMMAND_VOCABULARY : PATH_VOCABULARY);
+            return names.length > 0 ? names.join(" ") : part;
+          })
+          .join("/");
+      }
+      length += word.length + 1;
+      if (length > MAX_CANONICAL_CHARS) return undefined;
+      parts.push(word);
+    }
   }
   return parts.join(" ");
 }
+
+/** Longest {@link canonicalForm}: twice the longest command, so the rules stay as cheap as on the command. */
+const MAX_CANONICAL_CHARS = 2 * MAX_COMMAND_CHARS;
 
 /** Whether a word may be a brace expansion (`{a,b}`, `{1..3}`). */
 function isBraceExpansion(text: string): boolean {
@@ -1160,10 +1190,64 @@ function isBraceExpansion(text: string): boolean {
   return open !== -1 && text.indexOf("}", open + 1) !== -1 && (text.includes(",") || text.includes(".."));
 }
 
+/** Most words {@link braceExpansion} makes of one word, and most rounds; beyond, its braces and commas read as blanks. */
+const MAX_BRACE_WORDS = 32;
+const MAX_BRACE_ROUNDS = 8;
+
+/**
+ * The words bash makes of a word with `{a,b}` groups (`/{proc,x}/1` → `/proc/1`, `/x/1`;
+ * `{rm,-rf,x}` → `rm`, `-rf`, `x`), innermost groups first; a sequence (`{1..3}`) is kept as it
+ * is. When that would make more than {@link MAX_BRACE_WORDS} words or take more than
+ * {@link MAX_BRACE_ROUNDS} rounds, the word with its braces and commas as blanks: it
+ * over-approximates, and the work stays a constant times the word's length.
+ */
+function braceExpansion(word: string): string[] {
+  let words = [word];
+  for (let round = 0; round < MAX_BRACE_ROUNDS; round++) {
+    const next: string[] = [];
+    let expanded = false;
+    for (const current of words) {
+      const group = innermostGroup(current);
+      if (group === undefined) {
+        next.push(current);
+        continue;
+      }
+      expanded = true;
+      const head = current.slice(0, group.open);
+      const tail = current.slice(group.close + 1);
+      for (const alternative of current.slice(group.open + 1, group.close).split(",")) {
+        next.push(head + alternative + tail);
+      }
+    }
+    if (!expanded) return words;
+    if (next.length > MAX_BRACE_WORDS) break;
+    words = next;
+  }
+  return [word.replace(/[{},]/g, " ")];
+}
+
+/** The first `{…}` holding a comma and no brace, or `undefined`. Linear. */
+function innermostGroup(word: string): { open: number; close: number } | undefined {
+  let open = -1;
+  let comma = false;
+  for (let index = 0; index < word.length; index++) {
+    const char = word.charAt(index);
+    if (char === "{") {
+      open = index;
+      comma = false;
+    } else if (char === "}") {
+      if (open !== -1 && comma) return { open, close: index };
+      open = -1;
+    } else if (char === "," && open !== -1) comma = true;
+  }
+  return undefined;
+}
+
 // ─── Wildcards ──────────────────────────────────────────────────────────────────────────────────
 
 /** The path parts the /proc rules look for. */
 const PATH_VOCABULARY: readonly string[] = ["environ", "mem", "proc"];
+const PROC: readonly string[] = ["proc"];
 /** Every name the rules refuse or look at as a command, and the path parts. */
 const COMMAND_VOCABULARY: readonly string[] = [
   ...new Set([
@@ -1196,28 +1280,25 @@ const MAX_CACHED = 1_000;
 
 /**
  * The names of `vocabulary` that the wildcard (one path part, compared lower case) could match;
- * none when it is `*`-like (only `*` and `?`, with a `*`: it matches anything). Bounded: a
- * wildcard with more literal parts than the longest name matches none, and each name costs at
- * most its length times the wildcard's parts.
+ * unless `anything`, none when it matches anything (only `*` and `?`, with a `*`: reading `ls *`
+ * as naming every refused command would refuse it). Bounded: a wildcard with more literal parts
+ * than the longest name matches none, and each name costs at most its length times the
+ * wildcard's parts; results are cached per vocabulary.
  */
-function wildcardNames(wildcard: string, vocabulary: readonly string[]): string[] {
+function wildcardNames(wildcard: string, vocabulary: readonly string[], anything = false): string[] {
   let cache = wildcardCache.get(vocabulary);
   if (cache === undefined) {
     cache = new Map();
     wildcardCache.set(vocabulary, cache);
   }
-  const known = cache.get(wildcard);
+  const key = anything ? `*${wildcard}` : wildcard;
+  const known = cache.get(key);
   if (known !== undefined) return known;
   const parts = compileWildcard(wildcard.toLowerCase());
-  let names: string[] = [];
-  if (parts !== undefined && !parts.every((part) => part === "*" || part === "?")) {
-    names = vocabulary.filter((name) => wildcardMatches(parts, name));
-  } else if (parts !== undefined && !parts.includes("*")) {
-    // Only `?`: a name of exactly that length.
-    names = vocabulary.filter((name) => name.length === parts.length);
-  }
+  const matchesAnything = parts?.every((part) => part === "*" || part === "?") === true && parts.includes("*");
+  const names = parts === undefined || (matchesAnything && !anything) ? [] : vocabulary.filter((name) => wildcardMatches(parts, name));
   if (cache.size >= MAX_CACHED) cache.clear();
-  cache.set(wildcard, names);
+  cache.set(key, names);
   return names;
 }
 

@@ -341,7 +341,7 @@ describe("the default deny list", () => {
     ["cat link/1/[!x]em", "another process's environment"],
     ["find / -name 'e*iron' -exec cat {} +", "another process's environment"],
     ["cd /proc/1 && cat *", "another process's environment"],
-    ["cd /pro? && cat 1/*", "cd or pushd to a wildcard"],
+    ["cd /pro? && cat 1/*", "another process's environment"],
     ["cd /proc && cat 1/*", "another process's environment"],
     ["cat /pro?/self/*", "another process's environment"],
     ["grep -ra SECRET /proc/1/", "another process's environment"],
@@ -349,7 +349,10 @@ describe("the default deny list", () => {
     ["find /proc/self -maxdepth 1 -type f -exec cat {} +", "another process's environment"],
     ["ls /proc/self/task", "another process's environment"],
     ["ln -s /proc/self p", "another process's environment"],
-    ["cd /*/self && cat *", "cd or pushd to a wildcard"],
+    ["cd /*/self && cat *", "another process's environment"],
+    ["cd -P /[p]*/1 && cat *", "another process's environment"],
+    ["cd /{proc,x}/1 && cat *", "another process's environment"],
+    ["cat /{proc,x}/1/{environ,x}", "another process's environment"],
     // an archive extracted together with other commands (it may create a symlink to /proc that
     // the checks of the other commands could not see)
     ["tar xf a.tar && grep -ra SECRET link/self/", "an archive extraction together with other commands"],
