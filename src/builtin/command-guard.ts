@@ -752,7 +752,24 @@ type ShellToken = WordToken | OperatorToken;
 const isWord = (token: ShellToken): token is WordToken => token.kind === "word";
 
 /** The operators of more than one character, longest first. */
-const LONG_OPERATORS = ["<<<", "<<-", ";;&", "&>>", "<<", ">>", "<&", ">&", "<>", ">|", "&>", "&&", "||", "|&", ";;", ";&"];
+const LONG_OPERATORS = [
+  "<<<",
+  "<<-",
+  ";;&",
+  "&>>",
+  "<<",
+  ">>",
+  "<&",
+  ">&",
+  "<>",
+  ">|",
+  "&>",
+  "&&",
+  "||",
+  "|&",
+  ";;",
+  ";&",
+];
 const REDIRECTIONS = new Set(["<", ">", ">>", "<&", ">&", "<>", ">|", "&>", "&>>", "<<", "<<<", "<<-"]);
 /** What may stand before a redirection, touching it, as the file descriptor it redirects (`2>`, bash's `{fd}>`). */
 const IO_NUMBER = /^(?:[0-9]+|\{[A-Za-z_][A-Za-z0-9_]*\})$/;
@@ -890,8 +907,9 @@ const FIND: readonly string[] = ["find"];
  * The words and control operators of a layer, without its redirections (an operator such as
  * `2>&`, the IO number touching it and the word after it), each with its role. It reads reserved
  * words only unquoted and in command position, as the shell does; `for`/`select` headers and case
- * patterns are no command names. A redirection `&>`/`&>>` leaves an `&`, since dash reads
- * `a &>b` as `a &` then `>b`. Linear.
+ * patterns are no command names. A redirection `&>`/`&>>` stays as an operator (like `&`),
+ * since dash reads `a &>b` as `a &` then `>b`: the word after it may be a command name; bash
+ * reads a redirection, which {@link canonicalForm} drops. Linear.
  */
 function structureOf(tokens: readonly ShellToken[]): Item[] {
   const items: Item[] = [];
@@ -908,7 +926,8 @@ function structureOf(tokens: readonly ShellToken[]): Item[] {
         // The word after it is its target, not an argument.
         if (following?.kind === "word") index++;
         if (!token.text.startsWith("&")) continue;
-        items.push({ token: { ...token, text: "&" }, role: "operator", wrapped: false });
+        // Kept as an operator for the structure (dash); canonicalForm drops it (bash).
+        items.push({ token, role: "operator", wrapped: false });
       } else if (state === "patterns") {
         items.push({ token, role: "pattern", wrapped: false });
         if (token.text === ")") state = "command";
@@ -1025,7 +1044,8 @@ function pipesIntoShell(items: readonly Item[]): boolean {
       } else if (item.wrapped && command !== -1 && isShell(item.token)) runsShell[command] = 1;
     }
   }
-  for (let index = 0; index < count; index++) before[index + 1] = (before[index] as number) + (runsShell[index] as number);
+  for (let index = 0; index < count; index++)
+    before[index + 1] = (before[index] as number) + (runsShell[index] as number);
   // nextOperator[i]: the first control operator at or after item i.
   const nextOperator = new Int32Array(count + 1).fill(count);
   for (let index = count - 1; index >= 0; index--) {
@@ -1052,7 +1072,21 @@ function pipesIntoShell(items: readonly Item[]): boolean {
  * lists, tests or prints (`-l`, `-t`, `-v`, `-z`, `-Z`, `-p`), `cpio -i`/`-p`, `pax -r`, `7z x`/`e`,
  * `unrar x`/`e`, `dpkg-deb -x`.
  */
-const EXTRACTORS: readonly string[] = ["tar", "bsdtar", "gtar", "unzip", "cpio", "pax", "7z", "7za", "7zr", "7zz", "unrar", "rar", "dpkg-deb"];
+const EXTRACTORS: readonly string[] = [
+  "tar",
+  "bsdtar",
+  "gtar",
+  "unzip",
+  "cpio",
+  "pax",
+  "7z",
+  "7za",
+  "7zr",
+  "7zz",
+  "unrar",
+  "rar",
+  "dpkg-deb",
+];
 
 function extractsArchive(name: string, args: readonly string[]): boolean {
   const operand = args.find((arg) => !arg.startsWith("-"));
@@ -1061,7 +1095,8 @@ function extractsArchive(name: string, args: readonly string[]): boolean {
     case "bsdtar":
     case "gtar":
       return args.some(
-        (arg, index) => /^--(?:ext|get)/.test(arg) || /^-[A-Za-z]*x/.test(arg) || (index === 0 && /^[A-Za-z]*x/.test(arg)),
+        (arg, index) =>
+          /^--(?:ext|get)/.test(arg) || /^-[A-Za-z]*x/.test(arg) || (index === 0 && /^[A-Za-z]*x/.test(arg)),
       );
     case "unzip":
       return !args.some((arg) => /^-[A-Za-z]*[lptvzZ]/.test(arg));
@@ -1146,7 +1181,8 @@ function canonicalForm(items: readonly Item[]): string | undefined {
   let changesDirectory = false;
   for (const { token, role, wrapped } of items) {
     if (token.kind === "operator") {
-      parts.push(token.text === "\n" ? ";" : token.text);
+      // `&>` is a redirection for bash (`chmod &>x 4777 x`); structureOf kept it for dash.
+      if (!REDIRECTIONS.has(token.text)) parts.push(token.text === "\n" ? ";" : token.text);
       changesDirectory = false;
       continue;
     }
@@ -1296,7 +1332,10 @@ function wildcardNames(wildcard: string, vocabulary: readonly string[], anything
   if (known !== undefined) return known;
   const parts = compileWildcard(wildcard.toLowerCase());
   const matchesAnything = parts?.every((part) => part === "*" || part === "?") === true && parts.includes("*");
-  const names = parts === undefined || (matchesAnything && !anything) ? [] : vocabulary.filter((name) => wildcardMatches(parts, name));
+  const names =
+    parts === undefined || (matchesAnything && !anything)
+      ? []
+      : vocabulary.filter((name) => wildcardMatches(parts, name));
   if (cache.size >= MAX_CACHED) cache.clear();
   cache.set(key, names);
   return names;

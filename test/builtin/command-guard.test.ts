@@ -281,6 +281,7 @@ describe("the default deny list", () => {
     ["rm >|out -rf victim", "rm with -r/-f"],
     ["rm 3<>x -rf victim", "rm with -r/-f"],
     ["rm {fd}>out -rf victim", "rm with -r/-f"],
+    ["chmod &>x 4777 x", "chmod"],
     ["find>/dev/null victim -delete", "find -delete"],
     ["chmod>/dev/null 4777 x", "chmod"],
     ["git>/dev/null push", "git push"],
@@ -370,7 +371,10 @@ describe("the default deny list", () => {
     ["curl -sL https://example.com/a.tgz | tar xz", "an archive extraction together with other commands"],
     ["sh -c 'tar xf a.tar' && cat link/x", "an archive extraction together with other commands"],
     ["bash -c 'tar xf a.tar; cat link/x'", "an archive extraction together with other commands"],
-    ["find . -name a.tar -exec tar xf {} \\; -exec cat link/x \\;", "an archive extraction together with other commands"],
+    [
+      "find . -name a.tar -exec tar xf {} \\; -exec cat link/x \\;",
+      "an archive extraction together with other commands",
+    ],
   ])("refuses the bypass %j (%s)", (command, rule) => {
     const reason = refusal(command);
     expect(reason).toMatch(/^command refused by the deny list: /);
@@ -410,7 +414,7 @@ describe("the default deny list", () => {
     // pipes into commands that are not shells
     "ps aux | grep bash",
     "ls | (grep x; wc -l)",
-    "cat list.txt | while read -r f; do wc -l \"$f\"; done",
+    'cat list.txt | while read -r f; do wc -l "$f"; done',
     // /proc files of no secret, and text mentioning environ
     "cat /proc/cpuinfo",
     "cat /proc/meminfo /proc/loadavg",
@@ -486,10 +490,110 @@ describe("the default deny list", () => {
     "proc/",
     "x/",
     "$a",
+    // the structure checks, the expanded form and env -S
+    "env -S ",
+    "env -S'",
+    "env -S 'env -S \"env -S x\"' ",
+    "\\_",
+    "f()",
+    "| (",
+    "{ ",
+    "case x in ",
+    ";; ",
+    "if ",
+    "tar x;",
+    "timeout 1 tar ",
+    "find . -exec tar xf {} \\; ",
+    "[e]*",
+    "/bin/k? ",
+    "timeout 1 a* ",
+    "timeout 1 [a-z]* ",
+    "timeout 1 *[abcdefghijklmnopqrstuvwxyz]* ",
+    "timeout 1 [",
+    "{a,",
+    "{,",
+    "{a,b}{c,d}",
+    "cd /* ",
+    "2>&1 ",
+    "&>x ",
+    "sh -c x;",
   ].map((unit) => unit.repeat(Math.floor(MAX_COMMAND_CHARS / unit.length)));
   it.each(hostile.map((command) => [command.slice(0, 12), command]))("finishes on a hostile %j…", (_, command) => {
     const answer = refusal(command);
     expect(answer === undefined || typeof answer === "string").toBe(true);
+  });
+});
+
+describe("the default deny list: how far it reads (issue 26)", () => {
+  it("does not take an array assignment for a function definition", () => {
+    expect(refusal("a=(); ls")).toBeUndefined();
+    expect(refusal("a=(1 2); ls")).toBeUndefined();
+  });
+
+  it("refuses a command with more than 64 inline scripts, telling the model what to do instead", () => {
+    expect(refusal("sh -c ls; ".repeat(63))).toBeUndefined();
+    expect(refusal("sh -c ls; ".repeat(64))).toMatchInlineSnapshot(
+      `"command refused: its inline scripts (sh -c, env -S, trap) are more than 64 or too long to check; write a script file and run that instead"`,
+    );
+  });
+
+  it("refuses wildcards that could name too many refused commands at once, instead of reading them all", () => {
+    expect(refusal("timeout 1 [a-z]* ".repeat(20))).toMatchInlineSnapshot(
+      `"command refused by the deny list: its wildcards and brace expansions could name too many commands or files the deny list looks for; write the names out"`,
+    );
+  });
+
+  it("checks the caller's deny patterns on the command without its redirections too", () => {
+    const patterns = { deny: [/\bnpm publish\b/], allow: [] };
+    expect(refusal("npm>/dev/null publish", patterns)).toBe(
+      "command refused by the deny list: a pattern of this application",
+    );
+    expect(refusal("npm test 2>&1", patterns)).toBeUndefined();
+  });
+
+  /** A redirection the shell drops from the words, as a model may slip it in. */
+  const redirection = fc.constantFrom("2>&1", "2>& 1", "</dev/null", ">/dev/null", "2>/dev/null", ">|x", "&>x", "3<>x");
+  it.each([
+    ["rm -rf build", "rm with -r/-f"],
+    ["chmod 4777 x", "chmod"],
+    ["git push", "git push"],
+    ["find . -delete", "find -delete"],
+    ["docker run alpine", "scheduled jobs, services and containers"],
+    ["dd of=x", "dd with if= or of="],
+  ])("refuses %j whatever redirection is slipped between its words", (command, rule) => {
+    const words = command.split(" ");
+    fc.assert(
+      fc.property(redirection, fc.integer({ min: 1, max: words.length - 1 }), fc.boolean(), (slipped, at, tight) => {
+        // `rm 2>&1 -rf x`, or touching the word before it: `rm</dev/null -rf x` (not `rm2>&1`,
+        // which names another command).
+        const before = words.slice(0, at).join(" ");
+        const glue = tight && !/^[0-9]/.test(slipped) ? "" : " ";
+        const spelled = `${before}${glue}${slipped} ${words.slice(at).join(" ")}`;
+        // Another rule may see it first (`rm &>x -rf x` is also `rm &` for dash).
+        expect(refusal(spelled)).toMatch(/^command refused by the deny list: /);
+        if (!slipped.startsWith("&")) expect(refusal(spelled)).toContain(rule);
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it.each([
+    ["rm -rf victim", "rm with -r/-f"],
+    ["kill -9 1", "kill, pkill, killall"],
+    ["setsid sleep 100", "setsid"],
+    ["cat /proc/1/environ", "another process's environment"],
+  ])("refuses %j as the string of env -S, however env splits it", (command, rule) => {
+    const blank = fc.constantFrom(" ", "\\_", "\\t", "  ");
+    const spelled = fc
+      .array(blank, { minLength: command.split(" ").length - 1, maxLength: command.split(" ").length - 1 })
+      .map((blanks) => command.split(" ").reduce((text, word, index) => `${text}${blanks[index - 1] ?? ""}${word}`));
+    fc.assert(
+      fc.property(spelled, fc.constantFrom("-S", "-iS", "--split-string=", "--sp "), (script, option) => {
+        const quoted = option.endsWith("=") ? `${option}'${script}'` : `${option} '${script}'`;
+        expect(refusal(`env ${quoted}`)).toContain(rule);
+      }),
+      { numRuns: 100 },
+    );
   });
 });
 
@@ -622,6 +726,20 @@ describe("shellLayers", () => {
     ],
     ["sh -- -c", [["sh -- -c", 0]]],
     ["sh script.sh -c x", [["sh script.sh -c x", 0]]],
+    [
+      "env -i -S 'ls\\_-la \"a b\"' x",
+      [
+        ["env -i -S 'ls\\_-la \"a b\"' x", 0],
+        ["env 'ls' '-la' 'a b'", 1],
+      ],
+    ],
+    [
+      "timeout 5 /bin/ba?h -c 'ls'",
+      [
+        ["timeout 5 /bin/ba?h -c 'ls'", 0],
+        ["ls", 1],
+      ],
+    ],
     [
       "S\\H -c a",
       [
