@@ -174,11 +174,12 @@ export const DEFAULT_DENY_RULES: readonly DenyRule[] = Object.freeze([
   { name: "privilege escalation (sudo, su, doas, pkexec)", pattern: String.raw`\b(?:sudo|su|doas|pkexec)\b` },
   { name: "shutdown, reboot, poweroff, halt", pattern: String.raw`\b(?:shutdown|reboot|poweroff|halt)\b` },
   {
-    // Also into a subshell or a group (`| (sh)`, `| { sh; }`, `| ! sh`) and after assignments and
-    // redirections (`| A=1 sh`, `|2>/dev/null sh`); a shell anywhere in a compound command the pipe
-    // feeds is found on the command's words (see structureRefusal).
+    // Also on the next line (a newline reads `;`), into a subshell or a group (`| (sh)`,
+    // `| { sh; }`, `| ! sh`) and after assignments and redirections (`| A=1 sh`,
+    // `|2>/dev/null sh`); a shell anywhere in a compound command the pipe feeds, or after a
+    // comment, is found on the command's words (see structureRefusal).
     name: "a pipe into a shell (curl … | sh)",
-    pattern: String.raw`\|&?\s?(?:[({!]\s?)*${PREFIX}(?:(?:${WORD}*/)?(?:${WRAPPERS})\s(?:[^;&|()]*[\s/])?|(?:${WORD}*/)?)(?:${SHELLS})${WORD_END}`,
+    pattern: String.raw`\|&?\s?;?\s?(?:[({!]\s?)*${PREFIX}(?:(?:${WORD}*/)?(?:${WRAPPERS})\s(?:[^;&|()]*[\s/])?|(?:${WORD}*/)?)(?:${SHELLS})${WORD_END}`,
   },
   {
     name: "xargs running a shell (… | xargs sh -c)",
@@ -577,20 +578,21 @@ function namesIn(word: CommandWord, vocabulary: readonly string[]): readonly str
 }
 
 const isShell = (word: CommandWord): boolean => namesIn(word, SHELL_NAMES).length > 0;
+const TRAP: readonly string[] = ["trap"];
+const ENV: readonly string[] = ["env"];
 
 /** The scripts of the inline shells among these words (see {@link shellLayers}), of `trap`s and of `env -S`. */
 function inlineScripts(words: readonly CommandWord[]): string[] {
   const scripts: string[] = [];
   for (let index = 0; index < words.length; index++) {
     const word = words[index] as CommandWord;
-    const name = commandName(word.text);
-    if (name === "trap") {
+    if (namesIn(word, TRAP).length > 0) {
       // `trap 'script' EXIT` runs the script later, in this shell: like `sh -c`.
       const script = words[index + 1]?.text === "--" ? words[index + 2] : words[index + 1];
       if (script !== undefined && !/^-[lp]?$/.test(script.text)) scripts.push(script.text);
       continue;
     }
-    if (name === "env") {
+    if (namesIn(word, ENV).length > 0) {
       // Its options are no command names: go on after them (each word is read once).
       index = envScripts(words, index, scripts) - 1;
       continue;
@@ -1046,16 +1048,32 @@ function pipesIntoShell(items: readonly Item[]): boolean {
   }
   for (let index = 0; index < count; index++)
     before[index + 1] = (before[index] as number) + (runsShell[index] as number);
-  // nextOperator[i]: the first control operator at or after item i.
+  // nextOperator[i], nextNewline[i]: the first control operator, the first newline, at or after item i.
   const nextOperator = new Int32Array(count + 1).fill(count);
+  const nextNewline = new Int32Array(count + 1).fill(count);
   for (let index = count - 1; index >= 0; index--) {
-    nextOperator[index] = items[index]?.role === "operator" ? index : (nextOperator[index + 1] as number);
+    const item = items[index] as Item;
+    nextOperator[index] = item.role === "operator" ? index : (nextOperator[index + 1] as number);
+    nextNewline[index] =
+      item.role === "operator" && item.token.text === "\n" ? index : (nextNewline[index + 1] as number);
   }
   for (let index = 0; index < count; index++) {
     const item = items[index] as Item;
     if (item.role !== "operator" || (item.token.text !== "|" && item.token.text !== "|&")) continue;
     let first = index + 1;
-    while (items[first]?.role === "keyword" && items[first]?.token.text === "!") first++;
+    // What may stand between the pipe and its command: `!`, newlines, and comments up to a newline.
+    for (;;) {
+      const next = items[first];
+      if (next === undefined) break;
+      if (
+        (next.role === "keyword" && next.token.text === "!") ||
+        (next.role === "operator" && next.token.text === "\n")
+      ) {
+        first++;
+      } else if (next.token.kind === "word" && !next.token.quoted && next.token.text.startsWith("#")) {
+        first = nextNewline[first] as number;
+      } else break;
+    }
     const start = items[first];
     if (start === undefined) continue;
     const last = opens(start) ? (endOf[first] as number) : (nextOperator[first] as number);
