@@ -526,14 +526,18 @@ interface AnalysedLayer extends ShellLayer {
  * It over-approximates: `echo sh -c x` counts too. Each layer is a part of the one it is in (an
  * `env -S` string rendered as a command at most a few times longer), so the work is bounded by
  * `MAX_SHELL_DEPTH + 1` times a small multiple of the command's length; `tooDeep` when a script
- * nests deeper.
+ * nests deeper, or the layers are more or longer than {@link checkCommand} reads (it refuses
+ * such a command): then the layers are incomplete.
  */
 export function shellLayers(command: string): { layers: ShellLayer[]; tooDeep: boolean } {
-  const { layers, tooDeep } = analysedLayers(command);
-  return { layers: layers.map(({ text, depth, words }) => ({ text, depth, words })), tooDeep };
+  const { layers, tooDeep, tooLong } = analysedLayers(command);
+  return { layers: layers.map(({ text, depth, words }) => ({ text, depth, words })), tooDeep: tooDeep || tooLong };
 }
 
-/** {@link shellLayers} with each layer's structure; `tooLong` when the layers hold more than {@link MAX_LAYER_CHARS}. */
+/**
+ * {@link shellLayers} with each layer's structure; `tooLong` when the layers hold more than
+ * {@link MAX_LAYER_CHARS} characters or are more than {@link MAX_LAYERS}.
+ */
 function analysedLayers(command: string): { layers: AnalysedLayer[]; tooDeep: boolean; tooLong: boolean } {
   const layers: AnalysedLayer[] = [];
   let pending = [command];

@@ -443,6 +443,14 @@ describe("the default deny list", () => {
     expect(refusal("watch 'rm -rf x'")).toContain("rm with -r/-f");
     // environ and mem as words stay refused: `cd /proc/1` done another way, then `cat environ`
     expect(refusal("grep -r environ src")).toContain("another process's environment");
+    // … and so do wildcards that could match them, and /proc itself
+    expect(refusal("ls e*")).toContain("another process's environment");
+    expect(refusal("find . -name 'm*'")).toContain("another process's environment");
+    expect(refusal("ls /proc")).toContain("another process's environment");
+    // after a command that runs another, `s*` could be sudo
+    expect(refusal("timeout 60 ls s*")).toContain("privilege escalation");
+    // an extraction and the next command are two calls
+    expect(refusal("tar xzf pkg.tgz && make")).toContain("an archive extraction together with other commands");
   });
 
   it("checks the script of an inline shell against the caller's patterns too", () => {
