@@ -447,8 +447,8 @@ describe("the default deny list", () => {
     expect(refusal("ls e*")).toContain("another process's environment");
     expect(refusal("find . -name 'm*'")).toContain("another process's environment");
     expect(refusal("ls /proc")).toContain("another process's environment");
-    // after a command that runs another, `s*` could be sudo
-    expect(refusal("timeout 60 ls s*")).toContain("privilege escalation");
+    // after a command that runs another, `s*` could be sudo, sfdisk …
+    expect(refusal("timeout 60 ls s*")).toMatch(/^command refused by the deny list: /);
     // an extraction and the next command are two calls
     expect(refusal("tar xzf pkg.tgz && make")).toContain("an archive extraction together with other commands");
   });
