@@ -897,7 +897,10 @@ type Role = "command" | "argument" | "assignment" | "keyword" | "other" | "opera
 interface Item {
   readonly token: ShellToken;
   readonly role: Role;
-  /** An argument of a command that runs another (timeout, nice, env, xargs, sudo, find's -exec …): any of them may be a command name. */
+  /**
+   * An argument of a command that runs another (timeout, nice, env, xargs, sudo, find's -exec …):
+   * any of them may be a command name.
+   */
   readonly wrapped: boolean;
 }
 
@@ -912,8 +915,8 @@ const FIND: readonly string[] = ["find"];
 /**
  * The words and control operators of a layer, without its redirections (an operator such as
  * `2>&`, the IO number touching it and the word after it), each with its role. It reads reserved
- * words only unquoted and in command position, as the shell does; `for`/`select` headers and case
- * patterns are no command names. A redirection `&>`/`&>>` stays as an operator (like `&`),
+ * words in command position, as the shell does (quoted ones too, which only checks more);
+ * `for`/`select` headers and case patterns are no command names. A redirection `&>`/`&>>` stays as an operator (like `&`),
  * since dash reads `a &>b` as `a &` then `>b`: the word after it may be a command name; bash
  * reads a redirection, which {@link canonicalForm} drops. Linear.
  */
