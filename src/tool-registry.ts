@@ -212,7 +212,7 @@ export class ToolRegistry {
     // Checked before the schema is compiled (a skipped tool costs nothing), and again on the name
     // read once by prepareTool (a name getter cannot slip another name past the allowlist).
     if (this.#allowlist !== null && isRecord(tool) && this.#disallowed(tool.name)) return;
-    const entry = prepareTool(tool);
+    const entry = prepareTool(tool, this.#tools.values());
     const { name } = entry;
     if (this.#disallowed(name)) return;
     const replaced = this.#tools.has(name);
