@@ -482,7 +482,7 @@ export interface CompiledSchema {
 const byObject = new WeakMap<object, CompiledSchema>();
 const byText = new Map<string, CompiledSchema>();
 const MAX_CACHED_TEXTS = 500;
-const CACHED_COST: Readonly<SchemaCost> = { subschemas: 100_000, keywords: 500_000, patterns: 1_000 };
+const CACHED_COST: Readonly<SchemaCost> = { subschemas: 50_000, keywords: 250_000, patterns: 1_000 };
 let cachedCost: SchemaCost = NO_COST;
 
 function cacheByText(text: string, compiled: CompiledSchema): void {

@@ -30,15 +30,15 @@ export interface SchemaCost {
 
 /** Most one schema may cost. */
 export const SCHEMA_LIMITS: Readonly<SchemaCost> = Object.freeze({
-  subschemas: 10_000,
-  keywords: 50_000,
+  subschemas: 5_000,
+  keywords: 25_000,
   patterns: 100,
 });
 
 /** Most the schemas of one registry's tools may cost together (and so one MCP import). */
 export const REGISTRY_SCHEMA_LIMITS: Readonly<SchemaCost> = Object.freeze({
-  subschemas: 200_000,
-  keywords: 1_000_000,
+  subschemas: 100_000,
+  keywords: 500_000,
   patterns: 2_000,
 });
 
@@ -149,25 +149,31 @@ class RefResolver {
   readonly rootBase: string;
   readonly #helpers: AjvHelpers;
   /** Absolute `$id`s and anchors of the document → the URI of what they name (Ajv's `this.refs`). */
-  readonly #ids: Record<string, unknown>;
+  #ids: Record<string, unknown> | undefined;
   /** Anchors of a document without a base URI (Ajv's `localRefs`). */
-  readonly #local: Record<string, unknown>;
+  #local: Record<string, unknown> = {};
 
   constructor(root: Record<string, unknown>) {
     this.#root = root;
     this.#helpers = ajvHelpers();
-    const { resolve, uri } = this.#helpers;
-    this.rootBase = resolve.normalizeId(typeof root.$id === "string" ? root.$id : "");
-    // Ajv's own collection of the document's `$id`s and anchors (it throws, as Ajv would, for an
-    // ambiguous one); `this` is what it reads of an Ajv instance.
+    this.rootBase = this.#helpers.resolve.normalizeId(typeof root.$id === "string" ? root.$id : "");
+  }
+
+  /** The document's `$id`s and anchors, collected on the first reference (a schema without one never pays for it). */
+  #collectIds(): Record<string, unknown> {
+    if (this.#ids !== undefined) return this.#ids;
+    // Ajv's own collection (it throws, as Ajv would, for an ambiguous one); `this` is what it
+    // reads of an Ajv instance.
     const ids: Record<string, unknown> = {};
-    const collect = resolve.getSchemaRefs as unknown as (
+    const collect = this.#helpers.resolve.getSchemaRefs as unknown as (
       this: { opts: { schemaId: string; uriResolver: UriResolver }; refs: Record<string, unknown> },
       schema: unknown,
       baseId: string,
     ) => Record<string, unknown>;
-    this.#local = collect.call({ opts: { schemaId: "$id", uriResolver: uri }, refs: ids }, root, this.rootBase);
+    const options = { schemaId: "$id", uriResolver: this.#helpers.uri };
+    this.#local = collect.call({ opts: options, refs: ids }, this.#root, this.rootBase);
     this.#ids = ids;
+    return ids;
   }
 
   /** The base URI inside a subschema reached from `base` (its `$id` applies, as in Ajv's `updateContext`). */
@@ -181,6 +187,7 @@ class RefResolver {
     const { resolve, uri } = this.#helpers;
     // Ajv's ref keyword: "#" at the root's base is the root itself.
     if ((ref === "#" || ref === "#/") && base === this.rootBase) return { schema: this.#root, base };
+    this.#collectIds();
     let target: string;
     try {
       target = resolve.resolveUrl(uri, base, ref);
@@ -195,10 +202,11 @@ class RefResolver {
 
   /** Ajv's `resolve`: `$id` redirections, then the root, a meta-schema, or a JSON Pointer. */
   #follow(uri: string): Target | typeof META | undefined {
+    const ids = this.#collectIds();
     let target = uri;
-    for (let hops = 0; typeof this.#ids[target] === "string"; hops++) {
+    for (let hops = 0; typeof ids[target] === "string"; hops++) {
       if (hops >= MAX_REDIRECTIONS) return undefined;
-      target = this.#ids[target] as string;
+      target = ids[target] as string;
     }
     if (target === this.rootBase && target !== "" && !target.startsWith("#")) {
       return { schema: this.#root, base: this.rootBase };
@@ -216,7 +224,7 @@ class RefResolver {
       return this.#pointer(parsed.fragment, { schema: this.#root, base: this.rootBase });
     }
     const id = resolve.normalizeId(refPath);
-    const redirect = this.#ids[id];
+    const redirect = this.#collectIds()[id];
     if (typeof redirect === "string") {
       const resource = this.#resolveSchema(redirect, depth + 1);
       if (resource === undefined || resource === META || typeof resource.schema !== "object") return resource;
@@ -595,19 +603,19 @@ export function analyseSchema(schema: Record<string, unknown>, limits: Readonly<
   checkNoInPlaceCycle(nodes);
   const { of, order } = components(nodes);
   // Sinks first: every component's successors are measured before it. A component with a cycle
-  // counts each of its subschemas and references once (one unrolling); what it refers to outside
-  // counts in full.
+  // counts as one unrolling: entered once, then each of its references among its own subschemas
+  // once more (a strongly connected component of n subschemas has at least n such edges); what it
+  // refers to outside counts in full.
   const subschemas = new Float64Array(order.length);
   const keywords = new Float64Array(order.length);
   const recursionEntries: Record<string, unknown>[] = [];
   for (let component = 0; component < order.length; component++) {
     const members = order[component] as number[];
-    let visits = 0;
+    let visits = 1;
     let words = 0;
-    let cyclic = members.length > 1;
+    let cyclic = false;
     for (const member of members) {
       const node = nodes[member] as GraphNode;
-      visits += 1;
       words += node.keywords;
       for (const edge of node.edges) {
         const target = of[edge.to] as number;
