@@ -1,6 +1,6 @@
 import { createRequire } from "node:module";
-import type { UriResolver } from "ajv/dist/types/index.js";
 import type * as AjvResolve from "ajv/dist/compile/resolve.js";
+import type { UriResolver } from "ajv/dist/types/index.js";
 import { boundText, isRecord } from "./describe.js";
 import { unescapePointerSegment } from "./json-pointer.js";
 
@@ -354,7 +354,9 @@ class SchemaGraph {
       this.#byObject.set(schema, bases);
     }
     if (this.nodes.length > graphBudget(this.#limits)) {
-      throw new SchemaLimitError(`it has more than ${this.#limits.subschemas} subschemas, at most ${this.#limits.subschemas}`);
+      throw new SchemaLimitError(
+        `it has more than ${this.#limits.subschemas} subschemas, at most ${this.#limits.subschemas}`,
+      );
     }
     const index = this.nodes.length;
     bases.set(base, index);
@@ -403,7 +405,9 @@ class SchemaGraph {
     node.keywords = keys.length;
     this.#keywords += keys.length;
     if (this.#keywords > this.#limits.keywords) {
-      throw new SchemaLimitError(`it has more than ${this.#limits.keywords} keywords, at most ${this.#limits.keywords}`);
+      throw new SchemaLimitError(
+        `it has more than ${this.#limits.keywords} keywords, at most ${this.#limits.keywords}`,
+      );
     }
     if (typeof schema.pattern === "string") this.#patterns.add(schema.pattern);
 
@@ -597,7 +601,10 @@ function checkNoInPlaceCycle(nodes: readonly GraphNode[]): void {
  * `schema` must be the copy that will be compiled: a declared `__proto__` property is given a
  * `patternProperties` twin in it (see `withOwnProtoProperty`), and `recursionEntries` are its objects.
  */
-export function analyseSchema(schema: Record<string, unknown>, limits: Readonly<SchemaCost> = SCHEMA_LIMITS): SchemaAnalysis {
+export function analyseSchema(
+  schema: Record<string, unknown>,
+  limits: Readonly<SchemaCost> = SCHEMA_LIMITS,
+): SchemaAnalysis {
   const graph = new SchemaGraph(schema, new RefResolver(schema), limits);
   const { nodes } = graph;
   checkNoInPlaceCycle(nodes);

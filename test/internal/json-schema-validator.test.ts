@@ -466,7 +466,9 @@ describe("only the arguments' own properties count", () => {
   const sent = (name: string, value: unknown) => JSON.parse(`{${JSON.stringify(name)}:${JSON.stringify(value)}}`);
 
   it.each(PROTOTYPE_NAMES)("an optional property named %s: {} is accepted", (name) => {
-    const validate = compileJsonSchemaValidator(schemaOf(`{"type":"object","properties":{"${name}":{"type":"string"}}}`));
+    const validate = compileJsonSchemaValidator(
+      schemaOf(`{"type":"object","properties":{"${name}":{"type":"string"}}}`),
+    );
     expect(validate({})).toEqual({ success: true, data: {} });
     expect(validate(JSON.parse("{}"))).toMatchObject({ success: true });
   });

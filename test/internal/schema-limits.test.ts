@@ -92,7 +92,9 @@ describe("the expanded size of a schema ($ref fan-out)", () => {
   it("measures 500 levels of fan-out at once: the count is linear in the schema, never the expansion", () => {
     const error = thrown(() => measure(fanOut(500)));
     expect(error).toBeInstanceOf(SchemaLimitError);
-    expect(error.message).toBe(`it has more than 10^15 subschemas (its $refs followed), at most ${SCHEMA_LIMITS.subschemas}`);
+    expect(error.message).toBe(
+      `it has more than 10^15 subschemas (its $refs followed), at most ${SCHEMA_LIMITS.subschemas}`,
+    );
   });
 
   it.each<RefStyle>(["definitions", "$defs", "$id", "$anchor", "draft-07 #anchor", "percent-encoded"])(
@@ -116,7 +118,9 @@ describe("the expanded size of a schema ($ref fan-out)", () => {
       const registry = new ToolRegistry();
       registry.register(tool("small", fanOut(10, style)));
       expect((await registry.execute("small", { value: {} })).forLLM).toBe("ran");
-      expect((await registry.execute("small", { value: 1 })).forLLM).toMatch(/^invalid arguments for tool "small": value/);
+      expect((await registry.execute("small", { value: 1 })).forLLM).toMatch(
+        /^invalid arguments for tool "small": value/,
+      );
     }
   });
 
@@ -177,7 +181,9 @@ describe("the expanded size of a schema ($ref fan-out)", () => {
       const error = thrown(() => new ToolRegistry().register(tool("loop", schema)));
       expect(error).toBeInstanceOf(TypeError);
       expect(error.message).toContain(`tool "loop": parameters is not a valid JSON Schema: $ref "${ref}`);
-      expect(error.message).toMatch(/leads back to the same value without descending into it: validation would never end$/);
+      expect(error.message).toMatch(
+        /leads back to the same value without descending into it: validation would never end$/,
+      );
     },
   );
 
@@ -197,9 +203,10 @@ describe("the expanded size of a schema ($ref fan-out)", () => {
     const registry = new ToolRegistry();
     registry.register(tool("tree", tree));
     const leaf = { name: "leaf" };
-    expect((await registry.execute("tree", { node: { name: "a", children: [leaf, { name: "b", children: [leaf] }] } })).forLLM).toBe(
-      "ran",
-    );
+    expect(
+      (await registry.execute("tree", { node: { name: "a", children: [leaf, { name: "b", children: [leaf] }] } }))
+        .forLLM,
+    ).toBe("ran");
     expect((await registry.execute("tree", { node: { name: "a", children: [{ children: [] }] } })).forLLM).toBe(
       'invalid arguments for tool "tree": node.children[0].name: required property is missing',
     );
@@ -239,9 +246,21 @@ describe("recursive schemas: the work the model's nesting causes is bounded", ()
       $defs: {
         f: {
           anyOf: [
-            { type: "object", properties: { op: { const: "and" }, args: { type: "array", items: { $ref: "#/$defs/f" } } }, required: ["op"] },
-            { type: "object", properties: { op: { const: "or" }, args: { type: "array", items: { $ref: "#/$defs/f" } } }, required: ["op"] },
-            { type: "object", properties: { op: { const: "eq" }, field: { type: "string" } }, required: ["op", "field"] },
+            {
+              type: "object",
+              properties: { op: { const: "and" }, args: { type: "array", items: { $ref: "#/$defs/f" } } },
+              required: ["op"],
+            },
+            {
+              type: "object",
+              properties: { op: { const: "or" }, args: { type: "array", items: { $ref: "#/$defs/f" } } },
+              required: ["op"],
+            },
+            {
+              type: "object",
+              properties: { op: { const: "eq" }, field: { type: "string" } },
+              required: ["op", "field"],
+            },
           ],
         },
       },
@@ -293,7 +312,11 @@ describe("patterns and keywords per schema", () => {
 
   it("counts distinct patterns (pattern values and patternProperties keys)", () => {
     expect(measure(withPatterns(100)).cost.patterns).toBe(100);
-    const repeated = { type: "object", properties: { a: { pattern: "^x$" }, b: { pattern: "^x$" } }, patternProperties: { "^x$": {}, "^y": {} } };
+    const repeated = {
+      type: "object",
+      properties: { a: { pattern: "^x$" }, b: { pattern: "^x$" } },
+      patternProperties: { "^x$": {}, "^y": {} },
+    };
     expect(measure(repeated).cost.patterns).toBe(2);
   });
 
@@ -306,7 +329,10 @@ describe("patterns and keywords per schema", () => {
   });
 
   it("refuses more subschemas or keywords than one schema may have, saying which", () => {
-    const wide = { type: "object", properties: Object.fromEntries(Array.from({ length: 6_000 }, (_, i) => [`p${i}`, {}])) };
+    const wide = {
+      type: "object",
+      properties: Object.fromEntries(Array.from({ length: 6_000 }, (_, i) => [`p${i}`, {}])),
+    };
     expect(() => new ToolRegistry().register(tool("wide", wide))).toThrow(
       `tool "wide": parameters is over the schema limits: it has more than ${SCHEMA_LIMITS.subschemas} subschemas, at most ${SCHEMA_LIMITS.subschemas}`,
     );
@@ -341,12 +367,19 @@ describe("the compiled total per registry", () => {
     // A tool with its own validator, or an empty schema, compiles nothing and costs nothing.
     registry.register(tool("free", { type: "object" }));
     registry.register(
-      defineTool({ name: "zod", description: "zod", parameters: z.object({ s: z.string().regex(/^a$/) }), execute: () => "ok" }),
+      defineTool({
+        name: "zod",
+        description: "zod",
+        parameters: z.object({ s: z.string().regex(/^a$/) }),
+        execute: () => "ok",
+      }),
     );
     // A removed tool frees its share; a clone holds the same tools, so the same total.
     expect(registry.unregister("t1")).toBe(true);
     registry.register(tool("one_more", heavy));
-    expect(() => registry.clone().register(tool("another", heavy))).toThrow(/with it, the registry's schemas would have/);
+    expect(() => registry.clone().register(tool("another", heavy))).toThrow(
+      /with it, the registry's schemas would have/,
+    );
     // Each registry has its own total.
     new ToolRegistry().register(tool("another", heavy));
   });
@@ -388,7 +421,13 @@ describe("the compiled total per registry", () => {
 describe("zod tools are validated by zod: the schema limits do not apply", () => {
   it("registers a zod tool whose JSON Schema is over a limit (Ajv never compiles it)", async () => {
     const shape = Object.fromEntries(
-      Array.from({ length: 150 }, (_, index) => [`f${index}`, z.string().regex(new RegExp(`^[a-z]+${index}$`)).optional()]),
+      Array.from({ length: 150 }, (_, index) => [
+        `f${index}`,
+        z
+          .string()
+          .regex(new RegExp(`^[a-z]+${index}$`))
+          .optional(),
+      ]),
     );
     const big = defineTool({ name: "big", description: "big", parameters: z.object(shape), execute: () => "ok" });
     const registry = new ToolRegistry();
