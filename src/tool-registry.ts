@@ -185,8 +185,9 @@ export class ToolRegistry {
    * Adds a tool, or replaces the tool of the same name (logged as a warning) — unless the registry
    * was made with `onDuplicate: "throw"` or that tool is locked.
    * @throws TypeError when the name does not match `/^[A-Za-z0-9_-]{1,64}$/`, or `parameters` is
-   * not a plain object, has a `type` other than `"object"`, or is not a valid JSON Schema; when the
-   * name is taken and `onDuplicate` is `"throw"`, or its tool is locked.
+   * not a plain object, has a `type` other than `"object"`, is not a valid JSON Schema, or is over
+   * the schema limits (of one schema, or of the registry's schemas together; see the guide); when
+   * the name is taken and `onDuplicate` is `"throw"`, or its tool is locked.
    */
   register(tool: Tool, options: RegisterOptions = {}): void {
     if (typeof options !== "object" || options === null) {
