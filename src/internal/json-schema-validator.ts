@@ -318,20 +318,22 @@ const OPTIONS = {
   code: { regExp: linearRegExp },
 } as const satisfies Options;
 
-// Ajv keeps every schema it compiled (its code-generation scope only grows: each pattern's RE2
-// program, each referenced subschema's function), so an instance is replaced after this many
-// compilations, or once what it compiled costs this much; validators made by the old one keep
-// working (and keep alive only what they use).
-const COMPILATIONS_PER_INSTANCE = 200;
-const COST_PER_INSTANCE: Readonly<SchemaCost> = { subschemas: 50_000, keywords: 250_000, patterns: 500 };
-const instances = new Map<Dialect, { ajv: AnyAjv; compilations: number; cost: SchemaCost }>();
+// A validator Ajv makes keeps its whole instance alive (the instance is its `self`, the scope of
+// every pattern and function the instance ever compiled is its `scope`), so a shared instance would
+// make one small tool keep thousands of other schemas' programs alive. Each schema is compiled by
+// an instance of its own (about a millisecond, a few KB), which holds what that schema needs and
+// nothing else; schemas are checked against their meta-schema by one long-lived instance per
+// dialect, which compiles nothing else.
+const metaValidators = new Map<Dialect, AnyAjv>();
 
-function isSpent(cost: SchemaCost): boolean {
-  return (
-    cost.subschemas >= COST_PER_INSTANCE.subschemas ||
-    cost.keywords >= COST_PER_INSTANCE.keywords ||
-    cost.patterns >= COST_PER_INSTANCE.patterns
-  );
+function checkAgainstMetaSchema(dialect: Dialect, schema: Record<string, unknown>): void {
+  let ajv = metaValidators.get(dialect);
+  if (ajv === undefined) {
+    ajv = new (loadAjv(dialect))(OPTIONS);
+    metaValidators.set(dialect, ajv);
+  }
+  // Ajv's own check and message, as when it validates the schema it is asked to compile.
+  if (ajv.validateSchema(schema) !== true) throw new Error(`schema is invalid: ${ajv.errorsText(ajv.errors)}`);
 }
 
 function dialectOf(schema: Record<string, unknown>): Dialect {
@@ -436,27 +438,14 @@ function countValues(args: unknown): number {
   return count;
 }
 
-function compile(schema: Record<string, unknown>, cost: SchemaCost): ValidateFunction {
+function compile(schema: Record<string, unknown>): ValidateFunction {
   const dialect = dialectOf(schema);
-  let instance = instances.get(dialect);
-  if (instance === undefined || instance.compilations >= COMPILATIONS_PER_INSTANCE || isSpent(instance.cost)) {
-    const AjvForDialect = loadAjv(dialect);
-    const ajv = withRecursionCounter(withLinearUniqueItems(new AjvForDialect(OPTIONS)));
-    instance = { ajv, compilations: 0, cost: NO_COST };
-    instances.set(dialect, instance);
-  }
-  instance.compilations++;
-  instance.cost = addCost(instance.cost, cost);
   // The schema is toolloop's own copy: `$schema` (which chose the dialect) goes, so that Ajv does
   // not look for a meta-schema it may not have.
   delete schema.$schema;
-  try {
-    return instance.ajv.compile(schema);
-  } finally {
-    // Forget the schema at once (also one that failed to compile), so that another tool may use
-    // the same `$id`.
-    instance.ajv.removeSchema(schema);
-  }
+  checkAgainstMetaSchema(dialect, schema);
+  const ajv = new (loadAjv(dialect))({ ...OPTIONS, validateSchema: false });
+  return withRecursionCounter(withLinearUniqueItems(ajv)).compile(schema);
 }
 
 function isEmptySchema(schema: Record<string, unknown>): boolean {
@@ -531,7 +520,7 @@ function argumentsValidator(validate: ValidateFunction, recursive: boolean): Arg
 /** Compiles toolloop's own copy of a schema, measured by `analysis`. */
 function build(copy: Record<string, unknown>, analysis: SchemaAnalysis): CompiledSchema {
   for (const entry of analysis.recursionEntries) entry[RECURSION_KEYWORD] = true;
-  const validate = compile(copy, analysis.cost);
+  const validate = compile(copy);
   return { validate: argumentsValidator(validate, analysis.recursionEntries.length > 0), cost: analysis.cost };
 }
 

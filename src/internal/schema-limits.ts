@@ -39,7 +39,7 @@ export const SCHEMA_LIMITS: Readonly<SchemaCost> = Object.freeze({
 export const REGISTRY_SCHEMA_LIMITS: Readonly<SchemaCost> = Object.freeze({
   subschemas: 100_000,
   keywords: 500_000,
-  patterns: 2_000,
+  patterns: 10_000,
 });
 
 /** The cost of a tool whose schema is not compiled (an empty schema, or its own `parseArguments`). */
