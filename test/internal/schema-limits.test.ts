@@ -359,7 +359,7 @@ describe("the compiled total per registry", () => {
     const error = thrown(() => registry.register(tool("one_more", heavy)));
     expect(error).toBeInstanceOf(SchemaLimitError);
     expect(error.message).toBe(
-      `tool "one_more": parameters is over the schema limits: with it, the registry's schemas would have ${REGISTRY_SCHEMA_LIMITS.patterns + 100} patterns, at most ${REGISTRY_SCHEMA_LIMITS.patterns} (it has 100)`,
+      `tool "one_more": parameters is over the schema limits: with it, the registry's schemas would have ${REGISTRY_SCHEMA_LIMITS.patterns + 100} patterns, at most ${REGISTRY_SCHEMA_LIMITS.patterns} (this one has 100)`,
     );
     expect(registry.has("one_more")).toBe(false);
     // Registering a name again replaces its tool: its schema does not count twice.
