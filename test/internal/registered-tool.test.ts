@@ -128,7 +128,9 @@ describe("prepareTool", () => {
 
 describe("prepareTool: schema limits", () => {
   it("a schema over the limits is a SchemaLimitError (a TypeError) naming the tool, with the measure as cause", () => {
-    const patterns = Object.fromEntries(Array.from({ length: 101 }, (_, index) => [`p${index}`, { pattern: `^${index}$` }]));
+    const patterns = Object.fromEntries(
+      Array.from({ length: 101 }, (_, index) => [`p${index}`, { pattern: `^${index}$` }]),
+    );
     const error = (() => {
       try {
         prepareTool(tool({ name: "many", parameters: { type: "object", properties: patterns } }));
