@@ -148,6 +148,59 @@ function formatZodIssues(issues: readonly Issue[]): string {
   );
 }
 
+// zod reads a declared property as `input[name]`: for a property named like a member of
+// Object.prototype (`constructor`, `toString`, `valueOf` …), `{}` would answer with the
+// prototype's (an optional `constructor: z.string()` refused `{}`, a required `toString` passed
+// without it). A tool that declares such a name parses a copy of the arguments whose objects have
+// no prototype — only its own properties are there to read — and receives its objects back with
+// the usual prototype. Other tools parse the arguments as they are (no copy).
+
+const PROTOTYPE_NAMES: ReadonlySet<string> = new Set(Object.getOwnPropertyNames(Object.prototype));
+
+/** `true` when a `properties` map anywhere in the (converted, JSON) schema declares a name Object.prototype has. */
+function declaresPrototypeName(schema: Record<string, unknown>): boolean {
+  const stack: unknown[] = [schema];
+  while (stack.length > 0) {
+    const value = stack.pop();
+    if (Array.isArray(value)) {
+      stack.push(...value);
+    } else if (isPlainObject(value)) {
+      const { properties } = value;
+      if (isPlainObject(properties) && Object.keys(properties).some((name) => PROTOTYPE_NAMES.has(name))) return true;
+      for (const key of Object.keys(value)) stack.push(value[key]);
+    }
+  }
+  return false;
+}
+
+/** A deep copy whose plain objects have no prototype (recorded in `made`); other values as they are. */
+function withoutPrototypes(value: unknown, made: WeakSet<object>): unknown {
+  if (Array.isArray(value)) return value.map((item) => withoutPrototypes(item, made));
+  if (!isPlainObject(value)) return value;
+  const copy = Object.create(null) as Record<string, unknown>;
+  for (const key of Object.keys(value)) copy[key] = withoutPrototypes(value[key], made);
+  made.add(copy);
+  return copy;
+}
+
+/** zod's output with every object of `made` (passed through by `z.any()`, `z.unknown()` …) back to a plain `{}`. */
+function withPrototypes(value: unknown, made: WeakSet<object>): unknown {
+  if (Array.isArray(value)) {
+    for (let index = 0; index < value.length; index++) value[index] = withPrototypes(value[index], made);
+    return value;
+  }
+  // Scalars and class instances (a zod transform's Date …) as they are.
+  if (!isPlainObject(value)) return value;
+  // A copy of ours becomes a fresh `{}`; zod's own (fresh) objects are fixed in place.
+  const target: Record<string, unknown> = made.has(value) ? {} : value;
+  for (const key of Object.keys(value)) {
+    // defineProperty: an own "__proto__" key stays a key, never a prototype.
+    const data = withPrototypes(value[key], made);
+    Object.defineProperty(target, key, { value: data, enumerable: true, writable: true, configurable: true });
+  }
+  return target;
+}
+
 function toToolResult(value: ToolReturn): ToolResult {
   return typeof value === "string" ? newToolResult(value) : value;
 }
@@ -201,8 +254,15 @@ export function defineTool<Schema extends ZodObjectSchema>(
   }
 
   type Args = InferToolArgs<Schema> & Record<string, unknown>;
-  const parse = (args: Record<string, unknown>) =>
+  const safeParse = (args: unknown) =>
     major === "zod4" ? safeParse4(schema as z4.$ZodObject, args) : (schema as Zod3ObjectSchema).safeParse(args);
+  const parse = declaresPrototypeName(parameters)
+    ? (args: Record<string, unknown>) => {
+        const made = new WeakSet<object>();
+        const parsed = safeParse(withoutPrototypes(args, made));
+        return parsed.success ? { success: true as const, data: withPrototypes(parsed.data, made) } : parsed;
+      }
+    : safeParse;
   const tool: DefinedTool<Args, Schema> = {
     name,
     description,

@@ -185,8 +185,9 @@ export class ToolRegistry {
    * Adds a tool, or replaces the tool of the same name (logged as a warning) — unless the registry
    * was made with `onDuplicate: "throw"` or that tool is locked.
    * @throws TypeError when the name does not match `/^[A-Za-z0-9_-]{1,64}$/`, or `parameters` is
-   * not a plain object, has a `type` other than `"object"`, or is not a valid JSON Schema; when the
-   * name is taken and `onDuplicate` is `"throw"`, or its tool is locked.
+   * not a plain object, has a `type` other than `"object"`, is not a valid JSON Schema, or is over
+   * the schema limits (of one schema, or of the registry's schemas together; see the guide); when
+   * the name is taken and `onDuplicate` is `"throw"`, or its tool is locked.
    */
   register(tool: Tool, options: RegisterOptions = {}): void {
     if (typeof options !== "object" || options === null) {
@@ -212,7 +213,7 @@ export class ToolRegistry {
     // Checked before the schema is compiled (a skipped tool costs nothing), and again on the name
     // read once by prepareTool (a name getter cannot slip another name past the allowlist).
     if (this.#allowlist !== null && isRecord(tool) && this.#disallowed(tool.name)) return;
-    const entry = prepareTool(tool);
+    const entry = prepareTool(tool, this.#tools.values());
     const { name } = entry;
     if (this.#disallowed(name)) return;
     const replaced = this.#tools.has(name);

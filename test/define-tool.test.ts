@@ -390,3 +390,70 @@ describe("a defined tool called directly (review regressions)", () => {
     expect(isToolResult(await asyncTool.execute({}, context))).toBe(true);
   });
 });
+
+describe("defineTool reads only the arguments' own properties", () => {
+  // zod reads a declared property as `input[name]`: `{}` would answer `constructor` or `toString`
+  // with Object.prototype's.
+  const NAMES = ["constructor", "toString", "valueOf", "hasOwnProperty"] as const;
+  const majors = [
+    [
+      "zod 4",
+      (name: string) =>
+        z.object({ [name]: z.string().optional(), nested: z.object({ [name]: z.string().optional() }).optional() }),
+      (name: string) => z.object({ [name]: z.string() }),
+    ],
+    [
+      "zod 3",
+      (name: string) =>
+        z3.object({ [name]: z3.string().optional(), nested: z3.object({ [name]: z3.string().optional() }).optional() }),
+      (name: string) => z3.object({ [name]: z3.string() }),
+    ],
+  ] as const;
+
+  describe.each(majors)("%s", (_major, optional, required) => {
+    it.each(NAMES)("an optional %s: {} (also nested) is accepted", (name) => {
+      const defined = defineTool({ name: "t", description: "t", parameters: optional(name), execute: () => "ok" });
+      expect(defined.parseArguments({})).toEqual({ success: true, data: {} });
+      expect(defined.parseArguments({ nested: {} })).toEqual({ success: true, data: { nested: {} } });
+      expect(defined.parseArguments(JSON.parse(`{"${name}":"x"}`))).toEqual({ success: true, data: { [name]: "x" } });
+    });
+
+    it.each(NAMES)(
+      "a required %s: {} is refused as missing (not as the prototype's function), sent it is accepted",
+      (name) => {
+        const defined = defineTool({ name: "t", description: "t", parameters: required(name), execute: () => "ok" });
+        const missing = defined.parseArguments({});
+        expect(missing.success).toBe(false);
+        expect(missing.success ? "" : missing.error).toMatch(
+          new RegExp(`^${name}: (Required|Invalid input: expected string, received undefined)$`),
+        );
+        expect(defined.parseArguments({ [name]: "x" })).toEqual({ success: true, data: { [name]: "x" } });
+      },
+    );
+  });
+
+  it("objects a tool receives through z.any() or z.record() keep their usual prototype", async () => {
+    const execute = vi.fn((args: Record<string, unknown>) => {
+      const meta = args.meta as { hasOwnProperty(key: string): boolean };
+      return `${Object.hasOwn(meta, "a")} ${Object.getPrototypeOf(args.list) === Array.prototype}`;
+    });
+    const registry = new ToolRegistry();
+    registry.register(
+      defineTool({
+        name: "keeps",
+        description: "keeps",
+        parameters: z.object({ constructor: z.string().optional(), meta: z.any(), list: z.array(z.unknown()) }),
+        execute,
+      }),
+    );
+    const args = JSON.parse('{"meta":{"a":{"b":[{"c":1}]},"__proto__":{"x":1}},"list":[{"d":2}]}');
+    expect((await registry.execute("keeps", args)).forLLM).toBe("true true");
+    const received = execute.mock.calls[0]?.[0] as Record<string, Record<string, unknown>>;
+    expect(Object.getPrototypeOf(received.meta)).toBe(Object.prototype);
+    expect(Object.getPrototypeOf(received.meta?.a)).toBe(Object.prototype);
+    // The model's "__proto__" key stays an own key, never a prototype.
+    expect(Object.hasOwn(received.meta ?? {}, "__proto__")).toBe(true);
+    expect((received.meta as { x?: unknown }).x).toBeUndefined();
+    expect(Object.getPrototypeOf((received.list as unknown as unknown[])[0])).toBe(Object.prototype);
+  });
+});

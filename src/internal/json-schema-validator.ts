@@ -4,8 +4,17 @@ import type { Ajv2019 } from "ajv/dist/2019.js";
 import type { Ajv2020 } from "ajv/dist/2020.js";
 import type { RE2JS } from "re2js";
 import type { ParseArgumentsResult } from "../tool.js";
-import { boundText, cutName, jsonText, MAX_VALIDATION_MESSAGE_CHARS } from "./describe.js";
+import { boundText, cutName, isRecord, jsonText, MAX_VALIDATION_MESSAGE_CHARS } from "./describe.js";
 import { unescapePointerSegment } from "./json-pointer.js";
+import {
+  addCost,
+  analyseSchema,
+  checkRegistryCost,
+  NO_COST,
+  type SchemaAnalysis,
+  type SchemaCost,
+  subtractCost,
+} from "./schema-limits.js";
 
 // Ajv (a CommonJS package) is loaded on the first JSON Schema compilation, not at import: it is
 // the largest part of toolloop's start-up, and apps whose tools all use zod never need it.
@@ -298,18 +307,34 @@ linearRegExp.code = "toolloopLinearRegExp";
 
 // Formats are annotations in standard JSON Schema (2019-09 onward), so they are not asserted;
 // `strict: false` accepts the vendor keywords tool schemas often carry; Ajv never logs.
+// `ownProperties`: a property is present when it is the value's own — `{}` has no `constructor`
+// or `toString` property, whatever its prototype says.
 const OPTIONS = {
   allErrors: true,
   strict: false,
   validateFormats: false,
+  ownProperties: true,
   logger: false,
   code: { regExp: linearRegExp },
 } as const satisfies Options;
 
-// Ajv keeps every schema it compiled (its code-generation scope only grows), so an instance is
-// replaced after this many compilations; validators made by the old one keep working.
-const COMPILATIONS_PER_INSTANCE = 200;
-const instances = new Map<Dialect, { ajv: AnyAjv; compilations: number }>();
+// A validator Ajv makes keeps its whole instance alive (the instance is its `self`, the scope of
+// every pattern and function the instance ever compiled is its `scope`), so a shared instance would
+// make one small tool keep thousands of other schemas' programs alive. Each schema is compiled by
+// an instance of its own (about a millisecond, a few KB), which holds what that schema needs and
+// nothing else; schemas are checked against their meta-schema by one long-lived instance per
+// dialect, which compiles nothing else.
+const metaValidators = new Map<Dialect, AnyAjv>();
+
+function checkAgainstMetaSchema(dialect: Dialect, schema: Record<string, unknown>): void {
+  let ajv = metaValidators.get(dialect);
+  if (ajv === undefined) {
+    ajv = new (loadAjv(dialect))(OPTIONS);
+    metaValidators.set(dialect, ajv);
+  }
+  // Ajv's own check and message, as when it validates the schema it is asked to compile.
+  if (ajv.validateSchema(schema) !== true) throw new Error(`schema is invalid: ${ajv.errorsText(ajv.errors)}`);
+}
 
 function dialectOf(schema: Record<string, unknown>): Dialect {
   const uri = typeof schema.$schema === "string" ? schema.$schema : "";
@@ -365,23 +390,62 @@ function withLinearUniqueItems(ajv: AnyAjv): AnyAjv {
   return ajv;
 }
 
+// ─── Recursive schemas: a bound on the work ─────────────────────────────────────────────────────
+//
+// A recursive schema is checked once per level of the value's nesting — or twice, or more: with
+// `allOf: [{ $ref: "#/$defs/node" }, { $ref: "#/$defs/node" }]` inside the node (or, with every
+// error reported, any union whose branches both recurse), the work doubles per level, and 30
+// levels of 250 bytes hold the event loop for minutes. How a value nests is the model's choice,
+// so no bound at registration can cover it: the subschemas a cycle of references enters carry a
+// keyword that counts each entry, and validation stops once the count is past
+// RECURSION_BASE + RECURSION_PER_VALUE × the number of values in the arguments (a linear schema
+// enters its recursion about once per value).
+
+/** The keyword the analysis marks recursion entries with (in the compiled copy of the schema only). */
+const RECURSION_KEYWORD = "toolloop:recursion";
+/** Entries into recursive subschemas any arguments may make. */
+const RECURSION_BASE = 10_000;
+/** More entries allowed per value (object, array or scalar) in the arguments. */
+const RECURSION_PER_VALUE = 4;
+
+/** Entries left in the current validation: `Infinity` outside one (validation never nests). */
+let recursionLeft = Number.POSITIVE_INFINITY;
+const RECURSION_EXCEEDED = Symbol("recursion budget exceeded");
+
+function countRecursion(): boolean {
+  if (--recursionLeft < 0) throw RECURSION_EXCEEDED;
+  return true;
+}
+
+function withRecursionCounter(ajv: AnyAjv): AnyAjv {
+  ajv.addKeyword({ keyword: RECURSION_KEYWORD, schemaType: "boolean", errors: false, validate: countRecursion });
+  return ajv;
+}
+
+/** Values in the arguments (each object, array and scalar once; a shared object once). */
+function countValues(args: unknown): number {
+  let count = 0;
+  const seen = new Set<object>();
+  const stack: unknown[] = [args];
+  while (stack.length > 0) {
+    const value = stack.pop();
+    count++;
+    if (typeof value !== "object" || value === null || seen.has(value)) continue;
+    seen.add(value);
+    if (Array.isArray(value)) for (const item of value) stack.push(item);
+    else for (const key of Object.keys(value)) stack.push((value as Record<string, unknown>)[key]);
+  }
+  return count;
+}
+
 function compile(schema: Record<string, unknown>): ValidateFunction {
   const dialect = dialectOf(schema);
-  let instance = instances.get(dialect);
-  if (instance === undefined || instance.compilations >= COMPILATIONS_PER_INSTANCE) {
-    const AjvForDialect = loadAjv(dialect);
-    instance = { ajv: withLinearUniqueItems(new AjvForDialect(OPTIONS)), compilations: 0 };
-    instances.set(dialect, instance);
-  }
-  instance.compilations++;
-  const { $schema: _dialect, ...rest } = schema;
-  try {
-    return instance.ajv.compile(rest);
-  } finally {
-    // Forget the schema at once (also one that failed to compile), so that another tool may use
-    // the same `$id`.
-    instance.ajv.removeSchema(rest);
-  }
+  // The schema is toolloop's own copy: `$schema` (which chose the dialect) goes, so that Ajv does
+  // not look for a meta-schema it may not have.
+  delete schema.$schema;
+  checkAgainstMetaSchema(dialect, schema);
+  const ajv = new (loadAjv(dialect))({ ...OPTIONS, validateSchema: false });
+  return withRecursionCounter(withLinearUniqueItems(ajv)).compile(schema);
 }
 
 function isEmptySchema(schema: Record<string, unknown>): boolean {
@@ -393,43 +457,112 @@ function isEmptySchema(schema: Record<string, unknown>): boolean {
 
 type ArgumentsValidator = (args: Record<string, unknown>) => ParseArgumentsResult;
 
-// Compiling costs milliseconds: a schema registered again (a registry per request, the same tool
-// in several registries) reuses its validator, found by object or, bounded, by its JSON text.
-const byObject = new WeakMap<object, ArgumentsValidator>();
-const byText = new Map<string, ArgumentsValidator>();
-const MAX_CACHED_TEXTS = 500;
+/** A compiled schema: its argument validator, and what it cost (counted against a registry's limits). */
+export interface CompiledSchema {
+  /** Validates (never transforms) a call's arguments. */
+  validate: ArgumentsValidator;
+  /** What compiling it cost; {@link NO_COST} for a schema that accepts any object. */
+  cost: SchemaCost;
+}
 
-const ACCEPT_ANY: ArgumentsValidator = (args: Record<string, unknown>): ParseArgumentsResult => ({
-  success: true,
-  data: args,
-});
+// A schema registered again (a registry per request, the same tool in several registries) reuses
+// its validator, found by object or, bounded, by its JSON text: at most MAX_CACHED_TEXTS validators
+// and CACHED_COST of compiled schemas (what a validator keeps alive grows with what it cost).
+const byObject = new WeakMap<object, CompiledSchema>();
+const byText = new Map<string, CompiledSchema>();
+const MAX_CACHED_TEXTS = 500;
+const CACHED_COST: Readonly<SchemaCost> = { subschemas: 50_000, keywords: 250_000, patterns: 1_000 };
+let cachedCost: SchemaCost = NO_COST;
+
+function cacheByText(text: string, compiled: CompiledSchema): void {
+  byText.set(text, compiled);
+  cachedCost = addCost(cachedCost, compiled.cost);
+  while (
+    byText.size > MAX_CACHED_TEXTS ||
+    cachedCost.subschemas > CACHED_COST.subschemas ||
+    cachedCost.keywords > CACHED_COST.keywords ||
+    cachedCost.patterns > CACHED_COST.patterns
+  ) {
+    const [oldest, evicted] = byText.entries().next().value as [string, CompiledSchema];
+    byText.delete(oldest);
+    cachedCost = subtractCost(cachedCost, evicted.cost);
+  }
+}
+
+const ACCEPT_ANY: CompiledSchema = {
+  validate: (args: Record<string, unknown>): ParseArgumentsResult => ({ success: true, data: args }),
+  cost: NO_COST,
+};
+
+function argumentsValidator(validate: ValidateFunction, recursive: boolean): ArgumentsValidator {
+  const check = (args: Record<string, unknown>): ParseArgumentsResult => {
+    if (validate(args)) return { success: true, data: args };
+    return { success: false, error: formatAjvErrors(validate.errors ?? []) };
+  };
+  if (!recursive) return check;
+  return (args) => {
+    const allowed = RECURSION_BASE + RECURSION_PER_VALUE * countValues(args);
+    recursionLeft = allowed;
+    try {
+      return check(args);
+    } catch (error) {
+      if (error !== RECURSION_EXCEEDED) throw error;
+      return {
+        success: false,
+        error: `(root): too deeply nested to check against the tool's recursive schema (it would enter its recursive parts more than ${allowed} times): nest the arguments less deeply`,
+      };
+    } finally {
+      recursionLeft = Number.POSITIVE_INFINITY;
+    }
+  };
+}
+
+/** Compiles toolloop's own copy of a schema, measured by `analysis`. */
+function build(copy: Record<string, unknown>, analysis: SchemaAnalysis): CompiledSchema {
+  for (const entry of analysis.recursionEntries) entry[RECURSION_KEYWORD] = true;
+  const validate = compile(copy);
+  return { validate: argumentsValidator(validate, analysis.recursionEntries.length > 0), cost: analysis.cost };
+}
 
 /**
- * Compiles a tool's JSON Schema once into an argument validator with standard semantics.
- * Throws (at registration) when the schema itself is invalid, or when a pattern in it cannot run
- * on the linear-time engine every pattern runs on (a backreference, lookahead or lookbehind).
- * Validators are cached per schema object.
+ * Compiles a tool's JSON Schema once into an argument validator with standard semantics, after
+ * measuring it: a schema over the per-schema limits (`SCHEMA_LIMITS`: subschemas and keywords
+ * with its `$ref`s followed, patterns), or one that would take the registry past its own
+ * (`used` is what the registry's other schemas cost), is refused before Ajv sees it.
+ * Throws (at registration) a `SchemaLimitError` (a `TypeError`) for a schema over a limit; an
+ * `Error` when the schema itself is invalid, refers where Ajv could not follow, or holds a pattern
+ * that cannot run on the linear-time engine every pattern runs on (a backreference, lookahead or
+ * lookbehind). Validators are cached per schema object and, bounded, per JSON text.
  */
-export function compileJsonSchemaValidator(schema: Record<string, unknown>): ArgumentsValidator {
-  let validator = byObject.get(schema);
-  if (validator !== undefined) return validator;
-  if (isEmptySchema(schema)) {
-    validator = ACCEPT_ANY;
-  } else {
-    const text = JSON.stringify(schema);
-    validator = byText.get(text);
-    if (validator === undefined) {
-      const validate = compile(schema);
-      validator = (args) => {
-        if (validate(args)) return { success: true, data: args };
-        return { success: false, error: formatAjvErrors(validate.errors ?? []) };
-      };
-      if (byText.size >= MAX_CACHED_TEXTS) byText.delete(byText.keys().next().value as string);
-      byText.set(text, validator);
+export function compileJsonSchema(schema: Record<string, unknown>, used: SchemaCost = NO_COST): CompiledSchema {
+  let compiled = byObject.get(schema);
+  if (compiled === undefined) {
+    if (isEmptySchema(schema)) {
+      compiled = ACCEPT_ANY;
+    } else {
+      const text = JSON.stringify(schema);
+      compiled = byText.get(text);
+      if (compiled === undefined) {
+        // Compiled from a copy made of its JSON text: what is measured, what is compiled and what
+        // the model is sent are the same schema (a getter cannot show the measure one schema and
+        // Ajv another), and toolloop may mark it up.
+        const copy = JSON.parse(text) as unknown;
+        if (!isRecord(copy)) throw new Error("the schema has no JSON object form");
+        const analysis = analyseSchema(copy);
+        checkRegistryCost(used, analysis.cost);
+        compiled = build(copy, analysis);
+        cacheByText(text, compiled);
+      }
     }
+    byObject.set(schema, compiled);
   }
-  byObject.set(schema, validator);
-  return validator;
+  checkRegistryCost(used, compiled.cost);
+  return compiled;
+}
+
+/** {@link compileJsonSchema}'s validator, for a schema outside any registry. */
+export function compileJsonSchemaValidator(schema: Record<string, unknown>): ArgumentsValidator {
+  return compileJsonSchema(schema).validate;
 }
 
 // ─── Messages ───────────────────────────────────────────────────────────────────────────────────

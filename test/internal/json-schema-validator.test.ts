@@ -457,3 +457,66 @@ describe("validation messages are bounded (D03)", () => {
     expect(many).toMatch(/ … \[\d+ more characters cut\]; … and 99992 more$/);
   });
 });
+
+describe("only the arguments' own properties count", () => {
+  // Arguments arrive as JSON: a `__proto__` key is an own property of the parsed object, and
+  // `{}` has no `constructor`, whatever Object.prototype holds.
+  const PROTOTYPE_NAMES = ["constructor", "toString", "valueOf", "hasOwnProperty", "__proto__"];
+  const schemaOf = (json: string) => JSON.parse(json) as Record<string, unknown>;
+  const sent = (name: string, value: unknown) => JSON.parse(`{${JSON.stringify(name)}:${JSON.stringify(value)}}`);
+
+  it.each(PROTOTYPE_NAMES)("an optional property named %s: {} is accepted", (name) => {
+    const validate = compileJsonSchemaValidator(
+      schemaOf(`{"type":"object","properties":{"${name}":{"type":"string"}}}`),
+    );
+    expect(validate({})).toEqual({ success: true, data: {} });
+    expect(validate(JSON.parse("{}"))).toMatchObject({ success: true });
+  });
+
+  it.each(PROTOTYPE_NAMES)("a required property named %s: {} is refused as missing", (name) => {
+    const validate = compileJsonSchemaValidator(schemaOf(`{"type":"object","required":["${name}"]}`));
+    expect(errorOf(validate({}))).toBe(`${name}: required property is missing`);
+    expect(validate(sent(name, 1)).success).toBe(true);
+  });
+
+  it.each(PROTOTYPE_NAMES)("a declared property named %s: sent, it is checked against its schema", (name) => {
+    const validate = compileJsonSchemaValidator(
+      schemaOf(`{"type":"object","properties":{"${name}":{"type":"string"}},"additionalProperties":false}`),
+    );
+    expect(validate(sent(name, "text")).success).toBe(true);
+    expect(errorOf(validate(sent(name, 5)))).toBe(`${name}: must be string`);
+    expect(errorOf(validate(sent("other", 1)))).toBe("other: unknown property is not allowed");
+  });
+
+  it("with more than 8 declared properties (Ajv then looks names up in the schema) too", () => {
+    const names = [...PROTOTYPE_NAMES, "a", "b", "c", "d", "e"];
+    const properties = Object.fromEntries(names.map((name) => [name, { type: "string" }]));
+    // Built through JSON, so that "__proto__" is a key of `properties`, not its prototype.
+    const schema = schemaOf(JSON.stringify({ type: "object", properties, additionalProperties: false }));
+    const validate = compileJsonSchemaValidator(schema);
+    expect(validate({}).success).toBe(true);
+    expect(validate(sent("__proto__", "x")).success).toBe(true);
+    expect(errorOf(validate(sent("__proto__", 1)))).toBe("__proto__: must be string");
+  });
+
+  it("end to end: a registered tool runs with {} and refuses a missing required toString", async () => {
+    const registry = new ToolRegistry();
+    const optional = tool("optional", schemaOf('{"type":"object","properties":{"constructor":{"type":"string"}}}'));
+    const required = tool("required", schemaOf('{"type":"object","required":["toString"]}'));
+    registry.register(optional);
+    registry.register(required);
+    expect((await registry.execute("optional", {})).forLLM).toBe("ran");
+    expect((await registry.execute("required", {})).forLLM).toBe(
+      'invalid arguments for tool "required": toString: required property is missing',
+    );
+    expect((await registry.execute("required", { toString: "yes" })).forLLM).toBe("ran");
+  });
+
+  it("leaves the user's schema as it was (toolloop compiles a copy)", () => {
+    const schema = schemaOf('{"type":"object","properties":{"__proto__":{"type":"string"}}}');
+    const before = JSON.stringify(schema);
+    compileJsonSchemaValidator(schema);
+    expect(JSON.stringify(schema)).toBe(before);
+    expect(Object.hasOwn(schema, "patternProperties")).toBe(false);
+  });
+});

@@ -125,3 +125,29 @@ describe("prepareTool", () => {
     expect(() => prepareTool(tool({ name: "", description: 1, parameters: null }))).toThrow(/tool\.name must be/);
   });
 });
+
+describe("prepareTool: schema limits", () => {
+  it("a schema over the limits is a SchemaLimitError (a TypeError) naming the tool, with the measure as cause", () => {
+    const patterns = Object.fromEntries(
+      Array.from({ length: 101 }, (_, index) => [`p${index}`, { pattern: `^${index}$` }]),
+    );
+    const error = (() => {
+      try {
+        prepareTool(tool({ name: "many", parameters: { type: "object", properties: patterns } }));
+      } catch (thrown) {
+        return thrown as Error;
+      }
+      throw new Error("expected prepareTool to throw");
+    })();
+    expect(error).toBeInstanceOf(TypeError);
+    expect(error.name).toBe("SchemaLimitError");
+    expect(error.message).toBe('tool "many": parameters is over the schema limits: it has 101 patterns, at most 100');
+    expect((error.cause as Error).message).toBe("it has 101 patterns, at most 100");
+  });
+
+  it("records what the schema cost; a tool with its own parseArguments costs nothing", () => {
+    expect(prepareTool(tool()).cost).toEqual({ subschemas: 2, keywords: 4, patterns: 0 });
+    const own = prepareTool(tool({ parseArguments: () => ({ success: true as const, data: {} }) }));
+    expect(own.cost).toBeUndefined();
+  });
+});
