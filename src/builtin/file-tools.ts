@@ -22,8 +22,9 @@ import {
 /** Options of {@link createFileTools}: the workspace, and limits of what the tools read and touch. */
 export interface FileToolsOptions extends WorkspaceOptions {
   /**
-   * Most bytes of a file `read_file` returns in one call; the rest is cut with a marker that
-   * names the `start_line` to read on from. @default 65536
+   * Most bytes `read_file` returns in one call, counted on what it returns (each line's `N|`
+   * prefix and the line feeds between lines included); the rest is cut with a marker that names
+   * the `start_line` to read on from. @default 65536
    */
   maxReadBytes?: number;
   /**
@@ -431,18 +432,23 @@ async function readLines(
   const finishLine = (): boolean => {
     if (line >= start) {
       const bytes = Buffer.concat(parts, partBytes);
-      if (used + bytes.length > budget) {
+      // The budget counts what is returned, not just the file's bytes: the `N|` prefix and the
+      // line feed that joins the line to the previous one too (a file of empty lines is all prefixes).
+      const prefix = `${line}|`;
+      const cost = (out.length > 0 ? 1 : 0) + prefix.length + bytes.length;
+      if (used + cost > budget) {
         if (out.length > 0) {
           cut = `[cut: read_file returns at most ${budget} bytes per call; read the rest with start_line=${line}]`;
           return false;
         }
-        const keep = utf8Cut(bytes, budget);
-        out.push(`${line}|${decoder.decode(bytes.subarray(0, keep))}`);
-        cut = `[cut: line ${line} is longer than ${budget} bytes and was cut; read on with start_line=${line + 1}]`;
+        // The first line shown is cut to what fits after its prefix (the prefix is always shown).
+        const keep = utf8Cut(bytes, Math.max(0, budget - prefix.length));
+        out.push(`${prefix}${decoder.decode(bytes.subarray(0, keep))}`);
+        cut = `[cut: line ${line} does not fit in the ${budget} bytes read_file returns per call and was cut; read on with start_line=${line + 1}]`;
         return false;
       }
-      used += bytes.length;
-      out.push(`${line}|${decoder.decode(bytes)}`);
+      used += cost;
+      out.push(`${prefix}${decoder.decode(bytes)}`);
     }
     parts = [];
     partBytes = 0;
@@ -450,12 +456,12 @@ async function readLines(
     return end === undefined || line <= end;
   };
   let pending = false; // the current line has bytes not yet ended by a line feed
-  const keep = (piece: Buffer) => {
-    if (piece.length > 0) pending = true;
+  // Keeps `chunk[from, to)` of the current line.
+  const keep = (chunk: Buffer, from: number, to: number) => {
+    if (to > from) pending = true;
     // Keep a line only if it is shown, and never more of it than the budget (plus one byte to know it is over).
     if (line < start || partBytes > budget) return;
-    const room = budget + 1 - partBytes;
-    const taken = piece.length > room ? piece.subarray(0, room) : piece;
+    const taken = chunk.subarray(from, Math.min(to, from + budget + 1 - partBytes));
     parts.push(Buffer.from(taken));
     partBytes += taken.length;
   };
@@ -474,7 +480,7 @@ async function readLines(
     if (chunk.includes(0)) return binary();
     let from = 0;
     for (let newline = chunk.indexOf(10, from); newline !== -1; newline = chunk.indexOf(10, from)) {
-      keep(chunk.subarray(from, newline));
+      keep(chunk, from, newline);
       from = newline + 1;
       pending = false;
       if (!finishLine()) {
@@ -482,7 +488,7 @@ async function readLines(
         break reading;
       }
     }
-    keep(chunk.subarray(from));
+    keep(chunk, from, chunk.length);
   }
   // The last line of a file that does not end with a line feed.
   if (!ended && pending) finishLine();

@@ -785,7 +785,8 @@ describe("read_file", () => {
 
   it("cuts at maxReadBytes on a line boundary with a marker naming the start_line to read on", async () => {
     writeFileSync(ws("long.txt"), Array.from({ length: 100 }, (_, i) => `line ${i + 1}`).join("\n"));
-    const { call } = setup({ maxReadBytes: 30 });
+    // 44 bytes: exactly "1|line 1" and four more "\nN|line N" — the prefixes and line feeds count.
+    const { call } = setup({ maxReadBytes: 44 });
     const first = await read(call("read_file", { path: "long.txt" }));
     expect(first.text).toMatchInlineSnapshot(`
       "1|line 1
@@ -793,8 +794,12 @@ describe("read_file", () => {
       3|line 3
       4|line 4
       5|line 5
-      [cut: read_file returns at most 30 bytes per call; read the rest with start_line=6]"
+      [cut: read_file returns at most 44 bytes per call; read the rest with start_line=6]"
     `);
+    const { call: smaller } = setup({ maxReadBytes: 43 });
+    expect((await read(smaller("read_file", { path: "long.txt" }))).text).toBe(
+      "1|line 1\n2|line 2\n3|line 3\n4|line 4\n[cut: read_file returns at most 43 bytes per call; read the rest with start_line=5]",
+    );
     expect(await read(call("read_file", { path: "long.txt", start_line: 5, end_line: 6 }))).toEqual({
       text: "5|line 5\n6|line 6",
       isError: false,
@@ -818,7 +823,8 @@ describe("read_file", () => {
       fc.asyncProperty(
         fc.array(line, { minLength: 1, maxLength: 40 }),
         fc.boolean(),
-        fc.integer({ min: 50, max: 120 }),
+        // At least 60: the longest line (12 × 4 bytes) with its prefix ("40|") always fits whole.
+        fc.integer({ min: 60, max: 120 }),
         async (lines, finalNewline, budget) => {
           writeFileSync(ws("prop.txt"), lines.join("\n") + (finalNewline ? "\n" : ""));
           const { call } = setup({ maxReadBytes: budget });
@@ -844,9 +850,39 @@ describe("read_file", () => {
 
   it("cuts a single line longer than maxReadBytes, never inside a UTF-8 character", async () => {
     writeFileSync(ws("wide.txt"), `${"é".repeat(20)}\nnext\n`);
-    const { call } = setup({ maxReadBytes: 9 });
+    // 11 bytes: "1|" and 9 bytes of the line, which would end inside the fifth "é".
+    const { call } = setup({ maxReadBytes: 11 });
     expect(await read(call("read_file", { path: "wide.txt" }))).toEqual({
-      text: "1|éééé\n[cut: line 1 is longer than 9 bytes and was cut; read on with start_line=2]",
+      text: "1|éééé\n[cut: line 1 does not fit in the 11 bytes read_file returns per call and was cut; read on with start_line=2]",
+      isError: false,
+    });
+  });
+
+  it("counts the N| prefixes against maxReadBytes: a file of empty lines returns at most maxReadBytes", async () => {
+    // 1 MiB of line feeds: once 8.3 M characters back, every "N|" prefix free.
+    writeFileSync(ws("empty-lines.txt"), "\n".repeat(1024 * 1024));
+    const { call } = setup();
+    const { text, isError } = await read(call("read_file", { path: "empty-lines.txt" }));
+    expect(isError).toBe(false);
+    const lines = text.split("\n");
+    const marker = lines.pop() ?? "";
+    const next = Number(/start_line=(\d+)\]$/.exec(marker)?.[1]);
+    expect(Buffer.byteLength(lines.join("\n"))).toBeLessThanOrEqual(65_536);
+    expect(Buffer.byteLength(lines.join("\n"))).toBeGreaterThan(65_536 - 10);
+    expect(lines).toEqual(Array.from({ length: next - 1 }, (_, i) => `${i + 1}|`));
+    // Far into the file, where each prefix is longer, the bound holds the same.
+    const far = await read(call("read_file", { path: "empty-lines.txt", start_line: 1_000_000 }));
+    const farLines = far.text.split("\n");
+    farLines.pop();
+    expect(farLines[0]).toBe("1000000|");
+    expect(Buffer.byteLength(farLines.join("\n"))).toBeLessThanOrEqual(65_536);
+  });
+
+  it("cuts a first line whose prefix alone fills maxReadBytes to its prefix, and reads on", async () => {
+    writeFileSync(ws("tiny.txt"), "abc\ndef\n");
+    const { call } = setup({ maxReadBytes: 1 });
+    expect(await read(call("read_file", { path: "tiny.txt", start_line: 2 }))).toEqual({
+      text: "2|\n[cut: line 2 does not fit in the 1 bytes read_file returns per call and was cut; read on with start_line=3]",
       isError: false,
     });
   });
