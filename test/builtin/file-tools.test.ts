@@ -16,6 +16,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { applyPatch } from "diff";
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FILE_TOOL_HOOKS, type FileToolHooks, MAX_EDIT_BYTES, MAX_LIST_ENTRIES } from "../../src/builtin/file-tools.js";
@@ -1076,6 +1077,111 @@ describe("edit_file", () => {
     const result = await call("edit_file", { path: "long.txt", old_text: "line 30\n", new_text: "" });
     expect(result.forUser).toContain("@@ -27,7 +27,6 @@");
     expect(result.forUser).toContain("-line 30");
+  });
+
+  /** The unified diff in an edit's `forUser`, without the first line that marks a whole-lines diff. */
+  const patchOf = (forUser: string) => forUser.replace(/^\[the change is too large[^\n]*\n/, "");
+
+  it("shows a change past the diff's bounds as whole lines removed and added, and says so", async () => {
+    // 150 lines replaced by 150 others: the smallest diff needs 300 line edits, more than MAX_DIFF_EDITS.
+    const before = `keep 1\nkeep 2\nkeep 3\n${Array.from({ length: 150 }, (_, i) => `old ${i}\n`).join("")}tail 1\ntail 2\ntail 3\ntail 4\n`;
+    const oldText = Array.from({ length: 150 }, (_, i) => `old ${i}\n`).join("");
+    const newText = Array.from({ length: 150 }, (_, i) => `new ${i}\n`).join("");
+    writeFileSync(ws("big.txt"), before);
+    const { call } = setup();
+    const result = await call("edit_file", { path: "big.txt", old_text: oldText, new_text: newText });
+    expect(result.forLLM).toBe('File edited: "big.txt"');
+    const after = readFileSync(ws("big.txt"), "utf8");
+    expect(after).toBe(before.replace(oldText, newText));
+    const lines = result.forUser.split("\n");
+    // The line after the old text ("tail 1") is in the change: the new text runs on to its line feed.
+    expect(lines.slice(0, 9)).toEqual([
+      "[the change is too large to compare line by line: its 151 old lines are shown removed and its 151 new lines added]",
+      "Index: big.txt",
+      "===================================================================",
+      "--- big.txt",
+      "+++ big.txt",
+      "@@ -1,157 +1,157 @@",
+      " keep 1",
+      " keep 2",
+      " keep 3",
+    ]);
+    expect(lines.slice(9, 160)).toEqual([...oldText.split("\n").slice(0, 150), "tail 1"].map((line) => `-${line}`));
+    expect(lines.slice(160, 311)).toEqual([...newText.split("\n").slice(0, 150), "tail 1"].map((line) => `+${line}`));
+    expect(lines.slice(311)).toEqual([" tail 2", " tail 3", " tail 4", ""]);
+    expect(applyPatch(before, patchOf(result.forUser))).toBe(after);
+  });
+
+  it("answers the 39 KiB edit that held the event loop 44 s at once, its diff bounded", async () => {
+    // 10,000 lines replaced by 10,000 others: the line diff would take lines × edits (2 × 10^8).
+    writeFileSync(ws("bomb.txt"), "a\n".repeat(10_000));
+    const { call } = setup();
+    const result = await call("edit_file", {
+      path: "bomb.txt",
+      old_text: "a\n".repeat(10_000),
+      new_text: "b\n".repeat(10_000),
+    });
+    expect(result.isError).toBe(false);
+    expect(readFileSync(ws("bomb.txt"), "utf8")).toBe("b\n".repeat(10_000));
+    expect(
+      result.forUser.startsWith(
+        "[the change is too large to compare line by line: its 10000 old lines are shown removed and its 10000 new lines added]\n",
+      ),
+    ).toBe(true);
+    expect(result.forUser).toContain("\n@@ -1,10000 +1,10000 @@\n-a\n-a\n");
+    expect(result.forUser.endsWith("… [the diff is cut at 50000 characters]\n")).toBe(true);
+    expect(result.forUser.length).toBeLessThan(50_000 + 300);
+  });
+
+  it("bounds a whole-lines diff of one huge line, and numbers lines far into a large file", async () => {
+    writeFileSync(ws("wide.txt"), `${"\n".repeat(1_000_000)}${"x".repeat(400_000)}\nend`);
+    const { call } = setup();
+    const result = await call("edit_file", {
+      path: "wide.txt",
+      old_text: "x".repeat(400_000),
+      new_text: "😀".repeat(200_000),
+    });
+    expect(result.forUser.length).toBeLessThan(50_000 + 300);
+    expect(result.forUser).toContain("\n@@ -999998,5 +999998,5 @@\n \n \n \n-xxx");
+    expect(result.forUser.endsWith("… [the diff is cut at 50000 characters]\n")).toBe(true);
+    // Cut between two characters, never inside the surrogate pair of one.
+    expect(/[\ud800-\udbff]…/.test(result.forUser)).toBe(false);
+  });
+
+  it("shows every edit as a diff that turns the old file into the new one (property)", async () => {
+    const line = fc.constantFrom("a", "b", "c", "", "a b", "😀");
+    const lines = fc.array(line, { maxLength: 12 });
+    const text = (parts: string[], final: boolean) => parts.join("\n") + (final && parts.length > 0 ? "\n" : "");
+    await fc.assert(
+      fc.asyncProperty(
+        lines,
+        fc.array(line, { minLength: 1, maxLength: 4 }),
+        lines,
+        fc.boolean(),
+        fc.boolean(),
+        // Small new texts get the smallest diff; 300 distinct lines go past MAX_DIFF_EDITS (whole lines).
+        fc.oneof(
+          lines.map((parts) => parts.join("\n")),
+          fc.nat(300).map((shift) => Array.from({ length: 300 }, (_, i) => `new ${i + shift}`).join("\n")),
+        ),
+        fc.boolean(),
+        async (head, middle, tail, headFeed, finalFeed, replacement, replacementFeed) => {
+          const marker = `@${middle.join("|")}@`;
+          const prefix = text(head, true);
+          const oldText = `${marker}${middle.join("\n")}${headFeed ? "\n" : ""}`;
+          const before = `${prefix}${oldText}${text(tail, finalFeed)}`;
+          const newText = `${replacement}${replacementFeed ? "\n" : ""}`;
+          writeFileSync(ws("prop.txt"), before);
+          const { call } = setup();
+          const result = await call("edit_file", { path: "prop.txt", old_text: oldText, new_text: newText });
+          expect(result.isError).toBe(false);
+          const after = readFileSync(ws("prop.txt"), "utf8");
+          expect(after).toBe(`${prefix}${newText}${text(tail, finalFeed)}`);
+          expect(applyPatch(before, patchOf(result.forUser))).toBe(after);
+        },
+      ),
+      { numRuns: 80 },
+    );
   });
 
   it.each([
