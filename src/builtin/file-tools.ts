@@ -68,11 +68,11 @@ const DIFF_CONTEXT = 3;
 // KiB of arguments once held it 44 s, and no timeout could fire). A change past any of these bounds
 // is shown as all its old lines removed and all its new lines added, at a cost linear in its size.
 /** Most characters of the old and new regions together that are diffed line by line. */
-export const MAX_DIFF_INPUT_CHARS = 256 * 1024;
+const MAX_DIFF_INPUT_CHARS = 256 * 1024;
 /** Most lines of the old and new regions together that are diffed line by line. */
-export const MAX_DIFF_LINES = 10_000;
+const MAX_DIFF_LINES = 10_000;
 /** The diff's `maxEditLength`: most lines removed plus added in the smallest diff it looks for. */
-export const MAX_DIFF_EDITS = 200;
+const MAX_DIFF_EDITS = 200;
 /** The diff's `timeout` in ms: a safety net only, the bounds above keep it far below on an idle machine. */
 const DIFF_TIMEOUT_MS = 50;
 /** Characters scanned between two turns of the event loop where a whole file's lines are counted. */
