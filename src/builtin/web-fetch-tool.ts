@@ -17,6 +17,7 @@ import {
   checkResolvedHost,
   guardedLookup,
 } from "./address-guard.js";
+import { prettyJson } from "./pretty-json.js";
 
 /** Options of {@link createWebFetchTool}. */
 export interface WebFetchToolOptions {
@@ -531,23 +532,32 @@ async function readResponse(
     return errorResult(`web_fetch: ${where} returned binary content without a content type; it is not shown`);
   }
   const text = decode(body, contentType);
-  const content =
-    kind === "html"
-      ? await htmlToText(text, signal).catch((error: unknown) => {
-          if (signal.aborted) throw error;
-          throw new FetchProblem(`web_fetch could not convert the HTML of ${where} to text: ${errorMessage(error)}`, {
-            cause: error,
-          });
-        })
-      : kind === "json"
-        ? prettyJson(text)
-        : text;
   const header = [`URL: ${boundText(url.href, 2_000)}`, `Status: ${status}`, `Content-Type: ${shownType}`];
   if (cut)
     header.push(
       `Note: the body is larger than ${settings.maxBytes} bytes; only the first ${settings.maxBytes} were read`,
     );
-  const shown = content.trim() === "" ? "(empty body)" : boundText(content, limit);
+  let shown: string;
+  let contentCut: boolean;
+  // JSON is pretty-printed only as far as it is shown: a body nested 500 deep would otherwise take
+  // gigabytes of indentation (and minutes of the event loop) before being cut.
+  const pretty = kind === "json" ? await prettyJson(text, limit + 1, signal) : undefined;
+  if (pretty !== undefined) {
+    contentCut = pretty.cut || pretty.text.length > limit;
+    shown = contentCut ? cutJson(pretty.text, limit, text.length) : pretty.text;
+  } else {
+    const content =
+      kind === "html"
+        ? await htmlToText(text, signal).catch((error: unknown) => {
+            if (signal.aborted) throw error;
+            throw new FetchProblem(`web_fetch could not convert the HTML of ${where} to text: ${errorMessage(error)}`, {
+              cause: error,
+            });
+          })
+        : text; // JSON that does not parse is shown as it is
+    shown = content.trim() === "" ? "(empty body)" : boundText(content, limit);
+    contentCut = shown.length < content.length;
+  }
   const forLLM = `${header.join("\n")}\n\n${shown}`;
   const result = response.status >= 400 ? errorResult(forLLM) : newToolResult(forLLM);
   return result.withData({
@@ -556,17 +566,20 @@ async function readResponse(
     contentType,
     bytes: body.length,
     bodyCut: cut,
-    contentCut: shown.length < content.length,
+    contentCut,
   });
 }
 
-/** JSON text pretty-printed with two spaces; as it is when it does not parse (or nests too deep to print). */
-function prettyJson(text: string): string {
-  try {
-    return JSON.stringify(JSON.parse(text), null, 2);
-  } catch {
-    return text;
-  }
+/**
+ * Pretty-printed JSON that goes on past `limit`, cut to `limit` characters with a marker: how long
+ * all of it would be is not known (it was not made), so the marker gives the body's length.
+ */
+function cutJson(printed: string, limit: number, bodyChars: number): string {
+  const marker = ` … [the pretty-printed JSON is cut at ${limit} characters; the body has ${bodyChars}]`;
+  let keep = Math.max(0, limit - marker.length);
+  const last = printed.charCodeAt(keep - 1);
+  if (last >= 0xd800 && last <= 0xdbff) keep--; // never half a surrogate pair
+  return `${printed.slice(0, keep)}${marker}`;
 }
 
 // The HTML converter runs in a worker thread: html-to-text's parser is quadratic in the nesting
