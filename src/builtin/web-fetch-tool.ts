@@ -458,7 +458,7 @@ function kindOf(essence: string): Kind {
   return "binary";
 }
 
-/** A body without a content type: binary when it has a NUL byte early, HTML or JSON by its start, else text. */
+/** A body without a content type, by its first bytes: binary with a NUL byte, HTML or JSON by its start, else text. */
 function sniff(body: Uint8Array): Kind {
   const head = body.subarray(0, 1024);
   if (head.includes(0)) return "binary";
@@ -468,36 +468,56 @@ function sniff(body: Uint8Array): Kind {
   return "text";
 }
 
-function decode(body: Uint8Array, contentType: string): string {
+/** A streaming decoder for the `charset` of `contentType` (UTF-8 when there is none or it is unknown). */
+function decoderFor(contentType: string) {
   const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(contentType)?.[1];
   try {
-    return new TextDecoder(charset ?? "utf-8").decode(body);
+    return new TextDecoder(charset ?? "utf-8");
   } catch {
     // An unknown charset label: read it as UTF-8 (bad bytes become U+FFFD).
-    return new TextDecoder().decode(body);
+    return new TextDecoder();
   }
 }
 
-/** Reads at most `maxBytes` of the body; `cut` when there was more. */
-async function readBody(response: Fetched, maxBytes: number): Promise<{ body: Uint8Array; cut: boolean }> {
-  const chunks: Uint8Array[] = [];
+/** Bytes of the body kept to sniff its kind. */
+const SNIFF_BYTES = 1024;
+
+/**
+ * Reads at most `maxBytes` of the body, decoding each chunk as it arrives (so a 10 MiB body is
+ * never copied or decoded in one go on the event loop); `cut` when there was more. `head` is its
+ * first {@link SNIFF_BYTES} bytes.
+ */
+async function readBody(
+  response: Fetched,
+  maxBytes: number,
+): Promise<{ text: string; head: Uint8Array; bytes: number; cut: boolean }> {
+  const decoder = decoderFor(response.contentType);
+  const pieces: string[] = [];
+  const headChunks: Uint8Array[] = [];
+  let headBytes = 0;
   let total = 0;
   let cut = false;
   try {
     for await (const chunk of response.body) {
+      let part = chunk;
       if (total + chunk.length > maxBytes) {
-        chunks.push(chunk.subarray(0, maxBytes - total));
-        total = maxBytes;
+        part = chunk.subarray(0, maxBytes - total);
         cut = true;
-        break;
       }
-      chunks.push(chunk);
-      total += chunk.length;
+      if (headBytes < SNIFF_BYTES) {
+        const kept = part.subarray(0, SNIFF_BYTES - headBytes);
+        headChunks.push(kept);
+        headBytes += kept.length;
+      }
+      pieces.push(decoder.decode(part, { stream: true }));
+      total += part.length;
+      if (cut) break;
     }
   } finally {
     if (cut) response.cancel();
   }
-  return { body: Buffer.concat(chunks, total), cut };
+  pieces.push(decoder.decode());
+  return { text: pieces.join(""), head: Buffer.concat(headChunks, headBytes), bytes: total, cut };
 }
 
 async function readResponse(
@@ -526,12 +546,11 @@ async function readResponse(
       `web_fetch: ${where} sent a ${boundText(encoding, 40)}-compressed body although identity was asked for; it is not read`,
     );
   }
-  const { body, cut } = await readBody(response, settings.maxBytes);
-  if (kind === "unknown") kind = sniff(body);
+  const { text, head, bytes, cut } = await readBody(response, settings.maxBytes);
+  if (kind === "unknown") kind = sniff(head);
   if (kind === "binary") {
     return errorResult(`web_fetch: ${where} returned binary content without a content type; it is not shown`);
   }
-  const text = decode(body, contentType);
   const header = [`URL: ${boundText(url.href, 2_000)}`, `Status: ${status}`, `Content-Type: ${shownType}`];
   if (cut)
     header.push(
@@ -564,7 +583,7 @@ async function readResponse(
     url: url.href,
     status: response.status,
     contentType,
-    bytes: body.length,
+    bytes,
     bodyCut: cut,
     contentCut,
   });

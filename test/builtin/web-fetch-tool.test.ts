@@ -670,6 +670,25 @@ describe("web_fetch with options.fetch", () => {
     return vi.fn(async (input: string | URL | Request, init?: RequestInit) => answer(String(input), init));
   }
 
+  it.each([
+    ["utf-8", "text/plain", Buffer.from("café 😀 ok")],
+    ["utf-16le", "text/plain; charset=utf-16le", Buffer.from("café 😀 ok", "utf16le")],
+  ])("decodes a %s body chunk by chunk, characters split across chunks included", async (_, type, bytes) => {
+    // One byte per chunk: every multi-byte character arrives in pieces.
+    const fetch = fakeFetch(() => {
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          for (const byte of bytes) controller.enqueue(Uint8Array.of(byte));
+          controller.close();
+        },
+      });
+      return new Response(body, { status: 200, headers: { "content-type": type } });
+    });
+    const result = await fetchWith({ fetch, allowHosts: ["api.test"] }, { url: "https://api.test/t" });
+    expect(result.forLLM.endsWith("\n\ncafé 😀 ok")).toBe(true);
+    expect(result.data).toMatchObject({ bytes: bytes.length });
+  });
+
   it("sends GET with redirect: manual and the call's signal, and reads the body", async () => {
     const fetch = fakeFetch(
       () => new Response('{"ok":true}', { status: 200, headers: { "content-type": "application/json" } }),
