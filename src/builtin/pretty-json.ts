@@ -10,48 +10,98 @@ export interface PrettyJson {
 
 /** Input read plus output written between two turns of the event loop. */
 const SLICE_CHARS = 1 << 16;
+/** The longest token read at once: an escape (`\u0041`) or a literal (`false`). */
+const LOOKAHEAD = 6;
 
 /**
  * What comes next in the text: `value` (the top one, an element after `,`, a member's after `:`),
  * `first-element` (after `[`: `]` or a value), `first-key` (after `{`: `}` or a key), `key` (after
  * `,` in an object), `colon` (after a key), `after` (after a value: `,`, the end of its container,
- * or of the text), `in-string` (a string is copied as written, a long one a slice at a time).
+ * or of the text); inside a string or a number (both copied as written, a long one a piece at a
+ * time): `in-string`, `in-number`.
  */
-type Expect = "value" | "first-element" | "first-key" | "key" | "colon" | "after" | "in-string";
+type Expect = "value" | "first-element" | "first-key" | "key" | "colon" | "after" | "in-string" | "in-number";
+
+/**
+ * Where a number is in JSON's grammar: after `-`, after a leading `0`, in the integer digits, after
+ * `.`, in the fraction, after `e`, after the exponent's sign, in the exponent.
+ */
+type NumberState = "sign" | "zero" | "int" | "dot" | "frac" | "e" | "exp-sign" | "exp";
 
 type Step = "more" | "done" | "full" | "invalid";
 
-const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
-const HEX4 = /[0-9a-fA-F]{4}/y;
 const LITERALS = ["true", "false", "null"] as const;
+const HEX4 = /^[0-9a-fA-F]{4}$/;
+
+const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
+
+/** The state after `c` in a number in state `state`; `undefined` when `c` does not continue it. */
+function nextNumberState(state: NumberState, c: number): NumberState | undefined {
+  switch (state) {
+    case "sign":
+      return c === 0x30 ? "zero" : isDigit(c) ? "int" : undefined;
+    case "zero":
+    case "int":
+      if (state === "int" && isDigit(c)) return "int";
+      return c === 0x2e ? "dot" : c === 0x65 || c === 0x45 ? "e" : undefined;
+    case "dot":
+    case "frac":
+      if (isDigit(c)) return "frac";
+      return state === "frac" && (c === 0x65 || c === 0x45) ? "e" : undefined;
+    case "e":
+      return c === 0x2b || c === 0x2d ? "exp-sign" : isDigit(c) ? "exp" : undefined;
+    case "exp-sign":
+    case "exp":
+      return isDigit(c) ? "exp" : undefined;
+  }
+}
 
 /**
- * A JSON pretty-printer that reads the text once, left to right, and writes the output as
- * `JSON.stringify(JSON.parse(text), null, 2)` lays it out — without building the tree and without
- * recursion, and only up to a number of characters: a hostile body (nested 500 deep, 10 MiB) costs
- * what is shown, not the gigabytes its indentation would take. Numbers, strings (escapes included)
- * and keys (order and duplicates) are kept as written. Work is done a slice at a time.
+ * A JSON pretty-printer that reads the text once, left to right, a piece at a time, and writes the
+ * output as `JSON.stringify(JSON.parse(text), null, 2)` lays it out — without building the tree,
+ * without recursion, without joining the pieces, and only up to a number of characters: a hostile
+ * body (nested 500 deep, 10 MiB) costs what is shown, not the gigabytes its indentation would take.
+ * Numbers, strings (escapes included) and keys (order and duplicates) are kept as written.
  */
 class JsonPrinter {
-  readonly #text: string;
-  readonly #max: number;
+  readonly #pieces: readonly string[];
+  /** The next piece to read. */
+  #next = 0;
+  /** What is being read: the rest of a piece, or a few characters of one and the next. */
+  #text = "";
   #pos = 0;
+  /** Characters read before `#text` began. */
+  #base = 0;
+  readonly #max: number;
   readonly #out: string[] = [];
   #length = 0;
   /** Open containers, innermost last: `true` for an object. */
   readonly #stack: boolean[] = [];
   #expect: Expect = "value";
-  /** In a string: whether the string is a key (a `:` follows) or a value. */
+  /** In a string: whether it is a key (a `:` follows) or a value. */
   #stringIsKey = false;
+  #number: NumberState = "int";
   #full = false;
 
-  constructor(text: string, max: number) {
-    this.#text = text;
+  constructor(pieces: readonly string[], max: number) {
+    this.#pieces = pieces;
     this.#max = max;
   }
 
   get output(): string {
     return this.#out.join("");
+  }
+
+  /**
+   * At least `count` characters from `#pos` in `#text`, unless the input ends sooner: the rest of
+   * `#text` (fewer than `count` characters, so little is copied) and the next pieces.
+   */
+  #ensure(count: number): void {
+    while (this.#text.length - this.#pos < count && this.#next < this.#pieces.length) {
+      this.#base += this.#pos;
+      this.#text = this.#text.slice(this.#pos) + (this.#pieces[this.#next++] as string);
+      this.#pos = 0;
+    }
   }
 
   /** Appends `piece`, or as much of it as fits (then the output is full). */
@@ -74,18 +124,24 @@ class JsonPrinter {
 
   /** Runs until about `budget` characters were read or written; how it stopped. */
   step(budget: number): Step {
-    const text = this.#text;
-    const end = budget + this.#pos + this.#length;
-    while (this.#pos + this.#length < end) {
+    const end = this.#base + this.#pos + this.#length + budget;
+    while (this.#base + this.#pos + this.#length < end) {
       if (this.#full) return "full";
+      this.#ensure(1);
+      const text = this.#text;
+      const atEnd = this.#pos >= text.length;
       if (this.#expect === "in-string") {
-        const state = this.#string(end - this.#pos - this.#length);
+        if (atEnd) return "invalid"; // the text ends inside a string
+        const state = this.#string(end - this.#base - this.#pos - this.#length);
         if (state !== "more") return state;
         continue;
       }
-      if (this.#pos >= text.length) {
-        return this.#expect === "after" && this.#stack.length === 0 ? "done" : "invalid";
+      if (this.#expect === "in-number") {
+        const state = this.#numberPiece(atEnd);
+        if (state !== "more") return state;
+        continue;
       }
+      if (atEnd) return this.#expect === "after" && this.#stack.length === 0 ? "done" : "invalid";
       const c = text.charCodeAt(this.#pos);
       // JSON's whitespace: space, tab, line feed, carriage return.
       if (c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d) {
@@ -113,8 +169,7 @@ class JsonPrinter {
           return "more";
         }
         this.#newline(stack.length);
-        if (this.#expect === "first-key") return this.#key(c);
-        return this.#value(c);
+        return this.#expect === "first-key" ? this.#key(c) : this.#value(c);
       }
       case "key":
         return this.#key(c);
@@ -151,48 +206,70 @@ class JsonPrinter {
   #key(c: number): Step {
     if (c !== 0x22) return "invalid";
     this.#stringIsKey = true;
-    return this.#openString();
+    return this.#open("in-string", '"');
   }
 
-  #openString(): Step {
+  /** Consumes the character at `#pos`, writes `written` and moves to `expect`. */
+  #open(expect: Expect, written: string): Step {
     this.#pos++;
-    this.#emit('"');
-    this.#expect = "in-string";
+    this.#emit(written);
+    this.#expect = expect;
     return "more";
   }
 
   #value(c: number): Step {
-    const text = this.#text;
     if (c === 0x22) {
       this.#stringIsKey = false;
-      return this.#openString();
+      return this.#open("in-string", '"');
     }
     if (c === 0x7b || c === 0x5b) {
-      this.#pos++;
       this.#stack.push(c === 0x7b);
-      this.#emit(c === 0x7b ? "{" : "[");
-      this.#expect = c === 0x7b ? "first-key" : "first-element";
-      return "more";
+      return this.#open(c === 0x7b ? "first-key" : "first-element", c === 0x7b ? "{" : "[");
     }
+    if (c === 0x2d || isDigit(c)) {
+      this.#number = c === 0x2d ? "sign" : c === 0x30 ? "zero" : "int";
+      return this.#open("in-number", String.fromCharCode(c));
+    }
+    this.#ensure(LOOKAHEAD);
     for (const literal of LITERALS) {
-      if (text.startsWith(literal, this.#pos)) {
+      if (this.#text.startsWith(literal, this.#pos)) {
         this.#pos += literal.length;
         this.#emit(literal);
         this.#expect = "after";
         return "more";
       }
     }
-    NUMBER.lastIndex = this.#pos;
-    const number = NUMBER.exec(text);
-    if (number === null) return "invalid";
-    this.#pos += number[0].length;
-    this.#emit(number[0]);
-    this.#expect = "after";
-    return "more";
+    return "invalid";
+  }
+
+  /** Copies what `#text` holds of a number as written; at its end (or the input's), checks that it is whole. */
+  #numberPiece(atEnd: boolean): Step {
+    const text = this.#text;
+    const start = this.#pos;
+    // Never read much past what the output can still take: the number is copied as it is.
+    const stop = Math.min(text.length, start + this.#max - this.#length + 1);
+    let at = start;
+    let state = this.#number;
+    for (; at < stop; at++) {
+      const next = nextNumberState(state, text.charCodeAt(at));
+      if (next === undefined) break;
+      state = next;
+    }
+    this.#number = state;
+    if (at > start) this.#emit(text.slice(start, at));
+    this.#pos = at;
+    if (this.#full) return "full";
+    if (at === text.length && !atEnd) return "more"; // it may go on in the next piece
+    if (state === "zero" || state === "int" || state === "frac" || state === "exp") {
+      this.#expect = "after";
+      return "more";
+    }
+    return "invalid";
   }
 
   /** Copies the string at `#pos` (after its opening quote) as written, reading at most `budget` characters. */
   #string(budget: number): Step {
+    this.#ensure(LOOKAHEAD);
     const text = this.#text;
     const start = this.#pos;
     // Never read past what the output can still take: the string is copied as it is.
@@ -208,10 +285,11 @@ class JsonPrinter {
       }
       if (c < 0x20) return "invalid";
       if (c === 0x5c) {
+        // An escape cut by the end of `#text`: copy up to it, and read it whole next time.
+        if (at + LOOKAHEAD > text.length && this.#next < this.#pieces.length) break;
         const escaped = text.charCodeAt(at + 1);
         if (escaped === 0x75) {
-          HEX4.lastIndex = at + 2;
-          if (!HEX4.test(text)) return "invalid";
+          if (!HEX4.test(text.slice(at + 2, at + 6))) return "invalid";
           at += 6;
         } else if (
           escaped === 0x22 ||
@@ -231,8 +309,7 @@ class JsonPrinter {
       }
       at++;
     }
-    if (at >= text.length) return "invalid"; // the text ends inside the string
-    // A slice of a long string: copy it and read on later (an escape may end past `stop`: `at` is after it).
+    // A piece of a long string: copy it and read on later (an escape may end past `stop`: `at` is after it).
     this.#emit(text.slice(start, at));
     this.#pos = at;
     return this.#full ? "full" : "more";
@@ -240,14 +317,19 @@ class JsonPrinter {
 }
 
 /**
- * `text` (JSON) pretty-printed with two spaces, at most `maxChars` characters of it, or `undefined`
- * when it is not valid JSON (as far as it was read: past `maxChars` the rest is not read). The work
- * is bounded by what is shown and the text's length, never by its nesting, and is done a slice at a
- * time with a turn of the event loop between slices; `signal` stops it between slices.
+ * JSON given as consecutive pieces of text (a body decoded chunk by chunk; never joined here),
+ * pretty-printed with two spaces: at most `maxChars` characters of it, or `undefined` when it is
+ * not valid JSON (as far as it was read: past `maxChars` the rest is not read). The work is bounded
+ * by what is shown and the text's length, never by its nesting, and is done a slice at a time with
+ * a turn of the event loop between slices; `signal` stops it between slices.
  * @throws the signal's reason when it aborts
  */
-export async function prettyJson(text: string, maxChars: number, signal: AbortSignal): Promise<PrettyJson | undefined> {
-  const printer = new JsonPrinter(text, maxChars);
+export async function prettyJson(
+  pieces: readonly string[],
+  maxChars: number,
+  signal: AbortSignal,
+): Promise<PrettyJson | undefined> {
+  const printer = new JsonPrinter(pieces, maxChars);
   for (;;) {
     const state = printer.step(SLICE_CHARS);
     if (state === "invalid") return undefined;

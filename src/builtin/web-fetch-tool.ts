@@ -483,14 +483,14 @@ function decoderFor(contentType: string) {
 const SNIFF_BYTES = 1024;
 
 /**
- * Reads at most `maxBytes` of the body, decoding each chunk as it arrives (so a 10 MiB body is
- * never copied or decoded in one go on the event loop); `cut` when there was more. `head` is its
- * first {@link SNIFF_BYTES} bytes.
+ * Reads at most `maxBytes` of the body, decoding each chunk as it arrives into `pieces` (so a
+ * 10 MiB body is never copied or decoded in one go on the event loop); `cut` when there was more.
+ * `head` is its first {@link SNIFF_BYTES} bytes.
  */
 async function readBody(
   response: Fetched,
   maxBytes: number,
-): Promise<{ text: string; head: Uint8Array; bytes: number; cut: boolean }> {
+): Promise<{ pieces: string[]; head: Uint8Array; bytes: number; cut: boolean }> {
   const decoder = decoderFor(response.contentType);
   const pieces: string[] = [];
   const headChunks: Uint8Array[] = [];
@@ -517,7 +517,7 @@ async function readBody(
     if (cut) response.cancel();
   }
   pieces.push(decoder.decode());
-  return { text: pieces.join(""), head: Buffer.concat(headChunks, headBytes), bytes: total, cut };
+  return { pieces, head: Buffer.concat(headChunks, headBytes), bytes: total, cut };
 }
 
 async function readResponse(
@@ -546,7 +546,7 @@ async function readResponse(
       `web_fetch: ${where} sent a ${boundText(encoding, 40)}-compressed body although identity was asked for; it is not read`,
     );
   }
-  const { text, head, bytes, cut } = await readBody(response, settings.maxBytes);
+  const { pieces, head, bytes, cut } = await readBody(response, settings.maxBytes);
   if (kind === "unknown") kind = sniff(head);
   if (kind === "binary") {
     return errorResult(`web_fetch: ${where} returned binary content without a content type; it is not shown`);
@@ -558,13 +558,15 @@ async function readResponse(
     );
   let shown: string;
   let contentCut: boolean;
-  // JSON is pretty-printed only as far as it is shown: a body nested 500 deep would otherwise take
-  // gigabytes of indentation (and minutes of the event loop) before being cut.
-  const pretty = kind === "json" ? await prettyJson(text, limit + 1, signal) : undefined;
+  // JSON is pretty-printed only as far as it is shown, from the pieces as they were decoded: a body
+  // nested 500 deep would otherwise take gigabytes of indentation (and minutes of the event loop).
+  const pretty = kind === "json" ? await prettyJson(pieces, limit + 1, signal) : undefined;
   if (pretty !== undefined) {
     contentCut = pretty.cut || pretty.text.length > limit;
-    shown = contentCut ? cutJson(pretty.text, limit, text.length) : pretty.text;
+    const chars = pieces.reduce((sum, piece) => sum + piece.length, 0);
+    shown = contentCut ? cutJson(pretty.text, limit, chars) : pretty.text;
   } else {
+    const text = pieces.join("");
     const content =
       kind === "html"
         ? await htmlToText(text, signal).catch((error: unknown) => {
