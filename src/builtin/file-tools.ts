@@ -478,6 +478,7 @@ async function readLines(
     // Keep a line only if it is shown, and never more of it than the budget (plus one byte to know it is over).
     if (line < start || partBytes > budget) return;
     const taken = chunk.subarray(from, Math.min(to, from + budget + 1 - partBytes));
+    if (taken.length === 0) return;
     parts.push(Buffer.from(taken));
     partBytes += taken.length;
   };
@@ -735,18 +736,42 @@ async function writeFile(settings: FileSettings, args: Record<string, unknown>):
   return failed ?? silentResult(`File written: ${quoteName(shown)} (${Buffer.byteLength(content)} bytes)`);
 }
 
-/** At most `max` bytes from the start of the file `handle` holds (a file that grows while read stays bounded). */
-async function readAtMost(handle: FileHandle, max: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
+/**
+ * The file `handle` holds as text, read and decoded a chunk at a time (never 10 MiB copied and
+ * decoded in one go on the event loop): `large` past `max` bytes (a file that grows while read stays
+ * bounded), `binary` with a NUL byte anywhere, `invalid` when it is not UTF-8.
+ */
+async function readText(
+  handle: FileHandle,
+  max: number,
+): Promise<{ ok: true; text: string } | { ok: false; problem: "large" | "binary" | "invalid" }> {
+  const decoder = new TextDecoder("utf-8", { fatal: true });
+  const pieces: string[] = [];
+  let valid = true;
   let length = 0;
-  while (length < max) {
-    const chunk = Buffer.allocUnsafe(Math.min(CHUNK_BYTES, max - length));
-    const { bytesRead } = await handle.read(chunk, 0, chunk.length, length);
+  const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+  for (;;) {
+    const { bytesRead } = await handle.read(chunk, 0, CHUNK_BYTES, length);
     if (bytesRead === 0) break;
-    chunks.push(chunk.subarray(0, bytesRead));
     length += bytesRead;
+    if (length > max) return { ok: false, problem: "large" };
+    const bytes = chunk.subarray(0, bytesRead);
+    if (bytes.includes(0)) return { ok: false, problem: "binary" };
+    // After a decoding error, read on: a NUL byte later makes it binary rather than invalid.
+    if (valid) {
+      try {
+        pieces.push(decoder.decode(bytes, { stream: true }));
+      } catch {
+        valid = false;
+      }
+    }
   }
-  return Buffer.concat(chunks, length);
+  try {
+    if (valid) pieces.push(decoder.decode());
+  } catch {
+    valid = false;
+  }
+  return valid ? { ok: true, text: pieces.join("") } : { ok: false, problem: "invalid" };
 }
 
 // ─── edit_file ──────────────────────────────────────────────────────────────────────────────────
@@ -931,17 +956,14 @@ async function editFile(settings: FileSettings, args: Record<string, unknown>): 
         `${quoteName(shown)} is too large to edit (${opened.stats.size} bytes; at most ${MAX_EDIT_BYTES})`,
       );
     }
-    const bytes = await readAtMost(opened.handle, MAX_EDIT_BYTES + 1);
-    if (bytes.length > MAX_EDIT_BYTES) {
+    const read = await readText(opened.handle, MAX_EDIT_BYTES);
+    if (!read.ok && read.problem === "large") {
       return errorResult(`${quoteName(shown)} is too large to edit (more than ${MAX_EDIT_BYTES} bytes)`);
     }
-    if (bytes.includes(0))
+    if (!read.ok && read.problem === "binary")
       return errorResult(`${quoteName(shown)} looks like a binary file: edit_file only edits text`);
-    try {
-      before = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-    } catch {
-      return errorResult(`${quoteName(shown)} is not valid UTF-8: edit_file would change its other bytes`);
-    }
+    if (!read.ok) return errorResult(`${quoteName(shown)} is not valid UTF-8: edit_file would change its other bytes`);
+    before = read.text;
   } catch (error) {
     return fsFailure("edit_file", shown, error);
   } finally {

@@ -1220,6 +1220,29 @@ describe("edit_file", () => {
       isError: true,
     });
   });
+
+  it("reads the file a chunk at a time: characters across chunk boundaries, and faults past the first chunk", async () => {
+    // "é" (2 bytes) and "😀" (4 bytes) across the 64 KiB boundaries.
+    const text = `${"a".repeat(65_535)}é${"b".repeat(65_533)}😀 end\n`;
+    writeFileSync(ws("wide.txt"), text);
+    const { call } = setup();
+    expect((await call("edit_file", { path: "wide.txt", old_text: "😀 end", new_text: "done" })).isError).toBe(false);
+    expect(readFileSync(ws("wide.txt"), "utf8")).toBe(text.replace("😀 end", "done"));
+    const late = (...bytes: number[]) => Buffer.concat([Buffer.alloc(70_000, "a"), Buffer.from(bytes)]);
+    writeFileSync(ws("late-bad.txt"), late(0xe9, 0x62));
+    writeFileSync(ws("late-cut.txt"), late(0xf0, 0x9f));
+    writeFileSync(ws("bad-then-nul.txt"), Buffer.concat([late(0xe9), Buffer.alloc(70_000, "a"), Buffer.from([0])]));
+    const edit = (path: string) => read(call("edit_file", { path, old_text: "a", new_text: "c" }));
+    expect((await edit("late-bad.txt")).text).toBe(
+      '"late-bad.txt" is not valid UTF-8: edit_file would change its other bytes',
+    );
+    expect((await edit("late-cut.txt")).text).toBe(
+      '"late-cut.txt" is not valid UTF-8: edit_file would change its other bytes',
+    );
+    expect((await edit("bad-then-nul.txt")).text).toBe(
+      '"bad-then-nul.txt" looks like a binary file: edit_file only edits text',
+    );
+  });
 });
 
 describe("edit_file limits", () => {
