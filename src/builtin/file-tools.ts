@@ -650,7 +650,8 @@ async function placeByPath(
 }
 
 /**
- * Writes `content` to `path` (real, checked) all at once: into a new temporary file in the held
+ * Writes `content` (one string, or consecutive parts) to `path` (real, checked) all at once — see
+ * {@link writeParts} for how it is encoded: into a new temporary file in the held
  * directory (`O_EXCL | O_NOFOLLOW`), which is checked to be inside what the guard accepts before
  * a byte is written, then renamed over the target (`overwrite`) or hard-linked to it (fails when
  * the target exists, so no check-then-write window), both through the held directory. The target
@@ -662,7 +663,7 @@ async function writeAtomically(
   tool: string,
   shown: string,
   path: string,
-  content: string,
+  content: string | readonly string[],
   overwrite: boolean,
 ): Promise<ToolResult | undefined> {
   const opened = await openPlace(settings, tool, shown, path);
@@ -691,7 +692,7 @@ async function writeAtomically(
     created = true;
     if (!(await isHeldAllowed(settings, handle, temp, "write"))) return errorResult(OUTSIDE_WORKSPACE);
     await handle.chmod(mode); // the umask may have narrowed it
-    await handle.writeFile(content, "utf8");
+    await writeParts(handle, typeof content === "string" ? [content] : content);
     await handle.sync();
     await handle.close();
     handle = undefined;
@@ -722,6 +723,43 @@ async function writeAtomically(
     // After a rename there is nothing left to remove (ENOENT, ignored); after a link, the second name goes.
     if (created) await unlink(temp).catch(() => {});
     await place.close();
+  }
+}
+
+/** Characters of text encoded and written at a time by {@link writeParts}. */
+const WRITE_CHARS = 1 << 20;
+
+const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff;
+const isLowSurrogate = (code: number) => code >= 0xdc00 && code <= 0xdfff;
+
+/**
+ * Writes the parts of a text one after the other from the start of the file, as UTF-8, encoding at
+ * most {@link WRITE_CHARS} characters at a time (with a turn of the event loop for each write), so a
+ * 10 MiB text is never encoded in one go. The bytes are those of the joined text: a surrogate pair
+ * is never split, also where one part ends with its first half and the next begins with its second.
+ */
+async function writeParts(handle: FileHandle, parts: readonly string[]): Promise<void> {
+  let position = 0;
+  let carry = "";
+  for (const [number, part] of parts.entries()) {
+    let text = carry + part;
+    carry = "";
+    const next = parts[number + 1];
+    if (next !== undefined && isHighSurrogate(text.charCodeAt(text.length - 1)) && isLowSurrogate(next.charCodeAt(0))) {
+      carry = text.slice(-1);
+      text = text.slice(0, -1);
+    }
+    for (let at = 0; at < text.length; ) {
+      let end = Math.min(text.length, at + WRITE_CHARS);
+      if (end < text.length && isHighSurrogate(text.charCodeAt(end - 1))) end--;
+      const bytes = Buffer.from(text.slice(at, end), "utf8");
+      for (let written = 0; written < bytes.length; ) {
+        const { bytesWritten } = await handle.write(bytes, written, bytes.length - written, position);
+        written += bytesWritten;
+        position += bytesWritten;
+      }
+      at = end;
+    }
   }
 }
 
@@ -842,18 +880,20 @@ function editSpan(before: string, index: number, removed: number, added: number)
 async function editDiff(
   name: string,
   before: string,
-  after: string,
+  newText: string,
   index: number,
   removed: number,
-  added: number,
 ): Promise<string> {
-  const span = editSpan(before, index, removed, added);
+  const span = editSpan(before, index, removed, newText.length);
+  // `after[from, to)` around the new text, from its parts: the new file is never made one string here.
+  const after = (from: number, to: number) =>
+    before.slice(from, index) + newText + before.slice(index + removed, to - span.shift);
   const offset = await countLineFeeds(before, 0, span.regionStart);
   const oldChars = span.contextEnd - span.regionStart;
   const newChars = oldChars + span.shift;
   if (oldChars + newChars <= MAX_DIFF_INPUT_CHARS) {
     const oldRegion = before.slice(span.regionStart, span.contextEnd);
-    const newRegion = after.slice(span.regionStart, span.contextEnd + span.shift);
+    const newRegion = after(span.regionStart, span.contextEnd + span.shift);
     const lines =
       (await countLines(oldRegion, 0, oldRegion.length)) + (await countLines(newRegion, 0, newRegion.length));
     const patch =
@@ -872,7 +912,7 @@ async function editDiff(
       return boundText(formatPatch(patch), MAX_DIFF_CHARS);
     }
   }
-  return wholeLinesDiff(name, before, after, span, offset);
+  return wholeLinesDiff(name, before, after(span.lineStart, span.lineEnd + span.shift), span, offset);
 }
 
 /**
@@ -883,11 +923,11 @@ async function editDiff(
 async function wholeLinesDiff(
   name: string,
   before: string,
-  after: string,
+  added: string,
   span: EditSpan,
   offset: number,
 ): Promise<string> {
-  const { regionStart, lineStart, lineEnd, contextEnd, shift } = span;
+  const { regionStart, lineStart, lineEnd, contextEnd } = span;
   const lines: string[] = [];
   let room = MAX_DIFF_CHARS;
   let cut = false;
@@ -913,12 +953,12 @@ async function wholeLinesDiff(
   };
   add(" ", before, regionStart, lineStart);
   add("-", before, lineStart, lineEnd);
-  add("+", after, lineStart, lineEnd + shift);
+  add("+", added, 0, added.length);
   add(" ", before, lineEnd, contextEnd);
   const leading = await countLines(before, regionStart, lineStart);
   const trailing = await countLines(before, lineEnd, contextEnd);
   const removedLines = await countLines(before, lineStart, lineEnd);
-  const addedLines = await countLines(after, lineStart, lineEnd + shift);
+  const addedLines = await countLines(added, 0, added.length);
   const hunk: StructuredPatchHunk = {
     oldStart: offset + 1,
     oldLines: leading + removedLines + trailing,
@@ -980,13 +1020,14 @@ async function editFile(settings: FileSettings, args: Record<string, unknown>): 
       `old_text matches several places in ${quoteName(shown)}: include more surrounding lines so that it matches exactly one`,
     );
   }
-  // Slices, not String#replace: `$&` and `$1` in the model's text stay as written.
-  const after = before.slice(0, index) + newText + before.slice(index + oldText.length);
+  // Slices, not String#replace: `$&` and `$1` in the model's text stay as written. Written as its
+  // three parts, so the new file is never one more 10 MiB string made on the event loop.
+  const after = [before.slice(0, index), newText, before.slice(index + oldText.length)];
   const failed = await writeAtomically(settings, "edit_file", shown, checked.path, after, true);
   if (failed !== undefined) return failed;
   return new ToolResult({
     forLLM: `File edited: ${quoteName(shown)}`,
-    forUser: await editDiff(basename(shown), before, after, index, oldText.length, newText.length),
+    forUser: await editDiff(basename(shown), before, newText, index, oldText.length),
   });
 }
 

@@ -1221,6 +1221,21 @@ describe("edit_file", () => {
     });
   });
 
+  it("writes what the joined text would be: a surrogate pair made by the edit, and one across a 1 M-character slice", async () => {
+    writeFileSync(ws("pair.txt"), "a😀b");
+    const { call } = setup();
+    // The model's old text starts with the second half of 😀, its new text with the second half of 😁.
+    expect((await call("edit_file", { path: "pair.txt", old_text: "\ude00b", new_text: "\ude01c" })).isError).toBe(
+      false,
+    );
+    expect(readFileSync(ws("pair.txt"), "utf8")).toBe("a😁c");
+    const content = `${"a".repeat(1_048_575)}😀${"b".repeat(10)}`;
+    expect((await call("write_file", { path: "big.txt", content })).isError).toBe(false);
+    expect(readFileSync(ws("big.txt"), "utf8")).toBe(content);
+    expect((await call("edit_file", { path: "big.txt", old_text: "😀b", new_text: "é😀" })).isError).toBe(false);
+    expect(readFileSync(ws("big.txt"), "utf8")).toBe(content.replace("😀b", "é😀"));
+  });
+
   it("reads the file a chunk at a time: characters across chunk boundaries, and faults past the first chunk", async () => {
     // "é" (2 bytes) and "😀" (4 bytes) across the 64 KiB boundaries.
     const text = `${"a".repeat(65_535)}é${"b".repeat(65_533)}😀 end\n`;
