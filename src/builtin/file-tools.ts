@@ -2,7 +2,8 @@ import { randomBytes } from "node:crypto";
 import { constants, type Dirent, type Stats } from "node:fs";
 import { type FileHandle, link, lstat, mkdir, open, opendir, rename, unlink } from "node:fs/promises";
 import { basename, dirname, extname, join } from "node:path";
-import { formatPatch, structuredPatch } from "diff";
+import { setImmediate as nextTurn } from "node:timers/promises";
+import { formatPatch, type StructuredPatchHunk, structuredPatch } from "diff";
 import { failure } from "../execute-tool-call.js";
 import { boundText, quoteName } from "../internal/describe.js";
 import { checkCount, optionError } from "../internal/options.js";
@@ -22,8 +23,9 @@ import {
 /** Options of {@link createFileTools}: the workspace, and limits of what the tools read and touch. */
 export interface FileToolsOptions extends WorkspaceOptions {
   /**
-   * Most bytes of a file `read_file` returns in one call; the rest is cut with a marker that
-   * names the `start_line` to read on from. @default 65536
+   * Most bytes `read_file` returns in one call, counted on what it returns (each line's `N|`
+   * prefix and the line feeds between lines included); the rest is cut with a marker that names
+   * the `start_line` to read on from. @default 65536
    */
   maxReadBytes?: number;
   /**
@@ -60,6 +62,21 @@ export const MAX_EDIT_BYTES = 10 * 1024 * 1024;
 export const MAX_LIST_ENTRIES = 1_000;
 /** Longest diff shown to the user by `edit_file`. */
 const MAX_DIFF_CHARS = 50_000;
+/** Lines of context around a change in `edit_file`'s diff. */
+const DIFF_CONTEXT = 3;
+// The `diff` package's line diff runs on the event loop, in time that grows with lines × edits (39
+// KiB of arguments once held it 44 s, and no timeout could fire). A change past any of these bounds
+// is shown as all its old lines removed and all its new lines added, at a cost linear in its size.
+/** Most characters of the old and new regions together that are diffed line by line. */
+const MAX_DIFF_INPUT_CHARS = 256 * 1024;
+/** Most lines of the old and new regions together that are diffed line by line. */
+const MAX_DIFF_LINES = 10_000;
+/** The diff's `maxEditLength`: most lines removed plus added in the smallest diff it looks for. */
+const MAX_DIFF_EDITS = 200;
+/** The diff's `timeout` in ms: a safety net only, the bounds above keep it far below on an idle machine. */
+const DIFF_TIMEOUT_MS = 50;
+/** Characters scanned between two turns of the event loop where a whole file's lines are counted. */
+const SCAN_CHARS = 1 << 20;
 /** Bytes read at a time, and the sample `read_file` judges binary content on. */
 const CHUNK_BYTES = 65_536;
 const SAMPLE_BYTES = 8_192;
@@ -431,18 +448,23 @@ async function readLines(
   const finishLine = (): boolean => {
     if (line >= start) {
       const bytes = Buffer.concat(parts, partBytes);
-      if (used + bytes.length > budget) {
+      // The budget counts what is returned, not just the file's bytes: the `N|` prefix and the
+      // line feed that joins the line to the previous one too (a file of empty lines is all prefixes).
+      const prefix = `${line}|`;
+      const cost = (out.length > 0 ? 1 : 0) + prefix.length + bytes.length;
+      if (used + cost > budget) {
         if (out.length > 0) {
           cut = `[cut: read_file returns at most ${budget} bytes per call; read the rest with start_line=${line}]`;
           return false;
         }
-        const keep = utf8Cut(bytes, budget);
-        out.push(`${line}|${decoder.decode(bytes.subarray(0, keep))}`);
-        cut = `[cut: line ${line} is longer than ${budget} bytes and was cut; read on with start_line=${line + 1}]`;
+        // The first line shown is cut to what fits after its prefix (the prefix is always shown).
+        const keep = utf8Cut(bytes, Math.max(0, budget - prefix.length));
+        out.push(`${prefix}${decoder.decode(bytes.subarray(0, keep))}`);
+        cut = `[cut: line ${line} does not fit in the ${budget} bytes read_file returns per call and was cut; read on with start_line=${line + 1}]`;
         return false;
       }
-      used += bytes.length;
-      out.push(`${line}|${decoder.decode(bytes)}`);
+      used += cost;
+      out.push(`${prefix}${decoder.decode(bytes)}`);
     }
     parts = [];
     partBytes = 0;
@@ -450,12 +472,13 @@ async function readLines(
     return end === undefined || line <= end;
   };
   let pending = false; // the current line has bytes not yet ended by a line feed
-  const keep = (piece: Buffer) => {
-    if (piece.length > 0) pending = true;
+  // Keeps `chunk[from, to)` of the current line.
+  const keep = (chunk: Buffer, from: number, to: number) => {
+    if (to > from) pending = true;
     // Keep a line only if it is shown, and never more of it than the budget (plus one byte to know it is over).
     if (line < start || partBytes > budget) return;
-    const room = budget + 1 - partBytes;
-    const taken = piece.length > room ? piece.subarray(0, room) : piece;
+    const taken = chunk.subarray(from, Math.min(to, from + budget + 1 - partBytes));
+    if (taken.length === 0) return;
     parts.push(Buffer.from(taken));
     partBytes += taken.length;
   };
@@ -474,7 +497,7 @@ async function readLines(
     if (chunk.includes(0)) return binary();
     let from = 0;
     for (let newline = chunk.indexOf(10, from); newline !== -1; newline = chunk.indexOf(10, from)) {
-      keep(chunk.subarray(from, newline));
+      keep(chunk, from, newline);
       from = newline + 1;
       pending = false;
       if (!finishLine()) {
@@ -482,7 +505,7 @@ async function readLines(
         break reading;
       }
     }
-    keep(chunk.subarray(from));
+    keep(chunk, from, chunk.length);
   }
   // The last line of a file that does not end with a line feed.
   if (!ended && pending) finishLine();
@@ -627,7 +650,8 @@ async function placeByPath(
 }
 
 /**
- * Writes `content` to `path` (real, checked) all at once: into a new temporary file in the held
+ * Writes `content` (one string, or consecutive parts) to `path` (real, checked) all at once — see
+ * {@link writeParts} for how it is encoded: into a new temporary file in the held
  * directory (`O_EXCL | O_NOFOLLOW`), which is checked to be inside what the guard accepts before
  * a byte is written, then renamed over the target (`overwrite`) or hard-linked to it (fails when
  * the target exists, so no check-then-write window), both through the held directory. The target
@@ -639,7 +663,7 @@ async function writeAtomically(
   tool: string,
   shown: string,
   path: string,
-  content: string,
+  content: string | readonly string[],
   overwrite: boolean,
 ): Promise<ToolResult | undefined> {
   const opened = await openPlace(settings, tool, shown, path);
@@ -668,7 +692,7 @@ async function writeAtomically(
     created = true;
     if (!(await isHeldAllowed(settings, handle, temp, "write"))) return errorResult(OUTSIDE_WORKSPACE);
     await handle.chmod(mode); // the umask may have narrowed it
-    await handle.writeFile(content, "utf8");
+    await writeParts(handle, typeof content === "string" ? [content] : content);
     await handle.sync();
     await handle.close();
     handle = undefined;
@@ -702,6 +726,43 @@ async function writeAtomically(
   }
 }
 
+/** Characters of text encoded and written at a time by {@link writeParts}. */
+const WRITE_CHARS = 1 << 20;
+
+const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff;
+const isLowSurrogate = (code: number) => code >= 0xdc00 && code <= 0xdfff;
+
+/**
+ * Writes the parts of a text one after the other from the start of the file, as UTF-8, encoding at
+ * most {@link WRITE_CHARS} characters at a time (with a turn of the event loop for each write), so a
+ * 10 MiB text is never encoded in one go. The bytes are those of the joined text: a surrogate pair
+ * is never split, also where one part ends with its first half and the next begins with its second.
+ */
+async function writeParts(handle: FileHandle, parts: readonly string[]): Promise<void> {
+  let position = 0;
+  let carry = "";
+  for (const [number, part] of parts.entries()) {
+    let text = carry + part;
+    carry = "";
+    const next = parts[number + 1];
+    if (next !== undefined && isHighSurrogate(text.charCodeAt(text.length - 1)) && isLowSurrogate(next.charCodeAt(0))) {
+      carry = text.slice(-1);
+      text = text.slice(0, -1);
+    }
+    for (let at = 0; at < text.length; ) {
+      let end = Math.min(text.length, at + WRITE_CHARS);
+      if (end < text.length && isHighSurrogate(text.charCodeAt(end - 1))) end--;
+      const bytes = Buffer.from(text.slice(at, end), "utf8");
+      for (let written = 0; written < bytes.length; ) {
+        const { bytesWritten } = await handle.write(bytes, written, bytes.length - written, position);
+        written += bytesWritten;
+        position += bytesWritten;
+      }
+      at = end;
+    }
+  }
+}
+
 async function writeFile(settings: FileSettings, args: Record<string, unknown>): Promise<ToolResult> {
   const { content, overwrite = false } = args;
   if (typeof content !== "string") return errorResult("content must be a string");
@@ -713,18 +774,42 @@ async function writeFile(settings: FileSettings, args: Record<string, unknown>):
   return failed ?? silentResult(`File written: ${quoteName(shown)} (${Buffer.byteLength(content)} bytes)`);
 }
 
-/** At most `max` bytes from the start of the file `handle` holds (a file that grows while read stays bounded). */
-async function readAtMost(handle: FileHandle, max: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
+/**
+ * The file `handle` holds as text, read and decoded a chunk at a time (never 10 MiB copied and
+ * decoded in one go on the event loop): `large` past `max` bytes (a file that grows while read stays
+ * bounded), `binary` with a NUL byte anywhere, `invalid` when it is not UTF-8.
+ */
+async function readText(
+  handle: FileHandle,
+  max: number,
+): Promise<{ ok: true; text: string } | { ok: false; problem: "large" | "binary" | "invalid" }> {
+  const decoder = new TextDecoder("utf-8", { fatal: true });
+  const pieces: string[] = [];
+  let valid = true;
   let length = 0;
-  while (length < max) {
-    const chunk = Buffer.allocUnsafe(Math.min(CHUNK_BYTES, max - length));
-    const { bytesRead } = await handle.read(chunk, 0, chunk.length, length);
+  const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+  for (;;) {
+    const { bytesRead } = await handle.read(chunk, 0, CHUNK_BYTES, length);
     if (bytesRead === 0) break;
-    chunks.push(chunk.subarray(0, bytesRead));
     length += bytesRead;
+    if (length > max) return { ok: false, problem: "large" };
+    const bytes = chunk.subarray(0, bytesRead);
+    if (bytes.includes(0)) return { ok: false, problem: "binary" };
+    // After a decoding error, read on: a NUL byte later makes it binary rather than invalid.
+    if (valid) {
+      try {
+        pieces.push(decoder.decode(bytes, { stream: true }));
+      } catch {
+        valid = false;
+      }
+    }
   }
-  return Buffer.concat(chunks, length);
+  try {
+    if (valid) pieces.push(decoder.decode());
+  } catch {
+    valid = false;
+  }
+  return valid ? { ok: true, text: pieces.join("") } : { ok: false, problem: "invalid" };
 }
 
 // ─── edit_file ──────────────────────────────────────────────────────────────────────────────────
@@ -736,35 +821,162 @@ function findOnce(text: string, needle: string): { index: number; count: 0 | 1 |
   return { index, count: text.indexOf(needle, index + needle.length) === -1 ? 1 : 2 };
 }
 
-/** The line-based unified diff of one replacement, computed on the changed lines and their context only. */
-function editDiff(name: string, before: string, after: string, index: number, removed: number, added: number): string {
-  const context = 3;
-  let regionStart = index;
-  for (let lines = 0; regionStart > 0; regionStart--) {
-    if (before.charCodeAt(regionStart - 1) === 10 && ++lines > context) break;
+/** Line feeds in `text[from, to)`, counted a slice at a time with a turn of the event loop between slices. */
+async function countLineFeeds(text: string, from: number, to: number): Promise<number> {
+  let count = 0;
+  for (let start = from; start < to; start += SCAN_CHARS) {
+    if (start > from) await nextTurn();
+    const end = Math.min(to, start + SCAN_CHARS);
+    for (let at = start; at < end; at++) if (text.charCodeAt(at) === 10) count++;
   }
-  let regionEnd = index + removed;
-  for (let lines = 0; regionEnd < before.length; regionEnd++) {
-    if (before.charCodeAt(regionEnd) === 10 && ++lines > context) {
-      regionEnd++;
-      break;
+  return count;
+}
+
+/** Lines in `text[from, to)`, a range that starts a line: its line feeds, and one more for a last line without one. */
+async function countLines(text: string, from: number, to: number): Promise<number> {
+  if (to <= from) return 0;
+  return (await countLineFeeds(text, from, to)) + (text.charCodeAt(to - 1) === 10 ? 0 : 1);
+}
+
+/** Where a replacement's diff reads: line starts and ends in `before`, `shift` from there on in `after`. */
+interface EditSpan {
+  /** Start of the first line of context (up to {@link DIFF_CONTEXT} lines before `lineStart`). */
+  readonly regionStart: number;
+  /** Start of the line where the replaced text begins. */
+  readonly lineStart: number;
+  /** End (after its line feed) of the line holding the first character after the replaced text. */
+  readonly lineEnd: number;
+  /** End of the last line of context after `lineEnd`. */
+  readonly contextEnd: number;
+  /** `new_text.length - old_text.length`: where `before[lineEnd]` is in `after`. */
+  readonly shift: number;
+}
+
+/** The lines around one replacement, found with native searches only (a file may be one 10 MiB line). */
+function editSpan(before: string, index: number, removed: number, added: number): EditSpan {
+  const lineStart = index === 0 ? 0 : before.lastIndexOf("\n", index - 1) + 1;
+  let regionStart = lineStart;
+  for (let lines = 0; lines < DIFF_CONTEXT && regionStart > 0; lines++) {
+    // before[regionStart - 1] ends the line above; that line starts after the line feed before it.
+    regionStart = regionStart < 2 ? 0 : before.lastIndexOf("\n", regionStart - 2) + 1;
+  }
+  // The first line feed at or after the replaced text: in `after` the new text runs on to it (old
+  // text that ends with a line feed may be replaced by new text that does not).
+  const feed = before.indexOf("\n", index + removed);
+  const lineEnd = feed === -1 ? before.length : feed + 1;
+  let contextEnd = lineEnd;
+  for (let lines = 0; lines < DIFF_CONTEXT && contextEnd < before.length; lines++) {
+    const next = before.indexOf("\n", contextEnd);
+    contextEnd = next === -1 ? before.length : next + 1;
+  }
+  return { regionStart, lineStart, lineEnd, contextEnd, shift: added - removed };
+}
+
+/**
+ * The unified diff of one replacement shown to the user: the smallest line diff of the changed
+ * lines and their context when the change is small enough to look for it quickly (see
+ * {@link MAX_DIFF_EDITS}), else {@link wholeLinesDiff}. Either is cut at {@link MAX_DIFF_CHARS}.
+ */
+async function editDiff(
+  name: string,
+  before: string,
+  newText: string,
+  index: number,
+  removed: number,
+): Promise<string> {
+  const span = editSpan(before, index, removed, newText.length);
+  // `after[from, to)` around the new text, from its parts: the new file is never made one string here.
+  const after = (from: number, to: number) =>
+    before.slice(from, index) + newText + before.slice(index + removed, to - span.shift);
+  const offset = await countLineFeeds(before, 0, span.regionStart);
+  const oldChars = span.contextEnd - span.regionStart;
+  const newChars = oldChars + span.shift;
+  if (oldChars + newChars <= MAX_DIFF_INPUT_CHARS) {
+    const oldRegion = before.slice(span.regionStart, span.contextEnd);
+    const newRegion = after(span.regionStart, span.contextEnd + span.shift);
+    const lines =
+      (await countLines(oldRegion, 0, oldRegion.length)) + (await countLines(newRegion, 0, newRegion.length));
+    const patch =
+      lines <= MAX_DIFF_LINES
+        ? structuredPatch(name, name, oldRegion, newRegion, undefined, undefined, {
+            context: DIFF_CONTEXT,
+            maxEditLength: MAX_DIFF_EDITS,
+            timeout: DIFF_TIMEOUT_MS,
+          })
+        : undefined;
+    if (patch !== undefined) {
+      for (const hunk of patch.hunks) {
+        hunk.oldStart += offset;
+        hunk.newStart += offset;
+      }
+      return boundText(formatPatch(patch), MAX_DIFF_CHARS);
     }
   }
-  const offset = before.slice(0, regionStart).split("\n").length - 1;
-  const patch = structuredPatch(
-    name,
-    name,
-    before.slice(regionStart, regionEnd),
-    after.slice(regionStart, regionEnd - removed + added),
-    undefined,
-    undefined,
-    { context },
-  );
-  for (const hunk of patch.hunks) {
-    hunk.oldStart += offset;
-    hunk.newStart += offset;
-  }
-  return boundText(formatPatch(patch), MAX_DIFF_CHARS);
+  return wholeLinesDiff(name, before, after(span.lineStart, span.lineEnd + span.shift), span, offset);
+}
+
+/**
+ * A unified diff of one replacement that is not the smallest: one hunk, the context, every line
+ * the replacement touches removed, then every line it makes added — built in time linear in the
+ * change, and only up to {@link MAX_DIFF_CHARS}; a first line says so.
+ */
+async function wholeLinesDiff(
+  name: string,
+  before: string,
+  added: string,
+  span: EditSpan,
+  offset: number,
+): Promise<string> {
+  const { regionStart, lineStart, lineEnd, contextEnd } = span;
+  const lines: string[] = [];
+  let room = MAX_DIFF_CHARS;
+  let cut = false;
+  // The lines of text[from, to) (a range of whole lines), each after `mark`, while there is room.
+  const add = (mark: string, text: string, from: number, to: number) => {
+    for (let at = from; at < to && !cut; ) {
+      const feed = text.indexOf("\n", at);
+      const end = feed === -1 || feed >= to ? to : feed;
+      const width = mark.length + end - at + 1;
+      if (width > room) {
+        let keep = at + Math.max(0, room - mark.length - 1);
+        const last = text.charCodeAt(keep - 1);
+        if (keep > at && last >= 0xd800 && last <= 0xdbff) keep--; // never half a surrogate pair
+        lines.push(`${mark}${text.slice(at, keep)}`);
+        cut = true;
+        return;
+      }
+      lines.push(`${mark}${text.slice(at, end)}`);
+      room -= width;
+      if (end === to && text.charCodeAt(to - 1) !== 10) lines.push("\\ No newline at end of file");
+      at = end + 1;
+    }
+  };
+  add(" ", before, regionStart, lineStart);
+  add("-", before, lineStart, lineEnd);
+  add("+", added, 0, added.length);
+  add(" ", before, lineEnd, contextEnd);
+  const leading = await countLines(before, regionStart, lineStart);
+  const trailing = await countLines(before, lineEnd, contextEnd);
+  const removedLines = await countLines(before, lineStart, lineEnd);
+  const addedLines = await countLines(added, 0, added.length);
+  const hunk: StructuredPatchHunk = {
+    oldStart: offset + 1,
+    oldLines: leading + removedLines + trailing,
+    newStart: offset + 1,
+    newLines: leading + addedLines + trailing,
+    lines,
+  };
+  const note =
+    `[the change is too large to compare line by line: its ${removedLines} old ${removedLines === 1 ? "line is" : "lines are"} ` +
+    `shown removed and its ${addedLines} new ${addedLines === 1 ? "line" : "lines"} added]`;
+  const patch = formatPatch({
+    oldFileName: name,
+    newFileName: name,
+    oldHeader: undefined,
+    newHeader: undefined,
+    hunks: [hunk],
+  });
+  return `${note}\n${patch}${cut ? `… [the diff is cut at ${MAX_DIFF_CHARS} characters]\n` : ""}`;
 }
 
 async function editFile(settings: FileSettings, args: Record<string, unknown>): Promise<ToolResult> {
@@ -784,17 +996,14 @@ async function editFile(settings: FileSettings, args: Record<string, unknown>): 
         `${quoteName(shown)} is too large to edit (${opened.stats.size} bytes; at most ${MAX_EDIT_BYTES})`,
       );
     }
-    const bytes = await readAtMost(opened.handle, MAX_EDIT_BYTES + 1);
-    if (bytes.length > MAX_EDIT_BYTES) {
+    const read = await readText(opened.handle, MAX_EDIT_BYTES);
+    if (!read.ok && read.problem === "large") {
       return errorResult(`${quoteName(shown)} is too large to edit (more than ${MAX_EDIT_BYTES} bytes)`);
     }
-    if (bytes.includes(0))
+    if (!read.ok && read.problem === "binary")
       return errorResult(`${quoteName(shown)} looks like a binary file: edit_file only edits text`);
-    try {
-      before = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-    } catch {
-      return errorResult(`${quoteName(shown)} is not valid UTF-8: edit_file would change its other bytes`);
-    }
+    if (!read.ok) return errorResult(`${quoteName(shown)} is not valid UTF-8: edit_file would change its other bytes`);
+    before = read.text;
   } catch (error) {
     return fsFailure("edit_file", shown, error);
   } finally {
@@ -811,13 +1020,14 @@ async function editFile(settings: FileSettings, args: Record<string, unknown>): 
       `old_text matches several places in ${quoteName(shown)}: include more surrounding lines so that it matches exactly one`,
     );
   }
-  // Slices, not String#replace: `$&` and `$1` in the model's text stay as written.
-  const after = before.slice(0, index) + newText + before.slice(index + oldText.length);
+  // Slices, not String#replace: `$&` and `$1` in the model's text stay as written. Written as its
+  // three parts, so the new file is never one more 10 MiB string made on the event loop.
+  const after = [before.slice(0, index), newText, before.slice(index + oldText.length)];
   const failed = await writeAtomically(settings, "edit_file", shown, checked.path, after, true);
   if (failed !== undefined) return failed;
   return new ToolResult({
     forLLM: `File edited: ${quoteName(shown)}`,
-    forUser: editDiff(basename(shown), before, after, index, oldText.length, newText.length),
+    forUser: await editDiff(basename(shown), before, newText, index, oldText.length),
   });
 }
 

@@ -17,6 +17,7 @@ import {
   checkResolvedHost,
   guardedLookup,
 } from "./address-guard.js";
+import { prettyJson } from "./pretty-json.js";
 
 /** Options of {@link createWebFetchTool}. */
 export interface WebFetchToolOptions {
@@ -457,7 +458,7 @@ function kindOf(essence: string): Kind {
   return "binary";
 }
 
-/** A body without a content type: binary when it has a NUL byte early, HTML or JSON by its start, else text. */
+/** A body without a content type, by its first bytes: binary with a NUL byte, HTML or JSON by its start, else text. */
 function sniff(body: Uint8Array): Kind {
   const head = body.subarray(0, 1024);
   if (head.includes(0)) return "binary";
@@ -467,36 +468,56 @@ function sniff(body: Uint8Array): Kind {
   return "text";
 }
 
-function decode(body: Uint8Array, contentType: string): string {
+/** A streaming decoder for the `charset` of `contentType` (UTF-8 when there is none or it is unknown). */
+function decoderFor(contentType: string) {
   const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(contentType)?.[1];
   try {
-    return new TextDecoder(charset ?? "utf-8").decode(body);
+    return new TextDecoder(charset ?? "utf-8");
   } catch {
     // An unknown charset label: read it as UTF-8 (bad bytes become U+FFFD).
-    return new TextDecoder().decode(body);
+    return new TextDecoder();
   }
 }
 
-/** Reads at most `maxBytes` of the body; `cut` when there was more. */
-async function readBody(response: Fetched, maxBytes: number): Promise<{ body: Uint8Array; cut: boolean }> {
-  const chunks: Uint8Array[] = [];
+/** Bytes of the body kept to sniff its kind. */
+const SNIFF_BYTES = 1024;
+
+/**
+ * Reads at most `maxBytes` of the body, decoding each chunk as it arrives into `pieces` (so a
+ * 10 MiB body is never copied or decoded in one go on the event loop); `cut` when there was more.
+ * `head` is its first {@link SNIFF_BYTES} bytes.
+ */
+async function readBody(
+  response: Fetched,
+  maxBytes: number,
+): Promise<{ pieces: string[]; head: Uint8Array; bytes: number; cut: boolean }> {
+  const decoder = decoderFor(response.contentType);
+  const pieces: string[] = [];
+  const headChunks: Uint8Array[] = [];
+  let headBytes = 0;
   let total = 0;
   let cut = false;
   try {
     for await (const chunk of response.body) {
+      let part = chunk;
       if (total + chunk.length > maxBytes) {
-        chunks.push(chunk.subarray(0, maxBytes - total));
-        total = maxBytes;
+        part = chunk.subarray(0, maxBytes - total);
         cut = true;
-        break;
       }
-      chunks.push(chunk);
-      total += chunk.length;
+      if (headBytes < SNIFF_BYTES) {
+        const kept = part.subarray(0, SNIFF_BYTES - headBytes);
+        headChunks.push(kept);
+        headBytes += kept.length;
+      }
+      pieces.push(decoder.decode(part, { stream: true }));
+      total += part.length;
+      if (cut) break;
     }
   } finally {
     if (cut) response.cancel();
   }
-  return { body: Buffer.concat(chunks, total), cut };
+  pieces.push(decoder.decode());
+  return { pieces, head: Buffer.concat(headChunks, headBytes), bytes: total, cut };
 }
 
 async function readResponse(
@@ -525,48 +546,61 @@ async function readResponse(
       `web_fetch: ${where} sent a ${boundText(encoding, 40)}-compressed body although identity was asked for; it is not read`,
     );
   }
-  const { body, cut } = await readBody(response, settings.maxBytes);
-  if (kind === "unknown") kind = sniff(body);
+  const { pieces, head, bytes, cut } = await readBody(response, settings.maxBytes);
+  if (kind === "unknown") kind = sniff(head);
   if (kind === "binary") {
     return errorResult(`web_fetch: ${where} returned binary content without a content type; it is not shown`);
   }
-  const text = decode(body, contentType);
-  const content =
-    kind === "html"
-      ? await htmlToText(text, signal).catch((error: unknown) => {
-          if (signal.aborted) throw error;
-          throw new FetchProblem(`web_fetch could not convert the HTML of ${where} to text: ${errorMessage(error)}`, {
-            cause: error,
-          });
-        })
-      : kind === "json"
-        ? prettyJson(text)
-        : text;
   const header = [`URL: ${boundText(url.href, 2_000)}`, `Status: ${status}`, `Content-Type: ${shownType}`];
   if (cut)
     header.push(
       `Note: the body is larger than ${settings.maxBytes} bytes; only the first ${settings.maxBytes} were read`,
     );
-  const shown = content.trim() === "" ? "(empty body)" : boundText(content, limit);
+  let shown: string;
+  let contentCut: boolean;
+  // JSON is pretty-printed only as far as it is shown, from the pieces as they were decoded: a body
+  // nested 500 deep would otherwise take gigabytes of indentation (and minutes of the event loop).
+  const pretty = kind === "json" ? await prettyJson(pieces, limit + 1, signal) : undefined;
+  if (pretty !== undefined) {
+    contentCut = pretty.cut || pretty.text.length > limit;
+    const chars = pieces.reduce((sum, piece) => sum + piece.length, 0);
+    shown = contentCut ? cutJson(pretty.text, limit, chars) : pretty.text;
+  } else {
+    const text = pieces.join("");
+    const content =
+      kind === "html"
+        ? await htmlToText(text, signal).catch((error: unknown) => {
+            if (signal.aborted) throw error;
+            throw new FetchProblem(`web_fetch could not convert the HTML of ${where} to text: ${errorMessage(error)}`, {
+              cause: error,
+            });
+          })
+        : text; // JSON that does not parse is shown as it is
+    shown = content.trim() === "" ? "(empty body)" : boundText(content, limit);
+    contentCut = shown.length < content.length;
+  }
   const forLLM = `${header.join("\n")}\n\n${shown}`;
   const result = response.status >= 400 ? errorResult(forLLM) : newToolResult(forLLM);
   return result.withData({
     url: url.href,
     status: response.status,
     contentType,
-    bytes: body.length,
+    bytes,
     bodyCut: cut,
-    contentCut: shown.length < content.length,
+    contentCut,
   });
 }
 
-/** JSON text pretty-printed with two spaces; as it is when it does not parse (or nests too deep to print). */
-function prettyJson(text: string): string {
-  try {
-    return JSON.stringify(JSON.parse(text), null, 2);
-  } catch {
-    return text;
-  }
+/**
+ * Pretty-printed JSON that goes on past `limit`, cut to `limit` characters with a marker: how long
+ * all of it would be is not known (it was not made), so the marker gives the body's length.
+ */
+function cutJson(printed: string, limit: number, bodyChars: number): string {
+  const marker = ` … [the pretty-printed JSON is cut at ${limit} characters; the body has ${bodyChars}]`;
+  let keep = Math.max(0, limit - marker.length);
+  const last = printed.charCodeAt(keep - 1);
+  if (last >= 0xd800 && last <= 0xdbff) keep--; // never half a surrogate pair
+  return `${printed.slice(0, keep)}${marker}`;
 }
 
 // The HTML converter runs in a worker thread: html-to-text's parser is quadratic in the nesting

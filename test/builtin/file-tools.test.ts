@@ -16,6 +16,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { applyPatch } from "diff";
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FILE_TOOL_HOOKS, type FileToolHooks, MAX_EDIT_BYTES, MAX_LIST_ENTRIES } from "../../src/builtin/file-tools.js";
@@ -785,7 +786,8 @@ describe("read_file", () => {
 
   it("cuts at maxReadBytes on a line boundary with a marker naming the start_line to read on", async () => {
     writeFileSync(ws("long.txt"), Array.from({ length: 100 }, (_, i) => `line ${i + 1}`).join("\n"));
-    const { call } = setup({ maxReadBytes: 30 });
+    // 44 bytes: exactly "1|line 1" and four more "\nN|line N" — the prefixes and line feeds count.
+    const { call } = setup({ maxReadBytes: 44 });
     const first = await read(call("read_file", { path: "long.txt" }));
     expect(first.text).toMatchInlineSnapshot(`
       "1|line 1
@@ -793,8 +795,12 @@ describe("read_file", () => {
       3|line 3
       4|line 4
       5|line 5
-      [cut: read_file returns at most 30 bytes per call; read the rest with start_line=6]"
+      [cut: read_file returns at most 44 bytes per call; read the rest with start_line=6]"
     `);
+    const { call: smaller } = setup({ maxReadBytes: 43 });
+    expect((await read(smaller("read_file", { path: "long.txt" }))).text).toBe(
+      "1|line 1\n2|line 2\n3|line 3\n4|line 4\n[cut: read_file returns at most 43 bytes per call; read the rest with start_line=5]",
+    );
     expect(await read(call("read_file", { path: "long.txt", start_line: 5, end_line: 6 }))).toEqual({
       text: "5|line 5\n6|line 6",
       isError: false,
@@ -818,7 +824,8 @@ describe("read_file", () => {
       fc.asyncProperty(
         fc.array(line, { minLength: 1, maxLength: 40 }),
         fc.boolean(),
-        fc.integer({ min: 50, max: 120 }),
+        // At least 60: the longest line (12 × 4 bytes) with its prefix ("40|") always fits whole.
+        fc.integer({ min: 60, max: 120 }),
         async (lines, finalNewline, budget) => {
           writeFileSync(ws("prop.txt"), lines.join("\n") + (finalNewline ? "\n" : ""));
           const { call } = setup({ maxReadBytes: budget });
@@ -844,9 +851,39 @@ describe("read_file", () => {
 
   it("cuts a single line longer than maxReadBytes, never inside a UTF-8 character", async () => {
     writeFileSync(ws("wide.txt"), `${"é".repeat(20)}\nnext\n`);
-    const { call } = setup({ maxReadBytes: 9 });
+    // 11 bytes: "1|" and 9 bytes of the line, which would end inside the fifth "é".
+    const { call } = setup({ maxReadBytes: 11 });
     expect(await read(call("read_file", { path: "wide.txt" }))).toEqual({
-      text: "1|éééé\n[cut: line 1 is longer than 9 bytes and was cut; read on with start_line=2]",
+      text: "1|éééé\n[cut: line 1 does not fit in the 11 bytes read_file returns per call and was cut; read on with start_line=2]",
+      isError: false,
+    });
+  });
+
+  it("counts the N| prefixes against maxReadBytes: a file of empty lines returns at most maxReadBytes", async () => {
+    // 1 MiB of line feeds: once 8.3 M characters back, every "N|" prefix free.
+    writeFileSync(ws("empty-lines.txt"), "\n".repeat(1024 * 1024));
+    const { call } = setup();
+    const { text, isError } = await read(call("read_file", { path: "empty-lines.txt" }));
+    expect(isError).toBe(false);
+    const lines = text.split("\n");
+    const marker = lines.pop() ?? "";
+    const next = Number(/start_line=(\d+)\]$/.exec(marker)?.[1]);
+    expect(Buffer.byteLength(lines.join("\n"))).toBeLessThanOrEqual(65_536);
+    expect(Buffer.byteLength(lines.join("\n"))).toBeGreaterThan(65_536 - 10);
+    expect(lines).toEqual(Array.from({ length: next - 1 }, (_, i) => `${i + 1}|`));
+    // Far into the file, where each prefix is longer, the bound holds the same.
+    const far = await read(call("read_file", { path: "empty-lines.txt", start_line: 1_000_000 }));
+    const farLines = far.text.split("\n");
+    farLines.pop();
+    expect(farLines[0]).toBe("1000000|");
+    expect(Buffer.byteLength(farLines.join("\n"))).toBeLessThanOrEqual(65_536);
+  });
+
+  it("cuts a first line whose prefix alone fills maxReadBytes to its prefix, and reads on", async () => {
+    writeFileSync(ws("tiny.txt"), "abc\ndef\n");
+    const { call } = setup({ maxReadBytes: 1 });
+    expect(await read(call("read_file", { path: "tiny.txt", start_line: 2 }))).toEqual({
+      text: "2|\n[cut: line 2 does not fit in the 1 bytes read_file returns per call and was cut; read on with start_line=3]",
       isError: false,
     });
   });
@@ -1042,6 +1079,111 @@ describe("edit_file", () => {
     expect(result.forUser).toContain("-line 30");
   });
 
+  /** The unified diff in an edit's `forUser`, without the first line that marks a whole-lines diff. */
+  const patchOf = (forUser: string) => forUser.replace(/^\[the change is too large[^\n]*\n/, "");
+
+  it("shows a change past the diff's bounds as whole lines removed and added, and says so", async () => {
+    // 150 lines replaced by 150 others: the smallest diff needs 300 line edits, more than MAX_DIFF_EDITS.
+    const before = `keep 1\nkeep 2\nkeep 3\n${Array.from({ length: 150 }, (_, i) => `old ${i}\n`).join("")}tail 1\ntail 2\ntail 3\ntail 4\n`;
+    const oldText = Array.from({ length: 150 }, (_, i) => `old ${i}\n`).join("");
+    const newText = Array.from({ length: 150 }, (_, i) => `new ${i}\n`).join("");
+    writeFileSync(ws("big.txt"), before);
+    const { call } = setup();
+    const result = await call("edit_file", { path: "big.txt", old_text: oldText, new_text: newText });
+    expect(result.forLLM).toBe('File edited: "big.txt"');
+    const after = readFileSync(ws("big.txt"), "utf8");
+    expect(after).toBe(before.replace(oldText, newText));
+    const lines = result.forUser.split("\n");
+    // The line after the old text ("tail 1") is in the change: the new text runs on to its line feed.
+    expect(lines.slice(0, 9)).toEqual([
+      "[the change is too large to compare line by line: its 151 old lines are shown removed and its 151 new lines added]",
+      "Index: big.txt",
+      "===================================================================",
+      "--- big.txt",
+      "+++ big.txt",
+      "@@ -1,157 +1,157 @@",
+      " keep 1",
+      " keep 2",
+      " keep 3",
+    ]);
+    expect(lines.slice(9, 160)).toEqual([...oldText.split("\n").slice(0, 150), "tail 1"].map((line) => `-${line}`));
+    expect(lines.slice(160, 311)).toEqual([...newText.split("\n").slice(0, 150), "tail 1"].map((line) => `+${line}`));
+    expect(lines.slice(311)).toEqual([" tail 2", " tail 3", " tail 4", ""]);
+    expect(applyPatch(before, patchOf(result.forUser))).toBe(after);
+  });
+
+  it("answers the 39 KiB edit that held the event loop 44 s at once, its diff bounded", async () => {
+    // 10,000 lines replaced by 10,000 others: the line diff would take lines × edits (2 × 10^8).
+    writeFileSync(ws("bomb.txt"), "a\n".repeat(10_000));
+    const { call } = setup();
+    const result = await call("edit_file", {
+      path: "bomb.txt",
+      old_text: "a\n".repeat(10_000),
+      new_text: "b\n".repeat(10_000),
+    });
+    expect(result.isError).toBe(false);
+    expect(readFileSync(ws("bomb.txt"), "utf8")).toBe("b\n".repeat(10_000));
+    expect(
+      result.forUser.startsWith(
+        "[the change is too large to compare line by line: its 10000 old lines are shown removed and its 10000 new lines added]\n",
+      ),
+    ).toBe(true);
+    expect(result.forUser).toContain("\n@@ -1,10000 +1,10000 @@\n-a\n-a\n");
+    expect(result.forUser.endsWith("… [the diff is cut at 50000 characters]\n")).toBe(true);
+    expect(result.forUser.length).toBeLessThan(50_000 + 300);
+  });
+
+  it("bounds a whole-lines diff of one huge line, and numbers lines far into a large file", async () => {
+    writeFileSync(ws("wide.txt"), `${"\n".repeat(1_000_000)}${"x".repeat(400_000)}\nend`);
+    const { call } = setup();
+    const result = await call("edit_file", {
+      path: "wide.txt",
+      old_text: "x".repeat(400_000),
+      new_text: "😀".repeat(200_000),
+    });
+    expect(result.forUser.length).toBeLessThan(50_000 + 300);
+    expect(result.forUser).toContain("\n@@ -999998,5 +999998,5 @@\n \n \n \n-xxx");
+    expect(result.forUser.endsWith("… [the diff is cut at 50000 characters]\n")).toBe(true);
+    // Cut between two characters, never inside the surrogate pair of one.
+    expect(/[\ud800-\udbff]…/.test(result.forUser)).toBe(false);
+  });
+
+  it("shows every edit as a diff that turns the old file into the new one (property)", async () => {
+    const line = fc.constantFrom("a", "b", "c", "", "a b", "😀");
+    const lines = fc.array(line, { maxLength: 12 });
+    const text = (parts: string[], final: boolean) => parts.join("\n") + (final && parts.length > 0 ? "\n" : "");
+    await fc.assert(
+      fc.asyncProperty(
+        lines,
+        fc.array(line, { minLength: 1, maxLength: 4 }),
+        lines,
+        fc.boolean(),
+        fc.boolean(),
+        // Small new texts get the smallest diff; 300 distinct lines go past MAX_DIFF_EDITS (whole lines).
+        fc.oneof(
+          lines.map((parts) => parts.join("\n")),
+          fc.nat(300).map((shift) => Array.from({ length: 300 }, (_, i) => `new ${i + shift}`).join("\n")),
+        ),
+        fc.boolean(),
+        async (head, middle, tail, headFeed, finalFeed, replacement, replacementFeed) => {
+          const marker = `@${middle.join("|")}@`;
+          const prefix = text(head, true);
+          const oldText = `${marker}${middle.join("\n")}${headFeed ? "\n" : ""}`;
+          const before = `${prefix}${oldText}${text(tail, finalFeed)}`;
+          const newText = `${replacement}${replacementFeed ? "\n" : ""}`;
+          writeFileSync(ws("prop.txt"), before);
+          const { call } = setup();
+          const result = await call("edit_file", { path: "prop.txt", old_text: oldText, new_text: newText });
+          expect(result.isError).toBe(false);
+          const after = readFileSync(ws("prop.txt"), "utf8");
+          expect(after).toBe(`${prefix}${newText}${text(tail, finalFeed)}`);
+          expect(applyPatch(before, patchOf(result.forUser))).toBe(after);
+        },
+      ),
+      { numRuns: 80 },
+    );
+  });
+
   it.each([
     [
       "no match",
@@ -1077,6 +1219,44 @@ describe("edit_file", () => {
       text: '"nope.txt": not found',
       isError: true,
     });
+  });
+
+  it("writes what the joined text would be: a surrogate pair made by the edit, and one across a 1 M-character slice", async () => {
+    writeFileSync(ws("pair.txt"), "a😀b");
+    const { call } = setup();
+    // The model's old text starts with the second half of 😀, its new text with the second half of 😁.
+    expect((await call("edit_file", { path: "pair.txt", old_text: "\ude00b", new_text: "\ude01c" })).isError).toBe(
+      false,
+    );
+    expect(readFileSync(ws("pair.txt"), "utf8")).toBe("a😁c");
+    const content = `${"a".repeat(1_048_575)}😀${"b".repeat(10)}`;
+    expect((await call("write_file", { path: "big.txt", content })).isError).toBe(false);
+    expect(readFileSync(ws("big.txt"), "utf8")).toBe(content);
+    expect((await call("edit_file", { path: "big.txt", old_text: "😀b", new_text: "é😀" })).isError).toBe(false);
+    expect(readFileSync(ws("big.txt"), "utf8")).toBe(content.replace("😀b", "é😀"));
+  });
+
+  it("reads the file a chunk at a time: characters across chunk boundaries, and faults past the first chunk", async () => {
+    // "é" (2 bytes) and "😀" (4 bytes) across the 64 KiB boundaries.
+    const text = `${"a".repeat(65_535)}é${"b".repeat(65_533)}😀 end\n`;
+    writeFileSync(ws("wide.txt"), text);
+    const { call } = setup();
+    expect((await call("edit_file", { path: "wide.txt", old_text: "😀 end", new_text: "done" })).isError).toBe(false);
+    expect(readFileSync(ws("wide.txt"), "utf8")).toBe(text.replace("😀 end", "done"));
+    const late = (...bytes: number[]) => Buffer.concat([Buffer.alloc(70_000, "a"), Buffer.from(bytes)]);
+    writeFileSync(ws("late-bad.txt"), late(0xe9, 0x62));
+    writeFileSync(ws("late-cut.txt"), late(0xf0, 0x9f));
+    writeFileSync(ws("bad-then-nul.txt"), Buffer.concat([late(0xe9), Buffer.alloc(70_000, "a"), Buffer.from([0])]));
+    const edit = (path: string) => read(call("edit_file", { path, old_text: "a", new_text: "c" }));
+    expect((await edit("late-bad.txt")).text).toBe(
+      '"late-bad.txt" is not valid UTF-8: edit_file would change its other bytes',
+    );
+    expect((await edit("late-cut.txt")).text).toBe(
+      '"late-cut.txt" is not valid UTF-8: edit_file would change its other bytes',
+    );
+    expect((await edit("bad-then-nul.txt")).text).toBe(
+      '"bad-then-nul.txt" looks like a binary file: edit_file only edits text',
+    );
   });
 });
 

@@ -208,6 +208,38 @@ describe("web_fetch: content", () => {
     expect(bad.forLLM.endsWith("\n\n{not json")).toBe(true);
   });
 
+  it("pretty-prints a JSON bomb (500 levels deep) only as far as it is shown", async () => {
+    // 1.5 MB: pretty-printed whole, 750,000 values each behind 1,000 spaces — more than the longest
+    // string V8 can make (it took 15 s and 1.4 GB at 300 levels and 4 MiB, 10 MiB ran out of heap).
+    const body = `${"[".repeat(500)}${"1,".repeat(750_000)}1${"]".repeat(500)}`;
+    const server = await startServer(send("application/json", body));
+    const result = await fetchWith({ allowHosts: [server.host] }, { url: server.url() });
+    const marker = ` … [the pretty-printed JSON is cut at 50000 characters; the body has ${body.length}]`;
+    const levels = Array.from({ length: 500 }, (_, depth) => `${" ".repeat(2 * depth)}[`).join("\n");
+    const content = `${levels.slice(0, 50_000 - marker.length)}${marker}`;
+    expect(content.length).toBe(50_000);
+    expect(read(result, server.port)).toBe(
+      `URL: http://127.0.0.1:PORT/\nStatus: 200 OK\nContent-Type: application/json\n\n${content}`,
+    );
+    expect(result.data).toMatchObject({ bytes: body.length, bodyCut: false, contentCut: true });
+    // max_chars asks for less: the same, shorter.
+    const short = await fetchWith({ allowHosts: [server.host] }, { url: server.url(), max_chars: 200 });
+    const shortMarker = ` … [the pretty-printed JSON is cut at 200 characters; the body has ${body.length}]`;
+    expect(short.forLLM.endsWith(`\n\n${levels.slice(0, 200 - shortMarker.length)}${shortMarker}`)).toBe(true);
+  });
+
+  it("shows JSON that fits whole exactly as JSON.stringify(JSON.parse(body), null, 2), not cut", async () => {
+    const value = { list: Array.from({ length: 40 }, (_, i) => ({ i, name: `item ${i}`, tags: [] })), ok: true };
+    const whole = JSON.stringify(value, null, 2);
+    const server = await startServer(send("application/json; charset=utf-8", JSON.stringify(value)));
+    const result = await fetchWith({ allowHosts: [server.host], maxChars: whole.length }, { url: server.url() });
+    expect(result.forLLM.endsWith(`\n\n${whole}`)).toBe(true);
+    expect(result.data).toMatchObject({ contentCut: false });
+    const cut = await fetchWith({ allowHosts: [server.host], maxChars: whole.length - 1 }, { url: server.url() });
+    expect(cut.data).toMatchObject({ contentCut: true });
+    expect(cut.forLLM).toContain(`the pretty-printed JSON is cut at ${whole.length - 1} characters`);
+  });
+
   it("returns other text as it is, decoded with the declared charset", async () => {
     const server = await startServer(send("text/plain; charset=iso-8859-1", Buffer.from([0x63, 0x61, 0x66, 0xe9])));
     const result = await fetchWith({ allowHosts: [server.host] }, { url: server.url() });
@@ -637,6 +669,25 @@ describe("web_fetch with options.fetch", () => {
   function fakeFetch(answer: (url: string, init: RequestInit | undefined) => Response) {
     return vi.fn(async (input: string | URL | Request, init?: RequestInit) => answer(String(input), init));
   }
+
+  it.each([
+    ["utf-8", "text/plain", Buffer.from("café 😀 ok")],
+    ["utf-16le", "text/plain; charset=utf-16le", Buffer.from("café 😀 ok", "utf16le")],
+  ])("decodes a %s body chunk by chunk, characters split across chunks included", async (_, type, bytes) => {
+    // One byte per chunk: every multi-byte character arrives in pieces.
+    const fetch = fakeFetch(() => {
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          for (const byte of bytes) controller.enqueue(Uint8Array.of(byte));
+          controller.close();
+        },
+      });
+      return new Response(body, { status: 200, headers: { "content-type": type } });
+    });
+    const result = await fetchWith({ fetch, allowHosts: ["api.test"] }, { url: "https://api.test/t" });
+    expect(result.forLLM.endsWith("\n\ncafé 😀 ok")).toBe(true);
+    expect(result.data).toMatchObject({ bytes: bytes.length });
+  });
 
   it("sends GET with redirect: manual and the call's signal, and reads the body", async () => {
     const fetch = fakeFetch(
