@@ -379,7 +379,28 @@ describe("createMcpServer: tools/call", () => {
     });
   });
 
-  it("gives the tool the request id as context.toolCallId", async () => {
+  it.each([
+    ["a number", 42],
+    ["null", null],
+    ["an object", { toString: "x" }],
+    ["missing", undefined],
+  ])(
+    "a name that is %s: the request is refused as invalid params (-32602), not an internal error; no tool runs",
+    async (_case, name) => {
+      let ran = 0;
+      const { client } = await connect(registryWith(tool("t", () => `ran ${++ran}`)));
+      const params = name === undefined ? {} : { name };
+      const request = { method: "tools/call", params } as const;
+      const error = await client.request(request as never, CallToolResultSchema).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(McpError);
+      expect((error as McpError).code).toBe(ErrorCode.InvalidParams);
+      expect((error as McpError).message).toMatch(/^MCP error -32602: .*Invalid tools\/call request: .*"name"/s);
+      expect(ran).toBe(0);
+      expect((await client.callTool({ name: "t" })).content).toEqual([{ type: "text", text: "ran 1" }]);
+    },
+  );
+
+  it("gives each call its own context.toolCallId, unique in the connection", async () => {
     const ids: unknown[] = [];
     const { client } = await connect(
       registryWith(
@@ -392,8 +413,33 @@ describe("createMcpServer: tools/call", () => {
     await client.callTool({ name: "t" });
     await client.callTool({ name: "t" });
     expect(ids).toHaveLength(2);
-    expect(ids.every((id) => typeof id === "string" && /^\d+$/.test(id))).toBe(true);
+    expect(ids.every((id) => typeof id === "string" && /^mcp-[0-9a-f-]{36}-\d+$/.test(id))).toBe(true);
     expect(ids[0]).not.toBe(ids[1]);
+  });
+
+  it("gives calls of two connections with the same JSON-RPC id different toolCallIds (a queued tool joins by id)", async () => {
+    const ids: unknown[] = [];
+    const registry = registryWith(
+      tool("t", (_a, context) => {
+        ids.push(context.toolCallId);
+        return "";
+      }),
+    );
+    // Two clients of one registry: each numbers its requests from the same start.
+    const first = await connect(registry);
+    const second = await connect(registry);
+    await first.client.callTool({ name: "t" });
+    await second.client.callTool({ name: "t" });
+    // The same server, reconnected: a new connection, again numbered from the start.
+    await first.server.close();
+    const again = new Client({ name: "again", version: "0.0.1" });
+    const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
+    await first.server.connect(serverTransport);
+    await again.connect(clientTransport);
+    closers.push(() => again.close());
+    await again.callTool({ name: "t" });
+    expect(ids).toHaveLength(3);
+    expect(new Set(ids).size).toBe(3);
   });
 });
 
