@@ -107,7 +107,7 @@ describe("createToolSearchTools", () => {
   });
 
   it("the regex tool lists its matches as lines, silently, and promotes them for the run's next ttl turns", async () => {
-    const { registry, offered, call, shown } = setup({ ttl: 2 });
+    const { offered, call, shown } = setup({ ttl: 2 });
     expect(shown(1)).not.toContain("mcp_fs_read_file");
     const result = await call(1, REGEX, { pattern: "file" });
     expect(result.isError).toBe(false);

@@ -18,6 +18,7 @@ import { createMcpServer, type McpServerOptions } from "../../src/mcp/index.js";
 import type { Tool, ToolContext } from "../../src/tool.js";
 import { ToolRegistry } from "../../src/tool-registry.js";
 import { errorResult, newToolResult, silentResult, ToolResult, userResult } from "../../src/tool-result.js";
+import { createToolSearchTools } from "../../src/tool-search-tools.js";
 
 const INFO = { name: "test-server", version: "1.2.3" };
 
@@ -200,6 +201,122 @@ describe("createMcpServer: tools/list", () => {
   it("lists nothing for an empty registry", async () => {
     const { client } = await connect(new ToolRegistry());
     expect((await client.listTools()).tools).toEqual([]);
+  });
+});
+
+describe("createMcpServer: tools/list in pages", () => {
+  const many = (count: number) =>
+    registryWith(...Array.from({ length: count }, (_, index) => tool(`t${String(index).padStart(3, "0")}`, () => "")));
+
+  it("lists 250 tools in pages of 100: each nextCursor leads to the next page, every tool once, in order", async () => {
+    const { client } = await connect(many(250));
+    const pages: string[][] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await client.listTools(cursor === undefined ? undefined : { cursor });
+      pages.push(page.tools.map((t) => t.name));
+      cursor = page.nextCursor;
+    } while (cursor !== undefined && pages.length < 10);
+    expect(pages.map((page) => page.length)).toEqual([100, 100, 50]);
+    expect(pages.flat()).toEqual(Array.from({ length: 250 }, (_, index) => `t${String(index).padStart(3, "0")}`));
+  });
+
+  it("pageSize sets the page; a registry change between pages neither repeats nor skips a tool that stays", async () => {
+    const registry = many(5);
+    const { client } = await connect(registry, { pageSize: 2 });
+    const first = await client.listTools();
+    expect(first.tools.map((t) => t.name)).toEqual(["t000", "t001"]);
+    registry.unregister("t001");
+    registry.register(tool("t0005", () => ""));
+    const second = await client.listTools({ cursor: first.nextCursor as string });
+    expect(second.tools.map((t) => t.name)).toEqual(["t002", "t003"]);
+    const last = await client.listTools({ cursor: second.nextCursor as string });
+    expect(last.tools.map((t) => t.name)).toEqual(["t004"]);
+    expect(last.nextCursor).toBeUndefined();
+  });
+
+  it.each([
+    ["not a tool name", "../../etc"],
+    ["too long", "x".repeat(65)],
+    ["empty", ""],
+  ])("a cursor that is %s is invalid params (-32602)", async (_case, cursor) => {
+    const { client } = await connect(many(3));
+    const error = await client.listTools({ cursor }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(McpError);
+    expect((error as McpError).code).toBe(ErrorCode.InvalidParams);
+    expect((error as McpError).message).toMatch(/invalid cursor/);
+  });
+
+  it("reads the registry's cached definitions: a listing copies no schema (no getDefinitions per request)", async () => {
+    const registry = many(3);
+    const copies = vi.spyOn(registry, "getDefinitions");
+    const { client } = await connect(registry);
+    for (let request = 0; request < 3; request++) expect((await client.listTools()).tools).toHaveLength(3);
+    expect(copies).not.toHaveBeenCalled();
+  });
+});
+
+describe("createMcpServer: what a client's search finds belongs to its connection", () => {
+  /** A registry with a visible tool, a hidden `secret_mail` and the discovery tools (ttl 2). */
+  function searchable() {
+    let runs = 0;
+    const registry = registryWith(tool("visible", () => "v"));
+    registry.registerHidden({ ...tool("secret_mail", () => `sent ${++runs}`), description: "Send a secret email" });
+    for (const each of createToolSearchTools(registry, { ttl: 2 })) registry.register(each);
+    return { registry, runs: () => runs };
+  }
+  const search = { name: "tool_search_tool_bm25", arguments: { query: "email" } };
+  const names = async (client: Client) => (await client.listTools()).tools.map((t) => t.name);
+  const text = (result: Awaited<ReturnType<Client["callTool"]>>) =>
+    (result.content as Array<{ text: string }>)[0]?.text;
+
+  it("a client's search offers the tool to that client only: other clients, the registry and its runs never see it", async () => {
+    const { registry, runs } = searchable();
+    const first = await connect(registry);
+    const second = await connect(registry);
+    expect(text(await first.client.callTool(search))).toMatch(
+      /^Found 1 tool, callable directly for the next 2 model calls:/,
+    );
+    expect(await names(first.client)).toContain("secret_mail");
+    expect(await names(second.client)).not.toContain("secret_mail");
+    expect(text(await second.client.callTool({ name: "secret_mail" }))).toMatch(/^tool "secret_mail" not found/);
+    expect(registry.getDefinitions().map(({ function: f }) => f.name)).not.toContain("secret_mail");
+    expect(text(await first.client.callTool({ name: "secret_mail" }))).toBe("sent 1");
+    expect(runs()).toBe(1);
+  });
+
+  it("the found tool runs only once the client listed it, for its next ttl calls; the client is told when its list changes", async () => {
+    const { registry, runs } = searchable();
+    const { client } = await connect(registry);
+    const changes: string[] = [];
+    client.setNotificationHandler(ToolListChangedNotificationSchema, (n) => void changes.push(n.method));
+    await client.callTool(search); // call 1: offers secret_mail to calls 2 and 3
+    await client.ping();
+    expect(changes).toHaveLength(1);
+    // Called before the client listed it: its model has not seen the tool.
+    expect(text(await client.callTool({ name: "secret_mail" }))).toMatch(/^tool "secret_mail" not found/); // call 2
+    expect(await names(client)).toContain("secret_mail");
+    expect(text(await client.callTool({ name: "secret_mail" }))).toBe("sent 1"); // call 3
+    await client.ping();
+    expect(changes).toHaveLength(2); // its window ended: the client lists again
+    expect(await names(client)).not.toContain("secret_mail");
+    expect(text(await client.callTool({ name: "secret_mail" }))).toMatch(/^tool "secret_mail" not found/);
+    expect(runs()).toBe(1);
+  });
+
+  it("a reconnection is a new session: what the connection before found is gone", async () => {
+    const { registry } = searchable();
+    const { server, client } = await connect(registry);
+    await client.callTool(search);
+    expect(await names(client)).toContain("secret_mail");
+    await client.close();
+    const again = new Client({ name: "again", version: "0.0.1" });
+    const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverTransport);
+    await again.connect(clientTransport);
+    closers.push(() => again.close());
+    expect(await names(again)).not.toContain("secret_mail");
+    expect(text(await again.callTool({ name: "secret_mail" }))).toMatch(/^tool "secret_mail" not found/);
   });
 });
 
