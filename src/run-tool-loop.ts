@@ -149,10 +149,12 @@ export interface ToolLoopConfig {
    */
   maxResultChars?: number | undefined;
   /**
-   * After each tool round, tick the registry's promoted hidden tools (`tickTTL`): a tool promoted
-   * with ttl n (e.g. by `createToolSearchTools`) is offered in the next n provider calls — the round
-   * that promoted it does not count. Off, as in picoclaw's `RunToolLoop`, promotions last until
-   * something else calls `tickTTL`. @default false
+   * After each tool round, tick the hidden tools your code promoted for every run with
+   * `registry.promoteTools` (`tickTTL`): a tool promoted with ttl n is offered in the next n
+   * provider calls — the round that promoted it does not count. Off, as in picoclaw's `RunToolLoop`,
+   * such promotions last until something else calls `tickTTL`. The discovery tools of
+   * `createToolSearchTools` need no ticking: their promotions belong to the run and end by
+   * themselves. @default false
    */
   tickHiddenTools?: boolean | undefined;
   /**

@@ -222,7 +222,8 @@ export class ToolRegistry {
   /**
    * Adds a hidden tool (picoclaw HEAD's `RegisterHidden`): counted by `count()` and listed by
    * `list()`, but absent from definitions and summaries, and "not found" by `execute` and `get`,
-   * until {@link promoteTools} offers it. Found by {@link searchRegex} and {@link searchBM25}.
+   * until {@link promoteTools} offers it to everyone — or, in one run or MCP session only, a search
+   * of `createToolSearchTools`'s discovery tools. Found by {@link searchRegex} and {@link searchBM25}.
    * Replacing a name follows `register`'s rules; a tool replaced this way is hidden from then on.
    * @throws TypeError as `register` does
    */
@@ -319,10 +320,12 @@ export class ToolRegistry {
   }
 
   /**
-   * Offers the hidden tools among `names` to the model for the next `ttl` provider calls of a loop
-   * that ticks (`tickHiddenTools`; the tool round in which they are promoted does not count), or
-   * until `ttl` calls of {@link tickTTL}. `ttl` 0 hides them again. Names that are not hidden tools
-   * are ignored. Takes effect from the next provider call of a running loop.
+   * Offers the hidden tools among `names` to every run and MCP session of this registry (your
+   * code's decision: the discovery tools promote for their own run only), for the next `ttl`
+   * provider calls of a loop that ticks (`tickHiddenTools`; the tool round in which they are
+   * promoted does not count), or until `ttl` calls of {@link tickTTL}. `ttl` 0 hides them again.
+   * Names that are not hidden tools are ignored. Takes effect from the next provider call of a
+   * running loop.
    * @throws TypeError when `names` is not an array of strings or `ttl` not an integer ≥ 0
    */
   promoteTools(names: readonly string[], ttl: number): void {

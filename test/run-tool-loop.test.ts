@@ -2908,6 +2908,15 @@ describe("hidden tools (tickHiddenTools, issue 13)", () => {
     expect(third).toBe(first);
   });
 
+  it("offers the same definitions array between provider calls while the run's promotions stay the same", async () => {
+    const provider = new ScriptedProvider([search, step("echo"), step("echo"), textResponse("done")]);
+    await runToolLoop({ provider, tools: discoveryRegistry(2), maxIterations: 5 }, user);
+    const [first, second, third, fourth] = provider.calls.map((call) => call.tools);
+    expect(second).not.toBe(first);
+    expect(third).toBe(second);
+    expect(fourth).toBe(first);
+  });
+
   it("ticks a registry of another copy (no internal marks) through its public tickTTL after each round", async () => {
     const registry = registryWith(echo);
     const tickTTL = vi.fn();
