@@ -102,12 +102,6 @@ export const EXECUTE_CHECKED: unique symbol = Symbol.for("toolloop.registry.exec
  */
 export const VIEW_DEFINITIONS: unique symbol = Symbol.for("toolloop.registry.viewDefinitions");
 
-/** @internal `(view: PromotionView, name, args, options: ExecuteOptions) => Promise<ToolResult>`: `execute` in one turn of a session (see VIEW_DEFINITIONS). */
-export const EXECUTE_IN_VIEW: unique symbol = Symbol.for("toolloop.registry.executeInView");
-
-/** @internal `(name, view: PromotionView) => Tool | undefined`: the tool a call of `name` in that turn would run (`get` within a run: the approval gate reads it). */
-export const VIEW_TOOL: unique symbol = Symbol.for("toolloop.registry.viewTool");
-
 /** @internal `() => ReadonlySet<string>`: the names of the registered tools with a `needsApproval`. */
 export const APPROVAL_NAMES: unique symbol = Symbol.for("toolloop.registry.approvalNames");
 
@@ -362,15 +356,6 @@ export class ToolRegistry {
     return view.scope.offered(view.turn).filter((name) => hidden.isConcealed(name));
   }
 
-  /** The entry a call of `name` runs in `view`'s turn: a hidden tool only once the run or session may call it. */
-  #inView(name: string, view: PromotionView): RegisteredTool | undefined {
-    const entry = this.#tools.get(name);
-    if (entry === undefined || (this.#hidden.isConcealed(name) && !view.scope.callable(name, view.turn))) {
-      return undefined;
-    }
-    return entry;
-  }
-
   /**
    * Dispatch in one turn of a run or session: its promoted tools are found (once callable), and a
    * discovery tool is bound to its scope, so that its searches promote there and nowhere else.
@@ -387,7 +372,8 @@ export class ToolRegistry {
     };
     return {
       get: (name) => {
-        const entry = this.#inView(name, view);
+        // A hidden tool only once the run or session may call it.
+        const entry = hidden.isConcealed(name) && !scope.callable(name, turn) ? undefined : this.#tools.get(name);
         const bind = (entry?.tool as Partial<Record<typeof BIND_PROMOTIONS, unknown>> | undefined)?.[BIND_PROMOTIONS];
         // A copy of the entry: validation and the definition stay the registered tool's.
         return entry === undefined || typeof bind !== "function"
@@ -416,22 +402,6 @@ export class ToolRegistry {
     );
     this.#viewDefinitions.set(view.scope, { base, key, definitions });
     return definitions;
-  }
-
-  /** @internal see EXECUTE_IN_VIEW. */
-  [EXECUTE_IN_VIEW](
-    view: PromotionView,
-    name: string,
-    args: Record<string, unknown>,
-    options: ExecuteOptions,
-  ): Promise<ToolResult> {
-    const request = { name, args, channel: "", chatId: "", asyncCallback: undefined, options };
-    return dispatchToolCall(this.#viewTarget(view), request);
-  }
-
-  /** @internal see VIEW_TOOL. */
-  [VIEW_TOOL](name: string, view: PromotionView): Tool | undefined {
-    return this.#inView(name, view)?.tool;
   }
 
   /**

@@ -7,7 +7,7 @@ import {
   type ToolSearchToolsOptions,
 } from "../src/index.js";
 import { PromotionScope } from "../src/internal/promotion-scope.js";
-import { EXECUTE_IN_VIEW, VIEW_DEFINITIONS } from "../src/tool-registry.js";
+import { EXECUTE_CHECKED, VIEW_DEFINITIONS } from "../src/tool-registry.js";
 
 const REGEX = "tool_search_tool_regex";
 const BM25 = "tool_search_tool_bm25";
@@ -39,7 +39,21 @@ function setup(options?: ToolSearchToolsOptions) {
 function run(registry: ToolRegistry) {
   const scope = new PromotionScope();
   const call = (turn: number, name: string, args: Record<string, unknown>) =>
-    registry[EXECUTE_IN_VIEW]({ scope, turn }, name, args, {});
+    registry[EXECUTE_CHECKED](
+      {
+        name,
+        args,
+        channel: "",
+        chatId: "",
+        asyncCallback: undefined,
+        signal: undefined,
+        metadata: undefined,
+        toolCallId: undefined,
+        timeoutMs: undefined,
+        onProgress: undefined,
+      },
+      { scope, turn },
+    );
   const shown = (turn: number) => {
     const names = registry[VIEW_DEFINITIONS]({ scope, turn }).map(({ function: f }) => f.name);
     scope.showOffered(turn);

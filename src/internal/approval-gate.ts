@@ -2,7 +2,7 @@ import { failure, logCallEnd } from "../execute-tool-call.js";
 import { finishUnrun, NO_PROGRESS, type ProgressListener } from "../progress.js";
 import type { AsyncCallback, ToolContext } from "../tool.js";
 import type { ToolApprover } from "../tool-approval.js";
-import { APPROVAL_NAMES, LOG_REFUSED_CALL, VIEW_TOOL } from "../tool-registry.js";
+import { APPROVAL_NAMES, LOG_REFUSED_CALL, REGISTERED_TOOL } from "../tool-registry.js";
 import { errorResult, type ToolResult } from "../tool-result.js";
 import { raceAbort } from "./abort.js";
 import { boundText, errorMessage, isRecord, MAX_VALIDATION_MESSAGE_CHARS, quoteName } from "./describe.js";
@@ -59,16 +59,18 @@ export function refuseCall(call: NormalizedToolCall["call"], result: ToolResult,
 
 /**
  * The `needsApproval` of the tool a call names, read through the registry's `get` (fail closed on a
- * throw) — in a run that promotes hidden tools, through its view of the turn, so that a tool only
- * this run may call still asks for approval.
+ * throw) — and in a run that promoted hidden tools, of the hidden tool it may call, so that a tool
+ * only this run can call still asks for approval.
  */
 function approvalRule(tools: unknown, name: string, view: PromotionView | undefined): unknown {
-  if (!isRecord(tools)) return undefined;
-  const inView = view === undefined ? undefined : (tools as Partial<Record<symbol, unknown>>)[VIEW_TOOL];
-  const get = typeof inView === "function" ? inView : tools.get;
+  const get = isRecord(tools) ? tools.get : undefined;
   if (typeof get !== "function") return undefined;
   try {
-    const tool: unknown = get.call(tools, name, view);
+    let tool: unknown = get.call(tools, name);
+    const registered = (tools as Partial<Record<symbol, unknown>>)[REGISTERED_TOOL];
+    if (tool === undefined && view?.scope.callable(name, view.turn) === true && typeof registered === "function") {
+      tool = registered.call(tools, name);
+    }
     return isRecord(tool) ? tool.needsApproval : undefined;
   } catch {
     return true;

@@ -12,13 +12,13 @@ import {
   type ServerNotification,
 } from "@modelcontextprotocol/sdk/types.js";
 import PQueue from "p-queue";
-import { checkTimeout } from "../execute-tool-call.js";
+import { type CheckedCall, checkTimeout } from "../execute-tool-call.js";
 import { errorMessage, isRecord } from "../internal/describe.js";
 import { checkCount, optionError } from "../internal/options.js";
 import { PromotionScope, type PromotionView } from "../internal/promotion-scope.js";
 import type { ProgressListener } from "../progress.js";
 import type { ToolDefinition } from "../provider.js";
-import { EXECUTE_IN_VIEW, type ExecuteOptions, type ToolRegistry, VIEW_DEFINITIONS } from "../tool-registry.js";
+import { EXECUTE_CHECKED, type ExecuteOptions, ToolRegistry, VIEW_DEFINITIONS } from "../tool-registry.js";
 import type { ToolResult } from "../tool-result.js";
 
 /** Options of {@link createMcpServer}: what one client may ask of the server at once. */
@@ -205,13 +205,18 @@ export function createMcpServer(
   const timeoutMs = checkTimeout("createMcpServer", "options.timeoutMs", options.timeoutMs);
   const pageSize = checkCount("createMcpServer", "options.pageSize", options.pageSize, 100);
   const slots = new PQueue({ concurrency: maxConcurrency });
-  // A registry of this copy (or another installed one) serves each session its own view.
-  const { [VIEW_DEFINITIONS]: viewDefinitions, [EXECUTE_IN_VIEW]: executeInView } = registry as unknown as Partial<
+  // A registry of this copy serves each session its own view (its calls as the loop's: the server
+  // made their options itself). One whose execute is overridden keeps getting every call, and
+  // another copy's (or a stand-in) is served as one view for all, its searches promoting nothing.
+  const { [VIEW_DEFINITIONS]: viewDefinitions, [EXECUTE_CHECKED]: executeChecked } = registry as unknown as Partial<
     Record<symbol, unknown>
   >;
   const inView =
-    typeof viewDefinitions === "function" && typeof executeInView === "function"
-      ? { definitions: viewDefinitions, execute: executeInView }
+    typeof viewDefinitions === "function" &&
+    typeof executeChecked === "function" &&
+    registry.execute === ToolRegistry.prototype.execute &&
+    registry.executeWithContext === ToolRegistry.prototype.executeWithContext
+      ? { definitions: viewDefinitions, execute: executeChecked }
       : undefined;
   // Registry definitions are frozen and kept until the registry changes: each is converted once.
   const converted = new WeakMap<ToolDefinition, McpTool>();
@@ -265,14 +270,29 @@ export function createMcpServer(
       return { content: [{ type: "text", text }], isError: true };
     }
     try {
-      const execute: ExecuteOptions = { signal: extra.signal, toolCallId: `mcp-${session.id}-${turn}`, timeoutMs };
+      const toolCallId = `mcp-${session.id}-${turn}`;
       const onProgress = forwardProgress(extra._meta?.progressToken, extra.sendNotification);
-      if (onProgress !== undefined) execute.onProgress = onProgress;
-      const view: PromotionView = { scope: session.scope, turn };
-      const run =
-        inView === undefined
-          ? () => registry.execute(toolName, args as Record<string, unknown>, execute)
-          : () => inView.execute.call(registry, view, toolName, args, execute) as Promise<ToolResult>;
+      let run: () => Promise<ToolResult>;
+      if (inView === undefined) {
+        const execute: ExecuteOptions = { signal: extra.signal, toolCallId, timeoutMs };
+        if (onProgress !== undefined) execute.onProgress = onProgress;
+        run = () => registry.execute(toolName, args as Record<string, unknown>, execute);
+      } else {
+        const call: CheckedCall = {
+          name: toolName,
+          args: args as Record<string, unknown>,
+          channel: "",
+          chatId: "",
+          asyncCallback: undefined,
+          signal: extra.signal,
+          metadata: undefined,
+          toolCallId,
+          timeoutMs,
+          onProgress,
+        };
+        const view: PromotionView = { scope: session.scope, turn };
+        run = () => inView.execute.call(registry, call, view) as Promise<ToolResult>;
+      }
       // A call cancelled while it waits for a slot never runs (p-queue rejects with the signal's reason).
       const result = await slots.add(run, { signal: extra.signal });
       await announce(session, extra.sendNotification);

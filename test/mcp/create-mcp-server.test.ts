@@ -304,6 +304,24 @@ describe("createMcpServer: what a client's search finds belongs to its connectio
     expect(runs()).toBe(1);
   });
 
+  it("a registry whose execute is overridden keeps receiving every call (its searches then promote nothing)", async () => {
+    const seen: string[] = [];
+    class Audited extends ToolRegistry {
+      override execute(...args: Parameters<ToolRegistry["execute"]>) {
+        seen.push(args[0]);
+        return super.execute(...args);
+      }
+    }
+    const registry = new Audited();
+    registry.register(tool("visible", () => "v"));
+    registry.registerHidden({ ...tool("secret_mail", () => "sent"), description: "Send a secret email" });
+    for (const each of createToolSearchTools(registry)) registry.register(each);
+    const { client } = await connect(registry);
+    expect(text(await client.callTool({ name: "visible" }))).toBe("v");
+    expect(text(await client.callTool(search))).toMatch(/^Found 1 tool \(not callable here/);
+    expect(seen).toEqual(["visible", "tool_search_tool_bm25"]);
+  });
+
   it("a reconnection is a new session: what the connection before found is gone", async () => {
     const { registry } = searchable();
     const { server, client } = await connect(registry);
