@@ -587,7 +587,9 @@ async function loop(
   const providerRace = signal === undefined || isAborted(signal) ? undefined : new SerialAbortRace(signal);
   // The hidden tools this run's searches promote: the run's own, never the registry's (issue 26).
   // A resumed run starts without any (a checkpoint does not carry them).
-  const promotions = tools !== null && VIEW_DEFINITIONS in tools ? new PromotionScope() : undefined;
+  // One view, its turn moved on with each iteration: a turn's calls all end before the next begins.
+  const view = tools !== null && VIEW_DEFINITIONS in tools ? { scope: new PromotionScope(), turn: 0 } : undefined;
+  context.promotions = view;
 
   try {
     // Call ids must be unique in the whole transcript (Anthropic rejects duplicates), also against
@@ -622,7 +624,7 @@ async function loop(
       // this scope: a second one captured in the block below would cost a context per pass.)
       if (resumed === undefined) iterations++;
       const iteration = iterations;
-      if (promotions !== undefined) context.promotions = { scope: promotions, turn: iteration };
+      if (view !== undefined) view.turn = iteration;
       if (resumed !== undefined) {
         calls = resumed;
         resumed = undefined;
