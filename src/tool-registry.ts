@@ -380,7 +380,11 @@ export class ToolRegistry {
           ? entry
           : { ...entry, tool: bind.call(entry.tool, promote) as Tool };
       },
-      names: () => [...this.#definitions.names(), ...this.#viewNames(view)].sort(),
+      // For a "not found" answer: what this call could have run.
+      names: () => {
+        const callable = this.#viewNames(view).filter((name) => scope.callable(name, turn));
+        return [...this.#definitions.names(), ...callable].sort();
+      },
       logger: this.#dispatch.logger,
       logPayloads: this.#dispatch.logPayloads,
     };

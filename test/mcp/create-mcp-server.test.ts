@@ -257,12 +257,12 @@ describe("createMcpServer: tools/list in pages", () => {
 });
 
 describe("createMcpServer: what a client's search finds belongs to its connection", () => {
-  /** A registry with a visible tool, a hidden `secret_mail` and the discovery tools (ttl 2). */
-  function searchable() {
+  /** A registry with a visible tool, a hidden `secret_mail` and the discovery tools. */
+  function searchable(ttl = 2) {
     let runs = 0;
     const registry = registryWith(tool("visible", () => "v"));
     registry.registerHidden({ ...tool("secret_mail", () => `sent ${++runs}`), description: "Send a secret email" });
-    for (const each of createToolSearchTools(registry, { ttl: 2 })) registry.register(each);
+    for (const each of createToolSearchTools(registry, { ttl })) registry.register(each);
     return { registry, runs: () => runs };
   }
   const search = { name: "tool_search_tool_bm25", arguments: { query: "email" } };
@@ -286,17 +286,20 @@ describe("createMcpServer: what a client's search finds belongs to its connectio
   });
 
   it("the found tool runs only once the client listed it, for its next ttl calls; the client is told when its list changes", async () => {
-    const { registry, runs } = searchable();
+    const { registry, runs } = searchable(3);
     const { client } = await connect(registry);
     const changes: string[] = [];
     client.setNotificationHandler(ToolListChangedNotificationSchema, (n) => void changes.push(n.method));
-    await client.callTool(search); // call 1: offers secret_mail to calls 2 and 3
+    await client.callTool(search); // call 1: offers secret_mail to calls 2 to 4
     await client.ping();
     expect(changes).toHaveLength(1);
-    // Called before the client listed it: its model has not seen the tool.
-    expect(text(await client.callTool({ name: "secret_mail" }))).toMatch(/^tool "secret_mail" not found/); // call 2
+    // Called before the client listed it: its model has not seen the tool (nor is it named as available).
+    expect(text(await client.callTool({ name: "secret_mail" }))).toBe(
+      'tool "secret_mail" not found. Available tools: tool_search_tool_bm25, tool_search_tool_regex, visible.',
+    ); // call 2
     expect(await names(client)).toContain("secret_mail");
-    expect(text(await client.callTool({ name: "secret_mail" }))).toBe("sent 1"); // call 3
+    expect(text(await client.callTool({ name: "nope" }))).toMatch(/Available tools: secret_mail, tool_search/); // call 3
+    expect(text(await client.callTool({ name: "secret_mail" }))).toBe("sent 1"); // call 4
     await client.ping();
     expect(changes).toHaveLength(2); // its window ended: the client lists again
     expect(await names(client)).not.toContain("secret_mail");
