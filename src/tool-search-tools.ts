@@ -1,5 +1,6 @@
 import { errorMessage, isRecord } from "./internal/describe.js";
 import { checkCount, optionError } from "./internal/options.js";
+import { BIND_PROMOTIONS, type Promote } from "./internal/promotion-scope.js";
 import { formatMatches } from "./internal/tool-search.js";
 import type { Tool } from "./tool.js";
 import type { ToolRegistry, ToolSearchResult } from "./tool-registry.js";
@@ -13,7 +14,11 @@ export const TOOL_SEARCH_TOOL_NAMES: readonly string[] = Object.freeze([
 
 /** Options of {@link createToolSearchTools}. */
 export interface ToolSearchToolsOptions {
-  /** For how many provider calls the tools a search finds are offered (see `promoteTools`). @default 5 */
+  /**
+   * For how many turns the tools a search finds are offered to the run that searched: its next
+   * `ttl` provider calls (in an MCP session served by `createMcpServer`, its next `ttl` tool calls).
+   * @default 5
+   */
   ttl?: number | undefined;
   /** Most tools one search returns and promotes; a model's `max_results` may ask for fewer. @default 5 */
   maxResults?: number | undefined;
@@ -24,7 +29,7 @@ const MAX_SHOWN_DESCRIPTION_CHARS = 300;
 
 type Search = (registry: ToolRegistry, query: string, max: number) => ToolSearchResult[];
 
-/** One discovery tool: validates the query, searches, promotes the matches and lists them. */
+/** One discovery tool: validates the query, searches, promotes the matches (when bound to a run) and lists them. */
 function searchTool(
   registry: ToolRegistry,
   settings: { ttl: number; maxResults: number },
@@ -32,68 +37,80 @@ function searchTool(
 ): Tool {
   const { ttl, maxResults } = settings;
   const { argument } = spec;
-  return Object.freeze({
-    name: spec.name,
-    description: spec.description,
-    parameters: {
-      type: "object",
-      properties: {
-        [argument]: { type: "string", description: spec.argumentDescription },
-        max_results: {
-          type: "integer",
-          minimum: 1,
-          description: `How many tools to return at most (up to ${maxResults})`,
-        },
+  const parameters = {
+    type: "object",
+    properties: {
+      [argument]: { type: "string", description: spec.argumentDescription },
+      max_results: {
+        type: "integer",
+        minimum: 1,
+        description: `How many tools to return at most (up to ${maxResults})`,
       },
-      required: [argument],
     },
-    execute: (args: Record<string, unknown>): ToolResult => {
-      const query = args[argument] as string;
-      // An empty query would list (and promote) every hidden tool: a flood of tokens.
-      if (query.trim() === "") return errorResult(`${argument} cannot be empty`);
-      const max = Math.min(typeof args.max_results === "number" ? args.max_results : maxResults, maxResults);
-      let matches: ToolSearchResult[];
-      try {
-        matches = spec.search(registry, query, max);
-      } catch (error) {
-        return errorResult(`${errorMessage(error).replace(/^search(?:Regex|BM25): /, "")}; fix it and search again`);
-      }
-      if (matches.length === 0) return silentResult(`No hidden tools match ${argument} ${JSON.stringify(query)}.`);
-      registry.promoteTools(
+    required: [argument],
+  };
+  const execute = (args: Record<string, unknown>, promote: Promote | undefined): ToolResult => {
+    const query = args[argument] as string;
+    // An empty query would list (and promote) every hidden tool: a flood of tokens.
+    if (query.trim() === "") return errorResult(`${argument} cannot be empty`);
+    const max = Math.min(typeof args.max_results === "number" ? args.max_results : maxResults, maxResults);
+    let matches: ToolSearchResult[];
+    try {
+      matches = spec.search(registry, query, max);
+    } catch (error) {
+      return errorResult(`${errorMessage(error).replace(/^search(?:Regex|BM25): /, "")}; fix it and search again`);
+    }
+    if (matches.length === 0) return silentResult(`No hidden tools match ${argument} ${JSON.stringify(query)}.`);
+    const found = matches.length === 1 ? "1 tool" : `${matches.length} tools`;
+    const list = formatMatches(matches, MAX_SHOWN_DESCRIPTION_CHARS);
+    // Promotions belong to the run (or MCP session) that searched: a call outside one promotes
+    // nothing, so that no search ever offers a tool to another conversation.
+    if (
+      promote === undefined ||
+      promote(
         matches.map(({ name }) => name),
         ttl,
-      );
-      const calls = ttl === 1 ? "model call" : `${ttl} model calls`;
-      const found = matches.length === 1 ? "1 tool" : `${matches.length} tools`;
+      ) === 0
+    ) {
       return silentResult(
-        `Found ${found}, callable directly for the next ${calls}:\n${formatMatches(matches, MAX_SHOWN_DESCRIPTION_CHARS)}`,
+        `Found ${found} (not callable here: only a tool loop run or an MCP session offers them):\n${list}`,
       );
-    },
-  });
+    }
+    const calls = ttl === 1 ? "model call" : `${ttl} model calls`;
+    return silentResult(`Found ${found}, callable directly for the next ${calls}:\n${list}`);
+  };
+  const bound = (promote: Promote | undefined): Tool =>
+    Object.freeze({
+      name: spec.name,
+      description: spec.description,
+      parameters,
+      execute: (args: Record<string, unknown>) => execute(args, promote),
+      [BIND_PROMOTIONS]: (to: Promote) => bound(to),
+    });
+  return bound(undefined);
 }
 
 /**
  * picoclaw HEAD's two discovery tools over a registry's hidden tools: `tool_search_tool_regex
  * { pattern, max_results? }` and `tool_search_tool_bm25 { query, max_results? }`. Each returns its
- * matches as text (`- name: description` per line, silent for the user) and promotes them for
- * `ttl` provider calls; an invalid pattern or an empty query is an error result the model reads.
- * Register them with `register` (they are never hidden); run the loop with `tickHiddenTools: true`.
- * @throws TypeError when `registry` has no `searchRegex`/`searchBM25`/`promoteTools`, or for
- * options that are not integers > 0
+ * matches as text (`- name: description` per line, silent for the user) and promotes them for the
+ * run that searched only: offered from its next provider call for `ttl` provider calls, and callable
+ * in those calls (never in the turn of the search: the model has not seen them yet). Other runs of
+ * the registry, and its other MCP sessions, never see them. Called outside a run or session
+ * (`registry.execute`), a search lists its matches and promotes nothing. An invalid pattern or an
+ * empty query is an error result the model reads. Register them with `register` (they are never
+ * hidden).
+ * @throws TypeError when `registry` has no `searchRegex`/`searchBM25`, or for options that are not
+ * integers > 0
  * @example
  * ```ts
  * for (const tool of createToolSearchTools(registry, { ttl: 3 })) registry.register(tool);
- * await runToolLoop({ provider, tools: registry, maxIterations: 10, tickHiddenTools: true }, messages);
+ * await runToolLoop({ provider, tools: registry, maxIterations: 10 }, messages);
  * ```
  */
 export function createToolSearchTools(registry: ToolRegistry, options: ToolSearchToolsOptions = {}): Tool[] {
   const where = "createToolSearchTools";
-  if (
-    !isRecord(registry) ||
-    typeof registry.searchRegex !== "function" ||
-    typeof registry.searchBM25 !== "function" ||
-    typeof registry.promoteTools !== "function"
-  ) {
+  if (!isRecord(registry) || typeof registry.searchRegex !== "function" || typeof registry.searchBM25 !== "function") {
     throw optionError(where, "registry", "a ToolRegistry", registry);
   }
   if (!isRecord(options)) throw optionError(where, "options", "an object", options);
@@ -105,7 +122,7 @@ export function createToolSearchTools(registry: ToolRegistry, options: ToolSearc
     searchTool(registry, settings, {
       name: "tool_search_tool_regex",
       description:
-        "Search the hidden tools by a regular expression over their names and descriptions (case-insensitive). The matches become callable for the next few turns.",
+        "Search the hidden tools by a regular expression over their names and descriptions (case-insensitive). The matches become callable from your next turn, for a few turns.",
       argument: "pattern",
       argumentDescription: "Regular expression (RE2 syntax, no lookaround or backreferences), e.g. 'file|dir'",
       search: (target, pattern, max) => target.searchRegex(pattern, max),
@@ -113,7 +130,7 @@ export function createToolSearchTools(registry: ToolRegistry, options: ToolSearc
     searchTool(registry, settings, {
       name: "tool_search_tool_bm25",
       description:
-        "Search the hidden tools by keywords over their names and descriptions, best match first. The matches become callable for the next few turns.",
+        "Search the hidden tools by keywords over their names and descriptions, best match first. The matches become callable from your next turn, for a few turns.",
       argument: "query",
       argumentDescription: "Keywords describing the tool you need, e.g. 'read file contents'",
       search: (target, query, max) => target.searchBM25(query, max),

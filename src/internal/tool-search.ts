@@ -20,11 +20,19 @@ const MAX_SEARCHED_DESCRIPTION_CHARS = 4_096;
  */
 const MAX_PATTERN_SIZE = 1_000;
 /**
- * Most work one regex search may do: program size × characters searched. Linear-time matching
- * still costs up to one step per instruction and character (a `.{1000}` over 200 descriptions of
- * 4 KiB held the event loop for a minute); this bounds it to a fraction of a second.
+ * Most work one regex search may do, in estimated steps of the engine: characters searched × steps
+ * per character (see {@link searchByRegex}). At a few nanoseconds a step, a fraction of a second.
  */
 const MAX_REGEX_WORK = 20_000_000;
+/**
+ * Largest {@link PatternCost.branching} matched at one step per character. re2js matches with a
+ * lazily built DFA whose states are sets of the program's positions still in play; a pattern with
+ * at most this much branching has at most 2^12 such sets per literal position, few enough for the
+ * DFA's memory, so matching costs about one step per character. Beyond it (`a.{40}b` makes 2^40
+ * sets) the DFA runs out of memory and re2js simulates the program instead: up to one step per
+ * instruction and character (`a.{40}b` over 3 MB of descriptions: seconds).
+ */
+const MAX_DFA_BRANCHING = 12;
 
 /**
  * English words a query's meaning does not rest on: as query terms they would give almost every tool
@@ -78,70 +86,130 @@ function ranked(scored: { document: SearchDocument; score: number }[], max: numb
 
 const COUNTED_REPETITION = /\{(\d+)(,(\d*))?\}/y;
 
+/** What a regex search costs, estimated from the pattern's text (see {@link patternCost}). */
+export interface PatternCost {
+  /** The RE2 program's size, from above: the steps per character when the engine simulates it. */
+  size: number;
+  /**
+   * How many of the pattern's choices can be open at once: each atom that matches more than one
+   * character (`.`, a class, `\w` …) and each quantifier counts one, each group with k
+   * alternatives log₂ k, and a counted repetition multiplies what it repeats. Literal characters,
+   * anchors and `\b` count nothing.
+   */
+  branching: number;
+}
+
+/** One open group while the pattern is read: finished items, and the last one (a quantifier repeats it). */
+interface OpenGroup {
+  size: number;
+  lastSize: number;
+  branching: number;
+  lastBranching: number;
+  alternatives: number;
+}
+
+const newGroup = (): OpenGroup => ({ size: 0, lastSize: 0, branching: 0, lastBranching: 0, alternatives: 1 });
+
+/** Ends the last item of `group`: it joins the finished ones. */
+function settle(group: OpenGroup): void {
+  group.size += group.lastSize;
+  group.branching += group.lastBranching;
+}
+
 /**
- * An estimate (from above, within a few instructions per atom) of the size of the RE2 program a
- * valid pattern compiles to: atoms count one, groups their content, and a counted repetition
- * multiplies what it repeats (`(?:a{10}){10}` → 100).
+ * Estimates a valid pattern's cost ({@link PatternCost}) from its text, in one pass: atoms count
+ * one instruction, groups their content, and a counted repetition multiplies what it repeats
+ * (`(?:a{10}){10}` → 100 instructions).
  */
-export function patternSize(pattern: string): number {
-  // Per open group: the size of its finished items, and of the last item (which a quantifier repeats).
-  const open: { done: number; last: number }[] = [];
-  let group = { done: 0, last: 0 };
+export function patternCost(pattern: string): PatternCost {
+  const open: OpenGroup[] = [];
+  let group = newGroup();
   let at = 0;
   const close = () => {
-    const inner = group.done + group.last + 2;
-    group = open.pop() ?? { done: 0, last: 0 };
-    group.done += group.last;
-    group.last = inner;
+    const size = group.size + group.lastSize + 2;
+    const branching = group.branching + group.lastBranching + Math.log2(group.alternatives);
+    group = open.pop() ?? newGroup();
+    settle(group);
+    group.lastSize = size;
+    group.lastBranching = branching;
   };
   while (at < pattern.length) {
     const char = pattern[at++];
     if (char === "(") {
       open.push(group);
-      group = { done: 0, last: 0 };
+      group = newGroup();
     } else if (char === ")" && open.length > 0) {
       close();
     } else if (char === "|") {
-      group.done += group.last + 1;
-      group.last = 0;
+      group.size += group.lastSize + 1;
+      group.branching += group.lastBranching;
+      group.lastSize = 0;
+      group.lastBranching = 0;
+      group.alternatives++;
     } else if (char === "*" || char === "+" || char === "?") {
-      if (group.last > 0) group.last++;
+      // Only after an atom: `(?:` and `(?<` open a group.
+      if (group.lastSize > 0) {
+        group.lastSize++;
+        group.lastBranching++;
+      }
     } else {
       COUNTED_REPETITION.lastIndex = at - 1;
-      const repetition = group.last > 0 ? COUNTED_REPETITION.exec(pattern) : null;
+      const repetition = group.lastSize > 0 ? COUNTED_REPETITION.exec(pattern) : null;
       if (repetition !== null) {
         const min = Number(repetition[1]);
         const max = repetition[2] === undefined ? min : repetition[3] === "" ? min + 1 : Number(repetition[3]);
-        group.last = group.last * Math.max(min, max, 1) + Math.max(max - min, 0) + 1;
+        const times = Math.max(min, max, 1);
+        group.lastSize = group.lastSize * times + Math.max(max - min, 0) + 1;
+        group.lastBranching = group.lastBranching * times + (max > min ? 1 : 0);
         at = COUNTED_REPETITION.lastIndex;
         continue;
       }
+      // A literal character matches one character: it opens no choice.
+      let wide = false;
       if (char === "\\") {
+        const escaped = pattern[at] ?? "";
         // `\p{L}`, `\u{1F600}`: one atom, braces included.
-        const braced = /[pPu]/.test(pattern[at] ?? "") && pattern[at + 1] === "{" ? pattern.indexOf("}", at) : -1;
+        const braced = /[pPu]/.test(escaped) && pattern[at + 1] === "{" ? pattern.indexOf("}", at) : -1;
+        wide = /[dDwWsSpP]/.test(escaped);
         at = braced === -1 ? at + 1 : braced + 1;
       } else if (char === "[") {
         while (at < pattern.length && pattern[at] !== "]") at += pattern[at] === "\\" ? 2 : 1;
         at++;
+        wide = true;
+      } else if (char === ".") {
+        wide = true;
       }
-      group.done += group.last;
-      group.last = 1;
+      settle(group);
+      group.lastSize = 1;
+      group.lastBranching = wide ? 1 : 0;
     }
   }
   while (open.length > 0) close();
-  return group.done + group.last;
+  return {
+    size: group.size + group.lastSize,
+    branching: group.branching + group.lastBranching + Math.log2(group.alternatives),
+  };
+}
+
+/** {@link PatternCost.size}: an estimate (from above, within a few instructions per atom) of the RE2 program's size. */
+export function patternSize(pattern: string): number {
+  return patternCost(pattern).size;
 }
 
 /**
  * The documents whose name or description `pattern` matches, case-insensitively, on the linear-time
  * engine of schema patterns: a name match ranks before a description-only match, then by name.
+ *
+ * Its work is bounded: characters searched × steps per character at most 20 million, where a
+ * pattern of little branching (plain words, alternatives, a few wildcards: see
+ * {@link PatternCost.branching}) costs one step per character and any other its program's size.
  * @throws TypeError for an invalid pattern (its message says why), one longer than 1,000
- * characters, one too complex (its program, or its program times the characters to search, too
- * large), or a `max` that is not an integer ≥ 0
+ * characters, one too complex (its program too large, or its work over these documents), or a
+ * `max` that is not an integer ≥ 0
  */
 export function searchByRegex(documents: Iterable<SearchDocument>, pattern: string, max: number): SearchDocument[] {
   checkSearch("searchRegex", "pattern", pattern, max);
-  const size = patternSize(pattern);
+  const { size, branching } = patternCost(pattern);
   if (size > MAX_PATTERN_SIZE) {
     throw new TypeError(
       `searchRegex: pattern is too complex (about ${size} steps per character, at most ${MAX_PATTERN_SIZE}): use fewer or smaller repetitions`,
@@ -159,9 +227,17 @@ export function searchByRegex(documents: Iterable<SearchDocument>, pattern: stri
   for (const { name, description } of searched) {
     characters += name.length + Math.min(description.length, MAX_SEARCHED_DESCRIPTION_CHARS);
   }
-  if (size * characters > MAX_REGEX_WORK) {
+  // The work bound was once size × characters for every pattern: over 10,000 tools it refused any
+  // plain word of more than 7 letters, which the engine's DFA matches at one step per character.
+  const steps = branching <= MAX_DFA_BRANCHING ? 1 : size;
+  if (steps * characters > MAX_REGEX_WORK) {
+    if (steps === 1) {
+      throw new TypeError(
+        `searchRegex: the tools have too many characters of names and descriptions to search by pattern (${characters}, at most ${MAX_REGEX_WORK}): search by keywords`,
+      );
+    }
     throw new TypeError(
-      `searchRegex: pattern is too complex to search ${characters} characters of tool names and descriptions (about ${size} steps per character, at most ${Math.floor(MAX_REGEX_WORK / characters)} here): use a simpler one`,
+      `searchRegex: pattern is too complex to search ${characters} characters of tool names and descriptions (about ${steps} steps per character, at most ${Math.floor(MAX_REGEX_WORK / characters)} here): use fewer wildcards, classes and repetitions`,
     );
   }
   const scored: { document: SearchDocument; score: number }[] = [];

@@ -3,6 +3,7 @@ import {
   Bm25Index,
   formatMatches,
   MAX_SEARCH_QUERY_CHARS,
+  patternCost,
   patternSize,
   type SearchDocument,
   searchByRegex,
@@ -207,11 +208,80 @@ describe("searchByRegex", () => {
     const many = Array.from({ length: 200 }, (_, i) => doc(`t${i}`, "x".repeat(5_000)));
     const { message } = thrown(() => searchByRegex(many, ".{990}", 5));
     expect(message).toMatchInlineSnapshot(
-      `"searchRegex: pattern is too complex to search 819890 characters of tool names and descriptions (about 991 steps per character, at most 24 here): use a simpler one"`,
+      `"searchRegex: pattern is too complex to search 819890 characters of tool names and descriptions (about 991 steps per character, at most 24 here): use fewer wildcards, classes and repetitions"`,
     );
     // A simple pattern over the same documents runs, and the heavy one over a few documents.
     expect(names(searchByRegex(many, "t1\\d\\d", 2))).toEqual(["t100", "t101"]);
     expect(names(searchByRegex(many.slice(0, 2), ".{990}", 5))).toEqual(["t0", "t1"]);
+  });
+});
+
+describe("searchByRegex over 10,000 tools (issue 26: a work bound of pattern length × characters)", () => {
+  // 10,000 tools of about 260 characters: 2.6 million characters. A bound of program size ×
+  // characters refused every pattern of more than 7 instructions here, plain words included.
+  const words = "read write list create delete update issue pull request branch commit user channel message send".split(
+    " ",
+  );
+  const many = Array.from({ length: 10_000 }, (_, index) => {
+    const word = (offset: number) => words[(index * 7 + offset * 3) % words.length] as string;
+    const name = `mcp_server${index % 40}_${word(0)}_${word(1)}_${index}`;
+    const description = Array.from({ length: 36 }, (_, offset) => word(offset)).join(" ");
+    return doc(name, index === 4_321 ? `${description} on the filesystem` : description);
+  });
+  many.push(doc("mcp_github_get_issues", "Get the issues of a repository"));
+
+  it("plain words and ordinary patterns run (one step per character on the engine's DFA)", () => {
+    const characters = many.reduce((sum, { name, description }) => sum + name.length + description.length, 0);
+    expect(characters).toBeGreaterThan(2_500_000);
+    expect(names(searchByRegex(many, "filesystem", 5))).toEqual([many[4_321]?.name]);
+    expect(names(searchByRegex(many, "(get|list)_(issue|pr)s?\\b", 5))).toEqual(["mcp_github_get_issues"]);
+    expect(names(searchByRegex(many, "^mcp_github_.*issue", 5))).toEqual(["mcp_github_get_issues"]);
+  });
+
+  it("still refuses a pattern that defeats the DFA (a wildcard run after a literal): its work would be seconds", () => {
+    expect(thrown(() => searchByRegex(many, "a.{40}b", 5)).message).toMatch(
+      /^searchRegex: pattern is too complex to search \d+ characters of tool names and descriptions \(about 43 steps per character, at most 7 here\): use fewer wildcards, classes and repetitions$/,
+    );
+    expect(() =>
+      searchByRegex(
+        many,
+        "a(?:a|b)(?:a|b)(?:a|b)(?:a|b)(?:a|b)(?:a|b)(?:a|b)(?:a|b)(?:a|b)(?:a|b)(?:a|b)(?:a|b)(?:a|b)c",
+        5,
+      ),
+    ).toThrow(/too complex to search/);
+  });
+
+  it("refuses any pattern over more characters than one search may read, saying to search by keywords", () => {
+    const huge = Array.from({ length: 6_000 }, (_, index) => doc(`t${index}`, "x".repeat(4_000)));
+    expect(thrown(() => searchByRegex(huge, "word", 5)).message).toMatchInlineSnapshot(
+      `"searchRegex: the tools have too many characters of names and descriptions to search by pattern (24028890, at most 20000000): search by keywords"`,
+    );
+  });
+});
+
+describe("patternCost (what a regex search costs)", () => {
+  it.each([
+    ["calendar", 0],
+    ["filesystem", 0],
+    ["^mcp_github_\\b", 0],
+    ["a{1000}", 0],
+    ["read|write", 1],
+    ["create.*issue", 2],
+    ["(get|list)_(issue|pr)s?", 3],
+    ["[a-z]+_file", 2],
+    ["x{2,5}", 1],
+    ["(?:a|b){5}", 5],
+    ["a.{40}b", 40],
+    ["\\w{3}\\d", 4],
+  ])("%j branches %d times", (pattern, branching) => {
+    expect(patternCost(pattern).branching).toBe(branching);
+  });
+
+  it("counts log₂ of a group's alternatives: ten words in a group branch less than ten wildcards", () => {
+    const { branching } = patternCost(
+      "(?:read|write|list|create|delete|update|issue|pull|request|branch) (?:file|dir)",
+    );
+    expect(branching).toBeCloseTo(Math.log2(10) + 1);
   });
 });
 
