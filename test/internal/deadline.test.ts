@@ -4,13 +4,17 @@ import { type DeadlineEntry, deadlineQueue, holdDeadlines } from "../../src/inte
 
 const hung = () => new Promise<never>(() => {});
 
-/** The timers `setTimeout` arms from now on with a delay of `ms` (a spy, restored after the test). */
+/**
+ * The timers `setTimeout` arms from now on for a timeout of `ms` (a spy, restored after the test):
+ * a queue arms for its oldest deadline, so the delay is `ms` less the time since that call started.
+ */
 function recordTimers(ms: number): Array<ReturnType<typeof setTimeout>> {
   const timers: Array<ReturnType<typeof setTimeout>> = [];
   const original = globalThis.setTimeout;
   vi.spyOn(globalThis, "setTimeout").mockImplementation(((...args: Parameters<typeof setTimeout>) => {
     const timer = original(...args);
-    if (args[1] === ms) timers.push(timer);
+    const delay = args[1] ?? 0;
+    if (delay <= ms && delay > ms - 1_000) timers.push(timer);
     return timer;
   }) as typeof setTimeout);
   return timers;
