@@ -833,12 +833,12 @@ function refuse(call: NormalizedToolCall["call"], result: ToolResult, config: Re
 const EXECUTE_WITH_CONTEXT = ToolRegistry.prototype.executeWithContext;
 
 function runCall(
-  { call, argumentsError }: NormalizedToolCall,
+  { call, argumentsError, errorCode = "invalid_json" }: NormalizedToolCall,
   config: ResolvedConfig,
   context: ResolvedContext,
   asyncCallback?: AsyncCallback,
 ): Promise<ToolResult> {
-  if (argumentsError !== undefined) return refuse(call, failure(call.name, "invalid_json", argumentsError), config);
+  if (argumentsError !== undefined) return refuse(call, failure(call.name, errorCode, argumentsError), config);
   if (config.tools === null) {
     const message = `No tools available: tool ${quoteName(call.name)} cannot be called.`;
     return refuse(call, failure(call.name, "tool_not_found", message), config);

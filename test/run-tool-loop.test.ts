@@ -973,7 +973,6 @@ describe("timeouts", () => {
 });
 
 describe("the cost of a signal and a timeout per call (issue 9)", () => {
-  const activeTimeouts = () => process.getActiveResourcesInfo().filter((name) => name === "Timeout").length;
   const steps = (count: number, calls: number) => [
     ...Array.from({ length: count }, (_, step) =>
       toolCallResponse(Array.from({ length: calls }, (_, index) => ({ id: `c${step}_${index}`, name: "later" }))),
@@ -982,33 +981,45 @@ describe("the cost of a signal and a timeout per call (issue 9)", () => {
   ];
 
   it("a run's calls share the caller signal's one listener and one timer; nothing stays armed after the run", async () => {
+    // A timeout no other test uses: the timers armed with it are the run's, whatever else the
+    // process runs meanwhile (the test reads their state, never the process's count of timers).
+    const timeoutMs = 29_989;
     const controller = new AbortController();
-    const baseline = activeTimeouts();
-    const during: Array<{ listeners: number; timeouts: number }> = [];
+    const armed: Array<ReturnType<typeof setTimeout>> = [];
+    const during: Array<{ listeners: number; timers: number; ref: boolean | undefined }> = [];
     const later = tool("later", async () => {
       await new Promise((resolve) => setImmediate(resolve)); // I/O: the call is pending across a macrotask
-      during.push({ listeners: getEventListeners(controller.signal, "abort").length, timeouts: activeTimeouts() });
+      const listeners = getEventListeners(controller.signal, "abort").length;
+      during.push({ listeners, timers: armed.length, ref: armed[0]?.hasRef() });
       return "done";
     });
     const add = vi.spyOn(EventTarget.prototype, "addEventListener");
     const remove = vi.spyOn(EventTarget.prototype, "removeEventListener");
-    const setTimer = vi.spyOn(globalThis, "setTimeout");
+    const original = globalThis.setTimeout;
+    vi.spyOn(globalThis, "setTimeout").mockImplementation(((...args: Parameters<typeof setTimeout>) => {
+      const timer = original(...args);
+      // The queue arms for the oldest deadline: the timeout, less the time since that call started.
+      const delay = args[1] ?? 0;
+      if (delay <= timeoutMs && delay > timeoutMs - 1_000) armed.push(timer);
+      return timer;
+    }) as typeof setTimeout);
     const provider = new ScriptedProvider(steps(10, 2));
-    const result = await runToolLoop({ provider, tools: [later], maxIterations: 11, toolTimeoutMs: 30_000 }, user, {
+    const result = await runToolLoop({ provider, tools: [later], maxIterations: 11, toolTimeoutMs: timeoutMs }, user, {
       signal: controller.signal,
     });
     expect(result.content).toBe("ok");
     expect(result.messages.filter((message) => message.isError)).toEqual([]);
     expect(during).toHaveLength(20);
-    // One listener on the caller's signal throughout; a pending call keeps the timer ref()ed.
+    // One listener on the caller's signal throughout; one timer, ref()ed while a call is pending.
     expect(during.every(({ listeners }) => listeners === 1)).toBe(true);
-    expect(during.every(({ timeouts }) => timeouts === baseline + 1)).toBe(true);
+    expect(during).toEqual(during.map(() => ({ listeners: 1, timers: 1, ref: true })));
     // In all: one listener on the caller's signal, added once and removed once; none on the run's own.
     expect(add).toHaveBeenCalledTimes(1);
     expect(remove).toHaveBeenCalledTimes(1);
-    expect(setTimer.mock.calls.filter(([, delay]) => delay === 30_000)).toHaveLength(1);
+    expect(armed).toHaveLength(1);
     expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
-    expect(activeTimeouts()).toBe(baseline);
+    // Nothing stays armed: the run's release cleared its timer.
+    expect((armed[0] as unknown as { _destroyed: boolean })._destroyed).toBe(true);
   });
 
   it("aborting the caller's signal aborts every call in flight, each through the run's one subscription", async () => {

@@ -563,7 +563,8 @@ describe("web_fetch: hostile servers and limits", () => {
     });
     const started = performance.now();
     const result = await fetchWith({ allowHosts: [server.host], timeoutMs: 300 }, { url: server.url() });
-    expect(performance.now() - started).toBeLessThan(3_000);
+    // The drip never ends: any bound shows timeoutMs ended it (generous for a busy machine).
+    expect(performance.now() - started).toBeLessThan(10_000);
     expect(result.isError).toBe(true);
     expect(result.forLLM).toBe("web_fetch timed out after 300 ms");
     expect(isToolExecutionError(result.err) && result.err.code).toBe("timeout");
@@ -627,7 +628,7 @@ describe("web_fetch: hostile servers and limits", () => {
     const result = await fetchWith({ allowHosts: [server.host], timeoutMs: 1_500 }, { url: server.url() });
     clearInterval(ticker);
     expect(result.forLLM).toBe("web_fetch timed out after 1500 ms");
-    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(performance.now() - started).toBeLessThan(10_000);
     // The event loop kept turning while the converter worked.
     expect(ticks).toBeGreaterThan(20);
   });

@@ -514,7 +514,8 @@ describe("delivery", () => {
     ids.length = 2 ** 32 - 1;
     const started = performance.now();
     await expect(queue.completions(ids)).rejects.toThrow(TypeError);
-    expect(performance.now() - started).toBeLessThan(1_000);
+    // A walk to the length (4e9) takes far longer; generous for a busy machine.
+    expect(performance.now() - started).toBeLessThan(5_000);
   });
 
   it("with awaitAsync, a queued tool's result comes back into the conversation", async () => {
@@ -552,7 +553,8 @@ describe("Redis unreachable", () => {
     const queue = await unreachableQueue();
     const started = Date.now();
     await expect(queue.completions(["call_1"])).rejects.toThrow("completions: Redis did not answer within 300 ms");
-    expect(Date.now() - started).toBeLessThan(2_000);
+    // Unbounded without enqueueTimeoutMs; generous for a busy machine.
+    expect(Date.now() - started).toBeLessThan(10_000);
   });
 
   it("an enqueue answers an error result naming Redis within enqueueTimeoutMs, never a hang", async () => {
@@ -561,7 +563,7 @@ describe("Redis unreachable", () => {
     const answer = (await queue
       .queued(tool("echo"))
       .execute({ text: "x" }, createToolContext({ toolCallId: "c" }))) as ToolResult;
-    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(Date.now() - started).toBeLessThan(10_000);
     expect(answer.isError).toBe(true);
     expect(answer.forLLM).toMatchInlineSnapshot(
       `"tool "echo" could not be queued: Redis did not answer within 300 ms"`,
@@ -610,7 +612,7 @@ describe("Redis unreachable", () => {
       await sleep(200);
       const started = Date.now();
       await queue.close();
-      expect(Date.now() - started).toBeLessThan(1_000);
+      expect(Date.now() - started).toBeLessThan(5_000);
       // A connection still retrying would print "[ioredis] Unhandled error event" now (the suite fails on it).
       await sleep(500);
     } finally {
@@ -626,7 +628,7 @@ describe("Redis unreachable", () => {
     registry.register(queue.queued(tool("echo")));
     const started = Date.now();
     const answer = await registry.execute("echo", { text: "x" }, { timeoutMs: 200, toolCallId: "c" });
-    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(Date.now() - started).toBeLessThan(10_000);
     expect(answer.isError).toBe(true);
     expect(answer.forLLM).toMatch(/timed out after 200 ms|Redis/);
   });
