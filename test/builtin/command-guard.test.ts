@@ -547,7 +547,7 @@ describe("the default deny list: how far it reads (issue 26)", () => {
   it("refuses a command with more than 64 inline scripts, telling the model what to do instead", () => {
     expect(refusal("sh -c ls; ".repeat(63))).toBeUndefined();
     expect(refusal("sh -c ls; ".repeat(64))).toMatchInlineSnapshot(
-      `"command refused: its inline scripts (sh -c, env -S, trap) are more than 64 or too long to check; write a script file and run that instead"`,
+      `"command refused: its inline scripts (sh -c, env -S, trap, tar -I …) are more than 64 or too long to check; write a script file and run that instead"`,
     );
   });
 

@@ -570,7 +570,7 @@ describe("the workspace (restricted mode, the default)", () => {
       const result = await run(`echo ${wildcards}; touch ran`);
       expect(result.isError).toBe(true);
       expect(result.forLLM).toMatchInlineSnapshot(
-        `"command refused: checking its paths takes more than 4,000 filesystem operations (paths resolved, directory entries read), too many to check; name fewer files, or quote a pattern for a program that matches it itself (find . -name '*.ts')"`,
+        `"command refused: checking its paths takes more than 4,000 filesystem operations (paths looked up, directory entries read), too many to check; name fewer files, or quote a pattern for a program that matches it itself (find . -name '*.ts')"`,
       );
       expect(existsSync(join(workspace, "ran"))).toBe(false);
       // Four of them are fine.
