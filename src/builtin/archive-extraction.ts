@@ -187,7 +187,11 @@ function tarTarget(name: string, args: readonly string[]): ExtractionTarget {
     index += taken;
   }
   if (!directory) workingDirectory = true;
-  if (absolute) return { workingDirectory, unconfined: `${name} -P (--absolute-names)` };
+  if (absolute)
+    return {
+      workingDirectory,
+      unconfined: name === "bsdtar" ? "bsdtar -P (--absolute-paths)" : `${name} -P (--absolute-names)`,
+    };
   return { workingDirectory };
 }
 

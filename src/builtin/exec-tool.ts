@@ -611,7 +611,8 @@ async function reachableDirectories(
 /** The absolute path a word (already checked by {@link checkOperand}) names from `cwd`; for a wildcard, the directory it lists. */
 function operandDirectory(settings: ExecSettings, word: string, expands: boolean, cwd: string): string {
   let path = word;
-  if (word === "~" || word.startsWith("~/")) path = join(settings.env.HOME ?? settings.workspace.workspace, word.slice(1));
+  if (word === "~" || word.startsWith("~/"))
+    path = join(settings.env.HOME ?? settings.workspace.workspace, word.slice(1));
   const wildcard = expands ? wildcardIndex(path) : -1;
   if (wildcard !== -1) path = path.slice(0, path.lastIndexOf("/", wildcard) + 1) || ".";
   return isAbsolute(path) ? path : join(cwd, path);
@@ -694,11 +695,7 @@ async function entryKind(entry: Dirent, path: string, check: Check): Promise<"li
   if (entry.isSymbolicLink()) return "link";
   if (entry.isDirectory()) return "directory";
   const known =
-    entry.isFile() ||
-    entry.isFIFO() ||
-    entry.isSocket() ||
-    entry.isBlockDevice() ||
-    entry.isCharacterDevice();
+    entry.isFile() || entry.isFIFO() || entry.isSocket() || entry.isBlockDevice() || entry.isCharacterDevice();
   if (known) return "other";
   const { kind } = await check.lookups.entry(path);
   return kind === "link" || kind === "directory" ? kind : "other";

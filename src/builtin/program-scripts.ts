@@ -211,7 +211,8 @@ function gitScripts(args: readonly string[]): string[] {
       if (setting !== undefined && equals !== -1) push(setting.slice(equals + 1));
     } else if (arg.startsWith("--")) {
       push(longValue(args, index, GIT_SCRIPT_OPTIONS));
-      if (/^--[a-z-]+-filter(?:=|$)/.test(arg)) push(arg.includes("=") ? arg.slice(arg.indexOf("=") + 1) : args[index + 1]);
+      if (/^--[a-z-]+-filter(?:=|$)/.test(arg))
+        push(arg.includes("=") ? arg.slice(arg.indexOf("=") + 1) : args[index + 1]);
     } else if (arg === "-x") push(args[index + 1]);
     else if (/^-[xO]./.test(arg)) push(arg.slice(2));
     else if (arg === "foreach" || arg === "run") {
@@ -255,7 +256,7 @@ const OPTION_VARIABLES: Readonly<Record<string, string>> = { TAR_OPTIONS: "tar",
  * program with those options (`tar --to-command=…`), whose scripts are read in turn.
  */
 export function variableScript(word: string): string | undefined {
-  const match = /^([A-Za-z_][A-Za-z0-9_]*)=([^]*)$/.exec(word);
+  const match = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(word);
   if (match === null) return undefined;
   const [, name = "", value = ""] = match;
   if (value === "") return undefined;

@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
+  archiveExtractions,
   type CommandPatterns,
   checkCommand,
   commandWords,
@@ -666,6 +667,106 @@ describe("caller patterns", () => {
     const patterns = { deny: [copy], allow: [] };
     expect(refusal("cat secret", patterns)).toBeDefined();
     expect(refusal("cat secret", patterns)).toBeDefined();
+  });
+});
+
+describe("strings other programs run, checked as scripts (issue 26, follow-up)", () => {
+  // Each would pass as a quoted word: the rules read `rm 2>&1 -rf v` only once redirections are
+  // taken out, which happens for a script, not for a word.
+  it.each([
+    ["tar -xf a.tar --to-command='rm 2>&1 -rf victim'", "rm with -r/-f"],
+    ["tar -xf a.tar --to-c='rm 2>&1 -rf victim'", "rm with -r/-f"],
+    ["tar -I 'rm</dev/null -rf victim' -xf a.tar", "rm with -r/-f"],
+    ["tar -xvI'rm 2>&1 -rf v' -f a.tar", "rm with -r/-f"],
+    ["tar xIf 'rm 2>&1 -rf v' a.tar", "rm with -r/-f"],
+    ["tar --use-compress-program 'rm 2>&1 -rf v' -xf a.tar", "rm with -r/-f"],
+    ["tar -xf a.tar --checkpoint=1 --checkpoint-action=exec='rm 2>&1 -rf v'", "rm with -r/-f"],
+    ["tar -cf a.tar -F 'chmod>/dev/null 4777 x' -M .", "chmod making files world-writable"],
+    ["tar -cf a.tar --info-script='git>/dev/null push' -M .", "git push"],
+    ["tar -cf a.tar --new-volume-script='docker>/dev/null run x' -M .", "docker run"],
+    ["timeout 60 tar -I 'rm 2>&1 -rf v' -xf a.tar", "rm with -r/-f"],
+    ["zip -T -TT '/bin/kil? 1' a.zip f", "a wildcard or brace expansion in a command name"],
+    ["zip -T --unzip-command='rm 2>&1 -rf v' a.zip f", "rm with -r/-f"],
+    ["rsync -e 'find>/dev/null victim -delete' a b:", "find -delete"],
+    ["rsync -avze 'rm 2>&1 -rf v' a b:", "rm with -r/-f"],
+    ["rsync --rsync-path='rm 2>&1 -rf v' a b:", "rm with -r/-f"],
+    ["flock f -c 'git>/dev/null push'", "git push"],
+    ["script -qc 'rm 2>&1 -rf v' /dev/null", "rm with -r/-f"],
+    ["watch -n 1 'rm 2>&1' -rf v", "rm with -r/-f"],
+    ["sg users 'rm 2>&1 -rf v'", "rm with -r/-f"],
+    ["runuser -u nobody -c 'rm 2>&1 -rf v'", "rm with -r/-f"],
+    ["git -c core.pager='rm 2>&1 -rf v' log", "rm with -r/-f"],
+    ["git -c alias.x='!f()(f|f&);f' x", "shell function definition"],
+    ["git rebase -x 'rm 2>&1 -rf v' main", "rm with -r/-f"],
+    ["git submodule foreach 'rm 2>&1 -rf v'", "rm with -r/-f"],
+    ["git filter-branch --tree-filter 'rm 2>&1 -rf v' HEAD", "rm with -r/-f"],
+    ["GIT_SSH_COMMAND='rm 2>&1 -rf v' git fetch", "rm with -r/-f"],
+    ["env RSYNC_RSH='rm 2>&1 -rf v' rsync a h:b", "rm with -r/-f"],
+    ["GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0='rm 2>&1 -rf v' git log", "rm with -r/-f"],
+    [`TAR_OPTIONS="--to-command='rm 2>&1 -rf v'" tar xf a.tar`, "rm with -r/-f"],
+    ["tar -xf a.tar --to-command='cat $HOME/x'", "a $ in the script of an inline shell"],
+  ])("refuses %j (%s)", (command, rule) => {
+    const reason = refusal(command);
+    expect(reason).toMatch(/^command refused by the deny list: /);
+    expect(reason).toContain(rule);
+  });
+
+  it.each([
+    "tar -I zstd -xf a.tar.zst",
+    "tar --use-compress-program=unzstd -xf a.tar.zst",
+    "tar -xf a.tar --to-command=cat",
+    "tar czf out.tgz -C src .",
+    "zip -r -T out.zip src",
+    "rsync -a src/ backup/",
+    "flock /tmp/lock -c 'npm test'",
+    "git -c user.name=Me -c user.email=me@example.com commit -m x",
+    "git log --format=%H -n 1",
+    "watch -n 5 ls",
+    "GIT_PAGER=cat git log -n 1",
+  ])("lets %j through", (command) => {
+    expect(refusal(command)).toBeUndefined();
+  });
+
+  it("reads such a string against the caller's patterns too, like an inline shell's script", () => {
+    const patterns = { deny: [/\bcurl\b/], allow: [/^tar\b/] };
+    expect(refusal("tar -I 'curl x' -xf a.tar", { ...patterns, allow: [] })).toBe(
+      "command refused by the deny list: a pattern of this application",
+    );
+    // tar runs zstd: zstd must be allowed too.
+    expect(refusal("tar -I zstd -xf a.tar.zst", patterns)).toBe(
+      "command refused: it is not on this application's allow list",
+    );
+    expect(refusal("tar -I zstd -xf a.tar.zst", { deny: [], allow: [/^tar\b/, /^zstd$/] })).toBeUndefined();
+  });
+
+  it("lists them among the layers the workspace check reads as paths", () => {
+    const { layers } = shellLayers("tar -xf a.tar --to-command='cat > /etc/x'");
+    expect(layers.map(({ text, depth }) => [text, depth])).toEqual([
+      ["tar -xf a.tar --to-command='cat > /etc/x'", 0],
+      ["cat > /etc/x", 1],
+    ]);
+  });
+
+  it("names the problem of the first layer that has one, rather than 'too deep'", () => {
+    expect(refusal("watch watch watch watch watch 'rm 2>&1 -rf v'")).toContain("rm with -r/-f");
+    expect(refusal("watch watch watch watch watch ls")).toContain("nested more than 3 deep");
+  });
+});
+
+describe("archiveExtractions", () => {
+  it("finds every extraction of a command, in any layer, with its arguments", () => {
+    expect(archiveExtractions("tar -xzf a.tgz -C out")).toEqual([
+      { name: "tar", args: ["-xzf", "a.tgz", "-C", "out"] },
+    ]);
+    expect(archiveExtractions("timeout 60 unzip -o a.zip 2>/dev/null")).toEqual([
+      { name: "unzip", args: ["-o", "a.zip"] },
+    ]);
+    expect(archiveExtractions("sh -c 'tar xf a.tar'")).toEqual([{ name: "tar", args: ["xf", "a.tar"] }]);
+    expect(archiveExtractions("find . -name '*.tar' -execdir tar xf {} \\;")).toEqual([
+      { name: "tar", args: ["xf", "{}", ";"] },
+    ]);
+    expect(archiveExtractions("tar czf a.tgz src")).toEqual([]);
+    expect(archiveExtractions("unzip -l a.zip")).toEqual([]);
   });
 });
 
