@@ -1,6 +1,6 @@
 import { RE2JS } from "re2js";
 import { EXTRACTORS, extractsArchive } from "./archive-extraction.js";
-import { programScripts, SCRIPT_PROGRAMS, variableScript } from "./program-scripts.js";
+import { isCompressorFilter, programScripts, SCRIPT_PROGRAMS, variableScript } from "./program-scripts.js";
 
 // The command guard of `execute_bash`: what a command is matched on (its normalised forms), the
 // default deny list, the checks that need the command's structure (which word is a command name,
@@ -1122,22 +1122,35 @@ function pipesIntoShell(items: readonly Item[]): boolean {
  * 'tar xf a.tar; cat …'` is refused as well): the workspace check reads paths before the command
  * runs, so it cannot see a symlink the archive creates (`link -> /proc`) on the way, and the
  * next command could read through it (`tar xf a.tar && grep -r x link/self/`). Extracted on its
- * own, the next call's check sees the symlink. Counted as commands: every command name, and each
- * `-exec` of a find beyond its own.
+ * own, the next call's check sees the symlink. Counted as commands: every command name, each
+ * `-exec` of a find beyond its own, and each command line the extractor runs while it extracts
+ * (`tar --checkpoint-action=exec=…`, `--to-command`, `--info-script`), but for a compressor that
+ * only filters the archive (`tar -I zstd`, `-I 'xz -T0'`).
  */
 function extractionRefusal(layers: readonly AnalysedLayer[]): string | undefined {
   let extracts = false;
   let several = false;
   for (const { items } of layers) {
     if (commandCount(items) > 1) several = true;
-    extracts ||= programsIn(items, EXTRACTORS).some(({ names, args }) =>
-      names.some((name) => extractsArchive(name, args)),
-    );
+    for (const { names, args } of programsIn(items, EXTRACTORS)) {
+      for (const name of names) {
+        if (!extractsArchive(name, args)) continue;
+        extracts = true;
+        // What the extractor itself runs while it extracts (`--checkpoint-action=exec=…`,
+        // `--to-command`, `-I …`) runs alongside it: another command, but for a compressor
+        // that only filters the archive (`-I zstd`).
+        const scripts = programScripts(name, args);
+        if (scripts.some((script) => !isCompressorFilter(commandWords(script).map(({ text }) => text)))) {
+          several = true;
+        }
+      }
+    }
   }
   if (!extracts || !several) return undefined;
   return (
-    "command refused by the deny list: an archive extraction together with other commands; extract it in a " +
-    "command of its own (it may create symlinks that the checks of the other commands cannot see)"
+    "command refused by the deny list: an archive extraction together with other commands (also those it runs " +
+    "itself: tar --to-command, --checkpoint-action=exec …); extract it in a command of its own (it may create " +
+    "symlinks that the checks of the other commands cannot see)"
   );
 }
 

@@ -128,6 +128,8 @@ const TAR_SCRIPT_OPTIONS = [
 ];
 /** tar's short options that take a value, in GNU tar and bsdtar together (a bundle ends at one of them). */
 const TAR_VALUED = "bCfFgHIKLNTVXs";
+/** Those of {@link TAR_VALUED} that take a value in one of GNU tar and bsdtar only. */
+const TAR_EITHER = "FgHKLNVs";
 
 function tarScripts(args: readonly string[]): string[] {
   const scripts: string[] = [];
@@ -144,10 +146,15 @@ function tarScripts(args: readonly string[]): string[] {
     }
     if (index === 0 && !arg.startsWith("-")) {
       // Old-style options (`xIf zstd a.tar`): each letter that takes a value takes the next word in
-      // turn; which one is -I's depends on the tar, so with -I or -F every such word is read.
+      // turn. Where a letter takes one in one tar and not in the other, which word is -I's is not
+      // known: then every such word is read.
       if (!/[IF]/.test(arg)) continue;
-      const taken = [...arg].filter((char) => TAR_VALUED.includes(char)).length;
-      for (const value of args.slice(1, 1 + taken)) if (value !== "") scripts.push(value);
+      const letters = [...arg].filter((char) => TAR_VALUED.includes(char));
+      const unsure = letters.some((char) => TAR_EITHER.includes(char));
+      letters.forEach((char, at) => {
+        const value = args[1 + at];
+        if (value !== undefined && value !== "" && (unsure || char === "I" || char === "F")) scripts.push(value);
+      });
       continue;
     }
     if (!arg.startsWith("-")) continue;
@@ -266,4 +273,49 @@ export function variableScript(word: string): string | undefined {
   // LESSOPEN's `|` / `||` / `|-` say how to pipe; a git value's `!` that it is a command.
   const command = value.replace(/^(?:\|\|?-?|!+)/, "");
   return command === "" ? undefined : command;
+}
+
+/** (De)compressors that only filter their input to their output when given nothing but options. */
+const COMPRESSORS = new Set([
+  "gzip",
+  "gunzip",
+  "zcat",
+  "pigz",
+  "unpigz",
+  "bzip2",
+  "bunzip2",
+  "bzcat",
+  "pbzip2",
+  "lbzip2",
+  "xz",
+  "unxz",
+  "xzcat",
+  "pixz",
+  "lzma",
+  "unlzma",
+  "lzcat",
+  "lzip",
+  "plzip",
+  "lzop",
+  "lz4",
+  "unlz4",
+  "lz4cat",
+  "zstd",
+  "unzstd",
+  "zstdcat",
+  "pzstd",
+  "brotli",
+  "compress",
+  "uncompress",
+]);
+
+/**
+ * Whether a command line (its words, quotes removed) is a compressor with options only (`zstd`,
+ * `xz -T0`, `/usr/bin/pigz -d`): what `tar -I` runs as a filter of the archive, which reads no
+ * path of its own. Such a program may run alongside an extraction; any other may not.
+ */
+export function isCompressorFilter(words: readonly string[]): boolean {
+  const [program, ...options] = words;
+  if (program === undefined) return false;
+  return COMPRESSORS.has(program.slice(program.lastIndexOf("/") + 1)) && options.every((word) => word.startsWith("-"));
 }

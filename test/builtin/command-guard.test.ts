@@ -714,7 +714,9 @@ describe("strings other programs run, checked as scripts (issue 26, follow-up)",
   it.each([
     "tar -I zstd -xf a.tar.zst",
     "tar --use-compress-program=unzstd -xf a.tar.zst",
-    "tar -xf a.tar --to-command=cat",
+    "tar -cf a.tar --to-command=cat src",
+    "tar xIf zstd a.tar.zst",
+    "tar -xf a.tar.xz -I 'xz -T0'",
     "tar czf out.tgz -C src .",
     "zip -r -T out.zip src",
     "rsync -a src/ backup/",
@@ -737,6 +739,16 @@ describe("strings other programs run, checked as scripts (issue 26, follow-up)",
       "command refused: it is not on this application's allow list",
     );
     expect(refusal("tar -I zstd -xf a.tar.zst", { deny: [], allow: [/^tar\b/, /^zstd$/] })).toBeUndefined();
+  });
+
+  it.each([
+    "tar -xf a.tar --checkpoint=1 --checkpoint-action=exec='grep -r x link/'",
+    "tar -xf a.tar --to-command='cat link/x'",
+    "tar -xf a.tar --info-script='cat link/x' -M",
+    "tar -I 'zstd link/x' -xf a.tar.zst",
+    "timeout 60 tar -I 'cat link/x' -xf a.tar",
+  ])("refuses %j: what an extraction runs while it extracts is another command", (command) => {
+    expect(refusal(command)).toContain("an archive extraction together with other commands");
   });
 
   it("lists them among the layers the workspace check reads as paths", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { programScripts, variableScript } from "../../src/builtin/program-scripts.js";
+import { isCompressorFilter, programScripts, variableScript } from "../../src/builtin/program-scripts.js";
 
 describe("programScripts", () => {
   it.each([
@@ -10,7 +10,10 @@ describe("programScripts", () => {
     ["tar", ["-I", "zstd -d", "-xf", "a"], ["zstd -d"]],
     ["tar", ["-xvIzstd", "-f", "a"], ["zstd"]],
     ["tar", ["-xfI", "a"], []],
-    ["tar", ["xIf", "zstd", "a.tar"], ["zstd", "a.tar"]],
+    ["tar", ["xIf", "zstd", "a.tar"], ["zstd"]],
+    ["tar", ["xfI", "a.tar", "zstd"], ["zstd"]],
+    // -H takes a value in GNU tar only: which word is -I's is not known, so both are read
+    ["tar", ["xHIf", "posix", "zstd", "a.tar"], ["posix", "zstd", "a.tar"]],
     ["tar", ["--use-compress-program=unzstd", "-xf", "a"], ["unzstd"]],
     ["tar", ["--checkpoint-action=exec=date", "-xf", "a"], ["date"]],
     ["tar", ["--checkpoint-action=dot", "-xf", "a"], []],
@@ -84,6 +87,22 @@ describe("variableScript", () => {
     "%j runs nothing",
     (word) => {
       expect(variableScript(word)).toBeUndefined();
+    },
+  );
+});
+
+describe("isCompressorFilter", () => {
+  it.each([[["zstd"]], [["xz", "-T0"]], [["/usr/bin/pigz", "-d"]], [["gzip", "-9"]]])(
+    "%j filters",
+    (words) => {
+      expect(isCompressorFilter(words)).toBe(true);
+    },
+  );
+
+  it.each([[[]], [["cat"]], [["zstd", "link/x"]], [["gzip", "-c", "secret"]], [["sh", "-c", "zstd"]]])(
+    "%j may read or run more",
+    (words) => {
+      expect(isCompressorFilter(words)).toBe(false);
     },
   );
 });
