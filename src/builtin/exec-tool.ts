@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import type { Dirent } from "node:fs";
+import { type Dirent, realpathSync } from "node:fs";
 import { opendir } from "node:fs/promises";
 import { isAbsolute, join, relative } from "node:path";
 import { StringDecoder } from "node:string_decoder";
@@ -11,6 +11,7 @@ import type { Tool, ToolContext } from "../tool.js";
 import { errorResult, newToolResult, type ToolResult } from "../tool-result.js";
 import { EXTRACTOR_OPTION_VARIABLES, extractionTarget } from "./archive-extraction.js";
 import {
+  type ArchiveExtraction,
   archiveExtractions,
   type CommandPatterns,
   type CommandWord,
@@ -27,6 +28,7 @@ import {
   resolveWorkspacePath,
   type WorkspaceOptions,
 } from "./workspace.js";
+import { takeTurn } from "./workspace-turns.js";
 
 /** Options of {@link createExecTool}: the workspace, and how commands run. */
 export interface ExecToolOptions extends WorkspaceOptions {
@@ -82,6 +84,8 @@ const DEVICE_PATHS = new Set([
 
 interface ExecSettings {
   readonly workspace: WorkspaceOptions;
+  /** The workspace's real path: whose turns its commands take (see workspace-turns.ts). */
+  readonly turnKey: string;
   readonly restricted: boolean;
   readonly timeoutMs: number;
   readonly maxOutputChars: number;
@@ -167,8 +171,15 @@ function execSettings(options: ExecToolOptions): ExecSettings {
   };
   if (options.allowReadPaths !== undefined) workspace.allowReadPaths = [...options.allowReadPaths];
   if (options.allowWritePaths !== undefined) workspace.allowWritePaths = [...options.allowWritePaths];
+  let turnKey = options.workspace;
+  try {
+    turnKey = realpathSync(options.workspace);
+  } catch {
+    // checkWorkspaceOptions found it a directory a moment ago: keep the path as given
+  }
   return {
     workspace: Object.freeze(workspace),
+    turnKey,
     restricted: workspace.restrictToWorkspace === true,
     timeoutMs,
     maxOutputChars: checkCount(WHERE, "maxOutputChars", options.maxOutputChars, DEFAULT_MAX_OUTPUT_CHARS),
@@ -201,20 +212,39 @@ async function execute(
   const budget = new CheckBudget(MAX_CHECK_OPERATIONS, settings.timeoutMs, context.signal);
   // One cache of lookups for the whole check: a path component is read once however many words share it.
   const check: Check = { budget, lookups: new PathLookups(() => budget.spend()) };
-  let prepared: { cwd: string } | string;
+  const extractions = settings.restricted ? archiveExtractions(command) : [];
+  // In restricted mode, an extraction's check and run never overlap another command's (see workspace-turns.ts).
+  const turn = settings.restricted ? takeTurn(settings.turnKey, extractions.length > 0) : undefined;
   try {
-    prepared = await budget.race(prepare(settings, command, directory, check));
-  } catch (error) {
-    if (!(error instanceof CheckStopped)) throw error;
-    return errorResult(stoppedMessage(error.reason, settings.timeoutMs));
+    let prepared: { cwd: string } | string;
+    try {
+      if (turn !== undefined && !turn.held) {
+        try {
+          await budget.race(turn.granted);
+        } catch (error) {
+          if (!(error instanceof CheckStopped) || error.reason !== "timeout") throw error;
+          return errorResult(
+            `command timed out after ${seconds(settings.timeoutMs)} while it waited for an archive extraction in the ` +
+              "workspace, or for the commands running when it started, to end; nothing ran",
+          );
+        }
+      }
+      prepared = await budget.race(prepare(settings, command, directory, extractions, check));
+    } catch (error) {
+      if (!(error instanceof CheckStopped)) throw error;
+      return errorResult(stoppedMessage(error.reason, settings.timeoutMs));
+    } finally {
+      budget.dispose();
+    }
+    if (typeof prepared === "string") return errorResult(prepared);
+    if (context.signal.aborted) return errorResult(ABORTED_BEFORE_START);
+    const left = budget.remainingMs();
+    if (left <= 0) return errorResult(stoppedMessage("timeout", settings.timeoutMs));
+    return await run(settings, command, prepared.cwd, context, left);
   } finally {
-    budget.dispose();
+    // Ends the turn, or the wait for it.
+    turn?.end();
   }
-  if (typeof prepared === "string") return errorResult(prepared);
-  if (context.signal.aborted) return errorResult(ABORTED_BEFORE_START);
-  const left = budget.remainingMs();
-  if (left <= 0) return errorResult(stoppedMessage("timeout", settings.timeoutMs));
-  return run(settings, command, prepared.cwd, context, left);
 }
 
 /** The working directory of the command, or why it may not run (a refusal the model reads). */
@@ -222,6 +252,7 @@ async function prepare(
   settings: ExecSettings,
   command: string,
   directory: string | undefined,
+  extractions: readonly ArchiveExtraction[],
   check: Check,
 ): Promise<{ cwd: string } | string> {
   let cwd = settings.workspace.workspace;
@@ -238,7 +269,7 @@ async function prepare(
     cwd = resolved.path;
   }
   if (settings.restricted) {
-    const outside = await checkOperands(settings, command, cwd, check);
+    const outside = await checkOperands(settings, command, cwd, extractions, check);
     if (outside !== undefined) return outside;
   }
   return { cwd };
@@ -491,6 +522,7 @@ async function checkOperands(
   settings: ExecSettings,
   command: string,
   cwd: string,
+  extractions: readonly ArchiveExtraction[],
   check: Check,
 ): Promise<string | undefined> {
   // checkCommand refused inline shells nested too deep: every layer is here.
@@ -524,7 +556,6 @@ async function checkOperands(
       } else if (!URL_PATTERN.test(part)) add(part, expands);
     }
   }
-  const extractions = archiveExtractions(command);
   const extraction = extractionOptionsRefusal(extractions, words);
   if (extraction !== undefined) return `command refused: ${extraction}`;
   const home = settings.env.HOME ?? settings.workspace.workspace;
@@ -758,7 +789,7 @@ function wildcardRefusal(finding: DirectoryFinding, shown: string): string | und
 
 /** Why an extraction is refused before anything is read: options that write outside, or options the check cannot read. */
 function extractionOptionsRefusal(
-  extractions: ReturnType<typeof archiveExtractions>,
+  extractions: readonly ArchiveExtraction[],
   words: readonly CommandWord[],
 ): string | undefined {
   if (extractions.length === 0) return undefined;

@@ -16,6 +16,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createExecTool, type ExecToolOptions } from "../../src/builtin/exec-tool.js";
+import { waitingTurns, workspacesInTurn } from "../../src/builtin/workspace-turns.js";
 import { createToolContext } from "../../src/testing/index.js";
 import type { ToolContext } from "../../src/tool.js";
 import { ToolRegistry } from "../../src/tool-registry.js";
@@ -864,6 +865,92 @@ describe.runIf(hasTar)("archive extraction (restricted mode): writing through a 
       `command refused: ${what} writes the paths an archive holds as they are (absolute ones, '..'), which may be outside ` +
         "the workspace; extract it with tar or unzip without that option (bsdtar also reads cpio and pax archives)",
     );
+  });
+
+  describe("calls at the same time: an extraction's check and run never overlap another command's", () => {
+    /** A named pipe in the workspace: who reads it waits until the test writes it. */
+    function fifo(name: string): string {
+      const path = join(workspace, name);
+      execFileSync("mkfifo", [path]);
+      return path;
+    }
+
+    /**
+     * Writes `data` into the pipe once something reads it (a blocked open counts); gives up, with
+     * `false`, when `until` settles first.
+     */
+    async function feed(path: string, data: Buffer | string, until?: Promise<unknown>): Promise<boolean> {
+      let over = false;
+      void until?.then(() => {
+        over = true;
+      });
+      for (let waited = 0; waited < 10_000; waited += 20) {
+        if (over) return false;
+        const handle = await fsPromises
+          .open(path, fsPromises.constants.O_WRONLY | fsPromises.constants.O_NONBLOCK)
+          .catch(() => undefined); // ENXIO: nobody reads it yet
+        if (handle !== undefined) {
+          await handle.write(Buffer.from(data));
+          await handle.close();
+          return true;
+        }
+        await sleep(20);
+      }
+      throw new Error(`nothing read ${path} within 10 s`);
+    }
+
+    it("checks an extraction asked for while another runs only once that one ended", async () => {
+      archives();
+      const first = fifo("first.tar");
+      const second = fifo("second.tar");
+      const one = run("tar xf first.tar");
+      const two = run("tar xf second.tar");
+      await feed(first, readFileSync(join(workspace, "link.tar")));
+      expect((await one).isError).toBe(false);
+      // Checked now, the second sees the symlink; checked before the first ran, it would be reading its archive.
+      if (await feed(second, readFileSync(join(workspace, "through.tar")), two)) await two;
+      expect((await two).forLLM).toBe(THROUGH_LINK);
+      expect(existsSync(join(outside, "x"))).toBe(false);
+    });
+
+    it("starts an extraction only once the commands running when it came ended (they cannot read through it)", async () => {
+      archives();
+      const gate = fifo("gate");
+      // Checked now (there is no link yet), it reads link/secret.txt once the gate opens.
+      const reader = run("cat gate; cat link/secret.txt");
+      const extraction = run("tar xf link.tar");
+      // It waits for its turn: the reader's call holds one.
+      expect(waitingTurns(workspace)).toBe(1);
+      await feed(gate, "open\n");
+      const read = await reader;
+      expect(read.forLLM).not.toContain("top secret");
+      expect(read.forLLM).toContain("link/secret.txt");
+      expect((await extraction).isError).toBe(false);
+      expect(existsSync(join(workspace, "link"))).toBe(true);
+    });
+
+    it("ends the wait at the call's timeout, saying so, and nothing runs", async () => {
+      const gate = fifo("gate");
+      // It takes its turn as the call starts, and holds it until the gate opens.
+      const holder = run("cat gate");
+      vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+      let waiting: Promise<ToolResult>;
+      try {
+        waiting = run("tar xf a.tar --one-top-level=ran", { timeoutMs: 1_000 });
+        vi.advanceTimersByTime(1_000);
+      } finally {
+        vi.useRealTimers();
+      }
+      expect((await waiting).forLLM).toBe(
+        "command timed out after 1s while it waited for an archive extraction in the workspace, or for the commands " +
+          "running when it started, to end; nothing ran",
+      );
+      await feed(gate, "done\n");
+      expect((await holder).isError).toBe(false);
+      expect(existsSync(join(workspace, "ran"))).toBe(false);
+      // Nothing is left held or awaited.
+      expect(workspacesInTurn()).toBe(0);
+    });
   });
 
   it("refuses an extraction that sets its options through the environment (TAR_OPTIONS=-P)", async () => {
