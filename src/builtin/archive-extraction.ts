@@ -29,8 +29,9 @@ export const EXTRACTORS: readonly string[] = [
 
 /**
  * Whether `name` (an {@link EXTRACTORS} name) with these arguments extracts an archive, which may
- * create symlinks: `tar`/`bsdtar`/`gtar` with `x` (`xf`, `-xzf`, `--extract`, `--get`), `unzip`
- * unless it only lists, tests or prints (`-l`, `-t`, `-v`, `-z`, `-Z`, `-p`), `cpio -i`/`-p`,
+ * create symlinks: `tar`/`bsdtar`/`gtar` with `x` (`xf`, `-xzf`, `--extract`, `--get`, also
+ * abbreviated: `--ext`, `--ge`), `unzip` unless it only lists, tests or prints (`-l`, `-t`, `-v`,
+ * `-z`, `-Z`, `-p`, `-c`; not the value of `-d` or `-P`: `-dtmp` extracts), `cpio -i`/`-p`,
  * `pax -r`, `7z x`/`e`, `unrar x`/`e`, `dpkg-deb -x`. Over-approximates: it can only say yes more often.
  */
 export function extractsArchive(name: string, args: readonly string[]): boolean {
@@ -39,12 +40,18 @@ export function extractsArchive(name: string, args: readonly string[]): boolean 
     case "tar":
     case "bsdtar":
     case "gtar":
-      return args.some(
-        (arg, index) =>
-          /^--(?:ext|get)/.test(arg) || /^-[A-Za-z]*x/.test(arg) || (index === 0 && /^[A-Za-z]*x/.test(arg)),
-      );
+      // Any x in a bundle of short options, even in a value (`-fx.tar`): it can only say yes more often.
+      return args.some((arg, index) => {
+        const option = arg.split("=", 1)[0] as string;
+        return (
+          abbreviates(option, "--extract", 5) ||
+          abbreviates(option, "--get") ||
+          /^-[A-Za-z]*x/.test(arg) ||
+          (index === 0 && /^[A-Za-z]*x/.test(arg))
+        );
+      });
     case "unzip":
-      return !args.some((arg) => /^-[A-Za-z]*[lptvzZ]/.test(arg));
+      return !args.some(unzipOnlyReads);
     case "cpio":
       return args.some((arg) => /^-[A-Za-z]*[ip]/.test(arg) || /^--(?:ext|pass)/.test(arg));
     case "pax":
@@ -61,6 +68,21 @@ export function extractsArchive(name: string, args: readonly string[]): boolean 
     default:
       return false;
   }
+}
+
+/**
+ * Whether an argument of unzip makes it only list, test or print (`-l`, `-t`, `-v`, `-z`, `-Z`,
+ * `-p`, `-c`): one of those letters in a bundle of options before any letter whose value the rest
+ * is (`-dtmp` extracts into `tmp`, `-Ppass` has a password).
+ */
+function unzipOnlyReads(arg: string): boolean {
+  if (!arg.startsWith("-") || arg.startsWith("--")) return false;
+  for (let letter = 1; letter < arg.length; letter++) {
+    const char = arg.charAt(letter);
+    if ("lptvzZc".includes(char)) return true;
+    if ("dPx".includes(char)) return false;
+  }
+  return false;
 }
 
 /** Where an extraction writes, as far as its words tell (see {@link extractionTarget}). */

@@ -22,6 +22,12 @@ describe("extractsArchive", () => {
     ["7z", "x a.7z"],
     ["unrar", "e a.rar"],
     ["dpkg-deb", "-x a.deb out"],
+    // abbreviated long options, and values that hold a letter of another mode
+    ["tar", "--ge -f a.tar"],
+    ["tar", "--ext -f a.tar"],
+    ["unzip", "-dtmp a.zip"],
+    ["unzip", "-Ppassword a.zip"],
+    ["unzip", "-od tmp a.zip"],
   ])("%s %s extracts", (name, args) => {
     expect(extractsArchive(name, words(args))).toBe(true);
   });
@@ -31,6 +37,8 @@ describe("extractsArchive", () => {
     ["tar", "tf a.tar"],
     ["unzip", "-l a.zip"],
     ["unzip", "-p a.zip file"],
+    ["unzip", "-c a.zip file"],
+    ["unzip", "-qql a.zip"],
     ["cpio", "-o"],
     ["7z", "l a.7z"],
     ["dpkg-deb", "-c a.deb"],

@@ -838,6 +838,15 @@ describe.runIf(hasTar)("archive extraction (restricted mode): writing through a 
     );
   });
 
+  it("walks the directory an option names with its value attached (unzip -dtmp)", async () => {
+    mkdirSync(join(workspace, "tmp"));
+    symlinkSync(outside, join(workspace, "tmp", "link"));
+    expect((await run("unzip -dtmp x.zip")).forLLM).toContain(
+      '"tmp/link" is a symlink that leads outside the workspace',
+    );
+    expect((await run("unzip -Pxyz -d tmp x.zip")).forLLM).toContain('"tmp/link" is a symlink');
+  });
+
   it("refuses an extraction whose directories take more than the check's operations to walk", async () => {
     mkdirSync(join(workspace, "big"));
     for (let index = 0; index < 4_001; index++) writeFileSync(join(workspace, "big", `f${index}`), "");
