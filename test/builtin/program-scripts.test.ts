@@ -92,12 +92,9 @@ describe("variableScript", () => {
 });
 
 describe("isCompressorFilter", () => {
-  it.each([[["zstd"]], [["xz", "-T0"]], [["/usr/bin/pigz", "-d"]], [["gzip", "-9"]]])(
-    "%j filters",
-    (words) => {
-      expect(isCompressorFilter(words)).toBe(true);
-    },
-  );
+  it.each([[["zstd"]], [["xz", "-T0"]], [["/usr/bin/pigz", "-d"]], [["gzip", "-9"]]])("%j filters", (words) => {
+    expect(isCompressorFilter(words)).toBe(true);
+  });
 
   it.each([[[]], [["cat"]], [["zstd", "link/x"]], [["gzip", "-c", "secret"]], [["sh", "-c", "zstd"]]])(
     "%j may read or run more",
