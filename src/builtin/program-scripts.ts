@@ -46,13 +46,26 @@ export function programScripts(name: string, args: readonly string[]): string[] 
       return optionScripts(args, { long: ["--unzip-command"], short: "", valued: "", zipTest: true });
     case "rsync":
       return optionScripts(args, { long: ["--rsh", "--rsync-path"], short: "e", valued: "BTfM@" });
-    case "flock":
-      return optionScripts(args, { long: ["--command"], short: "c", valued: "wE" });
+    case "flock": {
+      // `flock file -c command`, or `flock file command args…`, which runs its words as they are.
+      const scripts = optionScripts(args, { long: ["--command"], short: "c", valued: "wE" });
+      const command = commandAfter(args, "wE", ["--timeout", "--conflict-exit-code"], 1);
+      // After the file, only -c / --command may start with `-`.
+      if (command !== undefined && !(command[0] as string).startsWith("-")) scripts.push(argvLine(command));
+      return scripts;
+    }
     case "script":
       return optionScripts(args, { long: ["--command"], short: "c", valued: "EIOBTmo" });
     case "runuser":
-    case "su":
-      return optionScripts(args, { long: ["--command", "--session-command"], short: "c", valued: "ugGsw" });
+    case "su": {
+      const scripts = optionScripts(args, { long: ["--command", "--session-command"], short: "c", valued: "ugGsw" });
+      // `runuser -u user [--] command args…` runs its words as they are.
+      const valued = ["--user", "--group", "--supp-group", "--shell", "--whitelist-environment", "--command"];
+      const command = commandAfter(args, "cugGsw", valued, 0);
+      if (command !== undefined && args.some((arg) => /^-[A-Za-z]*u|^--user/.test(arg)))
+        scripts.push(argvLine(command));
+      return scripts;
+    }
     case "sg":
       return sgScripts(args);
     case "watch":
@@ -115,6 +128,42 @@ function optionScripts(args: readonly string[], options: ScriptOptions): string[
     if (script !== undefined && script !== "") scripts.push(script);
   }
   return scripts;
+}
+
+/**
+ * The words after a program's options and its first `operands` operands (`flock file command …`):
+ * a command it runs as it is; `undefined` when there are none. `valued`: short options that take
+ * the next word when they end their bundle; `longValued`: long ones that take it without `=`.
+ */
+function commandAfter(
+  args: readonly string[],
+  valued: string,
+  longValued: readonly string[],
+  operands: number,
+): string[] | undefined {
+  let index = 0;
+  for (; index < args.length; index++) {
+    const arg = args[index] as string;
+    if (arg === "--") {
+      index++;
+      break;
+    }
+    if (!arg.startsWith("-") || arg === "-") break;
+    if (arg.startsWith("--")) {
+      if (!arg.includes("=") && longValued.some((option) => abbreviates(arg, option))) index++;
+      continue;
+    }
+    // The first letter that takes a value takes the rest of the bundle, or the next word.
+    const letter = [...arg.slice(1)].findIndex((char) => valued.includes(char));
+    if (letter === arg.length - 2) index++;
+  }
+  const command = args.slice(index + operands);
+  return command.length === 0 ? undefined : command;
+}
+
+/** Words run as they are (no shell), as a command line that reads the same: each single-quoted. */
+function argvLine(words: readonly string[]): string {
+  return words.map((word) => `'${word.replace(/'/g, "'\\''")}'`).join(" ");
 }
 
 /** tar's long options whose value is a command line it runs. */

@@ -39,8 +39,12 @@ describe("programScripts", () => {
     // -c of flock, script, runuser, su
     ["flock", ["/tmp/l", "-c", "npm test"], ["npm test"]],
     ["flock", ["-w", "5", "/tmp/l", "--command=ls"], ["ls"]],
-    ["script", ["-qc", "ls", "/dev/null"], ["ls"]],
+    ["flock", ["/tmp/l", "rsync", "-e", "ssh -p 2", "a"], ["'rsync' '-e' 'ssh -p 2' 'a'"]],
+    ["flock", ["-xw", "5", "/tmp/l", "echo", "it's"], ["'echo' 'it'\\''s'"]],
+    ["flock", ["/tmp/l"], []],
+    ["runuser", ["-u", "x", "--", "ls", "-la"], ["'ls' '-la'"]],
     ["runuser", ["-u", "x", "-c", "ls"], ["ls"]],
+    ["script", ["-qc", "ls", "/dev/null"], ["ls"]],
     ["su", ["-c", "ls", "x"], ["ls"]],
     ["sg", ["users", "-c", "ls -la"], ["ls -la"]],
     ["sg", ["users", "ls"], ["ls"]],
