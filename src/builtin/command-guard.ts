@@ -1175,25 +1175,30 @@ interface ProgramCall {
 }
 
 /**
- * For each simple command of a layer, the first word that may run one of `vocabulary` — its
- * command name, or a word a command that runs another runs (`timeout 60 tar …`, `find -exec tar
- * …`) — and the arguments after that word. Linear: each word is read once as a name, its
- * arguments once.
+ * For each simple command of a layer (and each `-exec` of a find), the first word that may run one
+ * of `vocabulary` — its command name, or a word a command that runs another runs (`timeout 60 tar
+ * …`, `find -exec tar …`) — and the arguments after that word, up to the next `-exec`. Linear:
+ * each word is read once as a name, its arguments once.
  */
 function programsIn(items: readonly Item[], vocabulary: readonly string[]): ProgramCall[] {
   const calls: ProgramCall[] = [];
   let examined = false;
+  // Each -exec of a find starts a command of its own (`find -exec tar tf a \; -exec tar xf b \;`).
+  const startsCommand = (item: Item) =>
+    item.role === "command" || (item.role === "argument" && FIND_EXEC.test(item.token.text));
   for (let index = 0; index < items.length; index++) {
     const item = items[index] as Item;
     if (item.token.kind !== "word") continue;
-    if (item.role === "command") examined = false;
+    if (startsCommand(item)) examined = false;
     if (examined || (item.role !== "command" && !item.wrapped)) continue;
     const names = namesIn(item.token, vocabulary);
     if (names.length === 0) continue;
     examined = true;
     const args: string[] = [];
-    for (let next = index + 1; next < items.length && items[next]?.role === "argument"; next++) {
-      args.push(items[next]?.token.text ?? "");
+    for (let next = index + 1; next < items.length; next++) {
+      const argument = items[next] as Item;
+      if (argument.role !== "argument" || startsCommand(argument)) break;
+      args.push(argument.token.text);
     }
     calls.push({ names, args });
   }

@@ -698,6 +698,8 @@ describe("strings other programs run, checked as scripts (issue 26, follow-up)",
     ["flock /tmp/l rsync -e 'rm 2>&1 -rf v' a b:", "rm with -r/-f"],
     ["flock -w 5 /tmp/l zip -TT 'rm 2>&1 -rf v' a.zip f", "rm with -r/-f"],
     ["runuser -u nobody -- rsync -e 'rm 2>&1 -rf v' a b:", "rm with -r/-f"],
+    // each -exec of a find is a command of its own
+    ["find . -exec git log \\; -exec rsync -e 'rm 2>&1 -rf v' a b: \\;", "rm with -r/-f"],
     ["script -qc 'rm 2>&1 -rf v' /dev/null", "rm with -r/-f"],
     ["watch -n 1 'rm 2>&1' -rf v", "rm with -r/-f"],
     ["sg users 'rm 2>&1 -rf v'", "rm with -r/-f"],
@@ -785,6 +787,9 @@ describe("archiveExtractions", () => {
     expect(archiveExtractions("sh -c 'tar xf a.tar'")).toEqual([{ name: "tar", args: ["xf", "a.tar"] }]);
     expect(archiveExtractions("find . -name '*.tar' -execdir tar xf {} \\;")).toEqual([
       { name: "tar", args: ["xf", "{}", ";"] },
+    ]);
+    expect(archiveExtractions("find . -exec tar tf a.tar \\; -exec tar xf b.tar \\;")).toEqual([
+      { name: "tar", args: ["xf", "b.tar", ";"] },
     ]);
     expect(archiveExtractions("tar czf a.tgz src")).toEqual([]);
     expect(archiveExtractions("unzip -l a.zip")).toEqual([]);
