@@ -1,8 +1,8 @@
 #!/usr/bin/env node
-// Import directions of src/ (docs/architecture.md), checked on the syntax tree of every
-// src/**/*.ts by the TypeScript compiler API: imports, `import type`, `export … from`, `import()`
-// (also in types), `require("…")`, `import x = require("…")` and `declare module "…"` all count.
-// Fails (exit 1) with `file:line: [rule] message` for each forbidden direction:
+// Import directions and structure of src/ (docs/architecture.md), checked on the syntax tree of
+// every src/**/*.ts by the TypeScript compiler API: imports, `import type`, `export … from`,
+// `import()` (also in types), `require("…")`, `import x = require("…")` and `declare module "…"` all
+// count. Fails (exit 1) with `file:line: [rule] message` for each forbidden direction:
 //   core (src/*.ts, src/formats/, src/internal/) imports only core, the allow-listed packages
 //   below and the allow-listed node: modules; src/testing likewise (plus itself);
 //   an adapter (src/adapters/<p>/) imports core, src/adapters/shared/ and its own folder;
@@ -11,7 +11,15 @@
 //   name or a package that package.json does not declare (dependencies, peerDependencies);
 //   no public entry (package.json "exports" → tsup.config.ts entries) exports a symbol declared
 //   under src/internal/, directly or through re-exports (checked with the type checker, on a
-//   program of src/ alone: see exportsProgram).
+//   program of src/ alone: see exportsProgram);
+//   src/internal/ imports only itself and the CONTRACT files below, which import only each other
+//   and src/internal/ (`internal-imports-above`, `contract-imports-above`);
+//   no import circle among the files of src/ (`import-circle`: type-only imports count too);
+// and for each size rule of scripts/check-size.mjs (no function over 80 lines, no file over 500),
+// run on the same syntax trees. The violations of the last four rules that src/ had when they
+// arrived are listed in scripts/structure-baseline.json (scripts/structure-baseline.mjs): those are
+// not reported, a new one or one that grew is, and so is an entry that no longer occurs;
+// `--shrink-baseline` tightens the list after a fix, `--no-baseline` shows every violation.
 // `node scripts/check-imports.mjs` checks this repository; `checkImports({ root, entries })` is the
 // same check as a function (test/scripts/check-imports.test.ts runs it on fixture trees).
 import { readdirSync, readFileSync } from "node:fs";
@@ -19,6 +27,8 @@ import { builtinModules } from "node:module";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import ts from "typescript";
+import { sizeViolations } from "./check-size.mjs";
+import { applyBaseline, BASELINE_FILE, readBaseline, writeBaseline } from "./structure-baseline.mjs";
 
 const repositoryRoot = resolve(import.meta.dirname, "..");
 
@@ -43,10 +53,25 @@ export const CORE_PACKAGES = Object.freeze([
  */
 export const CORE_NODE_MODULES = Object.freeze(["node:events", "node:module"]);
 
+/**
+ * The contract: the files every layer may use, src/internal/ included (docs/architecture.md, "The
+ * contract"). src/internal/ imports only itself and these; these import only each other and
+ * src/internal/. A type that src/internal/ needs from above moves down into one of them (or a small
+ * type-only file added here and to the table in docs/architecture.md), never the other way round.
+ */
+export const CONTRACT = Object.freeze([
+  "src/tool.ts",
+  "src/tool-result.ts",
+  "src/provider.ts",
+  "src/errors.ts",
+  "src/logger.ts",
+]);
+
 const SOURCE_FILE = /\.(?:[cm]?ts|tsx)$/;
 
 /** @typedef {{ kind: "core" | "testing" | "shared" | "adapter" | "extension" | "outside", name: string }} Layer */
-/** @typedef {{ file: string, line: number, rule: string, message: string }} Violation */
+/** @typedef {import("./structure-baseline.mjs").Violation} Violation */
+/** @typedef {import("./structure-baseline.mjs").BaselineEntry} BaselineEntry */
 /** @typedef {{ subpath: string, file: string }} PublicEntry */
 
 /**
@@ -119,27 +144,33 @@ function builtinName(specifier) {
 }
 
 /**
- * Every module specifier a source file names, with its line (1-based).
+ * Every module specifier a source file names, with its line (1-based) and whether it is erased at
+ * run time. With `verbatimModuleSyntax` only a reference marked as a type is erased: `import type`,
+ * `export type … from`, `import("…")` in a type, `/// <reference types>`, `declare module`; an
+ * `import { type A }` still loads its module (it compiles to `import {} from "…"`).
  * @param {ts.SourceFile} sourceFile
- * @returns {{ specifier: string | undefined, line: number, how: string }[]} `specifier` undefined: computed
+ * @returns {{ specifier: string | undefined, line: number, how: string, typeOnly: boolean }[]}
+ *   `specifier` undefined: computed
  */
 export function moduleReferences(sourceFile) {
   const found = [];
-  const add = (node, literal, how) =>
+  const add = (node, literal, how, typeOnly = false) =>
     found.push({
       specifier: literal !== undefined && ts.isStringLiteralLike(literal) ? literal.text : undefined,
       line: sourceFile.getLineAndCharacterOfPosition(node.getStart(sourceFile)).line + 1,
       how,
+      typeOnly,
     });
   const visit = (node) => {
-    if (ts.isImportDeclaration(node)) add(node, node.moduleSpecifier, "import");
+    if (ts.isImportDeclaration(node)) add(node, node.moduleSpecifier, "import", node.importClause?.isTypeOnly);
     else if (ts.isExportDeclaration(node) && node.moduleSpecifier !== undefined)
-      add(node, node.moduleSpecifier, "export … from");
+      add(node, node.moduleSpecifier, "export … from", node.isTypeOnly);
     else if (ts.isImportEqualsDeclaration(node) && ts.isExternalModuleReference(node.moduleReference))
-      add(node, node.moduleReference.expression, "import = require");
-    else if (ts.isModuleDeclaration(node) && ts.isStringLiteral(node.name)) add(node, node.name, "declare module");
+      add(node, node.moduleReference.expression, "import = require", node.isTypeOnly);
+    else if (ts.isModuleDeclaration(node) && ts.isStringLiteral(node.name))
+      add(node, node.name, "declare module", true);
     else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument))
-      add(node, node.argument.literal, "import() type");
+      add(node, node.argument.literal, "import() type", true);
     else if (ts.isCallExpression(node)) {
       const callee = node.expression;
       const isImport = callee.kind === ts.SyntaxKind.ImportKeyword;
@@ -154,13 +185,14 @@ export function moduleReferences(sourceFile) {
       specifier: reference.fileName,
       line: sourceFile.getLineAndCharacterOfPosition(reference.pos).line + 1,
       how: "/// <reference types>",
+      typeOnly: true,
     });
   }
   return found;
 }
 
 /** Every .ts file under `directory`, as paths relative to `root` with forward slashes, sorted. */
-function sourceFiles(root, directory) {
+export function sourceFiles(root, directory) {
   const files = [];
   const walk = (absolute) => {
     for (const entry of readdirSync(absolute, { withFileTypes: true })) {
@@ -336,13 +368,134 @@ function internalExports(root, entries, program) {
   return violations;
 }
 
+/** @typedef {{ from: string, to: string, line: number, typeOnly: boolean }} ImportEdge */
+
+const onFloor = (path, contract) => path.startsWith("src/internal/") || contract.has(path);
+
+/**
+ * The rule an import from `from` to `to` (both files of src/, the import otherwise allowed) breaks by
+ * running from the bottom floor — src/internal/ and the contract — up past the contract.
+ * @param {string} from
+ * @param {string} to
+ * @param {ReadonlySet<string>} contract
+ * @returns {string | undefined}
+ */
+export function aboveContract(from, to, contract) {
+  if (!onFloor(from, contract) || onFloor(to, contract)) return undefined;
+  return from.startsWith("src/internal/") ? "internal-imports-above" : "contract-imports-above";
+}
+
+const edgeKey = (edge) => `${edge.from}\0${edge.to}`;
+
+/**
+ * The strongly connected components of more than one file in a graph of files.
+ * @param {Map<string, Map<string, ImportEdge>>} graph file → the file it imports → the edge
+ * @returns {string[][]} each component's files, sorted
+ */
+function circularComponents(graph) {
+  const order = new Map();
+  const low = new Map();
+  const stack = [];
+  const onStack = new Set();
+  const components = [];
+  // Tarjan's algorithm; the recursion is as deep as the longest chain of imports in src/.
+  const connect = (node) => {
+    order.set(node, order.size);
+    low.set(node, order.get(node));
+    stack.push(node);
+    onStack.add(node);
+    for (const next of [...(graph.get(node)?.keys() ?? [])].sort()) {
+      if (!order.has(next)) {
+        connect(next);
+        low.set(node, Math.min(low.get(node), low.get(next)));
+      } else if (onStack.has(next)) low.set(node, Math.min(low.get(node), order.get(next)));
+    }
+    if (low.get(node) !== order.get(node)) return;
+    const component = [];
+    let member;
+    do {
+      member = stack.pop();
+      onStack.delete(member);
+      component.push(member);
+    } while (member !== node);
+    if (component.length > 1) components.push(component.sort());
+  };
+  for (const node of [...graph.keys()].sort()) if (!order.has(node)) connect(node);
+  return components.sort((a, b) => a[0].localeCompare(b[0]));
+}
+
+/** The fewest edges from `start` to `goal` inside `members` (breadth first, files in sorted order). */
+function shortestPath(graph, members, start, goal) {
+  const via = new Map([[start, undefined]]);
+  const queue = [start];
+  for (let index = 0; index < queue.length && !via.has(goal); index++) {
+    const node = queue[index];
+    for (const [next, edge] of [...graph.get(node).entries()].sort(([a], [b]) => a.localeCompare(b))) {
+      if (!members.has(next) || via.has(next)) continue;
+      via.set(next, edge);
+      queue.push(next);
+    }
+  }
+  const path = [];
+  for (let node = goal; node !== start; node = via.get(node).from) path.unshift(via.get(node));
+  return path;
+}
+
+/**
+ * The import circles among `edges`: in each strongly connected component of more than one file,
+ * circles that together pass through every edge inside it — for each edge not yet shown, the
+ * shortest way back to where it started — each a violation at its first edge. A type-only edge
+ * creates no circle at run time but still ties the files' floors together: it counts, and is named.
+ * Every circle of a component carries the same baseline record: the component's files.
+ * @param {ImportEdge[]} edges
+ * @returns {Violation[]}
+ */
+export function importCircles(edges) {
+  /** @type {Map<string, Map<string, ImportEdge>>} one edge per pair of files: a value import if any is */
+  const graph = new Map();
+  for (const edge of edges) {
+    if (edge.from === edge.to) continue;
+    if (!graph.has(edge.from)) graph.set(edge.from, new Map());
+    const known = graph.get(edge.from).get(edge.to);
+    if (known === undefined || (known.typeOnly && !edge.typeOnly)) graph.get(edge.from).set(edge.to, edge);
+  }
+  const violations = [];
+  for (const component of circularComponents(graph)) {
+    const members = new Set(component);
+    const inside = component.flatMap((from) =>
+      [...graph.get(from).values()].filter((edge) => members.has(edge.to)).sort((a, b) => a.to.localeCompare(b.to)),
+    );
+    const shown = new Set();
+    for (const edge of inside) {
+      if (shown.has(edgeKey(edge))) continue;
+      const circle = [edge, ...shortestPath(graph, members, edge.to, edge.from)];
+      for (const step of circle) shown.add(edgeKey(step));
+      const route = [edge.from, ...circle.map((step) => step.to)].join(" → ");
+      const lines = circle.map((step) => `${step.from}:${step.line}${step.typeOnly ? " type-only" : ""}`).join(", ");
+      violations.push({
+        file: edge.from,
+        line: edge.line,
+        rule: "import-circle",
+        message: `${route} (imports at ${lines}); one circle among ${component.length} files that import each other (${component.join(", ")}): no import circle in src/ — move what they share down a floor`,
+        baseline: { rule: "import-circle", files: component },
+      });
+    }
+  }
+  return violations;
+}
+
 /**
  * Checks the import directions of every src/**\/*.ts under `root`.
- * @param {{ root?: string, entries?: PublicEntry[] }} [options] `entries`: the public entries
- *   (default: from package.json and tsup.config.ts)
- * @returns {Promise<{ violations: Violation[], files: number, references: number }>}
+ * @param {{ root?: string, entries?: PublicEntry[], contract?: readonly string[],
+ *   baseline?: boolean }} [options]
+ *   `entries`: the public entries (default: from package.json and tsup.config.ts); `contract`: the
+ *   files src/internal/ may import (default {@link CONTRACT}); `baseline: false` reports every
+ *   violation, scripts/structure-baseline.json ignored
+ * @returns {Promise<{ violations: Violation[], files: number, references: number, functions: number, suppressed: number,
+ *   shrunk: BaselineEntry[] | undefined }>} `violations`: those the baseline does not cover, and its
+ *   stale entries; `suppressed`: the violations it covers; `shrunk`: see {@link applyBaseline}
  */
-export async function checkImports({ root = repositoryRoot, entries } = {}) {
+export async function checkImports({ root = repositoryRoot, entries, contract = CONTRACT, baseline = true } = {}) {
   const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
   const declared = new Set([
     ...Object.keys(manifest.dependencies ?? {}),
@@ -350,22 +503,33 @@ export async function checkImports({ root = repositoryRoot, entries } = {}) {
   ]);
   const corePackages = new Set(CORE_PACKAGES);
   const coreBuiltins = new Set(CORE_NODE_MODULES);
+  const floor = new Set(contract);
   const publicFiles = entries ?? (await publicEntries(root));
 
   /** @type {Violation[]} */
   const violations = [];
   const files = sourceFiles(root, "src");
+  const known = new Set(files);
+  /** @type {ImportEdge[]} */
+  const edges = [];
   // The program parses every file the entries reach: the scan below reads those syntax trees
   // rather than parsing each file a second time.
   const program = exportsProgram(root, publicFiles);
+  // The checker binds every file of the program, which gives the syntax trees the parent pointers
+  // the size rules need to name a function.
+  program.getTypeChecker();
   let references = 0;
+  let functions = 0;
   for (const file of files) {
     const from = layerOf(file);
     const restricted = from.kind === "core" || from.kind === "testing";
     const sourceFile =
       program.getSourceFile(join(root, file)) ??
       ts.createSourceFile(file, readFileSync(join(root, file), "utf8"), ts.ScriptTarget.Latest, true);
-    for (const { specifier, line, how } of moduleReferences(sourceFile)) {
+    const sizes = sizeViolations(file, sourceFile);
+    violations.push(...sizes.violations);
+    functions += sizes.functions;
+    for (const { specifier, line, how, typeOnly } of moduleReferences(sourceFile)) {
       references++;
       const report = (rule, message) => violations.push({ file, line, rule, message });
       if (specifier === undefined) {
@@ -381,6 +545,21 @@ export async function checkImports({ root = repositoryRoot, entries } = {}) {
           );
         } else if (rule !== undefined) {
           report(rule, `${describeLayer(from)} imports ${describeLayer(to)} ("${specifier}"): ${ALLOWED[from.kind]}`);
+        } else if (known.has(target)) {
+          edges.push({ from: file, to: target, line, typeOnly });
+          const above = aboveContract(file, target, floor);
+          if (above !== undefined) {
+            const what = file.startsWith("src/internal/")
+              ? "src/internal/ imports only itself"
+              : "the contract imports only itself and src/internal/";
+            violations.push({
+              file,
+              line,
+              rule: above,
+              message: `${file} imports ${target} ("${specifier}"${typeOnly ? ", type-only" : ""}), above the contract: ${what} and the contract (${[...floor].join(", ")}); move what it needs down into the contract or src/internal/`,
+              baseline: { rule: above, file, imports: target },
+            });
+          }
         }
       } else if (builtinName(specifier) !== undefined) {
         const name = builtinName(specifier);
@@ -408,22 +587,37 @@ export async function checkImports({ root = repositoryRoot, entries } = {}) {
       }
     }
   }
-  violations.push(...internalExports(root, publicFiles, program));
-  violations.sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line);
-  return { violations, files: files.length, references };
+  violations.push(...internalExports(root, publicFiles, program), ...importCircles(edges));
+  const baselined = applyBaseline(violations, baseline ? readBaseline(root) : { entries: [], lines: [] });
+  baselined.violations.sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line);
+  return {
+    violations: baselined.violations,
+    files: files.length,
+    references,
+    functions,
+    suppressed: baselined.suppressed,
+    shrunk: baselined.shrunk,
+  };
 }
 
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const { violations, files, references } = await checkImports();
+  const result = await checkImports({ baseline: !process.argv.includes("--no-baseline") });
+  const { files, references, functions, suppressed } = result;
+  let violations = result.violations;
+  if (process.argv.includes("--shrink-baseline") && result.shrunk !== undefined) {
+    writeBaseline(repositoryRoot, result.shrunk);
+    process.stdout.write(`check-imports: ${BASELINE_FILE} tightened to what it still covers\n`);
+    violations = violations.filter((violation) => violation.rule !== "stale-baseline");
+  }
   if (violations.length > 0) {
     for (const { file, line, rule, message } of violations)
       process.stderr.write(`${file}:${line}: [${rule}] ${message}\n`);
     process.stderr.write(
-      `check-imports: ${violations.length} forbidden import${violations.length === 1 ? "" : "s"} (allowed directions: docs/architecture.md)\n`,
+      `check-imports: ${violations.length} violation${violations.length === 1 ? "" : "s"} of the import directions and sizes of docs/architecture.md\n`,
     );
     process.exit(1);
   }
   process.stdout.write(
-    `check-imports: ${references} module references in ${files} files follow docs/architecture.md\n`,
+    `check-imports: ${references} module references, ${functions} functions and ${files} files follow docs/architecture.md${suppressed > 0 ? ` (${suppressed} known violation${suppressed === 1 ? "" : "s"} in ${BASELINE_FILE})` : ""}\n`,
   );
 }
