@@ -34,7 +34,10 @@ const isFunction = (node) =>
     ts.isFunctionExpression(node)) &&
   node.body !== undefined;
 
-/** What an anonymous function or class is known by: the name it is assigned to, or where it is passed. */
+/**
+ * What an anonymous function, class or object literal is known by: the name it is assigned to, or
+ * where it is passed.
+ */
 function placeName(node) {
   let place = node.parent;
   while (ts.isParenthesizedExpression(place) || ts.isAsExpression(place) || ts.isSatisfiesExpression(place))
@@ -68,9 +71,10 @@ function ownName(node) {
 }
 
 /**
- * Every function of a source file (parsed with parent pointers) with its span, named by the classes
- * and functions around it (`ToolRegistry.execute`, `runToolLoop.loop`, `run.(argument of new
- * Promise)`); a name that occurs twice in the file gets ` #2`, ` #3` … in source order.
+ * Every function of a source file (parsed with parent pointers) with its span, named by the classes,
+ * functions and object literals around it (`ToolRegistry.execute`, `runToolLoop.loop`, `run.(argument
+ * of new Promise)`, `(argument of defineTool).execute`); a name that occurs twice in the file gets
+ * ` #2`, ` #3` … in source order.
  * @param {ts.SourceFile} sourceFile
  * @returns {FunctionSpan[]}
  */
@@ -80,7 +84,8 @@ export function functionSpans(sourceFile) {
   const lineOf = (position) => sourceFile.getLineAndCharacterOfPosition(position).line + 1;
   const visit = (node, scope) => {
     let inner = scope;
-    if (isFunction(node) || ts.isClassLike(node)) {
+    if (ts.isObjectLiteralExpression(node)) inner = [...scope, placeName(node)];
+    else if (isFunction(node) || ts.isClassLike(node)) {
       inner = [...scope, ownName(node)];
       if (isFunction(node)) {
         const base = inner.join(".");
