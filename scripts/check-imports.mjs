@@ -12,14 +12,16 @@
 //   no public entry (package.json "exports" → tsup.config.ts entries) exports a symbol declared
 //   under src/internal/, directly or through re-exports (checked with the type checker, on a
 //   program of src/ alone: see exportsProgram);
-//   src/internal/ imports only itself and the CONTRACT files below, which import only each other
-//   and src/internal/ (`internal-imports-above`, `contract-imports-above`);
-//   no import circle among the files of src/ (`import-circle`: type-only imports count too);
-// and for each size rule of scripts/check-size.mjs (no function over 80 lines, no file over 500),
-// run on the same syntax trees. The violations of the last four rules that src/ had when they
-// arrived are listed in scripts/structure-baseline.json (scripts/structure-baseline.mjs): those are
-// not reported, a new one or one that grew is, and so is an entry that no longer occurs;
-// `--shrink-baseline` tightens the list after a fix, `--no-baseline` shows every violation.
+//   src/internal/ imports only itself and the CONTRACT files, which import only each other and
+//   src/internal/ (`internal-imports-above`, `contract-imports-above`);
+//   no import circle among the files of src/ (`import-circle`, scripts/import-circles.mjs: a
+//   type-only import counts too, and is named);
+// and no function over 80 lines or file over 500 (`function-too-long`, `file-too-long`,
+// scripts/check-size.mjs), on the same syntax trees. The violations of those last five rules that
+// src/ had when they arrived are listed in scripts/structure-baseline.json
+// (scripts/structure-baseline.mjs): a listed one is not reported, a new one or one that grew is, and
+// so is an entry that no longer occurs; `--shrink-baseline` tightens the list after a fix,
+// `--no-baseline` shows every violation.
 // `node scripts/check-imports.mjs` checks this repository; `checkImports({ root, entries })` is the
 // same check as a function (test/scripts/check-imports.test.ts runs it on fixture trees).
 import { readdirSync, readFileSync } from "node:fs";
@@ -28,6 +30,7 @@ import { dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import ts from "typescript";
 import { sizeViolations } from "./check-size.mjs";
+import { importCircles } from "./import-circles.mjs";
 import { applyBaseline, BASELINE_FILE, readBaseline, writeBaseline } from "./structure-baseline.mjs";
 
 const repositoryRoot = resolve(import.meta.dirname, "..");
@@ -368,7 +371,7 @@ function internalExports(root, entries, program) {
   return violations;
 }
 
-/** @typedef {{ from: string, to: string, line: number, typeOnly: boolean }} ImportEdge */
+/** @typedef {import("./import-circles.mjs").ImportEdge} ImportEdge */
 
 const onFloor = (path, contract) => path.startsWith("src/internal/") || contract.has(path);
 
@@ -385,124 +388,96 @@ export function aboveContract(from, to, contract) {
   return from.startsWith("src/internal/") ? "internal-imports-above" : "contract-imports-above";
 }
 
-const edgeKey = (edge) => `${edge.from}\0${edge.to}`;
-
 /**
- * The strongly connected components of more than one file in a graph of files.
- * @param {Map<string, Map<string, ImportEdge>>} graph file → the file it imports → the edge
- * @returns {string[][]} each component's files, sorted
+ * What a reference to a package or a Node built-in module breaks, if anything.
+ * @param {string} specifier
+ * @param {Layer} from the layer of the file that names it
+ * @param {{ self: string, declared: Set<string>, packages: Set<string>, builtins: Set<string> }} allowed
+ *   the package's own name, its declared dependencies, and what core may import
+ * @returns {{ rule: string, message: string } | undefined}
  */
-function circularComponents(graph) {
-  const order = new Map();
-  const low = new Map();
-  const stack = [];
-  const onStack = new Set();
-  const components = [];
-  // Tarjan's algorithm; the recursion is as deep as the longest chain of imports in src/.
-  const connect = (node) => {
-    order.set(node, order.size);
-    low.set(node, order.get(node));
-    stack.push(node);
-    onStack.add(node);
-    for (const next of [...(graph.get(node)?.keys() ?? [])].sort()) {
-      if (!order.has(next)) {
-        connect(next);
-        low.set(node, Math.min(low.get(node), low.get(next)));
-      } else if (onStack.has(next)) low.set(node, Math.min(low.get(node), order.get(next)));
-    }
-    if (low.get(node) !== order.get(node)) return;
-    const component = [];
-    let member;
-    do {
-      member = stack.pop();
-      onStack.delete(member);
-      component.push(member);
-    } while (member !== node);
-    if (component.length > 1) components.push(component.sort());
-  };
-  for (const node of [...graph.keys()].sort()) if (!order.has(node)) connect(node);
-  return components.sort((a, b) => a[0].localeCompare(b[0]));
-}
-
-/** The fewest edges from `start` to `goal` inside `members` (breadth first, files in sorted order). */
-function shortestPath(graph, members, start, goal) {
-  const via = new Map([[start, undefined]]);
-  const queue = [start];
-  for (let index = 0; index < queue.length && !via.has(goal); index++) {
-    const node = queue[index];
-    for (const [next, edge] of [...graph.get(node).entries()].sort(([a], [b]) => a.localeCompare(b))) {
-      if (!members.has(next) || via.has(next)) continue;
-      via.set(next, edge);
-      queue.push(next);
-    }
+function bareReferenceViolation(specifier, from, allowed) {
+  const restricted = from.kind === "core" || from.kind === "testing";
+  const builtin = builtinName(specifier);
+  if (builtin !== undefined) {
+    if (!restricted || allowed.builtins.has(builtin)) return undefined;
+    return {
+      rule: "core-imports-node-module",
+      message: `${describeLayer(from)} imports ${builtin}: core and src/testing use only ${[...allowed.builtins].join(", ")} (no filesystem, process or network API; put it behind a subpath export)`,
+    };
   }
-  const path = [];
-  for (let node = goal; node !== start; node = via.get(node).from) path.unshift(via.get(node));
-  return path;
+  const name = packageName(specifier);
+  if (name === allowed.self)
+    return {
+      rule: "self-import",
+      message: `"${specifier}" imports the package by its own name: use a relative import`,
+    };
+  if (!allowed.declared.has(name))
+    return {
+      rule: "undeclared-package",
+      message: `"${specifier}": ${name} is not in package.json dependencies or peerDependencies (a devDependency is not installed for users)`,
+    };
+  if (restricted && !allowed.packages.has(name))
+    return {
+      rule: "core-imports-package",
+      message: `${describeLayer(from)} imports "${specifier}": core and src/testing use only ${[...allowed.packages].join(", ")} (a provider SDK belongs in an adapter, typed structurally)`,
+    };
+  return undefined;
 }
 
 /**
- * The import circles among `edges`: in each strongly connected component of more than one file,
- * circles that together pass through every edge inside it — for each edge not yet shown, the
- * shortest way back to where it started — each a violation at its first edge. A type-only edge
- * creates no circle at run time but still ties the files' floors together: it counts, and is named.
- * Every circle of a component carries the same baseline record: the component's files.
- * @param {ImportEdge[]} edges
- * @returns {Violation[]}
+ * What a relative reference breaks, if anything, and the edge it adds to the graph of src/'s files.
+ * @param {string} root
+ * @param {string} file the file that names it
+ * @param {{ specifier: string, line: number, typeOnly: boolean }} reference
+ * @param {ReadonlySet<string>} files the files of src/
+ * @param {ReadonlySet<string>} contract
+ * @returns {{ violation?: Violation, edge?: ImportEdge }}
  */
-export function importCircles(edges) {
-  /** @type {Map<string, Map<string, ImportEdge>>} one edge per pair of files: a value import if any is */
-  const graph = new Map();
-  for (const edge of edges) {
-    if (edge.from === edge.to) continue;
-    if (!graph.has(edge.from)) graph.set(edge.from, new Map());
-    const known = graph.get(edge.from).get(edge.to);
-    if (known === undefined || (known.typeOnly && !edge.typeOnly)) graph.get(edge.from).set(edge.to, edge);
+function relativeReferenceViolation(root, file, { specifier, line, typeOnly }, files, contract) {
+  const target = resolveRelative(root, file, specifier);
+  const from = layerOf(file);
+  const to = layerOf(target);
+  const rule = forbiddenDirection(from, to);
+  if (rule === "imports-outside-src") {
+    const message = `"${specifier}" resolves to ${target}: nothing in src imports test/, bench/ or anything outside src/`;
+    return { violation: { file, line, rule, message } };
   }
-  const violations = [];
-  for (const component of circularComponents(graph)) {
-    const members = new Set(component);
-    const inside = component.flatMap((from) =>
-      [...graph.get(from).values()].filter((edge) => members.has(edge.to)).sort((a, b) => a.to.localeCompare(b.to)),
-    );
-    const shown = new Set();
-    for (const edge of inside) {
-      if (shown.has(edgeKey(edge))) continue;
-      const circle = [edge, ...shortestPath(graph, members, edge.to, edge.from)];
-      for (const step of circle) shown.add(edgeKey(step));
-      const route = [edge.from, ...circle.map((step) => step.to)].join(" → ");
-      const lines = circle.map((step) => `${step.from}:${step.line}${step.typeOnly ? " type-only" : ""}`).join(", ");
-      violations.push({
-        file: edge.from,
-        line: edge.line,
-        rule: "import-circle",
-        message: `${route} (imports at ${lines}); one circle among ${component.length} files that import each other (${component.join(", ")}): no import circle in src/ — move what they share down a floor`,
-        baseline: { rule: "import-circle", files: component },
-      });
-    }
+  if (rule !== undefined) {
+    const message = `${describeLayer(from)} imports ${describeLayer(to)} ("${specifier}"): ${ALLOWED[from.kind]}`;
+    return { violation: { file, line, rule, message } };
   }
-  return violations;
+  if (!files.has(target)) return {};
+  const edge = { from: file, to: target, line, typeOnly };
+  const above = aboveContract(file, target, contract);
+  if (above === undefined) return { edge };
+  const what = file.startsWith("src/internal/")
+    ? "src/internal/ imports only itself"
+    : "the contract imports only itself and src/internal/";
+  const message = `${file} imports ${target} ("${specifier}"${typeOnly ? ", type-only" : ""}), above the contract: ${what} and the contract (${[...contract].join(", ")}); move what it needs down into the contract or src/internal/`;
+  return { edge, violation: { file, line, rule: above, message, baseline: { rule: above, file, imports: target } } };
 }
 
 /**
- * Checks the import directions of every src/**\/*.ts under `root`.
+ * Checks the import directions and the sizes of every src/**\/*.ts under `root`.
  * @param {{ root?: string, entries?: PublicEntry[], contract?: readonly string[],
  *   baseline?: boolean }} [options]
  *   `entries`: the public entries (default: from package.json and tsup.config.ts); `contract`: the
  *   files src/internal/ may import (default {@link CONTRACT}); `baseline: false` reports every
  *   violation, scripts/structure-baseline.json ignored
- * @returns {Promise<{ violations: Violation[], files: number, references: number, functions: number, suppressed: number,
- *   shrunk: BaselineEntry[] | undefined }>} `violations`: those the baseline does not cover, and its
- *   stale entries; `suppressed`: the violations it covers; `shrunk`: see {@link applyBaseline}
+ * @returns {Promise<{ violations: Violation[], files: number, references: number, functions: number,
+ *   suppressed: number, shrunk: BaselineEntry[] | undefined }>} `violations`: those the baseline
+ *   does not cover, and its stale entries; `suppressed`: the violations it covers; `shrunk`: see
+ *   {@link applyBaseline}
  */
 export async function checkImports({ root = repositoryRoot, entries, contract = CONTRACT, baseline = true } = {}) {
   const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
-  const declared = new Set([
-    ...Object.keys(manifest.dependencies ?? {}),
-    ...Object.keys(manifest.peerDependencies ?? {}),
-  ]);
-  const corePackages = new Set(CORE_PACKAGES);
-  const coreBuiltins = new Set(CORE_NODE_MODULES);
+  const allowed = {
+    self: manifest.name,
+    declared: new Set([...Object.keys(manifest.dependencies ?? {}), ...Object.keys(manifest.peerDependencies ?? {})]),
+    packages: new Set(CORE_PACKAGES),
+    builtins: new Set(CORE_NODE_MODULES),
+  };
   const floor = new Set(contract);
   const publicFiles = entries ?? (await publicEntries(root));
 
@@ -521,69 +496,25 @@ export async function checkImports({ root = repositoryRoot, entries, contract = 
   let references = 0;
   let functions = 0;
   for (const file of files) {
-    const from = layerOf(file);
-    const restricted = from.kind === "core" || from.kind === "testing";
     const sourceFile =
       program.getSourceFile(join(root, file)) ??
       ts.createSourceFile(file, readFileSync(join(root, file), "utf8"), ts.ScriptTarget.Latest, true);
     const sizes = sizeViolations(file, sourceFile);
     violations.push(...sizes.violations);
     functions += sizes.functions;
-    for (const { specifier, line, how, typeOnly } of moduleReferences(sourceFile)) {
+    for (const reference of moduleReferences(sourceFile)) {
       references++;
-      const report = (rule, message) => violations.push({ file, line, rule, message });
+      const { specifier, line, how } = reference;
       if (specifier === undefined) {
-        report("computed-specifier", `${how} with a computed specifier cannot be checked: use a string literal`);
+        const message = `${how} with a computed specifier cannot be checked: use a string literal`;
+        violations.push({ file, line, rule: "computed-specifier", message });
       } else if (specifier.startsWith(".") || specifier.startsWith("/")) {
-        const target = resolveRelative(root, file, specifier);
-        const to = layerOf(target);
-        const rule = forbiddenDirection(from, to);
-        if (rule === "imports-outside-src") {
-          report(
-            rule,
-            `"${specifier}" resolves to ${target}: nothing in src imports test/, bench/ or anything outside src/`,
-          );
-        } else if (rule !== undefined) {
-          report(rule, `${describeLayer(from)} imports ${describeLayer(to)} ("${specifier}"): ${ALLOWED[from.kind]}`);
-        } else if (known.has(target)) {
-          edges.push({ from: file, to: target, line, typeOnly });
-          const above = aboveContract(file, target, floor);
-          if (above !== undefined) {
-            const what = file.startsWith("src/internal/")
-              ? "src/internal/ imports only itself"
-              : "the contract imports only itself and src/internal/";
-            violations.push({
-              file,
-              line,
-              rule: above,
-              message: `${file} imports ${target} ("${specifier}"${typeOnly ? ", type-only" : ""}), above the contract: ${what} and the contract (${[...floor].join(", ")}); move what it needs down into the contract or src/internal/`,
-              baseline: { rule: above, file, imports: target },
-            });
-          }
-        }
-      } else if (builtinName(specifier) !== undefined) {
-        const name = builtinName(specifier);
-        if (restricted && !coreBuiltins.has(name)) {
-          report(
-            "core-imports-node-module",
-            `${describeLayer(from)} imports ${name}: core and src/testing use only ${[...coreBuiltins].join(", ")} (no filesystem, process or network API; put it behind a subpath export)`,
-          );
-        }
+        const { violation, edge } = relativeReferenceViolation(root, file, { ...reference, specifier }, known, floor);
+        if (violation !== undefined) violations.push(violation);
+        if (edge !== undefined) edges.push(edge);
       } else {
-        const name = packageName(specifier);
-        if (name === manifest.name) {
-          report("self-import", `"${specifier}" imports the package by its own name: use a relative import`);
-        } else if (!declared.has(name)) {
-          report(
-            "undeclared-package",
-            `"${specifier}": ${name} is not in package.json dependencies or peerDependencies (a devDependency is not installed for users)`,
-          );
-        } else if (restricted && !corePackages.has(name)) {
-          report(
-            "core-imports-package",
-            `${describeLayer(from)} imports "${specifier}": core and src/testing use only ${[...corePackages].join(", ")} (a provider SDK belongs in an adapter, typed structurally)`,
-          );
-        }
+        const found = bareReferenceViolation(specifier, layerOf(file), allowed);
+        if (found !== undefined) violations.push({ file, line, ...found });
       }
     }
   }
