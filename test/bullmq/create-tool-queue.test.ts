@@ -23,6 +23,7 @@ import {
   type Tool,
   ToolRegistry,
   type ToolResult,
+  withTextToolProtocol,
 } from "../../src/index.js";
 import { createToolContext, ScriptedProvider, textResponse, toolCallResponse } from "../../src/testing/index.js";
 import { FlakyRegistry, testTools } from "../helpers/bullmq-tools.js";
@@ -328,51 +329,117 @@ describe("queued(tool)", () => {
     expect(await short.completions(["call_kept"])).toEqual([]);
   });
 
-  it("a call id that another conversation's job holds is refused (the model cannot read another chat's result)", async () => {
-    const { queue } = setup();
+  it("a call id that another conversation's job holds: a job of its own (the model cannot read another chat's result)", async () => {
+    const { queue, bull } = setup();
     const owner = call(queue, "echo", { text: "secret" }, "call_shared", { channel: "web", chatId: "alice" });
     expect((await owner.completed).forLLM).toBe("echo: secret");
-    const thief = call(queue, "echo", { text: "x" }, "call_shared", { channel: "web", chatId: "mallory" });
+    // The same id, even with the same arguments, from another chat: not alice's job.
+    const thief = call(queue, "echo", { text: "secret" }, "call_shared", { channel: "web", chatId: "mallory" });
     const answer = await thief.immediate;
-    expect(answer.isError).toBe(true);
-    expect(answer.forLLM).toMatchInlineSnapshot(
-      `"tool "echo" was not queued: the tool call id "call_shared" belongs to another call's job"`,
-    );
+    expect(answer.async).toBe(true);
+    expect(answer.forLLM).toMatch(/^tool "echo" is queued \(job call_shared#[0-9a-f]{32}\)/);
+    expect((await thief.completed).forLLM).toBe("echo: secret");
     const otherTool = call(queue, "context", {}, "call_shared", { channel: "web", chatId: "alice" });
-    expect((await otherTool.immediate).isError).toBe(true);
+    expect(JSON.parse((await otherTool.completed).forLLM)).toMatchObject({
+      chatId: "alice",
+      toolCallId: "call_shared",
+    });
+    // Three calls, three jobs, each run once.
+    expect(await bull.getJobCounts("completed")).toEqual({ completed: 3 });
   });
 });
 
-describe("one call id from two conversations at once", () => {
-  it.each([
-    ["in one queue", false],
-    ["in two queues of that name (as in two processes)", true],
-  ])("%s: one is queued, the other refused; neither callback gets the other's result", async (_, twoQueues) => {
-    const { name, queue } = setup();
-    const other = twoQueues ? createToolQueue({ connection: redis.connection, name }) : queue;
-    if (twoQueues) open.push(other);
-    await other.completions([]);
-    const got: string[] = [];
-    const start = (from: ToolQueue, chatId: string) =>
-      from.queued(tool("echo")).execute(
-        { text: `${chatId}'s secret` },
-        createToolContext({
-          toolCallId: "call_0",
-          chatId,
-          asyncCallback: (result) => {
-            got.push(`${chatId} got ${result.forLLM}`);
-          },
-        }),
-      ) as Promise<ToolResult>;
-    const [alice, mallory] = await Promise.all([start(queue, "alice"), start(other, "mallory")]);
-    const queuedFor = alice.async ? "alice" : "mallory";
-    expect([alice, mallory].filter((answer) => answer.async)).toHaveLength(1);
-    expect((alice.async ? mallory : alice).forLLM).toBe(
-      'tool "echo" was not queued: the tool call id "call_0" belongs to another call\'s job',
+describe("call ids that repeat (the text tool protocol, MCP clients)", () => {
+  /** A run through the text tool protocol: its call gets id text_1_0 in every conversation. */
+  async function textRun(registry: ToolRegistry, text: string) {
+    const block = `<tool>${JSON.stringify({ server_name: "local", tool_name: "echo", arguments: { text } })}</tool>`;
+    const provider = withTextToolProtocol(
+      new ScriptedProvider([
+        textResponse(block),
+        textResponse("waiting"),
+        (request) => textResponse(`got: ${request.messages.at(-1)?.content}`),
+      ]),
     );
-    await until(() => got.length > 0);
-    await sleep(100);
-    expect(got).toEqual([`${queuedFor} got echo: ${queuedFor}'s secret`]);
+    const result = await runToolLoop(
+      { provider, tools: registry, maxIterations: 5, awaitAsync: { timeoutMs: 10_000 } },
+      [{ role: "user", content: `echo ${text}` }],
+      { channel: "web", chatId: "alice" },
+    );
+    return result.content;
+  }
+
+  it("two runs of one chat reusing text_1_0 with different arguments: each gets its own result", async () => {
+    const { queue, bull } = setup();
+    const registry = new ToolRegistry();
+    registry.register(queue.queued(tool("echo")));
+    expect(await textRun(registry, "first question")).toBe(
+      "got: [async result from echo (text_1_0)] echo: first question",
+    );
+    expect(await textRun(registry, "second question")).toBe(
+      "got: [async result from echo (text_1_0)] echo: second question",
+    );
+    expect(await bull.getJobCounts("completed")).toEqual({ completed: 2 });
+  });
+
+  it("both at once, from two queues of that name (as in two processes): two jobs, each answer to its own call", async () => {
+    const { name, queue } = setup();
+    const other = createToolQueue({ connection: redis.connection, name });
+    open.push(other);
+    await other.completions([]);
+    const [a, b] = await Promise.all(
+      [call(queue, "echo", { text: "a" }, "text_1_0"), call(other, "echo", { text: "b" }, "text_1_0")].map(
+        async (item) => [await item.immediate, await item.completed] as const,
+      ),
+    );
+    expect([a?.[0].async, b?.[0].async]).toEqual([true, true]);
+    expect([a?.[1].forLLM, b?.[1].forLLM]).toEqual(["echo: a", "echo: b"]);
+  });
+
+  it("the same call queued again joins its job, also when it took the alternate id and the call id's own job expired", async () => {
+    const runs: string[] = [];
+    const counting = new (class extends ToolRegistry {
+      override executeWithContext(...args: Parameters<ToolRegistry["executeWithContext"]>) {
+        runs.push(String(args[1].text));
+        return super.executeWithContext(...args);
+      }
+    })();
+    const { queue, bull } = setup({ registry: counting });
+    expect((await call(queue, "echo", { text: "a" }, "text_1_0").completed).forLLM).toBe("echo: a");
+    const second = call(queue, "echo", { text: "b" }, "text_1_0");
+    const alternate = /\(job (text_1_0#[0-9a-f]{32})\)/.exec((await second.immediate).forLLM)?.[1];
+    expect(alternate).toBeDefined();
+    expect((await second.completed).forLLM).toBe("echo: b");
+    // A resumed conversation queues the same calls again (keys in another order, as JSON gives them back).
+    const resumedB = call(queue, "echo", JSON.parse('{"text":"b"}'), "text_1_0");
+    expect((await resumedB.immediate).forLLM).toContain(`(job ${alternate})`);
+    expect((await resumedB.completed).forLLM).toBe("echo: b");
+    // The call id's own job is gone (expired); the alternate one is still there: joined, not run again.
+    await (await bull.getJob("text_1_0"))?.remove();
+    const again = call(queue, "echo", { text: "b" }, "text_1_0");
+    expect((await again.completed).forLLM).toBe("echo: b");
+    expect(runs).toEqual(["a", "b"]);
+  });
+
+  it("completions() of a QueuedCall finds that very call's job; of a bare call id, the call id's own job", async () => {
+    const { name, queue } = setup();
+    const context = { channel: "web", chatId: "alice" };
+    await call(queue, "echo", { text: "run 1" }, "text_1_0", context).completed;
+    await call(queue, "echo", { text: "run 2" }, "text_1_0", context).completed;
+    const restarted = createToolQueue({ connection: redis.connection, name });
+    open.push(restarted);
+    const run2 = { toolCallId: "text_1_0", toolName: "echo", arguments: { text: "run 2" }, ...context };
+    const found = await restarted.completions([
+      run2,
+      { ...run2, arguments: { text: "run 1" } },
+      { ...run2, chatId: "mallory" },
+      { ...run2, toolCallId: "text_9_9" },
+      "text_1_0",
+    ]);
+    expect(found.map((item) => item.result.forLLM)).toEqual(["echo: run 2", "echo: run 1", "echo: run 1"]);
+    await expect(restarted.completions([{ ...run2, arguments: [] } as never])).rejects.toThrow(
+      "completions: calls[0] must be a tool call id or a QueuedCall object, got",
+    );
+    await expect(restarted.completions(["a", 1] as never)).rejects.toThrow(/calls\[1\] must be/);
   });
 });
 
