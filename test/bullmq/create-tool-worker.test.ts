@@ -2,7 +2,15 @@ import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createToolQueue, createToolWorker, type ToolCompletion, type ToolQueue } from "../../src/bullmq/index.js";
-import { type Message, newToolResult, runToolLoop, type Tool, ToolRegistry, type ToolResult } from "../../src/index.js";
+import {
+  asyncResult,
+  type Message,
+  newToolResult,
+  runToolLoop,
+  type Tool,
+  ToolRegistry,
+  type ToolResult,
+} from "../../src/index.js";
 import { createToolContext, ScriptedProvider, textResponse, toolCallResponse } from "../../src/testing/index.js";
 import { testTools } from "../helpers/bullmq-tools.js";
 import { captureLogger } from "../helpers/capture-logger.js";
@@ -41,8 +49,18 @@ const crash: Tool = {
   execute: () => "never runs here",
 };
 
+const stuck: Tool = {
+  name: "stuck",
+  description: "Never settles (the test's worker registers its own)",
+  parameters: { type: "object", properties: {} },
+  execute: () => "never runs here",
+};
+
 function tool(name: string): Tool {
-  return testTools().find((candidate) => candidate.name === name) ?? (name === "block" ? block : crash);
+  const own = [block, crash, stuck].find((candidate) => candidate.name === name);
+  const found = own ?? testTools().find((candidate) => candidate.name === name);
+  if (found === undefined) throw new Error(`no test tool ${name}`);
+  return found;
 }
 
 function newQueue(options: { attempts?: number } = {}) {
@@ -63,11 +81,27 @@ function newQueue(options: { attempts?: number } = {}) {
 
 function worker(
   name: string,
-  settings: { lockMs?: number; stalledMs?: number; concurrency?: number; blocks?: boolean; label?: string } = {},
+  settings: {
+    lockMs?: number;
+    stalledMs?: number;
+    concurrency?: number;
+    blocks?: boolean;
+    label?: string;
+    closeGraceMs?: number;
+  } = {},
 ) {
   const spawned = spawnWorker({ port: redis.port, name, ...settings });
   children.push(spawned);
   return spawned;
+}
+
+/** How the process ended, or "still running" when it has not ended within `ms` (a safety net, not a speed test). */
+function exitOrStillRunning(child: WorkerProcess, ms: number) {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const running = new Promise<string>((resolve) => {
+    timer = setTimeout(() => resolve("still running"), ms);
+  });
+  return Promise.race([child.exited, running]).finally(() => clearTimeout(timer));
 }
 
 /** Queues a call and counts how often its callback fires. */
@@ -147,6 +181,48 @@ describe("createToolWorker options", () => {
     expect(result.forLLM).toBe('tool "slow" timed out after 50 ms');
   });
 
+  it("an async tool that never reports: timeoutMs answers its job with the timeout error result and frees its slot", async () => {
+    const { name, queue } = newQueue();
+    const registry = new ToolRegistry();
+    for (const item of testTools()) registry.register(item);
+    // One slot: the next job runs only once the hanging one let go of it.
+    open.push(
+      createToolWorker(registry, { connection: redis.connection, name, timeoutMs: 300, closeOnSigterm: false }),
+    );
+    const hanging = enqueue(queue, "hang", {}, "call_hang");
+    const next = enqueue(queue, "echo", { text: "next" }, "call_after_hang");
+    const result = await hanging.first;
+    expect(result.isError).toBe(true);
+    expect(result.forLLM).toBe('tool "hang" timed out after 300 ms');
+    expect((await next.first).forLLM).toBe("echo: next");
+  });
+
+  it("a report later than timeoutMs is dropped: the job's answer stays the timeout", async () => {
+    const { name, queue, seen } = newQueue();
+    let report: (() => void) | undefined;
+    const registry = new ToolRegistry();
+    registry.register({
+      ...tool("hang"),
+      execute: (_args, context) => {
+        report = () => void context.asyncCallback?.(newToolResult("too late"));
+        return asyncResult("started");
+      },
+    });
+    open.push(
+      createToolWorker(registry, { connection: redis.connection, name, timeoutMs: 200, closeOnSigterm: false }),
+    );
+    const hanging = enqueue(queue, "hang", {}, "call_late_report");
+    expect((await hanging.first).forLLM).toBe('tool "hang" timed out after 200 ms');
+    report?.();
+    const after = enqueue(queue, "hang", {}, "call_after_late");
+    expect((await after.first).forLLM).toBe('tool "hang" timed out after 200 ms');
+    expect(hanging.results).toHaveLength(1);
+    expect(seen.map((completion) => completion.result.forLLM)).toEqual([
+      'tool "hang" timed out after 200 ms',
+      'tool "hang" timed out after 200 ms',
+    ]);
+  });
+
   it("a result whose data is not JSON completes without it (logged)", async () => {
     const { name, queue } = newQueue();
     const { logger, lines } = captureLogger();
@@ -185,6 +261,76 @@ describe("a job that throws", () => {
     expect(result.forLLM).toContain("registry broke");
     expect(lines.map((line) => line.msg)).toContain("tool worker: the job threw");
     for (const line of lines) expect(JSON.stringify(line).length).toBeLessThan(2_000);
+  });
+});
+
+describe("close() while jobs never finish", () => {
+  /** A worker whose `hang` never reports and whose `stuck` never settles (ignoring its signal, which it records). */
+  function hangingWorker(name: string, signals: AbortSignal[], started: () => void) {
+    const registry = new ToolRegistry();
+    registry.register({
+      ...tool("hang"),
+      execute: () => {
+        started();
+        return asyncResult("started");
+      },
+    });
+    registry.register({
+      ...stuck,
+      execute: (_args, context) => {
+        signals.push(context.signal);
+        started();
+        return new Promise<never>(() => {});
+      },
+    });
+    return createToolWorker(registry, {
+      connection: redis.connection,
+      name,
+      concurrency: 2,
+      closeGraceMs: 200,
+      closeOnSigterm: false,
+    });
+  }
+
+  it("after closeGraceMs their calls are aborted, close() resolves, and the jobs go back to the queue for another worker", async () => {
+    const { name, queue, seen } = newQueue({ attempts: 2 });
+    const signals: AbortSignal[] = [];
+    let startedCount = 0;
+    let bothStarted = () => {};
+    const starting = new Promise<void>((resolve) => {
+      bothStarted = resolve;
+    });
+    const closing = hangingWorker(name, signals, () => {
+      if (++startedCount === 2) bothStarted();
+    });
+    const hanging = enqueue(queue, "hang", {}, "call_closed_hang");
+    const stuckCall = enqueue(queue, "stuck", {}, "call_closed_stuck");
+    await starting;
+    await closing.close();
+    expect(signals.map((signal) => signal.aborted)).toEqual([true]);
+    expect(seen).toEqual([]);
+    // Another worker takes both jobs over (their second attempt) and answers them.
+    const registry = new ToolRegistry();
+    registry.register({ ...tool("hang"), execute: () => "hang: answered by the next worker" });
+    registry.register({ ...stuck, execute: () => "stuck: answered by the next worker" });
+    open.push(createToolWorker(registry, { connection: redis.connection, name, closeOnSigterm: false }));
+    expect((await hanging.first).forLLM).toBe("hang: answered by the next worker");
+    expect((await stuckCall.first).forLLM).toBe("stuck: answered by the next worker");
+  });
+
+  it("on a job's last attempt, its completion is `failed after N attempts: its worker closed while running it`", async () => {
+    const { name, queue } = newQueue({ attempts: 1 });
+    let started = () => {};
+    const starting = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    const closing = hangingWorker(name, [], started);
+    const hanging = enqueue(queue, "hang", {}, "call_closed_last");
+    await starting;
+    await closing.close();
+    const result = await hanging.first;
+    expect(result.isError).toBe(true);
+    expect(result.forLLM).toBe('tool "hang" failed after 1 attempt: its worker closed while running it');
   });
 });
 
@@ -304,6 +450,52 @@ describe("worker processes", () => {
     await sleep(100);
     expect(seen.map((completion) => completion.toolCallId).sort()).toEqual(["call_after_term", "call_term"]);
   });
+
+  it("SIGTERM while an async tool's job never reports: after closeGraceMs the process ends", async () => {
+    const { name, queue } = newQueue();
+    const child = worker(name, { closeGraceMs: 300 });
+    enqueue(queue, "hang", {}, "call_term_hang");
+    await child.waitFor((message) => message.type === "started");
+    child.child.kill("SIGTERM");
+    expect(await exitOrStillRunning(child, 15_000)).toEqual({ code: null, signal: "SIGTERM" });
+  }, 60_000);
+
+  it.each([
+    ["was never reachable (nothing listens on its port)", false],
+    ["went away after the worker had run a job", true],
+  ])(
+    "close() when Redis %s: the worker process then exits by itself",
+    async (_, connected) => {
+      const own = await startRedisServer();
+      try {
+        const name = `w${randomUUID().slice(0, 8)}`;
+        if (!connected) await own.stop();
+        const child = spawnWorker({ port: own.port, name });
+        children.push(child);
+        await child.waitFor((message) => message.type === "ready");
+        if (connected) {
+          const queue = createToolQueue({ connection: own.connection, name });
+          try {
+            await enqueue(queue, "echo", { text: "x" }, "call_before_stop").first;
+          } finally {
+            await queue.close();
+          }
+          await own.stop();
+        } else {
+          // Let its clients fail to connect, and wait to reconnect.
+          await sleep(300);
+        }
+        child.child.send({ type: "close" });
+        await child.waitFor((message) => message.type === "closed");
+        // The IPC channel is closed too: only the worker's own timers or sockets could keep it alive
+        // (ioredis' reconnect timers kept it for good). A generous bound: it ends within ~2 s.
+        expect(await exitOrStillRunning(child, 15_000)).toEqual({ code: 0, signal: null });
+      } finally {
+        await own.dispose();
+      }
+    },
+    60_000,
+  );
 
   it("200 conversations × 3 queued calls across 4 worker processes: 600 completions, none lost, none duplicated", async () => {
     const { name, queue, seen } = newQueue();

@@ -34,6 +34,10 @@ export function spawnWorker(settings: {
   /** Its `block` tool really blocks the event loop. */
   blocks?: boolean;
   label?: string;
+  /** The worker's `timeoutMs` (none by default). */
+  timeoutMs?: number;
+  /** The worker's `closeGraceMs` (its default by default). */
+  closeGraceMs?: number;
 }): WorkerProcess {
   return spawnScript(workerScript, {
     BLOCKS: settings.blocks === true ? "1" : "0",
@@ -43,6 +47,8 @@ export function spawnWorker(settings: {
     CONCURRENCY: String(settings.concurrency ?? 1),
     LOCK_MS: String(settings.lockMs ?? 30_000),
     STALLED_MS: String(settings.stalledMs ?? 30_000),
+    TIMEOUT_MS: settings.timeoutMs === undefined ? "" : String(settings.timeoutMs),
+    CLOSE_GRACE_MS: settings.closeGraceMs === undefined ? "" : String(settings.closeGraceMs),
   });
 }
 

@@ -1,6 +1,8 @@
 // A toolloop/bullmq worker in its own process, for tests that kill workers. Started with
 // `fork(this file, [], { execArgv: ["--import", "tsx"], env: { REDIS_PORT, … } })`; tells its parent
-// over IPC when a job starts and when it has run (the parent counts runs per call id).
+// over IPC when a job starts and when it has run (the parent counts runs per call id). Sent
+// { type: "close" }, it closes the worker, answers { type: "closed" } and lets go of the IPC channel
+// without exiting: the process must then end by itself (nothing of the worker may keep it alive).
 import { createToolWorker } from "../../src/bullmq/index.js";
 import { errorResult, type Tool, type ToolRegistry } from "../../src/index.js";
 import { FlakyRegistry, testTools } from "./bullmq-tools.js";
@@ -54,6 +56,18 @@ const worker = createToolWorker(registry, {
   concurrency: Number(env.CONCURRENCY ?? "1"),
   lockDurationMs: Number(env.LOCK_MS ?? "30000"),
   stalledIntervalMs: Number(env.STALLED_MS ?? "30000"),
+  timeoutMs: env.TIMEOUT_MS ? Number(env.TIMEOUT_MS) : undefined,
+  closeGraceMs: env.CLOSE_GRACE_MS ? Number(env.CLOSE_GRACE_MS) : undefined,
 });
 send({ type: "ready" });
-process.on("disconnect", () => void worker.close().then(() => process.exit(0)));
+let closeAsked = false;
+process.on("message", (message: { type?: unknown }) => {
+  if (message?.type !== "close" || closeAsked) return;
+  closeAsked = true;
+  void worker.close().then(() => {
+    process.send?.({ pid: process.pid, type: "closed" }, () => process.disconnect?.());
+  });
+});
+process.on("disconnect", () => {
+  if (!closeAsked) void worker.close().then(() => process.exit(0));
+});
