@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { Queue } from "bullmq";
+import { Queue, QueueEvents } from "bullmq";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import * as z from "zod";
@@ -28,7 +28,7 @@ import {
 import { createToolContext, ScriptedProvider, textResponse, toolCallResponse } from "../../src/testing/index.js";
 import { FlakyRegistry, testTools } from "../helpers/bullmq-tools.js";
 import { captureLogger } from "../helpers/capture-logger.js";
-import { freePort, type RedisServer, startRedisServer } from "../helpers/redis-server.js";
+import { freePort, type RedisServer, startRedisProxy, startRedisServer } from "../helpers/redis-server.js";
 import { spawnConversation, spawnWorker } from "../helpers/spawn-worker.js";
 
 let redis: RedisServer;
@@ -90,7 +90,8 @@ function collect(queue: ToolQueue): ToolCompletion[] {
   return seen;
 }
 
-async function until(check: () => boolean, timeoutMs = 10_000): Promise<void> {
+/** Waits for `check` (a safety-net limit, generous: a loaded machine is slow, not wrong). */
+async function until(check: () => boolean, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!check()) {
     if (Date.now() > deadline) throw new Error("timed out");
@@ -295,7 +296,8 @@ describe("queued(tool)", () => {
     open.push(short);
     const seen = collect(short);
     let oldFired = false;
-    void short.queued(tool("echo")).execute(
+    // Queued (its callback set) before the wait: the wait then outlasts keepFinishedMs however slow the enqueue.
+    await short.queued(tool("echo")).execute(
       { text: "old" },
       createToolContext({
         toolCallId: "call_old",
@@ -579,9 +581,10 @@ describe("delivery", () => {
     const { queue } = setup({ worker: false });
     const ids = ["call_a"];
     ids.length = 2 ** 32 - 1;
-    const started = performance.now();
-    await expect(queue.completions(ids)).rejects.toThrow(TypeError);
-    expect(performance.now() - started).toBeLessThan(1_000);
+    // A walk to its length would not end within the test's timeout.
+    await expect(queue.completions(ids)).rejects.toThrow(
+      "completions: calls[1] must be a tool call id or a QueuedCall object, got undefined",
+    );
   });
 
   it("with awaitAsync, a queued tool's result comes back into the conversation", async () => {
@@ -617,18 +620,14 @@ describe("Redis unreachable", () => {
 
   it("completions() rejects naming Redis within enqueueTimeoutMs", async () => {
     const queue = await unreachableQueue();
-    const started = Date.now();
     await expect(queue.completions(["call_1"])).rejects.toThrow("completions: Redis did not answer within 300 ms");
-    expect(Date.now() - started).toBeLessThan(2_000);
   });
 
   it("an enqueue answers an error result naming Redis within enqueueTimeoutMs, never a hang", async () => {
     const queue = await unreachableQueue();
-    const started = Date.now();
     const answer = (await queue
       .queued(tool("echo"))
       .execute({ text: "x" }, createToolContext({ toolCallId: "c" }))) as ToolResult;
-    expect(Date.now() - started).toBeLessThan(2_000);
     expect(answer.isError).toBe(true);
     expect(answer.forLLM).toMatchInlineSnapshot(
       `"tool "echo" could not be queued: Redis did not answer within 300 ms"`,
@@ -675,9 +674,8 @@ describe("Redis unreachable", () => {
       expect((await call(queue, "echo", { text: "x" }, "call_gone").immediate).async).toBe(true);
       await gone.stop();
       await sleep(200);
-      const started = Date.now();
+      // Without the bound, BullMQ's close waits for Redis for good (the test's timeout).
       await queue.close();
-      expect(Date.now() - started).toBeLessThan(1_000);
       // A connection still retrying would print "[ioredis] Unhandled error event" now (the suite fails on it).
       await sleep(500);
     } finally {
@@ -691,11 +689,10 @@ describe("Redis unreachable", () => {
     open.push(queue);
     const registry = new ToolRegistry();
     registry.register(queue.queued(tool("echo")));
-    const started = Date.now();
+    // Not enqueueTimeoutMs (10 s by default): the call's own 200 ms.
     const answer = await registry.execute("echo", { text: "x" }, { timeoutMs: 200, toolCallId: "c" });
-    expect(Date.now() - started).toBeLessThan(2_000);
     expect(answer.isError).toBe(true);
-    expect(answer.forLLM).toMatch(/timed out after 200 ms|Redis/);
+    expect(answer.forLLM).toBe('tool "echo" timed out after 200 ms');
   });
 });
 
@@ -735,38 +732,46 @@ describe("reconnecting", () => {
       await Promise.all(open.splice(0).map((item) => item.close()));
       await persistent.dispose();
     }
-  }, 40_000);
+  }, 90_000);
 
   it("a completion whose event was lost while the queues were disconnected is swept up on reconnect: callback and handlers", async () => {
     const name = `q${randomUUID().slice(0, 8)}`;
-    const queue = createToolQueue({ connection: { ...redis.connection, retryStrategy: () => 1_000 }, name });
-    open.push(queue);
-    const observer = createToolQueue({ connection: { ...redis.connection, retryStrategy: () => 1_000 }, name });
-    open.push(observer);
-    const observed = collect(observer);
-    await observer.completions([]);
-    const waiting = call(queue, "echo", { text: "swept" }, "call_swept");
-    expect((await waiting.immediate).async).toBe(true);
+    // The queues reach Redis through a proxy the test cuts off: they are away exactly while it is blocked.
+    const proxy = await startRedisProxy(redis.port);
     const admin = new Redis(redis.port, "127.0.0.1");
+    const events = new QueueEvents(name, { connection: redis.connection });
     try {
-      // Drop the queue's connections; while it waits to reconnect, the job runs and its event is trimmed away.
-      await admin.call("CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes");
+      const queue = createToolQueue({ connection: { ...proxy.connection, retryStrategy: () => 50 }, name });
+      open.push(queue);
+      const observer = createToolQueue({ connection: { ...proxy.connection, retryStrategy: () => 50 }, name });
+      open.push(observer);
+      const observed = collect(observer);
+      await observer.completions([]);
+      const waiting = call(queue, "echo", { text: "swept" }, "call_swept");
+      expect((await waiting.immediate).async).toBe(true);
+      await events.waitUntilReady();
+      // While the queues are away, the job runs and its event is trimmed from the stream.
+      proxy.block();
       const registry = new ToolRegistry();
       for (const item of testTools()) registry.register(item);
       const bull = new Queue(name, { connection: redis.connection });
       open.push(bull);
       open.push(createToolWorker(registry, { connection: redis.connection, name, closeOnSigterm: false }));
-      const deadline = Date.now() + 800;
-      while ((await bull.getJobState("call_swept")) !== "completed" && Date.now() < deadline) await sleep(10);
+      const job = await bull.getJob("call_swept");
+      await job?.waitUntilFinished(events);
       expect(await bull.getJobState("call_swept")).toBe("completed");
       await admin.xtrim(`bull:${name}:events`, "MAXLEN", 0);
+      proxy.unblock();
       expect((await waiting.completed).forLLM).toBe("echo: swept");
       // A queue of that name that holds no callback for it: its handlers get it too, once.
       await until(() => observed.length === 1);
       await sleep(100);
       expect(observed.map((completion) => completion.result.forLLM)).toEqual(["echo: swept"]);
     } finally {
+      await Promise.all(open.splice(0).map((item) => item.close()));
+      await events.close();
       admin.disconnect();
+      await proxy.close();
     }
   });
 });
@@ -807,6 +812,7 @@ describe("the enqueuing process killed and restarted from its last checkpoint", 
         rmSync(dir, { recursive: true, force: true });
       }
     },
-    30_000,
+    // Three processes one after the other: seconds each on a loaded machine.
+    90_000,
   );
 });

@@ -1,5 +1,9 @@
 import { type ChildProcess, fork } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { mkdirSync, rmSync } from "node:fs";
+import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { buildSync } from "esbuild";
 
 const workerScript = fileURLToPath(new URL("./tool-worker-process.ts", import.meta.url));
 const conversationScript = fileURLToPath(new URL("./conversation-process.ts", import.meta.url));
@@ -38,6 +42,8 @@ export function spawnWorker(settings: {
   timeoutMs?: number;
   /** The worker's `closeGraceMs` (its default by default). */
   closeGraceMs?: number;
+  /** Its `block` and `gate` tools wait until this file exists (none: they do not wait). */
+  releaseFile?: string;
 }): WorkerProcess {
   return spawnScript(workerScript, {
     BLOCKS: settings.blocks === true ? "1" : "0",
@@ -49,6 +55,7 @@ export function spawnWorker(settings: {
     STALLED_MS: String(settings.stalledMs ?? 30_000),
     TIMEOUT_MS: settings.timeoutMs === undefined ? "" : String(settings.timeoutMs),
     CLOSE_GRACE_MS: settings.closeGraceMs === undefined ? "" : String(settings.closeGraceMs),
+    RELEASE_FILE: settings.releaseFile ?? "",
   });
 }
 
@@ -69,9 +76,38 @@ export function spawnConversation(settings: {
   });
 }
 
+const root = fileURLToPath(new URL("../..", import.meta.url));
+const bundles = new Map<string, string>();
+
+/**
+ * The script and what it imports from this repository as one JavaScript file, made once per test
+ * process (packages stay imports, resolved from the repository's node_modules): a child then starts
+ * without tsx compiling src/ (seconds per child on a loaded machine; several tests start a few).
+ */
+function bundled(script: string): string {
+  const done = bundles.get(script);
+  if (done !== undefined) return done;
+  const dir = join(root, ".tmp", "test-processes");
+  mkdirSync(dir, { recursive: true });
+  const outfile = join(dir, `${basename(script, ".ts")}-${process.pid}-${randomUUID().slice(0, 8)}.mjs`);
+  buildSync({
+    entryPoints: [script],
+    outfile,
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    packages: "external",
+    logLevel: "silent",
+  });
+  process.once("exit", () => rmSync(outfile, { force: true }));
+  bundles.set(script, outfile);
+  return outfile;
+}
+
 function spawnScript(script: string, env: Record<string, string>): WorkerProcess {
-  const child = fork(script, [], {
-    execArgv: ["--import", "tsx"],
+  const child = fork(bundled(script), [], {
+    execArgv: [],
     stdio: ["ignore", "ignore", "ignore", "ipc"],
     env: { ...process.env, ...env },
   });
@@ -93,7 +129,8 @@ function spawnScript(script: string, env: Record<string, string>): WorkerProcess
     child,
     messages,
     exited,
-    waitFor(predicate, timeoutMs = 20_000) {
+    // A safety net, generous: starting a process takes seconds on a loaded machine.
+    waitFor(predicate, timeoutMs = 60_000) {
       const found = messages.find(predicate);
       if (found !== undefined) return Promise.resolve(found);
       return new Promise((resolve, reject) => {
