@@ -55,13 +55,16 @@ export function jobIdFor(toolCallId: string): string {
 /**
  * What identifies a call besides its id, as one text: its tool, channel, chat id and arguments
  * (canonical JSON: object keys sorted, so a transcript saved and parsed again gives the same text).
- * Call ids are not unique everywhere (the text tool protocol's `text_1_0` comes again in the next
- * conversation; an MCP client's request ids restart), so a job is joined only by the same call.
- * Throws a RangeError for arguments nested too deeply to walk.
+ * The arguments are taken as JSON gives them back — as the job stores them — so that a key whose
+ * value is `undefined` (dropped by JSON) or a `Date` (a string there) compares equal to its stored
+ * form. Call ids are not unique everywhere (the text tool protocol's `text_1_0` comes again in the
+ * next conversation; an MCP client's request ids restart), so a job is joined only by the same call.
+ * Throws for arguments that are not JSON or are nested too deeply to walk.
  * @internal
  */
 export function callIdentity(data: Pick<ToolJobData, "toolName" | "channel" | "chatId" | "args">): string {
-  return canonicalJson([data.toolName, data.channel, data.chatId, data.args]);
+  const args: unknown = JSON.parse(JSON.stringify(data.args));
+  return canonicalJson([data.toolName, data.channel, data.chatId, args]);
 }
 
 /**

@@ -422,6 +422,18 @@ describe("call ids that repeat (the text tool protocol, MCP clients)", () => {
     expect(runs).toEqual(["a", "b"]);
   });
 
+  it("arguments with a key whose value is undefined (not stored by JSON): queued once, and joined when queued again", async () => {
+    const { queue, bull } = setup();
+    const args = { text: "u", note: undefined };
+    const first = call(queue, "echo", args, "call_undefined");
+    expect((await first.immediate).forLLM).toContain("(job call_undefined)");
+    expect((await first.completed).forLLM).toBe("echo: u");
+    const again = call(queue, "echo", args, "call_undefined");
+    expect((await again.immediate).forLLM).toContain("(job call_undefined)");
+    expect((await again.completed).forLLM).toBe("echo: u");
+    expect(await bull.getJobCounts("completed")).toEqual({ completed: 1 });
+  });
+
   it("completions() of a QueuedCall finds that very call's job; of a bare call id, the call id's own job", async () => {
     const { name, queue } = setup();
     const context = { channel: "web", chatId: "alice" };

@@ -54,6 +54,15 @@ describe("callIdentity / alternateJobId", () => {
     expect(callIdentity({ ...call, args: reordered })).toBe(callIdentity(call));
   });
 
+  it("takes the arguments as the job stores them (JSON): an undefined value is no key, a Date its text", () => {
+    const date = new Date(0);
+    expect(callIdentity({ ...call, args: { ...call.args, gone: undefined } })).toBe(callIdentity(call));
+    expect(callIdentity({ ...call, args: { when: date } })).toBe(
+      callIdentity({ ...call, args: { when: "1970-01-01T00:00:00.000Z" } }),
+    );
+    expect(() => callIdentity({ ...call, args: { big: 1n } })).toThrow(TypeError);
+  });
+
   it.each([
     ["other arguments", { args: { text: "b", n: { x: 1, y: [1, 2] } } }],
     ["another chat", { chatId: "mallory" }],
