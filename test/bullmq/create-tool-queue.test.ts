@@ -242,6 +242,18 @@ describe("queued(tool)", () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
+  it("arguments nested 5,000 deep (hostile): an invalid-arguments error result, no job, nothing thrown", async () => {
+    const { queue, bull } = setup({ worker: false });
+    let nested: unknown = "x";
+    for (let depth = 0; depth < 5_000; depth++) nested = { a: nested };
+    const answer = (await queue
+      .queued(tool("echo"))
+      .execute({ text: "deep", nested }, createToolContext({ toolCallId: "call_deep" }))) as ToolResult;
+    expect(answer.isError).toBe(true);
+    expect(answer.forLLM).toMatch(/^invalid arguments for tool "echo": /);
+    expect(await bull.getJob("call_deep")).toBeUndefined();
+  });
+
   it("a call without a tool call id (called directly) gets a job id of its own", async () => {
     const { queue } = setup();
     const seen = collect(queue);
