@@ -59,7 +59,8 @@ export interface ToolWorkerOptions {
    * signals and stops waiting for them: each such job goes back to the queue for another worker
    * (it counts as an attempt, as a crash would; after the last one the completion is
    * `tool "x" failed after N attempts: its worker closed while running it`). Below Kubernetes'
-   * default grace period of 30 s, so that a pod's jobs go back before it is killed.
+   * default grace period of 30 s, so that a pod's jobs go back before it is killed. `Infinity`
+   * waits for them for good (then an async tool that never reports holds the process).
    * @default 25000
    */
   closeGraceMs?: number | undefined;
@@ -134,7 +135,7 @@ export function createToolWorker(registry: ToolRegistry, options: ToolWorkerOpti
   const lockDuration = checkMilliseconds(where, "lockDurationMs", options.lockDurationMs, 30_000);
   const stalledInterval = checkMilliseconds(where, "stalledIntervalMs", options.stalledIntervalMs, 30_000);
   const timeoutMs = checkTimeout(where, "timeoutMs", options.timeoutMs);
-  const closeGraceMs = checkMilliseconds(where, "closeGraceMs", options.closeGraceMs, DEFAULT_CLOSE_GRACE_MS);
+  const closeGraceMs = checkTimeout(where, "closeGraceMs", options.closeGraceMs) ?? DEFAULT_CLOSE_GRACE_MS;
   const { closeOnSigterm: onSigterm = true } = options;
   if (typeof onSigterm !== "boolean") throw optionError(where, "closeOnSigterm", "a boolean", onSigterm);
   const logger = resolveLogger(options.logger, where);
@@ -183,7 +184,7 @@ export function createToolWorker(registry: ToolRegistry, options: ToolWorkerOpti
           const finished = new Promise<void>((resolve) => {
             idle = resolve;
           });
-          const graceOver = AbortSignal.timeout(closeGraceMs);
+          const graceOver = closeGraceMs === Number.POSITIVE_INFINITY ? undefined : AbortSignal.timeout(closeGraceMs);
           await raceAbort(finished, graceOver).catch(() => {});
           for (const abort of running) abort.abort(new WorkerClosed());
         }

@@ -163,11 +163,8 @@ describe("createToolWorker options", () => {
     ],
     [new ToolRegistry(), { connection: {}, stalledIntervalMs: -1 }, /stalledIntervalMs must be/],
     [new ToolRegistry(), { connection: {}, timeoutMs: 0 }, /timeoutMs must be/],
-    [
-      new ToolRegistry(),
-      { connection: {}, closeGraceMs: 0 },
-      /closeGraceMs must be an integer number of milliseconds > 0/,
-    ],
+    [new ToolRegistry(), { connection: {}, closeGraceMs: 0 }, /closeGraceMs must be a number of milliseconds > 0/],
+    [new ToolRegistry(), { connection: {}, closeGraceMs: 2 ** 31 }, /closeGraceMs must be .* ≤ 2147483647/],
     [new ToolRegistry(), { connection: {}, closeOnSigterm: "yes" }, /closeOnSigterm must be a boolean/],
     [new ToolRegistry(), { connection: {}, name: "a:b" }, /name must be a non-empty string without ':'/],
   ])("%#: a TypeError", (registry, options, message) => {
