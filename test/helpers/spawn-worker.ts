@@ -1,6 +1,6 @@
 import { type ChildProcess, fork } from "node:child_process";
-import { randomUUID } from "node:crypto";
-import { mkdirSync, rmSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildSync } from "esbuild";
@@ -80,29 +80,39 @@ const root = fileURLToPath(new URL("../..", import.meta.url));
 const bundles = new Map<string, string>();
 
 /**
- * The script and what it imports from this repository as one JavaScript file, made once per test
- * process (packages stay imports, resolved from the repository's node_modules): a child then starts
- * without tsx compiling src/ (seconds per child on a loaded machine; several tests start a few).
+ * The script and what it imports from this repository as one JavaScript file (packages stay
+ * imports, resolved from the repository's node_modules): a child then starts without tsx compiling
+ * src/ (seconds per child on a loaded machine; several tests start a few). Made once per test
+ * process, named by its content: test files running at once share it (written to a file of their
+ * own, then renamed), and a later run reuses it while the sources are unchanged.
  */
 function bundled(script: string): string {
   const done = bundles.get(script);
   if (done !== undefined) return done;
-  const dir = join(root, ".tmp", "test-processes");
-  mkdirSync(dir, { recursive: true });
-  const outfile = join(dir, `${basename(script, ".ts")}-${process.pid}-${randomUUID().slice(0, 8)}.mjs`);
-  buildSync({
+  const built = buildSync({
     entryPoints: [script],
-    outfile,
     bundle: true,
     platform: "node",
     format: "esm",
     target: "node20",
     packages: "external",
     logLevel: "silent",
+    write: false,
+    outdir: "out",
   });
-  process.once("exit", () => rmSync(outfile, { force: true }));
-  bundles.set(script, outfile);
-  return outfile;
+  const code = built.outputFiles[0]?.contents;
+  if (code === undefined) throw new Error(`esbuild made nothing of ${script}`);
+  const dir = join(root, ".tmp", "test-processes");
+  mkdirSync(dir, { recursive: true });
+  const hash = createHash("sha256").update(code).digest("hex").slice(0, 16);
+  const file = join(dir, `${basename(script, ".ts")}-${hash}.mjs`);
+  if (!existsSync(file)) {
+    const own = `${file}.${process.pid}.tmp`;
+    writeFileSync(own, code);
+    renameSync(own, file);
+  }
+  bundles.set(script, file);
+  return file;
 }
 
 function spawnScript(script: string, env: Record<string, string>): WorkerProcess {
