@@ -362,30 +362,40 @@ describe("close() with Redis gone", () => {
       const running = new Promise<void>((resolve) => {
         started = resolve;
       });
+      // The job runs until the test lets it finish: it is running while Redis goes and close() starts.
+      let release = () => {};
+      const released = new Promise<void>((resolve) => {
+        release = resolve;
+      });
       const registry = new ToolRegistry();
       registry.register({
         ...tool("slow"),
         execute: async (args) => {
           started();
-          await sleep(Number(args.ms));
+          await released;
           finished.push(String(args.text));
           return "done";
         },
       });
       const own = createToolWorker(registry, { connection, name, closeOnSigterm: false });
-      const queue = createToolQueue({ connection, name, enqueueTimeoutMs: 300 });
-      open.push(queue);
-      await queue
-        .queued(tool("slow"))
-        .execute({ ms: 600, text: "ran" }, createToolContext({ toolCallId: "call_gone" }));
-      await running;
+      const queue = createToolQueue({ connection, name });
+      try {
+        const answer = (await queue
+          .queued(tool("slow"))
+          .execute({ ms: 0, text: "ran" }, createToolContext({ toolCallId: "call_gone" }))) as ToolResult;
+        expect(answer.async).toBe(true);
+        await running;
+      } finally {
+        await queue.close();
+      }
       await gone.stop();
       // Without the bound, BullMQ's close waits for Redis for good (the test's timeout).
-      await own.close();
+      const closing = own.close();
+      release();
+      await closing;
       expect(finished).toEqual(["ran"]);
       // A connection still retrying would print "[ioredis] Unhandled error event" now (the suite fails on it).
       await sleep(300);
-      await queue.close();
     } finally {
       await gone.dispose();
     }
