@@ -52,11 +52,24 @@ function tool(name: string): Tool {
 
 /** A queue and a worker on a queue name of their own (tests do not see each other's jobs). */
 function setup(
-  options: { attempts?: number; registry?: ToolRegistry; worker?: boolean; name?: string; backoffMs?: number } = {},
+  options: {
+    attempts?: number;
+    registry?: ToolRegistry;
+    worker?: boolean;
+    name?: string;
+    backoffMs?: number;
+    enqueueTimeoutMs?: number;
+  } = {},
 ) {
   const name = options.name ?? `q${randomUUID().slice(0, 8)}`;
   const connection = redis.connection;
-  const queue = createToolQueue({ connection, name, attempts: options.attempts, backoffMs: options.backoffMs ?? 10 });
+  const queue = createToolQueue({
+    connection,
+    name,
+    attempts: options.attempts,
+    backoffMs: options.backoffMs ?? 10,
+    enqueueTimeoutMs: options.enqueueTimeoutMs,
+  });
   open.push(queue);
   const registry = options.registry ?? new ToolRegistry();
   for (const item of testTools()) if (!registry.has(item.name)) registry.register(item);
@@ -598,7 +611,8 @@ describe("delivery", () => {
   });
 
   it("completions() of 100,000 ids reads them a page at a time (the heap does not grow by hundreds of MB)", async () => {
-    const { queue } = setup();
+    // 100,000 reads take seconds on a loaded machine (more than the 10 s default there): not a failure here.
+    const { queue } = setup({ enqueueTimeoutMs: 60_000 });
     const { completed } = call(queue, "echo", { text: "found" }, "call_found_99999");
     const ids = Array.from({ length: 100_000 }, (_, index) => `call_found_${index}`);
     await completed;
@@ -614,7 +628,7 @@ describe("delivery", () => {
       clearInterval(sampling);
     }
     expect(peak - before).toBeLessThan(80_000_000);
-  });
+  }, 90_000);
 
   it("completions() of a sparse array is a TypeError at once (not a walk to its length)", async () => {
     const { queue } = setup({ worker: false });
