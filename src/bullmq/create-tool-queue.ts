@@ -564,18 +564,20 @@ class BullToolQueue implements ToolQueue {
         return jobId;
       }
     }
-    if (own === undefined && (await this.#addJob(call.jobId, call, callback))) return call.jobId;
+    if (own === undefined && (await this.#addJob(call.jobId, call, callback, attempt))) return call.jobId;
     // The call id's own job is another call's (also one added by another process since it was read).
     if (alternate !== undefined) return CONFLICT;
-    return (await this.#addJob(call.alternateId, call, callback)) ? call.alternateId : CONFLICT;
+    return (await this.#addJob(call.alternateId, call, callback, attempt)) ? call.alternateId : CONFLICT;
   }
 
   /** Joins a job of this call: `callback` gets its completion (at once when it is finished). */
-  async #join(jobId: string, existing: Job, callback: AsyncCallback | undefined): Promise<void> {
+  async #join(jobId: string, existing: Job | undefined, callback: AsyncCallback | undefined): Promise<void> {
     this.#wait(jobId, callback);
     // Read again after the callback is in place: a completion between the two reads is seen here.
     const job =
-      completionOf(existing) === undefined ? ((await this.#queue.getJob(jobId)) as Job | undefined) : existing;
+      existing === undefined || completionOf(existing) === undefined
+        ? ((await this.#queue.getJob(jobId)) as Job | undefined)
+        : existing;
     const completion = job === undefined ? undefined : completionOf(job);
     if (completion !== undefined) setImmediate(() => this.#settle(jobId, completion));
   }
@@ -584,8 +586,12 @@ class BullToolQueue implements ToolQueue {
    * Adds the call's job under `jobId`; `false` when a job of another call is there instead
    * (another process added it since it was read: BullMQ then keeps that one).
    */
-  async #addJob(jobId: string, call: Call, callback: AsyncCallback | undefined): Promise<boolean> {
-    this.#wait(jobId, callback);
+  async #addJob(
+    jobId: string,
+    call: Call,
+    callback: AsyncCallback | undefined,
+    attempt: { abandoned: boolean },
+  ): Promise<boolean> {
     const { attempts, backoffMs, keepFinishedMs } = this.#settings;
     const keep = { age: Math.max(1, Math.ceil(keepFinishedMs / 1000)) };
     await this.#queue.add(call.data.toolName, call.data, {
@@ -595,11 +601,14 @@ class BullToolQueue implements ToolQueue {
       removeOnComplete: keep,
       removeOnFail: keep,
     });
-    // Read again: the job BullMQ kept may be another process's (then it is not joined that way either).
+    // Read again: the job BullMQ kept may be another process's (then it is not joined that way
+    // either). The callback is set only now: the completion of another call's job under this id
+    // (that process's job finishing meanwhile) must never reach it; one of this call's own job
+    // that came meanwhile is seen by #join's second read.
     const added = (await this.#queue.getJob(jobId)) as Job | undefined;
-    if (added === undefined || sameCall(added, call.data.toolCallId, call.identity)) return true;
-    if (this.#callbacks.get(jobId) === callback) this.#wait(jobId, undefined);
-    return false;
+    if (added !== undefined && !sameCall(added, call.data.toolCallId, call.identity)) return false;
+    if (!attempt.abandoned) await this.#join(jobId, added, callback);
+    return true;
   }
 
   /** Runs the enqueues of one job id in this process one after the other: a later one sees the job of an earlier one. */
