@@ -13,7 +13,7 @@ import {
   quoteName,
 } from "../internal/describe.js";
 import { log, type ResolvedLogger, resolveLogger } from "../internal/logger.js";
-import { checkCount, isStringArray, optionError } from "../internal/options.js";
+import { checkCount, optionError } from "../internal/options.js";
 import { prepareTool, type RegisteredTool } from "../internal/registered-tool.js";
 import type { Logger } from "../logger.js";
 import type { AsyncCallback, AsyncTool, ParseArgumentsResult, Tool, ToolContext } from "../tool.js";
@@ -21,6 +21,8 @@ import { asyncResult, type ToolResult } from "../tool-result.js";
 import { checkConnection, dropConnections } from "./connection.js";
 import type { ToolCompletion } from "./tool-completion.js";
 import {
+  alternateJobId,
+  callIdentity,
   DEFAULT_QUEUE_NAME,
   decodeJobData,
   decodeReturn,
@@ -62,13 +64,34 @@ export interface ToolQueueOptions {
   logger?: Logger | undefined;
 }
 
+/**
+ * A queued call named by everything that identifies it, for {@link ToolQueue.completions}: from a
+ * checkpoint, `toolCallId` and `toolName` of a `pendingAsync` entry, `arguments` of the
+ * transcript's tool call of that id, and the conversation's channel and chat id.
+ */
+export interface QueuedCall {
+  /** The tool call id the call was queued under. */
+  toolCallId: string;
+  /** The tool's name. */
+  toolName: string;
+  /** The call's arguments, as the tool got them. */
+  arguments: Record<string, unknown>;
+  /** The conversation's channel. @default "" */
+  channel?: string | undefined;
+  /** The conversation's chat id. @default "" */
+  chatId?: string | undefined;
+}
+
 /** A BullMQ queue of tool calls, from {@link createToolQueue}. */
 export interface ToolQueue {
   /**
    * An async tool with the same name, description and schema (and `needsApproval`) as `tool`,
    * whose `execute` validates the arguments (invalid → error result, no job), adds a job whose id
    * is the tool call id, and returns an `asyncResult` at once; the result reaches the call's
-   * callback when a worker has run it. The same call id queued again joins the existing job.
+   * callback when a worker has run it. The same call queued again — the same call id, tool,
+   * arguments, channel and chat id — joins the existing job; a call that reuses a call id with
+   * other arguments (or in another chat) is another call: it gets a job of its own, whose id is
+   * the call id, `#` and a hash of the call.
    * @throws TypeError for a tool the registry could not hold
    */
   queued(tool: Tool): AsyncTool;
@@ -80,16 +103,47 @@ export interface ToolQueue {
   onCompletion(handler: (completion: ToolCompletion) => void | Promise<void>): () => void;
   /**
    * The completions of these calls that are already finished, read from Redis, in the order of
-   * `toolCallIds` (calls still running, unknown or expired are left out). Rejects when Redis
-   * cannot be read within `enqueueTimeoutMs`.
+   * `calls` (calls still running, unknown or expired are left out). A call is its tool call id —
+   * the job of that id — or, where call ids repeat (the text tool protocol, MCP clients), a
+   * {@link QueuedCall}: then only the job of that very call (same arguments, channel and chat id)
+   * answers. Rejects when Redis cannot be read within `enqueueTimeoutMs`.
    */
-  completions(toolCallIds: string[]): Promise<ToolCompletion[]>;
+  completions(calls: ReadonlyArray<string | QueuedCall>): Promise<ToolCompletion[]>;
   /**
    * Stops listening for completions and closes the queue's Redis connections; callbacks still
    * waiting get nothing. With Redis unreachable it drops the connections it made after
    * `enqueueTimeoutMs` instead of waiting for Redis.
    */
   close(): Promise<void>;
+}
+
+/** A call `completions()` looks up: a call id, or a call id with its identity (`undefined`: none can match). */
+type Lookup = string | { toolCallId: string; identity: string | undefined };
+
+/**
+ * Checks `completions()`' argument and makes each item a lookup. A hole of a sparse array is
+ * refused at once, not iterated to its length.
+ */
+function checkCalls(calls: unknown): Lookup[] {
+  const expected = "an array of tool call ids or QueuedCall objects";
+  if (!Array.isArray(calls)) throw optionError("completions", "calls", expected, calls);
+  const lookups: Lookup[] = [];
+  const bad = calls.findIndex((item: unknown) => {
+    if (typeof item === "string") {
+      lookups.push(item);
+      return false;
+    }
+    if (!isRecord(item)) return true;
+    const { toolCallId, toolName, arguments: args, channel = "", chatId = "" } = item;
+    if (typeof toolCallId !== "string" || typeof toolName !== "string" || !isPlainObject(args)) return true;
+    if (typeof channel !== "string" || typeof chatId !== "string") return true;
+    lookups.push({ toolCallId, identity: identityOf({ toolName, channel, chatId, args }) });
+    return false;
+  });
+  if (bad !== -1) {
+    throw optionError("completions", `calls[${bad}]`, "a tool call id or a QueuedCall object", calls[bad]);
+  }
+  return lookups;
 }
 
 const DEFAULTS = {
@@ -169,6 +223,20 @@ interface Settings {
 
 type Handler = (completion: ToolCompletion) => void | Promise<void>;
 
+/** One call being queued: its job data, identity and the two job ids it can take. */
+interface Call {
+  data: ToolJobData;
+  /** See {@link callIdentity}. */
+  identity: string;
+  /** The call id's own job id ({@link jobIdFor}). */
+  jobId: string;
+  /** The job id when the own one belongs to another call ({@link alternateJobId}). */
+  alternateId: string;
+}
+
+/** What `#add` returns when no job id is free for the call. */
+const CONFLICT = "";
+
 /** A finished job's completion; `undefined` while it has not finished (or it is not a tool job). */
 function completionOf(job: Job): ToolCompletion | undefined {
   if (!job.finishedOn) return undefined;
@@ -184,15 +252,28 @@ function completionOf(job: Job): ToolCompletion | undefined {
   return { toolCallId, toolName, result: failure(toolName, "tool_failed", `tool ${quoteName(toolName)} ${reason}`) };
 }
 
-/** Whether a stored job is this call's: the same tool, channel and chat id (another conversation's is not joined). */
-function sameCall(job: Job, data: ToolJobData): boolean {
+/**
+ * Whether a stored job is this call's: the same call id, tool, channel, chat id and arguments
+ * (`identity`, see {@link callIdentity}). Another conversation's job is never joined, nor one
+ * whose call id came again with other arguments.
+ */
+function sameCall(job: Job, toolCallId: string, identity: string): boolean {
   const stored = decodeJobData(job.data);
-  return (
-    typeof stored !== "string" &&
-    stored.toolName === data.toolName &&
-    stored.channel === data.channel &&
-    stored.chatId === data.chatId
-  );
+  if (typeof stored === "string" || stored.toolCallId !== toolCallId) return false;
+  try {
+    return callIdentity(stored) === identity;
+  } catch {
+    return false; // arguments too deep to compare: not this call's
+  }
+}
+
+/** A call's identity, or `undefined` when its arguments are nested too deeply to walk. */
+function identityOf(data: Pick<ToolJobData, "toolName" | "channel" | "chatId" | "args">): string | undefined {
+  try {
+    return callIdentity(data);
+  } catch {
+    return undefined;
+  }
 }
 
 class BullToolQueue implements ToolQueue {
@@ -407,16 +488,28 @@ class BullToolQueue implements ToolQueue {
       chatId: typeof context?.chatId === "string" ? context.chatId : "",
       metadata,
     };
-    const jobId = jobIdFor(toolCallId);
+    const identity = identityOf(data);
+    if (identity === undefined) {
+      return failure(toolName, "invalid_arguments", `invalid arguments for tool ${quoted}: they are nested too deeply`);
+    }
+    const call: Call = {
+      data,
+      identity,
+      jobId: jobIdFor(toolCallId),
+      alternateId: alternateJobId(toolCallId, identity),
+    };
     const timeoutMs = this.#settings.enqueueTimeoutMs;
-    let conflict: string | undefined;
+    let queuedAs: string;
     const attempt = { abandoned: false };
     try {
-      const adding = this.#oneAtATime(jobId, () => this.#add(jobId, data, callback, attempt));
-      conflict = await this.#withDeadline(adding, context?.signal, timeoutMs);
+      // One call id's enqueues one after the other, whichever of its two job ids each takes.
+      const adding = this.#oneAtATime(call.jobId, () => this.#add(call, callback, attempt));
+      queuedAs = await this.#withDeadline(adding, context?.signal, timeoutMs);
     } catch (error) {
       attempt.abandoned = true;
-      if (callback !== undefined && this.#callbacks.get(jobId) === callback) this.#wait(jobId, undefined);
+      for (const id of [call.jobId, call.alternateId]) {
+        if (callback !== undefined && this.#callbacks.get(id) === callback) this.#wait(id, undefined);
+      }
       const reason =
         error instanceof Timeout
           ? `Redis did not answer within ${timeoutMs} ms`
@@ -425,8 +518,11 @@ class BullToolQueue implements ToolQueue {
             : `Redis refused or could not be reached: ${errorMessage(error)}`;
       return failure(toolName, "tool_failed", `tool ${quoted} could not be queued: ${reason}`, error);
     }
-    if (conflict !== undefined) return failure(toolName, "tool_failed", `tool ${quoted} was not queued: ${conflict}`);
-    return asyncResult(`tool ${quoted} is queued (job ${jobId}); its result will follow when a worker has run it`);
+    if (queuedAs === CONFLICT) {
+      const conflict = `the tool call id ${quoteName(toolCallId)} belongs to another call's job`;
+      return failure(toolName, "tool_failed", `tool ${quoted} was not queued: ${conflict}`);
+    }
+    return asyncResult(`tool ${quoted} is queued (job ${queuedAs}); its result will follow when a worker has run it`);
   }
 
   /** `work`, or a rejection: `Timeout` after `timeoutMs`, the signal's reason once it aborts. */
@@ -440,49 +536,79 @@ class BullToolQueue implements ToolQueue {
   }
 
   /**
-   * Adds the job, or joins the one already there for this call id (a resumed loop queues its
-   * calls again): then the latest callback gets the completion, at once when it is finished.
-   * Returns why the call cannot join, when the existing job is another conversation's. Once the
-   * call was answered without it (`attempt.abandoned`: timed out or aborted while Redis was slow or
-   * away), it adds nothing and sets no callback when Redis comes back.
+   * Adds the job, or joins the one already there for this call (a resumed loop queues its calls
+   * again): then the latest callback gets the completion, at once when it is finished. The call
+   * takes its call id's own job id while that is free, else (another call's job has it: the call
+   * id came again with other arguments, or from another chat) its alternate id. Returns the job id
+   * it was queued under, or `CONFLICT` when a job that is not this call's holds that too (only a
+   * job not made by this queue can). Once the call was answered without it (`attempt.abandoned`:
+   * timed out or aborted while Redis was slow or away), it adds nothing and sets no callback when
+   * Redis comes back.
    */
-  async #add(
+  async #add(call: Call, callback: AsyncCallback | undefined, attempt: { abandoned: boolean }): Promise<string> {
+    await this.#listening;
+    if (attempt.abandoned) return CONFLICT;
+    const queue = this.#queue;
+    // Both at once: a resumed call whose own id's job expired may still have its alternate one.
+    const [own, alternate] = (await Promise.all([queue.getJob(call.jobId), queue.getJob(call.alternateId)])) as Array<
+      Job | undefined
+    >;
+    if (attempt.abandoned) return CONFLICT;
+    const { toolCallId } = call.data;
+    for (const [jobId, job] of [
+      [call.jobId, own],
+      [call.alternateId, alternate],
+    ] as const) {
+      if (job !== undefined && sameCall(job, toolCallId, call.identity)) {
+        await this.#join(jobId, job, callback);
+        return jobId;
+      }
+    }
+    if (own === undefined && (await this.#addJob(call.jobId, call, callback, attempt))) return call.jobId;
+    // The call id's own job is another call's (also one added by another process since it was read).
+    if (alternate !== undefined) return CONFLICT;
+    return (await this.#addJob(call.alternateId, call, callback, attempt)) ? call.alternateId : CONFLICT;
+  }
+
+  /** Joins a job of this call: `callback` gets its completion (at once when it is finished). */
+  async #join(jobId: string, existing: Job | undefined, callback: AsyncCallback | undefined): Promise<void> {
+    this.#wait(jobId, callback);
+    // Read again after the callback is in place: a completion between the two reads is seen here.
+    const job =
+      existing === undefined || completionOf(existing) === undefined
+        ? ((await this.#queue.getJob(jobId)) as Job | undefined)
+        : existing;
+    const completion = job === undefined ? undefined : completionOf(job);
+    if (completion !== undefined) setImmediate(() => this.#settle(jobId, completion));
+  }
+
+  /**
+   * Adds the call's job under `jobId`; `false` when a job of another call is there instead
+   * (another process added it since it was read: BullMQ then keeps that one).
+   */
+  async #addJob(
     jobId: string,
-    data: ToolJobData,
+    call: Call,
     callback: AsyncCallback | undefined,
     attempt: { abandoned: boolean },
-  ): Promise<string | undefined> {
-    await this.#listening;
-    if (attempt.abandoned) return undefined;
-    const queue = this.#queue;
-    const existing = (await queue.getJob(jobId)) as Job | undefined;
-    if (attempt.abandoned) return undefined;
-    const conflict = `the tool call id ${quoteName(data.toolCallId)} belongs to another call's job`;
-    if (existing !== undefined) {
-      if (!sameCall(existing, data)) return conflict;
-      this.#wait(jobId, callback);
-      // Read again after the callback is in place: a completion between the two reads is seen here.
-      const job = completionOf(existing) === undefined ? ((await queue.getJob(jobId)) as Job | undefined) : existing;
-      const completion = job === undefined ? undefined : completionOf(job);
-      if (completion !== undefined) setImmediate(() => this.#settle(jobId, completion));
-      return undefined;
-    }
-    this.#wait(jobId, callback);
+  ): Promise<boolean> {
     const { attempts, backoffMs, keepFinishedMs } = this.#settings;
     const keep = { age: Math.max(1, Math.ceil(keepFinishedMs / 1000)) };
-    await queue.add(data.toolName, data, {
+    await this.#queue.add(call.data.toolName, call.data, {
       jobId,
       attempts,
       backoff: { type: "fixed", delay: backoffMs },
       removeOnComplete: keep,
       removeOnFail: keep,
     });
-    // Another process may have added a job of this id since it was read (BullMQ then keeps that
-    // one): read it again, so that another conversation's job is not joined that way either.
-    const added = (await queue.getJob(jobId)) as Job | undefined;
-    if (added === undefined || sameCall(added, data)) return undefined;
-    if (this.#callbacks.get(jobId) === callback) this.#wait(jobId, undefined);
-    return conflict;
+    // Read again: the job BullMQ kept may be another process's (then it is not joined that way
+    // either). The callback is set only now: the completion of another call's job under this id
+    // (that process's job finishing meanwhile) must never reach it; one of this call's own job
+    // that came meanwhile is seen by #join's second read.
+    const added = (await this.#queue.getJob(jobId)) as Job | undefined;
+    if (added !== undefined && !sameCall(added, call.data.toolCallId, call.identity)) return false;
+    if (!attempt.abandoned) await this.#join(jobId, added, callback);
+    return true;
   }
 
   /** Runs the enqueues of one job id in this process one after the other: a later one sees the job of an earlier one. */
@@ -526,13 +652,11 @@ class BullToolQueue implements ToolQueue {
     };
   }
 
-  async completions(toolCallIds: string[]): Promise<ToolCompletion[]> {
-    // A hole of a sparse array is refused at once, not iterated to its length.
-    if (!isStringArray(toolCallIds))
-      throw optionError("completions", "toolCallIds", "an array of strings", toolCallIds);
+  async completions(calls: ReadonlyArray<string | QueuedCall>): Promise<ToolCompletion[]> {
+    const lookups = checkCalls(calls);
     const timeoutMs = this.#settings.enqueueTimeoutMs;
     const read = { abandoned: false };
-    const reading = this.#readCompletions(toolCallIds, read);
+    const reading = this.#readCompletions(lookups, read);
     return this.#withDeadline(reading, undefined, timeoutMs).catch((error: unknown) => {
       read.abandoned = true;
       const reason = error instanceof Timeout ? `Redis did not answer within ${timeoutMs} ms` : errorMessage(error);
@@ -541,17 +665,29 @@ class BullToolQueue implements ToolQueue {
   }
 
   /** Reads the jobs of these calls `COMPLETIONS_PAGE` at a time (not all at once: memory), keeping the finished. */
-  async #readCompletions(toolCallIds: string[], read: { abandoned: boolean }): Promise<ToolCompletion[]> {
+  async #readCompletions(lookups: Lookup[], read: { abandoned: boolean }): Promise<ToolCompletion[]> {
     const found: ToolCompletion[] = [];
-    for (let start = 0; start < toolCallIds.length && !read.abandoned; start += COMPLETIONS_PAGE) {
-      const page = toolCallIds.slice(start, start + COMPLETIONS_PAGE);
-      const jobs = await Promise.all(page.map((id) => this.#queue.getJob(jobIdFor(id))));
+    for (let start = 0; start < lookups.length && !read.abandoned; start += COMPLETIONS_PAGE) {
+      const page = lookups.slice(start, start + COMPLETIONS_PAGE);
+      const jobs = await Promise.all(page.map((lookup) => this.#findJob(lookup)));
       for (const job of jobs) {
-        const completion = job === undefined ? undefined : completionOf(job as Job);
+        const completion = job === undefined ? undefined : completionOf(job);
         if (completion !== undefined) found.push(completion);
       }
     }
     return found;
+  }
+
+  /** The job of a looked-up call: by call id, or the one of its two job ids that holds this very call. */
+  async #findJob(lookup: Lookup): Promise<Job | undefined> {
+    if (typeof lookup === "string") return (await this.#queue.getJob(jobIdFor(lookup))) as Job | undefined;
+    const { toolCallId, identity } = lookup;
+    if (identity === undefined) return undefined;
+    const jobs = (await Promise.all([
+      this.#queue.getJob(jobIdFor(toolCallId)),
+      this.#queue.getJob(alternateJobId(toolCallId, identity)),
+    ])) as Array<Job | undefined>;
+    return jobs.find((job) => job !== undefined && sameCall(job, toolCallId, identity));
   }
 
   close(): Promise<void> {

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { isPlainObject, isRecord } from "../internal/describe.js";
+import { canonicalJson } from "../internal/json-schema-validator.js";
 import { ToolResult } from "../tool-result.js";
 
 /** The queue name when none is given. */
@@ -49,6 +50,31 @@ const KEY_NAME = /^[a-z-]*$/;
 export function jobIdFor(toolCallId: string): string {
   if (PLAIN_ID.test(toolCallId) && !INTEGER.test(toolCallId) && !KEY_NAME.test(toolCallId)) return toolCallId;
   return `#${createHash("sha256").update(toolCallId).digest("hex")}`;
+}
+
+/**
+ * What identifies a call besides its id, as one text: its tool, channel, chat id and arguments
+ * (canonical JSON: object keys sorted, so a transcript saved and parsed again gives the same text).
+ * The arguments are taken as JSON gives them back — as the job stores them — so that a key whose
+ * value is `undefined` (dropped by JSON) or a `Date` (a string there) compares equal to its stored
+ * form. Call ids are not unique everywhere (the text tool protocol's `text_1_0` comes again in the
+ * next conversation; an MCP client's request ids restart), so a job is joined only by the same call.
+ * Throws for arguments that are not JSON or are nested too deeply to walk.
+ * @internal
+ */
+export function callIdentity(data: Pick<ToolJobData, "toolName" | "channel" | "chatId" | "args">): string {
+  const args: unknown = JSON.parse(JSON.stringify(data.args));
+  return canonicalJson([data.toolName, data.channel, data.chatId, args]);
+}
+
+/**
+ * The job id of a call whose call id's own job ({@link jobIdFor}) belongs to another call: that
+ * id, `#` and the first 32 hex digits of the SHA-256 of the call's identity ({@link callIdentity}).
+ * No id of `jobIdFor` has a `#` after its first character, so no call id can name this job.
+ * @internal
+ */
+export function alternateJobId(toolCallId: string, identity: string): string {
+  return `${jobIdFor(toolCallId)}#${createHash("sha256").update(identity).digest("hex").slice(0, 32)}`;
 }
 
 /** The return value a worker stores for a result (`err` and `metadata` are not kept). @internal */

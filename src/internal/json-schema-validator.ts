@@ -350,7 +350,8 @@ function dialectOf(schema: Record<string, unknown>): Dialect {
 // with `allErrors`). The keyword is replaced by one pass that keys each item by a canonical JSON
 // text (object keys sorted, as JSON Schema equality ignores their order).
 
-function canonicalJson(value: unknown): string {
+/** JSON text with object keys sorted: equal for equal JSON values, whatever their key order. @internal */
+export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
   if (typeof value === "object" && value !== null) {
     const record = value as Record<string, unknown>;
