@@ -1,0 +1,77 @@
+import type { RE2JS } from "re2js";
+
+// re2js matches (when it can) with a lazily built DFA: each state a set of program positions and a
+// table with one entry per class of characters the pattern tells apart, built as the text needs
+// them and kept in the compiled pattern, up to 8 MB (its own estimate of bytes). When the states
+// a text needs do not fit, it clears them all and goes on building (a "reset"), so such a pattern
+// costs the building of a state per character. These helpers read and bound that DFA through the
+// fields re2js's types declare public (`re2Input`, `lazyDFA`, `dfa`, `numClasses`, `stateBudget`,
+// `memBudget`, `failed`, `clearCache`). Should a later re2js lay it out otherwise, they do nothing,
+// and what bounds a search's time (its budget) and the engine's linearity still hold.
+
+/** The parts of re2js's DFA read here. */
+interface Dfa {
+  numClasses: number;
+  stateBudget: number;
+  memBudget: number;
+  failed: boolean;
+  clearCache(): void;
+}
+
+/** re2js's estimate of the bytes of one DFA state without its table (`DFA.STATE_OVERHEAD` + `TABLE_OVERHEAD`). */
+const STATE_BYTES = 200;
+/** Bytes per element of a state's list of positions or of its table (`DFA.ELEMENT_SIZE`). */
+const ELEMENT_BYTES = 8;
+
+function isDfa(value: unknown): value is Dfa {
+  if (typeof value !== "object" || value === null) return false;
+  const dfa = value as Partial<Record<keyof Dfa, unknown>>;
+  return (
+    typeof dfa.numClasses === "number" &&
+    typeof dfa.stateBudget === "number" &&
+    typeof dfa.memBudget === "number" &&
+    typeof dfa.failed === "boolean" &&
+    typeof dfa.clearCache === "function"
+  );
+}
+
+/** The pattern's DFA; made now (it is made on the first match anyway) when `make`, else only if it exists. */
+function dfaOf(regex: RE2JS, make: boolean): Dfa | undefined {
+  const engine = (regex as { re2Input?: { lazyDFA?: unknown; dfa?: unknown } }).re2Input;
+  if (engine === undefined || engine === null) return undefined;
+  const dfa = make ? engine.dfa : engine.lazyDFA;
+  return isDfa(dfa) ? dfa : undefined;
+}
+
+/** Bytes the DFA of `regex` holds now (0 when it has none). */
+export function dfaBytes(regex: RE2JS): number {
+  const dfa = dfaOf(regex, false);
+  return dfa === undefined ? 0 : dfa.stateBudget - dfa.memBudget;
+}
+
+/** After a match: clears the DFA of `regex` when it holds more than `keepBytes`, so that a kept pattern keeps at most that much. */
+export function trimDfa(regex: RE2JS, keepBytes: number): void {
+  const dfa = dfaOf(regex, false);
+  if (dfa !== undefined && dfa.stateBudget - dfa.memBudget > keepBytes) dfa.clearCache();
+}
+
+/**
+ * Prepares `regex` (not yet used) to search about `chars` characters: when its DFA's states would
+ * not fit in `maxBytes` — `states` of them, each with a table of the pattern's character classes
+ * (`\p{L}` case-insensitively makes over 1,300: 11 KB a state) — the DFA is switched off and re2js
+ * simulates the program instead (its size in steps per character, linear), rather than building a
+ * state for every character; otherwise the DFA may hold at most `maxBytes`.
+ * @returns `true` when the DFA stays on (about one step per character)
+ */
+export function fitDfa(regex: RE2JS, states: number, positions: number, maxBytes: number): boolean {
+  const dfa = dfaOf(regex, true);
+  if (dfa === undefined) return false;
+  const bytes = states * (STATE_BYTES + ELEMENT_BYTES * (dfa.numClasses + 1 + positions));
+  if (bytes > maxBytes / 2) {
+    dfa.failed = true;
+    return false;
+  }
+  dfa.stateBudget = maxBytes;
+  dfa.memBudget = maxBytes;
+  return true;
+}
