@@ -6,7 +6,7 @@ import type { RE2JS } from "re2js";
 import type { ParseArgumentsResult } from "../tool.js";
 import { boundText, cutName, isRecord, jsonText, MAX_VALIDATION_MESSAGE_CHARS } from "./describe.js";
 import { unescapePointerSegment } from "./json-pointer.js";
-import { trimDfa } from "./re2-dfa.js";
+import { limitDfa, trimDfa } from "./re2-dfa.js";
 import {
   addCost,
   analyseSchema,
@@ -262,17 +262,19 @@ export interface LinearRegExp {
 const compiledPatterns = new Map<string, LinearRegExp>();
 const MAX_CACHED_PATTERNS = 500;
 /**
- * Most bytes of DFA a compiled schema pattern keeps between matches: re2js's DFA grows with the
- * text matched, up to 8 MB a pattern, and the model chooses that text.
+ * Most bytes of DFA a schema pattern may build while it matches (re2js's default, 8 MB, made a
+ * pattern whose states do not fit cost ~300 ms a match), and keeps between matches: the DFA grows
+ * with the text matched, and the model chooses that text.
  */
+const DFA_BYTES = 256 * 1024;
 const KEPT_DFA_BYTES = 64 * 1024;
 
 /**
  * Ajv's `code.regExp` engine: compiles a schema pattern for re2js, so that matching takes time
  * linear in the input whatever the pattern. Throws (at registration) for a pattern that is not a
  * valid JS regular expression or that RE2 cannot run, naming the pattern and saying why. The flag
- * `i` makes it case-insensitive; other flags only shape the JS check. Cached (500 patterns), each
- * keeping at most 64 KB of DFA between matches.
+ * `i` makes it case-insensitive; other flags only shape the JS check. Cached (500 patterns); each
+ * builds at most 256 KB of DFA while it matches and keeps at most 64 KB between matches.
  */
 export function linearRegExp(pattern: string, flags: string): LinearRegExp {
   // Ajv dedupes compiled patterns by `toString()`: it must name the pattern (and it is never the
@@ -281,8 +283,12 @@ export function linearRegExp(pattern: string, flags: string): LinearRegExp {
   let compiled = compiledPatterns.get(key);
   if (compiled !== undefined) return compiled;
   const re2 = compileLinearPattern(pattern, flags);
+  let used = false;
   compiled = {
     test: (text) => {
+      // On first use (most patterns are compiled at registration and many never run).
+      if (!used) limitDfa(re2, DFA_BYTES);
+      used = true;
       const matched = re2.test(text);
       trimDfa(re2, KEPT_DFA_BYTES);
       return matched;

@@ -56,6 +56,18 @@ export function trimDfa(regex: RE2JS, keepBytes: number): void {
 }
 
 /**
+ * Makes the DFA of `regex` (not yet used: the DFA is made now) hold at most `maxBytes`: the cost of
+ * a pattern that thrashes is about the building of `maxBytes` of states, twice, per match (re2js
+ * then gives up on the DFA for that match and simulates the program).
+ */
+export function limitDfa(regex: RE2JS, maxBytes: number): void {
+  const dfa = dfaOf(regex, true);
+  if (dfa === undefined || dfa.stateBudget !== dfa.memBudget) return;
+  dfa.stateBudget = maxBytes;
+  dfa.memBudget = maxBytes;
+}
+
+/**
  * Prepares `regex` (not yet used) to search about `chars` characters: when its DFA's states would
  * not fit in `maxBytes` — `states` of them, each with a table of the pattern's character classes
  * (`\p{L}` case-insensitively makes over 1,300: 11 KB a state) — the DFA is switched off and re2js
@@ -71,7 +83,6 @@ export function fitDfa(regex: RE2JS, states: number, positions: number, maxBytes
     dfa.failed = true;
     return false;
   }
-  dfa.stateBudget = maxBytes;
-  dfa.memBudget = maxBytes;
+  limitDfa(regex, maxBytes);
   return true;
 }
