@@ -2,28 +2,7 @@ import { describe, expect, it } from "vitest";
 import { compileLinearPattern, linearRegExp } from "../../src/internal/json-schema-validator.js";
 import { dfaBytes, fitDfa, limitDfa, trimDfa } from "../../src/internal/re2-dfa.js";
 import { retainedBytes } from "../helpers/heap.js";
-
-/**
- * `length` pseudo-random letters (a third of them vowels, the rest from several scripts) after a `#`
- * (re2js skips a text without the `#` the patterns below need): for a pattern that thrashes, a new
- * DFA state at almost every character.
- */
-function letters(length: number, seed = 1): string {
-  const others = "bcdfghjklmnpqrstvwxyzBCDFGHJKLMNPQRSTVWXYZβγδζθλμξπρστφχψωбвгджзклмнпрстфхцчшщ";
-  let state = seed;
-  const random = (below: number) => {
-    state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
-    return state % below;
-  };
-  let text = "#";
-  while (text.length <= length)
-    text += random(3) === 0 ? ("aeiou"[random(5)] as string) : others[random(others.length)];
-  return text;
-}
-
-// `\p{L}` case-insensitively: over 1,300 classes of characters, so each DFA state has an 11 KB
-// table; `.{10}` keeps 2^11 sets of positions in play. The DFA needs ~25 MB and keeps resetting.
-const THRASHING = "[aeiou].{10}\\p{L}#";
+import { thrashingText as letters, THRASHING_PATTERN as THRASHING } from "../helpers/thrashing-text.js";
 
 describe("fitDfa", () => {
   it("keeps the DFA for a pattern whose states fit, within the given bytes", () => {
