@@ -44,6 +44,27 @@ interface Settings {
   maxSearchMs: number;
 }
 
+/** Promotes a search's matches (when bound to a run or session) and lists them for the model. */
+function promoted(matches: readonly ToolSearchResult[], ttl: number, promote: Promote | undefined): ToolResult {
+  const found = matches.length === 1 ? "1 tool" : `${matches.length} tools`;
+  const list = formatMatches(matches, MAX_SHOWN_DESCRIPTION_CHARS);
+  // Promotions belong to the run (or MCP session) that searched: a call outside one promotes
+  // nothing, so that no search ever offers a tool to another conversation.
+  if (
+    promote === undefined ||
+    promote(
+      matches.map(({ name }) => name),
+      ttl,
+    ) === 0
+  ) {
+    return silentResult(
+      `Found ${found} (not callable here: only a tool loop run or an MCP session offers them):\n${list}`,
+    );
+  }
+  const calls = ttl === 1 ? "model call" : `${ttl} model calls`;
+  return silentResult(`Found ${found}, callable directly for the next ${calls}:\n${list}`);
+}
+
 /** One discovery tool: validates the query, searches, promotes the matches (when bound to a run) and lists them. */
 function searchTool(
   registry: ToolRegistry,
@@ -95,23 +116,7 @@ function searchTool(
       return errorResult(`${errorMessage(error).replace(/^search(?:Regex|BM25): /, "")}; fix it and search again`);
     }
     if (matches.length === 0) return silentResult(`No hidden tools match ${argument} ${JSON.stringify(query)}.`);
-    const found = matches.length === 1 ? "1 tool" : `${matches.length} tools`;
-    const list = formatMatches(matches, MAX_SHOWN_DESCRIPTION_CHARS);
-    // Promotions belong to the run (or MCP session) that searched: a call outside one promotes
-    // nothing, so that no search ever offers a tool to another conversation.
-    if (
-      promote === undefined ||
-      promote(
-        matches.map(({ name }) => name),
-        ttl,
-      ) === 0
-    ) {
-      return silentResult(
-        `Found ${found} (not callable here: only a tool loop run or an MCP session offers them):\n${list}`,
-      );
-    }
-    const calls = ttl === 1 ? "model call" : `${ttl} model calls`;
-    return silentResult(`Found ${found}, callable directly for the next ${calls}:\n${list}`);
+    return promoted(matches, ttl, promote);
   };
   const bound = (promote: Promote | undefined): Tool =>
     Object.freeze({
@@ -133,8 +138,11 @@ function searchTool(
  * in those calls (never in the turn of the search: the model has not seen them yet). Other runs of
  * the registry, and its other MCP sessions, never see them. Called outside a run or session
  * (`registry.execute`), a search lists its matches and promotes nothing. An invalid pattern or an
- * empty query is an error result the model reads. Register them with `register` (they are never
- * hidden).
+ * empty query is an error result the model reads. A search runs in slices that yield to the event
+ * loop (the BM25 index of hidden tools added since the last search is built that way too) and stops
+ * when the call is aborted; a regex search that took more than `maxSearchMs` of matching is an
+ * error result telling the model to use a simpler pattern. Register them with `register` (they are
+ * never hidden).
  * @throws TypeError when `registry` has no `searchRegex`/`searchBM25`, or for options that are not
  * integers > 0
  * @example

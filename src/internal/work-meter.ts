@@ -31,7 +31,9 @@ export class WorkMeter {
   readonly #now: () => number;
   /** Milliseconds of the slices before this one. */
   #before = 0;
+  /** When this slice started, and how long it had lasted at its last tick. */
   #start: number;
+  #last = 0;
   #units = 0;
 
   constructor(budget: WorkBudget) {
@@ -49,8 +51,6 @@ export class WorkMeter {
   get exhausted(): boolean {
     return this.spent > this.#budget.maxMs;
   }
-
-  #last = 0;
 
   /** Counts one unit of work done: `true` when the slice is over (or the budget spent). */
   tick(): boolean {
