@@ -5,9 +5,10 @@ import type { RE2JS } from "re2js";
 // them and kept in the compiled pattern, up to 8 MB (its own estimate of bytes). When the states
 // a text needs do not fit, it clears them all and goes on building (a "reset"), so such a pattern
 // costs the building of a state per character. These helpers read and bound that DFA through the
-// fields re2js's types declare public (`re2Input`, `lazyDFA`, `dfa`, `numClasses`, `stateBudget`,
-// `memBudget`, `failed`, `clearCache`). Should a later re2js lay it out otherwise, they do nothing,
-// and what bounds a search's time (its budget) and the engine's linearity still hold.
+// fields re2js's types declare public (`re2Input`, `onepass`, `prefixComplete`, `lazyDFA`, `dfa`,
+// `numClasses`, `stateBudget`, `memBudget`, `failed`, `clearCache`). Should a later re2js lay it
+// out otherwise, they bound nothing (and `fitDfa` counts every pattern at its program's size per
+// character); what bounds a search's time (its budget) and the engine's linearity still hold.
 
 /** The parts of re2js's DFA read here. */
 interface Dfa {
@@ -35,11 +36,35 @@ function isDfa(value: unknown): value is Dfa {
   );
 }
 
-/** The pattern's DFA; made now (it is made on the first match anyway) when `make`, else only if it exists. */
+/** The parts of re2js's compiled program read here. */
+interface Engine {
+  lazyDFA?: unknown;
+  dfa?: unknown;
+  onepass?: unknown;
+  prefixComplete?: unknown;
+}
+
+function engineOf(regex: RE2JS): Engine | undefined {
+  const engine = (regex as { re2Input?: Engine | null }).re2Input;
+  return typeof engine === "object" && engine !== null ? engine : undefined;
+}
+
+/**
+ * `true` when re2js matches `regex` without a DFA, at about one step per character: a literal
+ * (searched as such), or an anchored pattern it runs in one pass.
+ */
+function needsNoDfa(regex: RE2JS): boolean {
+  const engine = engineOf(regex);
+  return (
+    engine !== undefined &&
+    ((engine.onepass !== null && engine.onepass !== undefined) || engine.prefixComplete === true)
+  );
+}
+
+/** The pattern's DFA; made now when `make` (it is made on the first match anyway), else only if it exists. */
 function dfaOf(regex: RE2JS, make: boolean): Dfa | undefined {
-  const engine = (regex as { re2Input?: { lazyDFA?: unknown; dfa?: unknown } }).re2Input;
-  if (engine === undefined || engine === null) return undefined;
-  const dfa = make ? engine.dfa : engine.lazyDFA;
+  const engine = engineOf(regex);
+  const dfa = make ? engine?.dfa : engine?.lazyDFA;
   return isDfa(dfa) ? dfa : undefined;
 }
 
@@ -61,6 +86,7 @@ export function trimDfa(regex: RE2JS, keepBytes: number): void {
  * then gives up on the DFA for that match and simulates the program).
  */
 export function limitDfa(regex: RE2JS, maxBytes: number): void {
+  if (needsNoDfa(regex)) return;
   const dfa = dfaOf(regex, true);
   if (dfa === undefined || dfa.stateBudget !== dfa.memBudget) return;
   dfa.stateBudget = maxBytes;
@@ -73,9 +99,11 @@ export function limitDfa(regex: RE2JS, maxBytes: number): void {
  * (`\p{L}` case-insensitively makes over 1,300: 11 KB a state) — the DFA is switched off and re2js
  * simulates the program instead (its size in steps per character, linear), rather than building a
  * state for every character; otherwise the DFA may hold at most `maxBytes`.
- * @returns `true` when the DFA stays on (about one step per character)
+ * @returns `true` when matching costs about one step per character (the DFA stays on, or the
+ * pattern needs none)
  */
 export function fitDfa(regex: RE2JS, states: number, positions: number, maxBytes: number): boolean {
+  if (needsNoDfa(regex)) return true;
   const dfa = dfaOf(regex, true);
   if (dfa === undefined) return false;
   const bytes = states * (STATE_BYTES + ELEMENT_BYTES * (dfa.numClasses + 1 + positions));

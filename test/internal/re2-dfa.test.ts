@@ -21,6 +21,19 @@ describe("fitDfa", () => {
     expect(dfaBytes(regex)).toBe(0);
   });
 
+  it("leaves alone a pattern re2js matches without a DFA (a literal, a one-pass anchored pattern): one step per character", () => {
+    for (const [pattern, flags] of [
+      ["123", "iu"],
+      ["^mcp_.*$", "iu"],
+    ]) {
+      const regex = compileLinearPattern(pattern as string, flags as string);
+      expect(fitDfa(regex, 2 ** 40, 10, 1_000)).toBe(true);
+      limitDfa(regex, 1_000);
+      expect(regex.test("mcp_x 123")).toBe(true);
+      expect(dfaBytes(regex)).toBe(0);
+    }
+  });
+
   it("also for few classes but too many states", () => {
     const regex = compileLinearPattern("a.{40}b", "iu");
     expect(fitDfa(regex, 2 ** 41, 44, 2 * 1024 * 1024)).toBe(false);
