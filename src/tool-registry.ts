@@ -159,10 +159,7 @@ export class ToolRegistry {
   /** Lower-cased names a registration must have to be kept; `null`: every name. */
   #allowlist: ReadonlySet<string> | null = null;
   /** Searches of the hidden tools (the BM25 index kept as they come and go). */
-  readonly #search = new HiddenToolSearch(
-    () => this.#hidden.version,
-    () => this.#hiddenDocuments(),
-  );
+  readonly #search = new HiddenToolSearch(this.#hidden, this.#tools);
   // Kept as tools come and go, so that a loop without loop-breaking tools checks an empty set once per turn.
   readonly #loopBreaking = new Set<string>();
   // Likewise for needsApproval, so that a loop without such tools looks none up per call.
@@ -435,11 +432,10 @@ export class ToolRegistry {
    * The hidden tools (promoted or not) whose name or description `pattern` matches, case-insensitively:
    * name matches first, then by name; at most `max`. The pattern runs on the linear-time engine of
    * schema patterns (RE2 syntax as JavaScript understands it: no backreferences or lookaround), so a
-   * model-written pattern cannot hang the process; a pattern too costly for the hidden tools is
-   * refused, and a search is stopped after 500 ms of matching (the discovery tools search in slices
-   * that yield to the event loop).
+   * model-written pattern cannot hang the process; one too costly is refused, and a search stops
+   * after 500 ms of matching (the discovery tools' searches run in slices that yield).
    * @throws TypeError for an invalid pattern (saying why), one over 1,000 characters, one too
-   * costly or that took too long, or a `max` that is not an integer ≥ 0
+   * costly or too slow, or a `max` that is not an integer ≥ 0
    */
   searchRegex(pattern: string, max: number): ToolSearchResult[] {
     return this.#search.regex(pattern, max).map(searchResult);
@@ -449,8 +445,7 @@ export class ToolRegistry {
    * The hidden tools (promoted or not) ranked by BM25 against `query` over their name and
    * description (split at `_`, `-`, case changes and spaces): best first, then by name; at most
    * `max`; only tools sharing a term with the query. A hidden tool is indexed when a search first
-   * needs it (here at once; the discovery tools index in slices that yield to the event loop), and
-   * dropped from the index when it goes.
+   * needs it (here at once; by the discovery tools in slices that yield), dropped when it goes.
    * @throws TypeError for a query over 1,000 characters or a `max` that is not an integer ≥ 0
    */
   searchBM25(query: string, max: number): ToolSearchResult[] {
@@ -460,13 +455,6 @@ export class ToolRegistry {
   /** @internal see SEARCH_HIDDEN_TOOLS. */
   async [SEARCH_HIDDEN_TOOLS](request: HiddenToolSearchRequest): Promise<ToolSearchResult[]> {
     return (await this.#search.inSlices(request)).map(searchResult);
-  }
-
-  *#hiddenDocuments(): Generator<SearchDocument> {
-    for (const name of this.#hidden.names()) {
-      const { description } = (this.#tools.get(name) as RegisteredTool).definition.function;
-      yield { name, description };
-    }
   }
 
   /**

@@ -1,4 +1,6 @@
 import { Bm25Index } from "./bm25-index.js";
+import type { HiddenTools } from "./hidden-tools.js";
+import type { RegisteredTool } from "./registered-tool.js";
 import { type SearchDocument, type SearchTime, searchByRegex, searchByRegexInSlices } from "./tool-search.js";
 
 /**
@@ -23,16 +25,16 @@ export interface HiddenToolSearchRequest extends SearchTime {
  * by BM25 over an index kept up to date as hidden tools come and go.
  */
 export class HiddenToolSearch {
-  readonly #version: () => number;
-  readonly #documents: () => Iterable<SearchDocument>;
+  readonly #hidden: HiddenTools;
+  readonly #tools: ReadonlyMap<string, RegisteredTool>;
   readonly #bm25 = new Bm25Index();
   /** The hidden tools' version the index was last brought up to date with. */
   #synced: number | undefined;
 
-  /** `version` changes whenever a hidden tool is added or removed; `documents` lists them. */
-  constructor(version: () => number, documents: () => Iterable<SearchDocument>) {
-    this.#version = version;
-    this.#documents = documents;
+  /** Searches the registry's `hidden` tools, whose descriptions are in `tools`. */
+  constructor(hidden: HiddenTools, tools: ReadonlyMap<string, RegisteredTool>) {
+    this.#hidden = hidden;
+    this.#tools = tools;
   }
 
   /** See `ToolRegistry.searchRegex`. */
@@ -52,8 +54,15 @@ export class HiddenToolSearch {
     return this.#synchronized().searchInSlices(query, max, signal, now);
   }
 
+  *#documents(): Generator<SearchDocument> {
+    for (const name of this.#hidden.names()) {
+      const { description } = (this.#tools.get(name) as RegisteredTool).definition.function;
+      yield { name, description };
+    }
+  }
+
   #synchronized(): Bm25Index {
-    const version = this.#version();
+    const { version } = this.#hidden;
     if (version !== this.#synced) {
       this.#bm25.update(this.#documents());
       this.#synced = version;

@@ -6,7 +6,7 @@ import type { RE2JS } from "re2js";
 import type { ParseArgumentsResult } from "../tool.js";
 import { boundText, cutName, isRecord, jsonText, MAX_VALIDATION_MESSAGE_CHARS } from "./describe.js";
 import { unescapePointerSegment } from "./json-pointer.js";
-import { limitDfa, trimDfa } from "./re2-dfa.js";
+import { testWithSmallDfa } from "./re2-dfa.js";
 import {
   addCost,
   analyseSchema,
@@ -261,20 +261,12 @@ export interface LinearRegExp {
 
 const compiledPatterns = new Map<string, LinearRegExp>();
 const MAX_CACHED_PATTERNS = 500;
-/**
- * Most bytes of DFA a schema pattern may build while it matches (re2js's default, 8 MB, made a
- * pattern whose states do not fit cost ~300 ms a match), and keeps between matches: the DFA grows
- * with the text matched, and the model chooses that text.
- */
-const DFA_BYTES = 256 * 1024;
-const KEPT_DFA_BYTES = 64 * 1024;
 
 /**
  * Ajv's `code.regExp` engine: compiles a schema pattern for re2js, so that matching takes time
  * linear in the input whatever the pattern. Throws (at registration) for a pattern that is not a
  * valid JS regular expression or that RE2 cannot run, naming the pattern and saying why. The flag
- * `i` makes it case-insensitive; other flags only shape the JS check. Cached (500 patterns); each
- * builds at most 256 KB of DFA while it matches and keeps at most 64 KB between matches.
+ * `i` makes it case-insensitive; other flags only shape the JS check. Cached, with little DFA kept.
  */
 export function linearRegExp(pattern: string, flags: string): LinearRegExp {
   // Ajv dedupes compiled patterns by `toString()`: it must name the pattern (and it is never the
@@ -282,19 +274,7 @@ export function linearRegExp(pattern: string, flags: string): LinearRegExp {
   const key = `re2:${flags}:${pattern}`;
   let compiled = compiledPatterns.get(key);
   if (compiled !== undefined) return compiled;
-  const re2 = compileLinearPattern(pattern, flags);
-  let used = false;
-  compiled = {
-    test: (text) => {
-      // On first use (most patterns are compiled at registration and many never run).
-      if (!used) limitDfa(re2, DFA_BYTES);
-      used = true;
-      const matched = re2.test(text);
-      trimDfa(re2, KEPT_DFA_BYTES);
-      return matched;
-    },
-    toString: () => key,
-  };
+  compiled = { test: testWithSmallDfa(compileLinearPattern(pattern, flags)), toString: () => key };
   if (compiledPatterns.size >= MAX_CACHED_PATTERNS) {
     compiledPatterns.delete(compiledPatterns.keys().next().value as string);
   }
@@ -302,10 +282,7 @@ export function linearRegExp(pattern: string, flags: string): LinearRegExp {
   return compiled;
 }
 
-/**
- * {@link linearRegExp}'s compilation, uncached: the re2js pattern (the registry's tool search
- * compiles the model's patterns with it, and forgets them after the search).
- */
+/** {@link linearRegExp}'s compilation, uncached: the tool search's patterns are forgotten after their search. */
 export function compileLinearPattern(pattern: string, flags: string): RE2JS {
   const translated = translatePattern(pattern);
   try {

@@ -114,3 +114,27 @@ export function fitDfa(regex: RE2JS, states: number, positions: number, maxBytes
   limitDfa(regex, maxBytes);
   return true;
 }
+
+/**
+ * Most bytes of DFA a kept pattern (a schema's) may build while it matches — at re2js's 8 MB, a
+ * pattern whose states do not fit cost ~300 ms a match — and keep between matches: the DFA grows
+ * with the text matched, and the model chooses that text.
+ */
+const KEPT_PATTERN_DFA_BYTES = 256 * 1024;
+const KEPT_BETWEEN_MATCHES_BYTES = 64 * 1024;
+
+/**
+ * `regex.test` for a pattern that is kept (a schema pattern): on first use its DFA is limited to
+ * 256 KB, and after each match cut back when it holds more than 64 KB.
+ */
+export function testWithSmallDfa(regex: RE2JS): (text: string) => boolean {
+  let used = false;
+  return (text) => {
+    // On first use: most patterns are compiled at registration and many never run.
+    if (!used) limitDfa(regex, KEPT_PATTERN_DFA_BYTES);
+    used = true;
+    const matched = regex.test(text);
+    trimDfa(regex, KEPT_BETWEEN_MATCHES_BYTES);
+    return matched;
+  };
+}

@@ -75,22 +75,24 @@ const MAX_CURSOR_CHARS = 128;
 /** Bytes of the MAC a cursor carries (128 bits). */
 const CURSOR_MAC_BYTES = 16;
 
+type CursorKey = Pick<Session, "cursorKey">;
+
 /**
  * The cursor of the page after the one ending with `name`, for one session: the name (the page
  * after it starts at the first name after it, whatever changed in between) and its HMAC under the
  * session's own key, so that the server takes back only cursors it gave that session.
  */
-function cursorAfter(key: Buffer, name: string): string {
-  const mac = createHmac("sha256", key).update(name).digest().subarray(0, CURSOR_MAC_BYTES);
+function cursorAfter({ cursorKey }: CursorKey, name: string): string {
+  const mac = createHmac("sha256", cursorKey).update(name).digest().subarray(0, CURSOR_MAC_BYTES);
   return `${Buffer.from(name).toString("base64url")}.${mac.toString("base64url")}`;
 }
 
 /** The name a cursor of this session ends at. @throws McpError -32602 for any other cursor */
-function cursorName(key: Buffer, cursor: unknown): string {
+function cursorName(session: CursorKey, cursor: unknown): string {
   if (typeof cursor === "string" && cursor.length <= MAX_CURSOR_CHARS) {
     const dot = cursor.indexOf(".");
     const name = Buffer.from(cursor.slice(0, Math.max(dot, 0)), "base64url").toString();
-    const expected = Buffer.from(cursorAfter(key, name));
+    const expected = Buffer.from(cursorAfter(session, name));
     const given = Buffer.from(cursor);
     // Compared in constant time: how much of a guess matched must not show in the time taken.
     if (dot > 0 && given.length === expected.length && timingSafeEqual(given, expected)) return name;
@@ -99,9 +101,9 @@ function cursorName(key: Buffer, cursor: unknown): string {
 }
 
 /** Where the page after `cursor` starts in `definitions` (sorted by name): the first name after its name. */
-function pageStart(definitions: readonly ToolDefinition[], key: Buffer, cursor: unknown): number {
+function pageStart(definitions: readonly ToolDefinition[], session: CursorKey, cursor: unknown): number {
   if (cursor === undefined) return 0;
-  const after = cursorName(key, cursor);
+  const after = cursorName(session, cursor);
   let low = 0;
   let high = definitions.length;
   while (low < high) {
@@ -279,14 +281,12 @@ export function createMcpServer(
       inView === undefined
         ? registry.getDefinitions()
         : (inView.definitions.call(registry, view) as readonly ToolDefinition[]);
-    const start = pageStart(definitions, session.cursorKey, request.params?.cursor);
+    const start = pageStart(definitions, session, request.params?.cursor);
     const page = definitions.slice(start, start + pageSize);
     const names = page.map((definition) => definition.function.name);
     session.scope.show(names, view.turn);
     const result: ListToolsResult = { tools: page.map(convert) };
-    if (start + pageSize < definitions.length) {
-      result.nextCursor = cursorAfter(session.cursorKey, names[names.length - 1] as string);
-    }
+    if (start + pageSize < definitions.length) result.nextCursor = cursorAfter(session, names.at(-1) as string);
     return result;
   });
   server.server.setRequestHandler(RawCallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {

@@ -1,27 +1,30 @@
 import { describe, expect, it } from "vitest";
 import { HiddenToolSearch } from "../../src/internal/hidden-tool-search.js";
+import { HiddenTools } from "../../src/internal/hidden-tools.js";
+import type { RegisteredTool } from "../../src/internal/registered-tool.js";
 import type { SearchDocument } from "../../src/internal/tool-search.js";
 
-/** Hidden tools as a registry holds them: a version bumped at every change, and how often they were listed. */
+/** Hidden tools as a registry holds them, and how often their descriptions were read. */
 function source(initial: SearchDocument[]) {
-  const tools = new Map(initial.map((tool) => [tool.name, tool]));
-  const state = { version: 0, listings: 0 };
-  const search = new HiddenToolSearch(
-    () => state.version,
-    () => {
-      state.listings++;
-      return tools.values();
-    },
-  );
-  const set = (tool: SearchDocument) => {
-    tools.set(tool.name, tool);
-    state.version++;
+  const hidden = new HiddenTools();
+  const state = { reads: 0 };
+  // What the search reads of a registered tool: its definition's description.
+  const tools = new (class extends Map<string, RegisteredTool> {
+    override get(name: string) {
+      state.reads++;
+      return super.get(name);
+    }
+  })();
+  const set = ({ name, description }: SearchDocument) => {
+    tools.set(name, { definition: { function: { name, description } } } as unknown as RegisteredTool);
+    hidden.add(name);
   };
   const remove = (name: string) => {
     tools.delete(name);
-    state.version++;
+    hidden.delete(name);
   };
-  return { search, state, set, remove };
+  for (const tool of initial) set(tool);
+  return { search: new HiddenToolSearch(hidden, tools), state, set, remove };
 }
 
 const tools = [
@@ -36,11 +39,11 @@ describe("HiddenToolSearch", () => {
     const { search, state, set, remove } = source(tools);
     expect(names(search.bm25("file", 5))).toEqual(["fs_write_file", "fs_read_file"]); // the shorter first
     expect(names(search.bm25("email", 5))).toEqual(["mail_send"]);
-    expect(state.listings).toBe(1);
+    expect(state.reads).toBe(3); // once per tool, by the first search
     set({ name: "fs_delete_file", description: "Delete a file" });
     remove("fs_write_file");
     expect(names(search.bm25("file", 5))).toEqual(["fs_delete_file", "fs_read_file"]);
-    expect(state.listings).toBe(2);
+    expect(state.reads).toBe(6); // the hidden tools changed: listed again
   });
 
   it("searches in slices as at once, by regex and by BM25, with the request's time budget", async () => {
