@@ -1,5 +1,5 @@
 import { type ConnectionOptions, type QueueBase, RedisQueueBackend } from "bullmq";
-import { isRecord } from "../internal/describe.js";
+import { isPlainObject, isRecord } from "../internal/describe.js";
 
 /** What `dropConnections` needs of an ioredis client (through BullMQ's proxy of it). */
 interface DroppableClient {
@@ -66,4 +66,10 @@ export function checkConnection(where: string, value: unknown): ConnectionOption
   throw new TypeError(
     `${where}: connection must be BullMQ connection options or a Redis client, got ${given} (not shown: it may hold a password)`,
   );
+}
+
+/** The connection a queue itself uses: an options object fails fast while Redis is away. @internal */
+export function failFast(connection: ConnectionOptions): ConnectionOptions {
+  if (isPlainObject(connection)) return { ...connection, enableOfflineQueue: false };
+  return connection;
 }

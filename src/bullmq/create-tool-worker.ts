@@ -123,44 +123,17 @@ const UNLIMITED_STALLS = Number.MAX_SAFE_INTEGER;
  * ```
  */
 export function createToolWorker(registry: ToolRegistry, options: ToolWorkerOptions): ToolWorker {
-  const where = "createToolWorker";
-  if (!(registry instanceof ToolRegistry)) throw optionError(where, "registry", "a ToolRegistry", registry);
-  if (!isRecord(options)) throw optionError(where, "options", "an object", options);
-  const connection = checkConnection(where, options.connection);
-  const name = options.name ?? DEFAULT_QUEUE_NAME;
-  if (typeof name !== "string" || name === "" || name.includes(":")) {
-    throw optionError(where, "name", "a non-empty string without ':'", name);
-  }
-  const concurrency = checkCount(where, "concurrency", options.concurrency, 1);
-  const lockDuration = checkMilliseconds(where, "lockDurationMs", options.lockDurationMs, 30_000);
-  const stalledInterval = checkMilliseconds(where, "stalledIntervalMs", options.stalledIntervalMs, 30_000);
-  const timeoutMs = checkTimeout(where, "timeoutMs", options.timeoutMs);
-  const closeGraceMs = checkTimeout(where, "closeGraceMs", options.closeGraceMs) ?? DEFAULT_CLOSE_GRACE_MS;
-  const { closeOnSigterm: onSigterm = true } = options;
-  if (typeof onSigterm !== "boolean") throw optionError(where, "closeOnSigterm", "a boolean", onSigterm);
-  const logger = resolveLogger(options.logger, where);
-
-  // The jobs this worker is running (the abort of each one's calls), and who waits for them to be none.
-  const running = new Set<AbortController>();
-  let idle = () => {};
+  const settings = checkWorkerOptions(registry, options);
+  const { name, logger } = settings;
+  const running = new RunningJobs();
   const worker = new Worker<unknown, ToolJobReturn>(
     name,
-    (job, _token, signal) => {
-      const abort = new AbortController();
-      running.add(abort);
-      // BullMQ's own signal (a cancelled job) aborts the call too.
-      const unlink = signal === undefined ? () => {} : follow(signal, abort);
-      return processJob(registry, job, abort.signal, timeoutMs, logger).finally(() => {
-        unlink();
-        running.delete(abort);
-        if (running.size === 0) idle();
-      });
-    },
+    (job, _token, signal) => running.run(signal, (callSignal) => processJob(registry, job, callSignal, settings)),
     {
-      connection,
-      concurrency,
-      lockDuration,
-      stalledInterval,
+      connection: settings.connection,
+      concurrency: settings.concurrency,
+      lockDuration: settings.lockDurationMs,
+      stalledInterval: settings.stalledIntervalMs,
       maxStalledCount: UNLIMITED_STALLS,
     },
   );
@@ -176,42 +149,129 @@ export function createToolWorker(registry: ToolRegistry, options: ToolWorkerOpti
       closed ??= (async () => {
         closing = true;
         stopListening();
-        const workerClosed = worker.close().catch(() => {});
-        // The running jobs get closeGraceMs; then their calls are aborted and the worker stops
-        // waiting for them (processJob hands each back to the queue): a tool that ignores its
-        // signal, or an async one that never reports, cannot hold the worker (and the process).
-        if (running.size > 0) {
-          const finished = new Promise<void>((resolve) => {
-            idle = resolve;
-          });
-          const graceOver = closeGraceMs === Number.POSITIVE_INFINITY ? undefined : AbortSignal.timeout(closeGraceMs);
-          await raceAbort(finished, graceOver).catch(() => {});
-          for (const abort of running) abort.abort(new WorkerClosed());
-        }
-        // BullMQ's close waits for the running jobs, then for Redis: with Redis gone, for good.
-        // After the jobs, Redis gets REDIS_CLOSE_GRACE_MS; then the worker's own connections are
-        // dropped (the job whose completion did not reach Redis runs again elsewhere, as after a
-        // crash), which also ends BullMQ's close, and with it its lock and stalled-job timers.
-        for (;;) {
-          if (running.size > 0) {
-            await new Promise<void>((resolve) => {
-              idle = resolve;
-            });
-          }
-          const gone = await raceAbort(workerClosed, AbortSignal.timeout(REDIS_CLOSE_GRACE_MS)).then(
-            () => true,
-            () => false,
-          );
-          if (gone) return;
-          if (running.size === 0) break;
-        }
-        if (isPlainObject(options.connection)) dropConnections(worker);
+        await closeWorker(worker, running, settings);
       })();
       return closed;
     },
   };
-  if (onSigterm) stopListening = closeOnSigterm(handle);
+  if (settings.closeOnSigterm) stopListening = closeOnSigterm(handle);
   return handle;
+}
+
+/** A worker's checked options, all defaults applied. */
+interface WorkerSettings {
+  connection: ConnectionOptions;
+  name: string;
+  concurrency: number;
+  lockDurationMs: number;
+  stalledIntervalMs: number;
+  timeoutMs: number | undefined;
+  closeGraceMs: number;
+  closeOnSigterm: boolean;
+  logger: ResolvedLogger;
+}
+
+/** Checks `createToolWorker`'s arguments and applies the defaults. */
+function checkWorkerOptions(registry: ToolRegistry, options: ToolWorkerOptions): WorkerSettings {
+  const where = "createToolWorker";
+  if (!(registry instanceof ToolRegistry)) throw optionError(where, "registry", "a ToolRegistry", registry);
+  if (!isRecord(options)) throw optionError(where, "options", "an object", options);
+  const connection = checkConnection(where, options.connection);
+  const name = options.name ?? DEFAULT_QUEUE_NAME;
+  if (typeof name !== "string" || name === "" || name.includes(":")) {
+    throw optionError(where, "name", "a non-empty string without ':'", name);
+  }
+  const concurrency = checkCount(where, "concurrency", options.concurrency, 1);
+  const lockDurationMs = checkMilliseconds(where, "lockDurationMs", options.lockDurationMs, 30_000);
+  const stalledIntervalMs = checkMilliseconds(where, "stalledIntervalMs", options.stalledIntervalMs, 30_000);
+  const timeoutMs = checkTimeout(where, "timeoutMs", options.timeoutMs);
+  const closeGraceMs = checkTimeout(where, "closeGraceMs", options.closeGraceMs) ?? DEFAULT_CLOSE_GRACE_MS;
+  const { closeOnSigterm: onSigterm = true } = options;
+  if (typeof onSigterm !== "boolean") throw optionError(where, "closeOnSigterm", "a boolean", onSigterm);
+  const logger = resolveLogger(options.logger, where);
+  return {
+    connection,
+    name,
+    concurrency,
+    lockDurationMs,
+    stalledIntervalMs,
+    timeoutMs,
+    closeGraceMs,
+    closeOnSigterm: onSigterm,
+    logger,
+  };
+}
+
+/** The jobs a worker is running: the abort of each one's calls, and who waits for them to be none. */
+class RunningJobs {
+  readonly #aborts = new Set<AbortController>();
+  #idle = () => {};
+
+  /** How many jobs are running. */
+  get size(): number {
+    return this.#aborts.size;
+  }
+
+  /** Runs a job with an abort of its own for its calls, which BullMQ's own signal (a cancelled job) aborts too. */
+  run<T>(signal: AbortSignal | undefined, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    const abort = new AbortController();
+    this.#aborts.add(abort);
+    const unlink = signal === undefined ? () => {} : follow(signal, abort);
+    return work(abort.signal).finally(() => {
+      unlink();
+      this.#aborts.delete(abort);
+      if (this.#aborts.size === 0) this.#idle();
+    });
+  }
+
+  /** Resolves once no job runs any more (ask only while some do). */
+  idle(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      this.#idle = resolve;
+    });
+  }
+
+  /** Aborts the calls of every running job with `reason`. */
+  abortAll(reason: unknown): void {
+    for (const abort of this.#aborts) abort.abort(reason);
+  }
+}
+
+/**
+ * Closes the worker: it takes no more jobs, its running jobs get `closeGraceMs` (then their calls
+ * are aborted), then Redis gets `REDIS_CLOSE_GRACE_MS`, after which the worker's own connections
+ * are dropped.
+ */
+async function closeWorker(
+  worker: Worker,
+  running: RunningJobs,
+  settings: Pick<WorkerSettings, "closeGraceMs" | "connection">,
+): Promise<void> {
+  const workerClosed = worker.close().catch(() => {});
+  // The running jobs get closeGraceMs; then their calls are aborted and the worker stops
+  // waiting for them (processJob hands each back to the queue): a tool that ignores its
+  // signal, or an async one that never reports, cannot hold the worker (and the process).
+  if (running.size > 0) {
+    const finished = running.idle();
+    const { closeGraceMs } = settings;
+    const graceOver = closeGraceMs === Number.POSITIVE_INFINITY ? undefined : AbortSignal.timeout(closeGraceMs);
+    await raceAbort(finished, graceOver).catch(() => {});
+    running.abortAll(new WorkerClosed());
+  }
+  // BullMQ's close waits for the running jobs, then for Redis: with Redis gone, for good.
+  // After the jobs, Redis gets REDIS_CLOSE_GRACE_MS; then the worker's own connections are
+  // dropped (the job whose completion did not reach Redis runs again elsewhere, as after a
+  // crash), which also ends BullMQ's close, and with it its lock and stalled-job timers.
+  for (;;) {
+    if (running.size > 0) await running.idle();
+    const gone = await raceAbort(workerClosed, AbortSignal.timeout(REDIS_CLOSE_GRACE_MS)).then(
+      () => true,
+      () => false,
+    );
+    if (gone) return;
+    if (running.size === 0) break;
+  }
+  if (isPlainObject(settings.connection)) dropConnections(worker);
 }
 
 /** Aborts `abort` when `signal` aborts; returns the function that stops following it. */
@@ -229,8 +289,7 @@ async function processJob(
   registry: ToolRegistry,
   job: Job<unknown, ToolJobReturn>,
   signal: AbortSignal,
-  timeoutMs: number | undefined,
-  logger: ResolvedLogger,
+  { timeoutMs, logger }: Pick<WorkerSettings, "timeoutMs" | "logger">,
 ): Promise<ToolJobReturn> {
   const attempts = Math.max(1, job.opts.attempts ?? 1);
   const data = decodeJobData(job.data);

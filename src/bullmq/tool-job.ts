@@ -1,7 +1,10 @@
 import { createHash } from "node:crypto";
-import { isPlainObject, isRecord } from "../internal/describe.js";
+import type { Job } from "bullmq";
+import { failure } from "../execute-tool-call.js";
+import { isPlainObject, isRecord, quoteName } from "../internal/describe.js";
 import { canonicalJson } from "../internal/json-schema-validator.js";
 import { ToolResult } from "../tool-result.js";
+import type { ToolCompletion } from "./tool-completion.js";
 
 /** The queue name when none is given. */
 export const DEFAULT_QUEUE_NAME = "toolloop";
@@ -92,7 +95,7 @@ export function encodeReturn(toolCallId: string, toolName: string, result: ToolR
 }
 
 /** The completion in a job's return value, or `undefined` when it is not one toolloop wrote. @internal */
-export function decodeReturn(value: unknown): { toolCallId: string; toolName: string; result: ToolResult } | undefined {
+export function decodeReturn(value: unknown): ToolCompletion | undefined {
   if (!isRecord(value) || value.v !== 1) return undefined;
   const { toolCallId, toolName, result } = value;
   if (typeof toolCallId !== "string" || typeof toolName !== "string" || !isRecord(result)) return undefined;
@@ -125,4 +128,44 @@ export function decodeJobData(value: unknown): ToolJobData | string {
 /** The reason of a job that failed for good: `failed after N attempts: <reason>`. @internal */
 export function failedAfter(attempts: number, reason: string): string {
   return `failed after ${attempts} attempt${attempts === 1 ? "" : "s"}: ${reason}`;
+}
+
+/** A finished job's completion; `undefined` while it has not finished (or it is not a tool job). @internal */
+export function completionOf(job: Job): ToolCompletion | undefined {
+  if (!job.finishedOn) return undefined;
+  const completed = decodeReturn(job.returnvalue);
+  if (completed !== undefined) return completed;
+  if (typeof job.failedReason !== "string") return undefined;
+  const data = decodeJobData(job.data);
+  const toolName = typeof data === "string" ? job.name : data.toolName;
+  const toolCallId = typeof data === "string" ? String(job.id) : data.toolCallId;
+  const reason = job.failedReason.startsWith("failed after ")
+    ? job.failedReason
+    : failedAfter(Math.max(1, job.attemptsStarted), job.failedReason);
+  return { toolCallId, toolName, result: failure(toolName, "tool_failed", `tool ${quoteName(toolName)} ${reason}`) };
+}
+
+/**
+ * Whether a stored job is this call's: the same call id, tool, channel, chat id and arguments
+ * (`identity`, see {@link callIdentity}). Another conversation's job is never joined, nor one
+ * whose call id came again with other arguments.
+ * @internal
+ */
+export function sameCall(job: Job, toolCallId: string, identity: string): boolean {
+  const stored = decodeJobData(job.data);
+  if (typeof stored === "string" || stored.toolCallId !== toolCallId) return false;
+  try {
+    return callIdentity(stored) === identity;
+  } catch {
+    return false; // arguments too deep to compare: not this call's
+  }
+}
+
+/** A call's identity, or `undefined` when its arguments are nested too deeply to walk. @internal */
+export function identityOf(data: Pick<ToolJobData, "toolName" | "channel" | "chatId" | "args">): string | undefined {
+  try {
+    return callIdentity(data);
+  } catch {
+    return undefined;
+  }
 }
