@@ -1,9 +1,11 @@
 /**
  * The built-in tools on their worst inputs (issue 26): how long the event loop is held, and how
  * long each call takes. `web_fetch` reads a JSON bomb from a server on 127.0.0.1 (500 levels deep,
- * 10 MiB — the default `maxBytes`; and 300 deep, 4 MiB), `read_file` a file of 20 MiB of line
- * feeds (from line 1, and from line 20,000,000), `edit_file` the 39 KiB edit that held the loop
- * 44 s (10,000 lines replaced by 10,000 others) and an edit at the end of a 10 MiB file of line feeds.
+ * 10 MiB — the default `maxBytes`; and 300 deep, 4 MiB) and a 103 KB HTML page of 100 nested lists
+ * that converts to 40 M characters of text, `read_file` a file of 20 MiB of line feeds (from line
+ * 1, and from line 20,000,000), `edit_file` the 39 KiB edit that held the loop 44 s (10,000 lines
+ * replaced by 10,000 others), an edit at the end of a 10 MiB file of line feeds, and the search
+ * that held it 15.8 s (1 MiB of "a", an old_text of "ab" and 9,998 "a").
  * The stall is the longest gap between two ticks of a 1 ms `setInterval` during the call, with the
  * CPU time the process used within one gap (on a busy machine a gap also holds time spent waiting
  * for a core) and `perf_hooks.monitorEventLoopDelay`'s maximum beside it. Every case runs `--runs`
@@ -21,7 +23,7 @@ import { monitorEventLoopDelay } from "node:perf_hooks";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { createFileTools, createWebFetchTool } from "../src/builtin/index.js";
-import { ToolRegistry, type ToolResult } from "../src/index.js";
+import { newToolResult, ToolRegistry, type ToolResult } from "../src/index.js";
 
 const runsFlag = process.argv.indexOf("--runs");
 const RUNS = runsFlag === -1 ? 3 : Number(process.argv[runsFlag + 1]);
@@ -101,10 +103,13 @@ const bomb = (depth, bytes) => {
   const values = Math.floor((bytes - 2 * depth - 1) / 2);
   return Buffer.from("[".repeat(depth) + "1,".repeat(values) + "1" + "]".repeat(depth));
 };
-const bodies = new Map([["/bomb-500", bomb(500, 10 * 1024 * 1024)], ["/bomb-300", bomb(300, 4 * 1024 * 1024)]]);
+// 100 nested lists, then 20,000 lines: html-to-text indents every line by every list's prefix.
+const lists = "<html><body>" + '<ol start="1.2345678901234567"><li>'.repeat(100) + "x<br>".repeat(20000) + "</body></html>";
+const bodies = new Map([["/bomb-500", bomb(500, 10 * 1024 * 1024)], ["/bomb-300", bomb(300, 4 * 1024 * 1024)], ["/lists", Buffer.from(lists)]]);
 const server = createServer((request, response) => {
   const body = bodies.get(request.url);
-  response.writeHead(body === undefined ? 404 : 200, { "content-type": "application/json" });
+  const type = request.url === "/lists" ? "text/html" : "application/json";
+  response.writeHead(body === undefined ? 404 : 200, { "content-type": type });
   response.end(body ?? "{}");
 });
 server.listen(0, "127.0.0.1", () => process.stdout.write(server.address().port + "\\n"));
@@ -125,7 +130,8 @@ const BIG_EDIT = 10 * 1024 * 1024 - 64;
 const EDIT_LINES = 10_000;
 
 const registry = new ToolRegistry();
-registry.register(createWebFetchTool({ allowHosts: [host] }));
+// The HTML conversion of the nested lists takes its worker 15–35 s on a busy machine.
+registry.register(createWebFetchTool({ allowHosts: [host], timeoutMs: 300_000 }));
 for (const tool of createFileTools({ workspace })) registry.register(tool);
 
 interface Case {
@@ -143,6 +149,10 @@ const cases: Case[] = [
   {
     name: "web_fetch: JSON nested 300 deep, 4 MiB",
     call: () => registry.execute("web_fetch", { url: `http://${host}/bomb-300` }),
+  },
+  {
+    name: "web_fetch: HTML of 100 nested lists, 103 KB (40 M characters of text)",
+    call: () => registry.execute("web_fetch", { url: `http://${host}/lists` }),
   },
   {
     name: "read_file: 20 MiB of line feeds, from line 1",
@@ -166,6 +176,20 @@ const cases: Case[] = [
     name: "edit_file: the last line of 10 MiB of line feeds",
     prepare: () => writeFileSync(join(workspace, "long.txt"), `${"\n".repeat(BIG_EDIT)}last line\n`),
     call: () => registry.execute("edit_file", { path: "long.txt", old_text: "last line", new_text: "changed" }),
+  },
+  {
+    name: 'edit_file: 1 MiB of "a", old_text "ab" and 9,998 "a" (not found)',
+    prepare: () => writeFileSync(join(workspace, "letters.txt"), "a".repeat(1024 * 1024)),
+    call: async () => {
+      const result = await registry.execute("edit_file", {
+        path: "letters.txt",
+        old_text: `ab${"a".repeat(9_998)}`,
+        new_text: "x",
+      });
+      // The answer expected is "not found", an error result: the case fails on anything else.
+      if (!result.forLLM.startsWith("old_text was not found")) throw new Error(`unexpected: ${result.forLLM}`);
+      return newToolResult(result.forLLM);
+    },
   },
 ];
 
