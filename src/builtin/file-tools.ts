@@ -431,35 +431,52 @@ function utf8Boundary(bytes: Uint8Array, at: number): number {
   return splitCharacter(bytes, Math.min(at, bytes.length))?.start ?? Math.min(at, bytes.length);
 }
 
+/** Bytes decoded at a time by {@link fitUtf8}. */
+const FIT_BLOCK_BYTES = 4_096;
+
 /**
  * The longest start of `bytes` that ends between two characters and whose text — decoded, each
  * invalid byte as U+FFFD, 3 bytes in UTF-8 — is at most `room` bytes of UTF-8: the text, and how many
- * of `bytes` it took.
+ * of `bytes` it took. Decoded a block at a time (blocks end between characters, so they decode as
+ * the whole would), and the block where the room ends by bisection: time linear in `room`.
  */
 function fitUtf8(bytes: Uint8Array, room: number): { text: string; taken: number } {
-  const decode = (end: number) => new TextDecoder().decode(bytes.subarray(0, end));
-  let taken = utf8Boundary(bytes, Math.min(room, bytes.length));
-  let text = decode(taken);
-  if (Buffer.byteLength(text) <= room) return { text, taken };
-  // Invalid bytes made the text longer than the bytes: the longest start that fits, by bisection
-  // (about 17 decodings of at most `maxReadBytes` + 1 bytes).
-  let low = 0; // fits
-  let high = taken; // does not fit
-  text = "";
-  while (high - low > 1) {
-    const middle = utf8Boundary(bytes, (low + high) >>> 1);
-    if (middle <= low) {
-      high = (low + high) >>> 1;
+  const pieces: string[] = [];
+  let used = 0;
+  let taken = 0;
+  const decode = (from: number, to: number) => new TextDecoder().decode(bytes.subarray(from, to));
+  while (taken < bytes.length) {
+    const end = utf8Boundary(bytes, taken + FIT_BLOCK_BYTES);
+    const piece = decode(taken, end);
+    const size = Buffer.byteLength(piece);
+    if (used + size <= room) {
+      pieces.push(piece);
+      used += size;
+      taken = end;
       continue;
     }
-    const candidate = decode(middle);
-    if (Buffer.byteLength(candidate) <= room) {
-      low = middle;
-      text = candidate;
-    } else high = middle;
+    // The room ends in this block: the last cut between characters in it that fits.
+    let low = taken;
+    let high = end;
+    let best = "";
+    while (high - low > 1) {
+      const middle = (low + high) >>> 1;
+      // A cut between characters near the middle: before the character the middle splits, or after
+      // it when that one starts at `low`.
+      const split = splitCharacter(bytes, middle);
+      const cut = split === undefined ? middle : split.start > low ? split.start : split.end;
+      if (cut >= high) break;
+      const candidate = decode(taken, cut);
+      if (used + Buffer.byteLength(candidate) <= room) {
+        low = cut;
+        best = candidate;
+      } else high = cut;
+    }
+    pieces.push(best);
+    taken = low;
+    break;
   }
-  taken = low;
-  return { text, taken };
+  return { text: pieces.join(""), taken };
 }
 
 async function readFile(
@@ -534,7 +551,7 @@ async function readLines(
   // Adds the finished line `line` (its bytes in `parts`); returns false when the output is full.
   const finishLine = (): boolean => {
     if (line >= start) {
-      let bytes = Buffer.concat(parts, partBytes);
+      let bytes = parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts, partBytes);
       /** Where `bytes` start in the line. */
       let from = 0;
       if (line === start && offset > 0) {
@@ -554,8 +571,10 @@ async function readLines(
       // the previous one (a file of empty lines is all prefixes), and the text as decoded (an
       // invalid byte is U+FFFD, 3 bytes).
       if (!over) {
-        const text = decoder.decode(bytes);
-        const cost = joint + prefix.length + Buffer.byteLength(text);
+        const text = bytes.length === 0 ? "" : decoder.decode(bytes);
+        // Valid UTF-8 decodes to as many bytes as it has; only U+FFFD (a bad byte, or one in the
+        // file) needs the text counted.
+        const cost = joint + prefix.length + (text.includes("\ufffd") ? Buffer.byteLength(text) : bytes.length);
         if (used + cost <= budget) {
           used += cost;
           out.push(`${prefix}${text}`);

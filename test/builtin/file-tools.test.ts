@@ -917,6 +917,34 @@ describe("read_file", () => {
     );
   });
 
+  it("reads a long line of mixed valid and invalid UTF-8 in parts of many blocks, as it decodes whole", async () => {
+    const pieces = [[0x61], [0xc3, 0xa9], [0xf0, 0x9f, 0x98, 0x80], [0x80], [0xe2, 0x82], [0xff], [0xe0, 0x80]];
+    // A fixed pseudo-random mix, 40,000 pieces (about 80 KB), read 5,000 bytes at a time.
+    let seed = 7;
+    const line = Buffer.from(
+      Array.from({ length: 40_000 }, () => {
+        seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+        return pieces[seed % pieces.length] as number[];
+      }).flat(),
+    );
+    writeFileSync(ws("mixed.txt"), Buffer.concat([line, Buffer.from("\nend\n")]));
+    const { call } = setup({ maxReadBytes: 5_000 });
+    let text = "";
+    let args: Record<string, unknown> = {};
+    for (let calls = 0; calls < 100; calls++) {
+      const result = await read(call("read_file", { path: "mixed.txt", ...args }));
+      const [shown = "", marker = ""] = result.text.split("\n");
+      expect(Buffer.byteLength(shown)).toBeLessThanOrEqual(5_000);
+      text += shown.slice(2);
+      const offset = /line_offset=(\d+)/.exec(marker)?.[1];
+      if (offset === undefined) break;
+      // A part fills the budget but for what the next character (or up to 4 bad bytes, 12) needs.
+      expect(Buffer.byteLength(shown)).toBeGreaterThan(5_000 - 12);
+      args = { line_offset: Number(offset) };
+    }
+    expect(text === new TextDecoder().decode(line)).toBe(true);
+  });
+
   it("cuts a single line longer than maxReadBytes, never inside a UTF-8 character, and reads on in it with line_offset", async () => {
     writeFileSync(ws("wide.txt"), `${"é".repeat(20)}\nnext\n`);
     // 11 bytes: "1|" and 9 bytes of the line, which would end inside the fifth "é".
