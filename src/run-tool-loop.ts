@@ -7,14 +7,16 @@ import {
   type ToolLoopErrorCode,
 } from "./errors.js";
 import { checkTimeout, failure, WITHOUT_METADATA } from "./execute-tool-call.js";
-import { isAborted, type LinkedSignal, linkSignal, SerialAbortRace } from "./internal/abort.js";
+import { isAborted, type LinkedSignal, linkSignal, SerialAbortRace, subscribeAbort } from "./internal/abort.js";
 import {
   type CallRunner,
+  callContext,
   type GateContext,
   needsAnyApproval,
   refuseCall,
   runApproved,
 } from "./internal/approval-gate.js";
+import type { Next } from "./internal/compose.js";
 import { holdDeadlines } from "./internal/deadline.js";
 import { cutName, describeType, errorMessage, isPlainObject, isRecord, quoteName } from "./internal/describe.js";
 import { log, logEnabled, type ResolvedLogger, resolveLogger, roundMs, writeLine } from "./internal/logger.js";
@@ -30,13 +32,25 @@ import {
   optionError,
 } from "./internal/options.js";
 import { PromotionScope, type PromotionView } from "./internal/promotion-scope.js";
+import { responseProblem } from "./internal/response-problem.js";
 import type { Logger } from "./logger.js";
+import {
+  checkMiddleware,
+  type MiddlewareLayers,
+  ModelCallChain,
+  modelCallFailure,
+  runThroughMiddleware,
+  ToolCallChain,
+} from "./middleware-chain.js";
 import type { ProgressListener } from "./progress.js";
 import type { LLMProvider, LLMResponse, Message, ToolDefinition, UsageInfo } from "./provider.js";
-import type { ToolLoopCheckpoint } from "./resume-tool-loop.js";
 import type { AsyncCallback, Tool, ToolContext } from "./tool.js";
 import type { ApprovalDecision, ApprovalRequest } from "./tool-approval.js";
+import type { ToolLoopCheckpoint } from "./tool-loop-checkpoint.js";
+import type { ToolLoopContext } from "./tool-loop-context.js";
 import type { ToolLoopEvent } from "./tool-loop-event.js";
+import type { ModelCallRequest, RunRequest, ToolLoopMiddleware } from "./tool-loop-middleware.js";
+import type { StopReason, ToolLoopResult } from "./tool-loop-result.js";
 import {
   CACHED_DEFINITIONS,
   EXECUTE_CHECKED,
@@ -167,53 +181,14 @@ export interface ToolLoopConfig {
    * @default no checkpoints
    */
   onCheckpoint?: ((checkpoint: ToolLoopCheckpoint) => void | Promise<void>) | undefined;
-}
-
-/** Who is talking, passed to every tool call (Go's `channel, chatID` plus abort and metadata). */
-export interface ToolLoopContext {
-  /** Channel of the conversation (e.g. `"telegram"`). @default "" */
-  channel?: string | undefined;
-  /** Chat id of the conversation. @default "" */
-  chatId?: string | undefined;
-  /** Aborts the provider call and every tool call; the loop then rejects with `ToolLoopError`. */
-  signal?: AbortSignal | undefined;
-  /** Message metadata (message id, user id …) for every call's `context.metadata` and `setMetadata`. */
-  metadata?: Readonly<Record<string, string>> | undefined;
-}
-
-/** Why the loop stopped. */
-export type StopReason =
-  | "completed"
-  | "max_iterations"
-  | "loop_breaking_tool"
-  | "response_handled"
-  | "repeated_failure";
-
-/** The outcome of {@link runToolLoop} (Go's `ToolLoopResult`, plus the transcript). */
-export interface ToolLoopResult {
   /**
-   * The final assistant text; `""` when the iteration cap was hit; with `"loop_breaking_tool"`, the
-   * result of the call that ended the loop (its `forUser`, or `forLLM` when that is empty).
+   * Middleware around the run, each provider call and each tool call ({@link ToolLoopMiddleware}),
+   * the first the outermost; the options above are the loop's own features and sit outside them
+   * (they see what the middleware return). `null` or absent: none, and the loop pays nothing for
+   * them. Checked when the run starts: an entry without a string `name`, or a hook that is not a
+   * function, is a `TypeError` naming its index. @default none
    */
-  content: string;
-  /** Provider calls made. */
-  iterations: number;
-  /** The full transcript: the caller's messages, then every assistant and tool message of this run. */
-  messages: Message[];
-  /**
-   * `"completed"` when the model answered without tool calls, `"max_iterations"` at the cap,
-   * `"loop_breaking_tool"` after a turn in which a {@link Tool.loopBreaking} tool succeeded.
-   */
-  stopReason: StopReason;
-  /** The call that ended the loop; set with `stopReason: "loop_breaking_tool"` only. */
-  stoppedBy?: {
-    /** The loop-breaking tool's name. */
-    toolName: string;
-    /** The id of its call in the transcript. */
-    toolCallId: string;
-  };
-  /** Token usage summed over the provider calls that reported it. */
-  usage?: UsageInfo;
+  middleware?: readonly ToolLoopMiddleware[] | null | undefined;
 }
 
 /** What the loop needs of a registry: the public methods, which a registry of any installed copy has. */
@@ -235,6 +210,8 @@ interface ResolvedConfig {
   runCall: CallRunner<ResolvedConfig, ResolvedContext> | undefined;
   /** With `tickHiddenTools`: a mark taken before each tool round, and the tick after it. */
   hiddenTools: HiddenToolTicker | undefined;
+  /** The configured middleware; `undefined` when none has a hook. */
+  middleware: MiddlewareLayers | undefined;
 }
 
 interface HiddenToolTicker {
@@ -242,7 +219,10 @@ interface HiddenToolTicker {
   tick(mark: number): void;
 }
 
-type ResolvedContext = GateContext;
+interface ResolvedContext extends GateContext {
+  /** The run's tool-call middleware, given to the registry with each call. */
+  wrap?: ToolCallChain | undefined;
+}
 
 const WHERE = "runToolLoop";
 const ROLES: ReadonlySet<string> = new Set(["system", "user", "assistant", "tool"]);
@@ -323,6 +303,7 @@ function resolveConfig(config: ToolLoopConfig, where: string): ResolvedConfig {
     onProgress: hooks === undefined ? config.onProgress : hooks.progressListener(config.onProgress),
     hooks,
     runCall: hooks?.wrap(runCall),
+    middleware: checkMiddleware(where, config.middleware),
   };
 }
 
@@ -442,15 +423,26 @@ export async function runFrom(
   config: ToolLoopConfig,
   messages: Message[],
   context: ToolLoopContext,
-  resume: ResumeState | undefined,
+  resume: Resumption | undefined,
 ): Promise<ToolLoopResult> {
   const resolved = resolveConfig(config, where);
   if (resume === undefined) checkMessages(messages, where, "messages");
   const run = resolveContext(context, where);
+  const layers = resolved.middleware?.run;
+  const start = (own: ResolvedContext): Promise<ToolLoopResult> => {
+    if (layers === undefined || layers.length === 0) return loop(resolved, messages, own, resume?.state);
+    const request: RunRequest = {
+      messages,
+      model: resolved.model,
+      context: { ...context },
+      resumed: resume !== undefined,
+    };
+    const requested = (sent: RunRequest) => runRequested(where, resolved, { sent, request, run, own, resume });
+    return runThroughMiddleware(layers, request, requested, own.signal, resume?.state.iterations ?? 0);
+  };
   // Without a caller's signal there is nothing to unlink: return the loop's promise directly, so
   // that a waiting run keeps one suspended async frame instead of two.
-  if (run.signal === undefined)
-    return finishRun(resolved, messages.length, () => loop(resolved, messages, run, resume));
+  if (run.signal === undefined) return finishRun(resolved, messages.length, () => start(run));
   // The run's own signal follows the caller's through one shared subscription: however many runs
   // and calls wait on the caller's signal, it carries one listener of ours.
   let link: LinkedSignal;
@@ -460,12 +452,84 @@ export async function runFrom(
     throw new TypeError(`${where}: context.signal cannot be listened to: ${errorMessage(error)}`, { cause: error });
   }
   try {
-    return await finishRun(resolved, messages.length, () =>
-      loop(resolved, messages, { ...run, signal: link.signal }, resume),
-    );
+    return await finishRun(resolved, messages.length, () => start({ ...run, signal: link.signal }));
   } finally {
     link.dispose();
   }
+}
+
+/** A resumed run's starting point, and how to read it again from messages a middleware changed. @internal */
+export interface Resumption {
+  /** Where the checkpoint's run stood. */
+  state: ResumeState;
+  /** The state for other messages, read as the checkpoint's are (a `TypeError` when they do not fit). */
+  reread(messages: unknown): { messages: Message[]; state: ResumeState };
+}
+
+/** What a run middleware passed to `next`, next to what the run was given. */
+interface RequestedRun {
+  sent: RunRequest;
+  request: RunRequest;
+  /** The caller's context, checked. */
+  run: ResolvedContext;
+  /** The same with the run's own signal. */
+  own: ResolvedContext;
+  resume: Resumption | undefined;
+}
+
+/**
+ * Runs the loop as a run middleware asks: its messages, model and context, each checked again
+ * when it is not the one given (a `TypeError` otherwise). A context with a signal of its own aborts
+ * the run when either that signal or the caller's does.
+ */
+async function runRequested(
+  where: string,
+  resolved: ResolvedConfig,
+  { sent, request, run, own, resume }: RequestedRun,
+): Promise<ToolLoopResult> {
+  if (!isRecord(sent)) throw optionError(where, "request", "a RunRequest object", sent);
+  let messages = request.messages as Message[];
+  let state = resume?.state;
+  if (sent.messages !== request.messages) {
+    if (resume === undefined) {
+      checkMessages(sent.messages, where, "request.messages");
+      messages = sent.messages;
+    } else ({ messages, state } = resume.reread(sent.messages));
+  }
+  let config = resolved;
+  if (sent.model !== request.model) {
+    if (typeof sent.model !== "string") throw optionError(where, "request.model", "a string", sent.model);
+    config = { ...resolved, model: sent.model };
+  }
+  if (sent.context === request.context) return loop(config, messages, own, state);
+  const context = resolveContext(sent.context, where);
+  if (context.signal === undefined || context.signal === run.signal) {
+    return loop(config, messages, { ...context, signal: own.signal }, state);
+  }
+  const both = followBoth(own.signal, context.signal);
+  try {
+    return await loop(config, messages, { ...context, signal: both.signal }, state);
+  } finally {
+    both.dispose();
+  }
+}
+
+/** A signal that aborts when `first` (if any) or `second` does; `dispose` unsubscribes from both. */
+function followBoth(first: AbortSignal | undefined, second: AbortSignal): { signal: AbortSignal; dispose: () => void } {
+  const controller = new AbortController();
+  const abort = (reason: unknown) => controller.abort(reason);
+  const subscriptions: (() => void)[] = [];
+  for (const signal of [first, second]) {
+    if (signal === undefined || controller.signal.aborted) continue;
+    if (signal.aborted) abort(signal.reason);
+    else subscriptions.push(subscribeAbort(signal, abort));
+  }
+  return {
+    signal: controller.signal,
+    dispose: () => {
+      for (const unsubscribe of subscriptions) unsubscribe();
+    },
+  };
 }
 
 /**
@@ -553,20 +617,6 @@ function definitionsOf(tools: RegistryLike, view: PromotionView | undefined): To
   return definitions.length === 0 ? undefined : definitions;
 }
 
-/** Why a response cannot be read, or `undefined` when it can. */
-function responseProblem(response: unknown): string | undefined {
-  if (!isRecord(response)) return `expected an LLMResponse object, got ${describeType(response)}`;
-  const { toolCalls, tool_calls: snakeCase } = response;
-  const noCalls = toolCalls == null || (Array.isArray(toolCalls) && toolCalls.length === 0);
-  // A provider written against OpenAI's wire names would otherwise be read as a final answer.
-  if (noCalls && snakeCase != null && !(Array.isArray(snakeCase) && snakeCase.length === 0)) {
-    return 'it has "tool_calls" but no "toolCalls": an LLMProvider returns its calls as toolCalls (camelCase)';
-  }
-  if (toolCalls != null && !Array.isArray(toolCalls))
-    return `toolCalls must be an array, got ${describeType(toolCalls)}`;
-  return undefined;
-}
-
 async function loop(
   resolved: ResolvedConfig,
   messages: Message[],
@@ -590,6 +640,14 @@ async function loop(
   // One view, its turn moved on with each iteration: a turn's calls all end before the next begins.
   const view = tools !== null && VIEW_DEFINITIONS in tools ? { scope: new PromotionScope(), turn: 0 } : undefined;
   context.promotions = view;
+  const { middleware } = resolved;
+  const modelChain =
+    middleware === undefined || middleware.model.length === 0
+      ? undefined
+      : new ModelCallChain(middleware.model, modelStep(provider, hooks));
+  const toolChain =
+    middleware === undefined || middleware.tool.length === 0 ? undefined : new ToolCallChain(middleware.tool);
+  context.wrap = toolChain;
 
   try {
     // Call ids must be unique in the whole transcript (Anthropic rejects duplicates), also against
@@ -637,9 +695,11 @@ async function loop(
 
         try {
           const answer = Promise.resolve(
-            hooks === undefined
-              ? provider.chat(transcript, definitions, model, llmOptions, signal)
-              : hooks.chat(provider, transcript, definitions, model, llmOptions, signal, iteration),
+            modelChain !== undefined
+              ? modelChain.call(modelRequest(transcript, definitions, model, llmOptions, iteration, signal, hooks))
+              : hooks === undefined
+                ? provider.chat(transcript, definitions, model, llmOptions, signal)
+                : hooks.chat(provider, transcript, definitions, model, llmOptions, signal, iteration),
           );
           response = await (providerRace === undefined ? answer : providerRace.race(answer));
         } catch (error) {
@@ -648,15 +708,14 @@ async function loop(
           if (hooks?.finalCallFailed(iteration, error) === true) {
             return withUsage({ content: "", iterations, messages: transcript, stopReason: "max_iterations" }, usage);
           }
+          const author = modelChain?.authorOf(error);
+          if (author !== undefined) throw fail("provider_failed", modelCallFailure(author, error), error);
           const code = isInvalidProviderResponseError(error) ? "invalid_response" : "provider_failed";
           throw fail(code, `LLM call failed: ${errorMessage(error)}`, error);
         }
         const problem = responseProblem(response);
         if (problem !== undefined) {
-          const cause = new InvalidProviderResponseError(`the provider returned an invalid response: ${problem}`, {
-            provider: "LLMProvider",
-            body: response,
-          });
+          const cause = invalidResponse(problem, response);
           throw fail("invalid_response", `LLM call failed: ${cause.message}`, cause);
         }
         usage = addUsage(usage, response.usage);
@@ -685,6 +744,7 @@ async function loop(
         if (hooks !== undefined) await hooks.callsMade(transcript, iteration);
       }
 
+      if (toolChain !== undefined) toolChain.iteration = iteration;
       const promotionMark = hiddenTools?.mark();
       // One call, the usual turn: awaited here, without a promise of runTurn's own.
       const results =
@@ -753,6 +813,47 @@ async function loop(
     releaseDeadlines();
     providerRace?.dispose();
   }
+}
+
+/** A model call's request for the middleware: fresh, with copies of the transcript and options; the final turn's as its hooks make it. */
+function modelRequest(
+  transcript: Message[],
+  definitions: ToolDefinition[] | undefined,
+  model: string,
+  llmOptions: Record<string, unknown>,
+  iteration: number,
+  signal: AbortSignal | undefined,
+  hooks: LoopRun | undefined,
+): ModelCallRequest {
+  const request = {
+    messages: transcript.slice(),
+    tools: definitions,
+    model,
+    options: { ...llmOptions },
+    iteration,
+    signal,
+  };
+  return hooks === undefined ? request : hooks.prepare(request);
+}
+
+/** The provider call under the middleware: the response is checked before any middleware sees it. */
+function modelStep(provider: LLMProvider, hooks: LoopRun | undefined): Next<ModelCallRequest, LLMResponse> {
+  return async (request) => {
+    const { messages, tools, model, options, signal } = request;
+    const response: unknown = await (hooks === undefined
+      ? provider.chat(messages as Message[], tools as ToolDefinition[] | undefined, model, options, signal)
+      : hooks.send(provider, request));
+    const problem = responseProblem(response);
+    if (problem !== undefined) throw invalidResponse(problem, response);
+    return response as LLMResponse;
+  };
+}
+
+function invalidResponse(problem: string, response: unknown): InvalidProviderResponseError {
+  return new InvalidProviderResponseError(`the provider returned an invalid response: ${problem}`, {
+    provider: "LLMProvider",
+    body: response,
+  });
 }
 
 const MAX_LOGGED_NAMES = 20;
@@ -860,17 +961,52 @@ function runCall(
         toolCallId: call.id,
         timeoutMs: config.toolTimeoutMs,
         onProgress: config.onProgress,
+        wrap: context.wrap,
       },
       context.promotions,
     );
   }
+  if (context.wrap !== undefined) {
+    // Another copy's registry cannot run the middleware inside its call: they wrap the whole call.
+    return context.wrap.wrap(
+      {
+        toolCallId: call.id,
+        toolName: call.name,
+        arguments: call.arguments,
+        iteration: context.wrap.iteration,
+        context: callContext(call, config, context),
+      },
+      (sent) =>
+        runPublic(
+          call.name,
+          isRecord(sent) && isRecord(sent.arguments) ? sent.arguments : call.arguments,
+          call.id,
+          config,
+          context,
+          asyncCallback,
+        ),
+    );
+  }
+  return runPublic(call.name, call.arguments, call.id, config, context, asyncCallback);
+}
+
+/** A call through the registry's public `executeWithContext`, its answer guarded. */
+function runPublic(
+  name: string,
+  args: Record<string, unknown>,
+  id: string,
+  config: ResolvedConfig,
+  context: ResolvedContext,
+  asyncCallback: AsyncCallback | undefined,
+): Promise<ToolResult> {
+  const tools = config.tools as RegistryLike;
   let pending: Promise<ToolResult>;
   try {
-    pending = tools.executeWithContext(call.name, call.arguments, context.channel, context.chatId, asyncCallback, {
+    pending = tools.executeWithContext(name, args, context.channel, context.chatId, asyncCallback, {
       signal: context.signal,
       metadata: context.metadata,
       timeoutMs: config.toolTimeoutMs,
-      toolCallId: call.id,
+      toolCallId: id,
       onProgress: config.onProgress,
       // The transcript reads no metadata: no copy of the result, no clock reads.
       [WITHOUT_METADATA]: true,
@@ -882,11 +1018,8 @@ function runCall(
   // registry that breaks its contract (another copy, a subclass), so the call still gets its answer.
   return Promise.resolve(pending).then(
     (result) =>
-      isToolResult(result)
-        ? result
-        : failure(call.name, "no_result", `tool ${quoteName(call.name)} returned no result`),
-    (error: unknown) =>
-      failure(call.name, "tool_failed", `tool ${quoteName(call.name)} failed: ${errorMessage(error)}`, error),
+      isToolResult(result) ? result : failure(name, "no_result", `tool ${quoteName(name)} returned no result`),
+    (error: unknown) => failure(name, "tool_failed", `tool ${quoteName(name)} failed: ${errorMessage(error)}`, error),
   );
 }
 

@@ -2,8 +2,10 @@ import { subscribeAbort } from "./internal/abort.js";
 import { isPlainObject } from "./internal/describe.js";
 import { checkFunction, isAbortSignal, optionError } from "./internal/options.js";
 import type { Message } from "./provider.js";
-import { runToolLoop, type ToolLoopConfig, type ToolLoopContext, type ToolLoopResult } from "./run-tool-loop.js";
+import { runToolLoop, type ToolLoopConfig } from "./run-tool-loop.js";
+import type { ToolLoopContext } from "./tool-loop-context.js";
 import type { ToolLoopEvent } from "./tool-loop-event.js";
+import type { ToolLoopResult } from "./tool-loop-result.js";
 
 /** What {@link streamToolLoop} returns: the run's events to iterate once, and its outcome. */
 export interface ToolLoopStream extends AsyncIterable<ToolLoopEvent> {

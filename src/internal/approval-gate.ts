@@ -94,8 +94,8 @@ export function needsAnyApproval(tools: unknown, calls: readonly NormalizedToolC
   return false;
 }
 
-/** The context an approver (and a `needsApproval` predicate) receives: the call's, before it runs. */
-function approvalContext(call: NormalizedToolCall["call"], config: GateConfig, context: GateContext): ToolContext {
+/** The context of a call before it runs, as an approver (and a `needsApproval` predicate) receives it. */
+export function callContext(call: NormalizedToolCall["call"], config: GateConfig, context: GateContext): ToolContext {
   return {
     signal: context.signal ?? new AbortController().signal,
     channel: context.channel,
@@ -151,7 +151,7 @@ export async function runApproved<C extends GateConfig, X extends GateContext>(
   const rule = argumentsError === undefined ? approvalRule(config.tools, call.name, context.promotions) : undefined;
   if (rule === undefined || rule === false) return runNow();
   const notRun = (result: ToolResult) => refuseCall(call, result, config);
-  const toolContext = approvalContext(call, config, context);
+  const toolContext = callContext(call, config, context);
   try {
     if (typeof rule === "function") {
       const needed: unknown = await raceAbort(Promise.resolve(rule(call.arguments, toolContext)), context.signal);

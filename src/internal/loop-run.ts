@@ -2,16 +2,12 @@ import { InvalidProviderResponseError, ToolLoopError } from "../errors.js";
 import { checkTimeout } from "../execute-tool-call.js";
 import type { ProgressListener, ProgressUpdate } from "../progress.js";
 import type { LLMProvider, LLMResponse, LLMStreamPart, Message, ToolDefinition } from "../provider.js";
-import type { ToolLoopCheckpoint } from "../resume-tool-loop.js";
-import {
-  contentOf,
-  type ResumeState,
-  type StopReason,
-  type ToolLoopConfig,
-  type ToolLoopResult,
-} from "../run-tool-loop.js";
+import { contentOf, type ResumeState, type ToolLoopConfig } from "../run-tool-loop.js";
 import type { ToolApprover } from "../tool-approval.js";
+import type { ToolLoopCheckpoint } from "../tool-loop-checkpoint.js";
 import type { ToolLoopEvent, ToolLoopEventListener } from "../tool-loop-event.js";
+import type { ModelCallRequest } from "../tool-loop-middleware.js";
+import type { StopReason, ToolLoopResult } from "../tool-loop-result.js";
 import { errorResult, type ToolResult } from "../tool-result.js";
 import { raceAbort } from "./abort.js";
 import { type CallRunner, type GateConfig, type GateContext, refuseCall, runApproved } from "./approval-gate.js";
@@ -299,13 +295,28 @@ export class LoopRun {
     signal: AbortSignal | undefined,
     iteration: number,
   ): Promise<LLMResponse> {
-    const final = iteration > this.#maxIterations;
-    const messages: Message[] = final ? [...transcript, { role: "system", content: FINAL_ANSWER_NOTE }] : transcript;
-    const tools = final ? undefined : definitions;
+    return this.send(
+      provider,
+      this.prepare({ messages: transcript, tools: definitions, model, options, iteration, signal }),
+    );
+  }
+
+  /** A provider call's request as sent: the final turn's gets the note and no tools. */
+  prepare(request: ModelCallRequest): ModelCallRequest {
+    if (request.iteration <= this.#maxIterations) return request;
+    const messages: Message[] = [...request.messages, { role: "system", content: FINAL_ANSWER_NOTE }];
     // Providers reject tool options on a call without tools.
-    const sent = final ? withoutToolOptions(options) : options;
-    if (!this.stream || provider.chatStream === undefined) return provider.chat(messages, tools, model, sent, signal);
-    return this.#streamed(provider.chatStream(messages, tools, model, sent, signal), iteration, signal);
+    return { ...request, messages, tools: undefined, options: withoutToolOptions(request.options) };
+  }
+
+  /** Sends a provider call: streamed when someone listens and the provider can. */
+  send(provider: LLMProvider, request: ModelCallRequest): Promise<LLMResponse> {
+    const { messages, model, options, signal, iteration } = request;
+    const tools = request.tools as ToolDefinition[] | undefined;
+    if (!this.stream || provider.chatStream === undefined) {
+      return provider.chat(messages as Message[], tools, model, options, signal);
+    }
+    return this.#streamed(provider.chatStream(messages as Message[], tools, model, options, signal), iteration, signal);
   }
 
   /**
