@@ -41,7 +41,6 @@ export type {
   UsageInfo,
 } from "./provider.js";
 export { resumeToolLoop } from "./resume-tool-loop.js";
-export type { ToolLoopConfig } from "./run-tool-loop.js";
 export { runToolLoop } from "./run-tool-loop.js";
 export type { ToolLoopStream } from "./stream-tool-loop.js";
 export { streamToolLoop } from "./stream-tool-loop.js";
@@ -66,6 +65,7 @@ export { isAsyncTool, isContextualTool, isMetadataAwareTool, toolToSchema } from
 export type { ApprovalDecision, ApprovalRequest, ToolApprover } from "./tool-approval.js";
 export type { ToolExecution } from "./tool-execution.js";
 export type { ToolLoopCheckpoint } from "./tool-loop-checkpoint.js";
+export type { ToolLoopConfig } from "./tool-loop-config.js";
 export type { ToolLoopContext } from "./tool-loop-context.js";
 export type { ToolLoopEvent, ToolLoopEventListener } from "./tool-loop-event.js";
 export type { ModelCallRequest, RunRequest, ToolCallRequest, ToolLoopMiddleware } from "./tool-loop-middleware.js";

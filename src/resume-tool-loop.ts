@@ -1,9 +1,12 @@
 import { isPlainObject, isRecord, quoteName } from "./internal/describe.js";
 import { type NormalizedToolCall, resumedToolCall } from "./internal/normalize-tool-call.js";
 import { optionError } from "./internal/options.js";
+import type { ResumeState } from "./internal/resume-state.js";
+import { checkMessages } from "./loop-options.js";
 import type { Message, ToolCall } from "./provider.js";
-import { checkMessages, type ResumeState, runFrom, type ToolLoopConfig } from "./run-tool-loop.js";
+import { runFrom } from "./run-tool-loop.js";
 import type { ToolLoopCheckpoint } from "./tool-loop-checkpoint.js";
+import type { ToolLoopConfig } from "./tool-loop-config.js";
 import type { ToolLoopContext } from "./tool-loop-context.js";
 import type { ToolLoopResult } from "./tool-loop-result.js";
 
