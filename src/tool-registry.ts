@@ -9,12 +9,13 @@ import {
 } from "./execute-tool-call.js";
 import { DefinitionCache } from "./internal/definition-cache.js";
 import { isRecord, quoteName } from "./internal/describe.js";
+import { HiddenToolSearch, type HiddenToolSearchRequest, SEARCH_HIDDEN_TOOLS } from "./internal/hidden-tool-search.js";
 import { HiddenTools } from "./internal/hidden-tools.js";
 import { log, resolveLogger } from "./internal/logger.js";
 import { isStringArray, optionError } from "./internal/options.js";
 import { BIND_PROMOTIONS, type Promote, type PromotionView } from "./internal/promotion-scope.js";
 import { prepareTool, type RegisteredTool } from "./internal/registered-tool.js";
-import { Bm25Index, type SearchDocument, searchByRegex } from "./internal/tool-search.js";
+import type { SearchDocument } from "./internal/tool-search.js";
 import type { Logger } from "./logger.js";
 import type { ProgressListener } from "./progress.js";
 import type { ToolDefinition } from "./provider.js";
@@ -157,8 +158,8 @@ export class ToolRegistry {
   readonly #definitions = new DefinitionCache(this.#tools, this.#hidden);
   /** Lower-cased names a registration must have to be kept; `null`: every name. */
   #allowlist: ReadonlySet<string> | null = null;
-  /** The BM25 index of the hidden tools, and the hidden tools' version it was built for. */
-  #bm25: { version: number; index: Bm25Index } | undefined;
+  /** Searches of the hidden tools (the BM25 index kept as they come and go). */
+  readonly #search = new HiddenToolSearch(this.#hidden, this.#tools);
   // Kept as tools come and go, so that a loop without loop-breaking tools checks an empty set once per turn.
   readonly #loopBreaking = new Set<string>();
   // Likewise for needsApproval, so that a loop without such tools looks none up per call.
@@ -431,34 +432,29 @@ export class ToolRegistry {
    * The hidden tools (promoted or not) whose name or description `pattern` matches, case-insensitively:
    * name matches first, then by name; at most `max`. The pattern runs on the linear-time engine of
    * schema patterns (RE2 syntax as JavaScript understands it: no backreferences or lookaround), so a
-   * model-written pattern cannot hang the process.
-   * @throws TypeError for an invalid pattern (saying why), one over 1,000 characters, or a `max`
-   * that is not an integer ≥ 0
+   * model-written pattern cannot hang the process; one too costly is refused, and a search stops
+   * after 500 ms of matching (the discovery tools' searches run in slices that yield).
+   * @throws TypeError for an invalid pattern (saying why), one over 1,000 characters, one too
+   * costly or too slow, or a `max` that is not an integer ≥ 0
    */
   searchRegex(pattern: string, max: number): ToolSearchResult[] {
-    return searchByRegex(this.#hiddenDocuments(), pattern, max).map(searchResult);
+    return this.#search.regex(pattern, max).map(searchResult);
   }
 
   /**
    * The hidden tools (promoted or not) ranked by BM25 against `query` over their name and
    * description (split at `_`, `-`, case changes and spaces): best first, then by name; at most
-   * `max`; only tools sharing a term with the query. The index is built on first use and rebuilt
-   * when hidden tools change.
+   * `max`; only tools sharing a term with the query. A hidden tool is indexed when a search first
+   * needs it (here at once; by the discovery tools in slices that yield), dropped when it goes.
    * @throws TypeError for a query over 1,000 characters or a `max` that is not an integer ≥ 0
    */
   searchBM25(query: string, max: number): ToolSearchResult[] {
-    const { version } = this.#hidden;
-    if (this.#bm25?.version !== version) {
-      this.#bm25 = { version, index: new Bm25Index([...this.#hiddenDocuments()]) };
-    }
-    return this.#bm25.index.search(query, max).map(searchResult);
+    return this.#search.bm25(query, max).map(searchResult);
   }
 
-  *#hiddenDocuments(): Generator<SearchDocument> {
-    for (const name of this.#hidden.names()) {
-      const { description } = (this.#tools.get(name) as RegisteredTool).definition.function;
-      yield { name, description };
-    }
+  /** @internal see SEARCH_HIDDEN_TOOLS. */
+  async [SEARCH_HIDDEN_TOOLS](request: HiddenToolSearchRequest): Promise<ToolSearchResult[]> {
+    return (await this.#search.inSlices(request)).map(searchResult);
   }
 
   /**

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import {
   createToolSearchTools,
   TOOL_SEARCH_TOOL_NAMES,
@@ -255,6 +255,63 @@ describe("createToolSearchTools", () => {
     expect(backtracking.isError).toBe(false);
   });
 
+  describe("over many hidden tools (the clock stepped 1 ms a read: a search's time is its count of tools)", () => {
+    /** The discovery tools over 300 hidden tools, `performance.now` stepping while `run` runs. */
+    async function withManyTools<T>(options: ToolSearchToolsOptions, run: (registry: ToolRegistry) => Promise<T>) {
+      const registry = new ToolRegistry();
+      for (const tool of createToolSearchTools(registry, options)) registry.register(tool);
+      for (let index = 0; index < 300; index++) {
+        registry.registerHidden(make(`mcp_tool_${index}`, `Reads file number ${index} of the disk`));
+      }
+      let now = 0;
+      const clock = vi.spyOn(performance, "now").mockImplementation(() => ++now);
+      try {
+        return await run(registry);
+      } finally {
+        clock.mockRestore();
+      }
+    }
+
+    it.each([
+      [REGEX, { pattern: "number 17\\b" }],
+      [BM25, { query: "number 17" }], // the first search: it indexes the 300 tools
+    ])("%s searches in slices: other work goes on while it searches", async (name, args) => {
+      await withManyTools({}, async (registry) => {
+        const order: string[] = [];
+        const search = registry.execute(name, args);
+        setImmediate(() => order.push("other work"));
+        const result = await search;
+        order.push("search done");
+        expect(order).toEqual(["other work", "search done"]);
+        // Best first: "17" is in that tool only (BM25 also lists the others that hold "number").
+        expect(result.forLLM).toMatch(
+          /^Found \d tools? \(not callable here[^\n]*\n- mcp_tool_17: Reads file number 17 of the disk($|\n)/,
+        );
+      });
+    });
+
+    it("a regex search that takes longer than maxSearchMs is an error result saying so", async () => {
+      await withManyTools({ maxSearchMs: 20 }, async (registry) => {
+        const result = await registry.execute(REGEX, { pattern: "disk" });
+        expect(result.isError).toBe(true);
+        expect(result.forLLM).toMatch(
+          /^pattern took too long to search the tools \(over 20 ms, \d+ of 300 searched\): use a simpler pattern, or search by keywords; fix it and search again$/,
+        );
+      });
+    });
+
+    it("a call cancelled while it searches is answered cancelled: the search stops at its next slice", async () => {
+      await withManyTools({}, async (registry) => {
+        const controller = new AbortController();
+        const search = registry.execute(BM25, { query: "number 17" }, { signal: controller.signal });
+        setImmediate(() => controller.abort(new Error("the user left")));
+        const result = await search;
+        expect(result.isError).toBe(true);
+        expect(result.forLLM).toMatch(/^tool "tool_search_tool_bm25" was aborted/);
+      });
+    });
+  });
+
   it("no match is a silent, non-error text and promotes nothing", async () => {
     const { registry, offered } = setup();
     const before = offered();
@@ -298,6 +355,12 @@ describe("createToolSearchTools", () => {
     ["a fractional ttl", { ttl: 1.5 }, "createToolSearchTools: ttl must be an integer > 0, got 1.5"],
     ["a string maxResults", { maxResults: "5" }, 'createToolSearchTools: maxResults must be an integer > 0, got "5"'],
     ["maxResults 0", { maxResults: 0 }, "createToolSearchTools: maxResults must be an integer > 0, got 0"],
+    ["maxSearchMs 0", { maxSearchMs: 0 }, "createToolSearchTools: maxSearchMs must be an integer > 0, got 0"],
+    [
+      "a fractional maxSearchMs",
+      { maxSearchMs: 0.5 },
+      "createToolSearchTools: maxSearchMs must be an integer > 0, got 0.5",
+    ],
     ["options null", null, "createToolSearchTools: options must be an object, got null"],
   ])("throws a TypeError for %s", (_, options, message) => {
     expect(() => createToolSearchTools(new ToolRegistry(), options as ToolSearchToolsOptions)).toThrow(

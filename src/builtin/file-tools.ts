@@ -9,6 +9,7 @@ import { boundText, quoteName } from "../internal/describe.js";
 import { checkCount, optionError } from "../internal/options.js";
 import type { Tool, ToolContext } from "../tool.js";
 import { errorResult, newToolResult, silentResult, ToolResult } from "../tool-result.js";
+import { findText } from "./find-text.js";
 import {
   checkWorkspaceOptions,
   errorCode,
@@ -77,6 +78,13 @@ const MAX_DIFF_EDITS = 200;
 const DIFF_TIMEOUT_MS = 50;
 /** Characters scanned between two turns of the event loop where a whole file's lines are counted. */
 const SCAN_CHARS = 1 << 20;
+/**
+ * Most bytes `read_file` scans of a file whose size reads 0 when it is opened: a file in `/proc`
+ * (its size is not known ahead), or an empty file something appends to while it is read.
+ */
+const MAX_SIZELESS_BYTES = 1024 * 1024;
+/** Bytes before `line_offset` that `read_file` keeps, to tell whether the offset splits a character. */
+const LEAD_BYTES = 3;
 /** Bytes read at a time, and the sample `read_file` judges binary content on. */
 const CHUNK_BYTES = 65_536;
 const SAMPLE_BYTES = 8_192;
@@ -127,11 +135,16 @@ export function createFileTools(options: FileToolsOptions): Tool[] {
     tool(
       "read_file",
       `Read a text file. Each line comes back as "N|text" (N = line number). At most ${settings.maxReadBytes} bytes ` +
-        "per call: a longer file is cut with a note naming the start_line to continue from.",
+        "per call: a longer file is cut with a note naming the start_line (and line_offset) to continue from.",
       {
         path: path("The file to read"),
         start_line: { type: "integer", minimum: 1, description: "Optional: first line to read (1-based)" },
         end_line: { type: "integer", minimum: 1, description: "Optional: last line to read (≥ start_line)" },
+        line_offset: {
+          type: "integer",
+          minimum: 0,
+          description: "Optional: bytes of start_line to skip, to read on in a line longer than one call returns",
+        },
       },
       ["path"],
       readFile,
@@ -368,10 +381,10 @@ async function openForReading(
 
 // ─── read_file ──────────────────────────────────────────────────────────────────────────────────
 
-function lineArgument(name: string, value: unknown): number | string | undefined {
+function lineArgument(name: string, value: unknown, least = 1): number | string | undefined {
   if (value === undefined) return undefined;
-  if (typeof value === "number" && Number.isInteger(value) && value >= 1) return value;
-  return `${name} must be an integer ≥ 1`;
+  if (typeof value === "number" && Number.isInteger(value) && value >= least) return value;
+  return `${name} must be an integer ≥ ${least}`;
 }
 
 /** `true` for content that is not text: a NUL byte, or more than 10 % control characters. */
@@ -386,12 +399,84 @@ function looksBinary(sample: Uint8Array): boolean {
   return sample.length > 0 && control / sample.length > MAX_CONTROL_SHARE;
 }
 
-/** The end of the longest prefix of `bytes` (at most `max`) that does not split a UTF-8 character. */
-function utf8Cut(bytes: Buffer, max: number): number {
-  if (bytes.length <= max) return bytes.length;
-  let end = max;
-  while (end > 0 && ((bytes[end] as number) & 0xc0) === 0x80) end--;
-  return end;
+const isContinuation = (byte: number) => (byte & 0xc0) === 0x80;
+
+/** How many bytes the UTF-8 character led by `byte` has (1 for a byte that leads none). */
+function sequenceLength(byte: number): number {
+  if (byte >= 0xc2 && byte <= 0xdf) return 2;
+  if (byte >= 0xe0 && byte <= 0xef) return 3;
+  if (byte >= 0xf0 && byte <= 0xf4) return 4;
+  return 1;
+}
+
+/**
+ * Where the UTF-8 character that `at` splits in `bytes` begins (a lead byte at most 3 bytes back,
+ * followed by continuation bytes on both sides of `at`) and ends; `undefined` when `at` splits none.
+ * Never looks further back: a long run of stray continuation bytes is invalid anyway, each of them
+ * U+FFFD on its own.
+ */
+function splitCharacter(bytes: Uint8Array, at: number): { start: number; end: number } | undefined {
+  if (at <= 0 || at >= bytes.length || !isContinuation(bytes[at] as number)) return undefined;
+  for (let back = at - 1; back >= 0 && back >= at - 3; back--) {
+    const byte = bytes[back] as number;
+    if (isContinuation(byte)) continue;
+    const end = back + sequenceLength(byte);
+    return end > at ? { start: back, end } : undefined;
+  }
+  return undefined;
+}
+
+/** `at`, or the start of the UTF-8 character it would split. */
+function utf8Boundary(bytes: Uint8Array, at: number): number {
+  return splitCharacter(bytes, Math.min(at, bytes.length))?.start ?? Math.min(at, bytes.length);
+}
+
+/** Bytes decoded at a time by {@link fitUtf8}. */
+const FIT_BLOCK_BYTES = 4_096;
+
+/**
+ * The longest start of `bytes` that ends between two characters and whose text — decoded, each
+ * invalid byte as U+FFFD, 3 bytes in UTF-8 — is at most `room` bytes of UTF-8: the text, and how many
+ * of `bytes` it took. Decoded a block at a time (blocks end between characters, so they decode as
+ * the whole would), and the block where the room ends by bisection: time linear in `room`.
+ */
+function fitUtf8(bytes: Uint8Array, room: number): { text: string; taken: number } {
+  const pieces: string[] = [];
+  let used = 0;
+  let taken = 0;
+  const decode = (from: number, to: number) => new TextDecoder().decode(bytes.subarray(from, to));
+  while (taken < bytes.length) {
+    const end = utf8Boundary(bytes, taken + FIT_BLOCK_BYTES);
+    const piece = decode(taken, end);
+    const size = Buffer.byteLength(piece);
+    if (used + size <= room) {
+      pieces.push(piece);
+      used += size;
+      taken = end;
+      continue;
+    }
+    // The room ends in this block: the last cut between characters in it that fits.
+    let low = taken;
+    let high = end;
+    let best = "";
+    while (high - low > 1) {
+      const middle = (low + high) >>> 1;
+      // A cut between characters near the middle: before the character the middle splits, or after
+      // it when that one starts at `low`.
+      const split = splitCharacter(bytes, middle);
+      const cut = split === undefined ? middle : split.start > low ? split.start : split.end;
+      if (cut >= high) break;
+      const candidate = decode(taken, cut);
+      if (used + Buffer.byteLength(candidate) <= room) {
+        low = cut;
+        best = candidate;
+      } else high = cut;
+    }
+    pieces.push(best);
+    taken = low;
+    break;
+  }
+  return { text: pieces.join(""), taken };
 }
 
 async function readFile(
@@ -401,8 +486,10 @@ async function readFile(
 ): Promise<ToolResult> {
   const start = lineArgument("start_line", args.start_line) ?? 1;
   const end = lineArgument("end_line", args.end_line);
+  const offset = lineArgument("line_offset", args.line_offset, 0) ?? 0;
   if (typeof start === "string") return errorResult(start);
   if (typeof end === "string") return errorResult(end);
+  if (typeof offset === "string") return errorResult(offset);
   if (end !== undefined && end < start) return errorResult(`end_line (${end}) is before start_line (${start})`);
   const checked = await checkPath(settings, args.path, ["read"], true);
   if (!checked.ok) return checked.result;
@@ -410,7 +497,10 @@ async function readFile(
   const opened = await openForReading(settings, "read_file", shown, checked.path);
   if (!opened.ok) return opened.result;
   try {
-    return await readLines(settings, opened.handle, shown, start, end, context.signal);
+    // Never past the size the file had when it was opened: a file another process keeps
+    // appending to would keep a far start_line reading for as long as it grows.
+    const size = opened.stats.size > 0 ? opened.stats.size : MAX_SIZELESS_BYTES;
+    return await readLines(settings, opened.handle, shown, { start, end, offset, size }, context.signal);
   } catch (error) {
     return fsFailure("read_file", shown, error);
   } finally {
@@ -418,18 +508,27 @@ async function readFile(
   }
 }
 
+/** What `read_file` reads: lines `start` to `end`, the first from its byte `offset`, in the first `size` bytes. */
+interface LineRange {
+  readonly start: number;
+  readonly end: number | undefined;
+  readonly offset: number;
+  readonly size: number;
+}
+
 /**
  * Streams the file chunk by chunk: lines before `start` are skipped (never held), lines from
- * `start` are kept until `end`, the end of the file, or `maxReadBytes` of them.
+ * `start` are kept until `end`, the end of the file (at most `size` bytes), or `maxReadBytes` of
+ * them, counted on the text returned.
  */
 async function readLines(
   settings: FileSettings,
   handle: FileHandle,
   shown: string,
-  start: number,
-  end: number | undefined,
+  range: LineRange,
   signal: AbortSignal,
 ): Promise<ToolResult> {
+  const { start, end, offset, size } = range;
   const budget = settings.maxReadBytes;
   const decoder = new TextDecoder();
   const out: string[] = [];
@@ -437,9 +536,14 @@ async function readLines(
   let line = 1;
   let parts: Buffer[] = [];
   let partBytes = 0;
+  /** Bytes of the current line so far (kept or not). */
+  let lineBytes = 0;
+  /** The current line has more bytes than were kept. */
+  let over = false;
   let position = 0;
   let sampled = false;
   let cut: string | undefined;
+  let problem: ToolResult | undefined;
   const binary = () =>
     errorResult(
       `${quoteName(shown)} looks like a binary file (NUL bytes or control characters): read_file only reads text`,
@@ -447,46 +551,86 @@ async function readLines(
   // Adds the finished line `line` (its bytes in `parts`); returns false when the output is full.
   const finishLine = (): boolean => {
     if (line >= start) {
-      const bytes = Buffer.concat(parts, partBytes);
-      // The budget counts what is returned, not just the file's bytes: the `N|` prefix and the
-      // line feed that joins the line to the previous one too (a file of empty lines is all prefixes).
-      const prefix = `${line}|`;
-      const cost = (out.length > 0 ? 1 : 0) + prefix.length + bytes.length;
-      if (used + cost > budget) {
-        if (out.length > 0) {
-          cut = `[cut: read_file returns at most ${budget} bytes per call; read the rest with start_line=${line}]`;
+      let bytes = parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts, partBytes);
+      /** Where `bytes` start in the line. */
+      let from = 0;
+      if (line === start && offset > 0) {
+        if (offset >= lineBytes) {
+          problem = errorResult(`line_offset ${offset} is past the end of line ${line} (it has ${lineBytes} bytes)`);
           return false;
         }
-        // The first line shown is cut to what fits after its prefix (the prefix is always shown).
-        const keep = utf8Cut(bytes, Math.max(0, budget - prefix.length));
-        out.push(`${prefix}${decoder.decode(bytes.subarray(0, keep))}`);
-        cut = `[cut: line ${line} does not fit in the ${budget} bytes read_file returns per call and was cut; read on with start_line=${line + 1}]`;
+        // `bytes` begin up to 3 bytes before the offset: an offset inside a character starts at the next one.
+        const context = Math.min(LEAD_BYTES, offset);
+        const skip = splitCharacter(bytes, context)?.end ?? context;
+        bytes = bytes.subarray(skip);
+        from = offset - context + skip;
+      }
+      const prefix = `${line}|`;
+      const joint = out.length > 0 ? 1 : 0;
+      // The budget counts what is returned: the `N|` prefix, the line feed that joins the line to
+      // the previous one (a file of empty lines is all prefixes), and the text as decoded (an
+      // invalid byte is U+FFFD, 3 bytes).
+      if (!over) {
+        const text = bytes.length === 0 ? "" : decoder.decode(bytes);
+        // Valid UTF-8 decodes to as many bytes as it has; only U+FFFD (a bad byte, or one in the
+        // file) needs the text counted.
+        const cost = joint + prefix.length + (text.includes("\ufffd") ? Buffer.byteLength(text) : bytes.length);
+        if (used + cost <= budget) {
+          used += cost;
+          out.push(`${prefix}${text}`);
+          parts = [];
+          partBytes = 0;
+          lineBytes = 0;
+          over = false;
+          line++;
+          return end === undefined || line <= end;
+        }
+      }
+      if (out.length > 0) {
+        cut = `[cut: read_file returns at most ${budget} bytes per call; read the rest with start_line=${line}]`;
         return false;
       }
-      used += cost;
-      out.push(`${prefix}${decoder.decode(bytes)}`);
+      // The first line shown is cut to what fits after its prefix (the prefix is always shown).
+      const { text, taken } = fitUtf8(bytes, Math.max(0, budget - prefix.length));
+      out.push(`${prefix}${text}`);
+      cut =
+        taken > 0
+          ? `[cut: line ${line} is longer than the ${budget} bytes read_file returns per call; read on in it with start_line=${line} and line_offset=${from + taken}, or from the next line with start_line=${line + 1}]`
+          : `[cut: line ${line} does not fit in the ${budget} bytes read_file returns per call and was cut; read on with start_line=${line + 1}]`;
+      return false;
     }
     parts = [];
     partBytes = 0;
+    lineBytes = 0;
+    over = false;
     line++;
-    return end === undefined || line <= end;
+    return true;
   };
   let pending = false; // the current line has bytes not yet ended by a line feed
   // Keeps `chunk[from, to)` of the current line.
   const keep = (chunk: Buffer, from: number, to: number) => {
     if (to > from) pending = true;
-    // Keep a line only if it is shown, and never more of it than the budget (plus one byte to know it is over).
-    if (line < start || partBytes > budget) return;
-    const taken = chunk.subarray(from, Math.min(to, from + budget + 1 - partBytes));
+    const before = lineBytes;
+    lineBytes += to - from;
+    // Keep a line only if it is shown, from its offset, and never more of it than the budget
+    // (plus one byte to know it is over).
+    if (line < start) return;
+    // The start line is kept from its offset, and up to 3 bytes before it (the character it may split).
+    const skipped = line === start ? Math.max(0, offset - LEAD_BYTES) : 0;
+    const most = budget + 1 + (line === start ? Math.min(LEAD_BYTES, offset) : 0);
+    const first = Math.min(to, from + Math.max(0, skipped - before));
+    if (to - first > most - partBytes) over = true;
+    if (partBytes >= most) return;
+    const taken = chunk.subarray(first, Math.min(to, first + most - partBytes));
     if (taken.length === 0) return;
     parts.push(Buffer.from(taken));
     partBytes += taken.length;
   };
   const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
   let ended = false; // stopped before the end of the file
-  reading: for (;;) {
+  reading: while (position < size) {
     if (signal.aborted) return errorResult("read_file aborted");
-    const { bytesRead } = await handle.read(buffer, 0, CHUNK_BYTES, position);
+    const { bytesRead } = await handle.read(buffer, 0, Math.min(CHUNK_BYTES, size - position), position);
     if (bytesRead === 0) break;
     position += bytesRead;
     const chunk = buffer.subarray(0, bytesRead);
@@ -509,8 +653,9 @@ async function readLines(
   }
   // The last line of a file that does not end with a line feed.
   if (!ended && pending) finishLine();
+  if (problem !== undefined) return problem;
   if (out.length === 0) {
-    if (position === 0 && start === 1) return newToolResult("(empty file)");
+    if (position === 0 && start === 1 && offset === 0) return newToolResult("(empty file)");
     const lines = line - 1;
     return errorResult(
       `start_line ${start} is past the end of ${quoteName(shown)} (it has ${lines} ${lines === 1 ? "line" : "lines"})`,
@@ -814,11 +959,27 @@ async function readText(
 
 // ─── edit_file ──────────────────────────────────────────────────────────────────────────────────
 
-/** Where `needle` occurs in `text`: the first index, and whether there are more (non-overlapping). */
-function findOnce(text: string, needle: string): { index: number; count: 0 | 1 | 2 } {
-  const index = text.indexOf(needle);
+/** Thrown by {@link findOnce}'s pause when the call's signal aborted. */
+class EditAborted extends Error {}
+
+/**
+ * Where `needle` occurs in `text`: the first index, and whether there are more (non-overlapping).
+ * A linear search done in slices ({@link findText}; `String#indexOf` can take seconds on one
+ * hostile `old_text`), with a turn of the event loop between slices; stops with
+ * {@link EditAborted} when `signal` aborts.
+ */
+async function findOnce(
+  text: string,
+  needle: string,
+  signal: AbortSignal,
+): Promise<{ index: number; count: 0 | 1 | 2 }> {
+  const pause = async () => {
+    await nextTurn();
+    if (signal.aborted) throw new EditAborted();
+  };
+  const index = await findText(text, needle, 0, { pause });
   if (index === -1) return { index, count: 0 };
-  return { index, count: text.indexOf(needle, index + needle.length) === -1 ? 1 : 2 };
+  return { index, count: (await findText(text, needle, index + needle.length, { pause })) === -1 ? 1 : 2 };
 }
 
 /** Line feeds in `text[from, to)`, counted a slice at a time with a turn of the event loop between slices. */
@@ -979,11 +1140,35 @@ async function wholeLinesDiff(
   return `${note}\n${patch}${cut ? `… [the diff is cut at ${MAX_DIFF_CHARS} characters]\n` : ""}`;
 }
 
-async function editFile(settings: FileSettings, args: Record<string, unknown>): Promise<ToolResult> {
+/**
+ * `true` when replacing `before[index, index + removed)` by `added` leaves half of a character of
+ * the file alone: the match begins with the second half of a surrogate pair (or ends with the
+ * first) and what comes next to the other half is not its match. A file read as valid UTF-8 holds
+ * whole pairs only, and a lone half would be written as U+FFFD: a character outside old_text lost.
+ * (A match may still replace half a pair by another half: "\ude00" by "\ude01" turns 😀 into 😁.)
+ */
+function splitsCharacter(before: string, index: number, removed: number, added: string): boolean {
+  const end = index + removed;
+  const first = added.length > 0 ? added.charCodeAt(0) : before.charCodeAt(end);
+  const last = added.length > 0 ? added.charCodeAt(added.length - 1) : before.charCodeAt(index - 1);
+  return (
+    (isHighSurrogate(before.charCodeAt(index - 1)) && !isLowSurrogate(first)) ||
+    (isLowSurrogate(before.charCodeAt(end)) && !isHighSurrogate(last))
+  );
+}
+
+async function editFile(
+  settings: FileSettings,
+  args: Record<string, unknown>,
+  context: ToolContext,
+): Promise<ToolResult> {
   const { old_text: oldText, new_text: newText } = args;
   if (typeof oldText !== "string" || typeof newText !== "string")
     return errorResult("old_text and new_text must be strings");
   if (oldText === "") return errorResult("old_text is empty: give the exact text to replace");
+  const signal = context.signal;
+  const aborted = () => errorResult("edit_file aborted: the file was not changed");
+  if (signal.aborted) return aborted();
   const checked = await checkPath(settings, args.path, ["read", "write"], true);
   if (!checked.ok) return checked.result;
   const shown = args.path as string;
@@ -1009,7 +1194,15 @@ async function editFile(settings: FileSettings, args: Record<string, unknown>): 
   } finally {
     await closeQuietly(opened.handle);
   }
-  const { index, count } = findOnce(before, oldText);
+  if (signal.aborted) return aborted();
+  let found: { index: number; count: 0 | 1 | 2 };
+  try {
+    found = await findOnce(before, oldText, signal);
+  } catch (error) {
+    if (error instanceof EditAborted) return aborted();
+    throw error;
+  }
+  const { index, count } = found;
   if (count === 0) {
     return errorResult(
       `old_text was not found in ${quoteName(shown)}: it must match the file exactly (spaces, indentation, line breaks); read the file and copy the text`,
@@ -1020,9 +1213,15 @@ async function editFile(settings: FileSettings, args: Record<string, unknown>): 
       `old_text matches several places in ${quoteName(shown)}: include more surrounding lines so that it matches exactly one`,
     );
   }
+  if (splitsCharacter(before, index, oldText.length, newText)) {
+    return errorResult(
+      `old_text matches half of a character in ${quoteName(shown)} (one half of a UTF-16 surrogate pair) and new_text does not complete it: include the whole character in old_text`,
+    );
+  }
   // Slices, not String#replace: `$&` and `$1` in the model's text stay as written. Written as its
   // three parts, so the new file is never one more 10 MiB string made on the event loop.
   const after = [before.slice(0, index), newText, before.slice(index + oldText.length)];
+  if (signal.aborted) return aborted();
   const failed = await writeAtomically(settings, "edit_file", shown, checked.path, after, true);
   if (failed !== undefined) return failed;
   return new ToolResult({

@@ -556,30 +556,44 @@ async function readResponse(
     header.push(
       `Note: the body is larger than ${settings.maxBytes} bytes; only the first ${settings.maxBytes} were read`,
     );
-  let shown: string;
-  let contentCut: boolean;
+  let content: CutContent;
   // JSON is pretty-printed only as far as it is shown, from the pieces as they were decoded: a body
   // nested 500 deep would otherwise take gigabytes of indentation (and minutes of the event loop).
   const pretty = kind === "json" ? await prettyJson(pieces, limit + 1, signal) : undefined;
   if (pretty !== undefined) {
-    contentCut = pretty.cut || pretty.text.length > limit;
     const chars = pieces.reduce((sum, piece) => sum + piece.length, 0);
-    shown = contentCut ? cutJson(pretty.text, limit, chars) : pretty.text;
+    content =
+      pretty.cut || pretty.text.length > limit
+        ? cutToLimit(pretty.text, limit, {
+            inside: ` … [the pretty-printed JSON is cut at ${limit} characters; the body has ${chars}]`,
+            header: `Note: the pretty-printed JSON is cut at ${limit} characters; the body has ${chars}`,
+          })
+        : { shown: pretty.text, cut: false };
   } else {
     const text = pieces.join("");
-    const content =
+    // HTML comes back from the converter only as far as it can be shown, with its whole length.
+    const converted =
       kind === "html"
-        ? await htmlToText(text, signal).catch((error: unknown) => {
+        ? await htmlToText(text, signal, limit).catch((error: unknown) => {
             if (signal.aborted) throw error;
             throw new FetchProblem(`web_fetch could not convert the HTML of ${where} to text: ${errorMessage(error)}`, {
               cause: error,
             });
           })
-        : text; // JSON that does not parse is shown as it is
-    shown = content.trim() === "" ? "(empty body)" : boundText(content, limit);
-    contentCut = shown.length < content.length;
+        : { text, length: text.length, blank: text.trim() === "" }; // JSON that does not parse is shown as it is
+    if (converted.blank) content = { shown: "(empty body)", cut: false };
+    else if (converted.length <= limit) content = { shown: converted.text, cut: false };
+    else {
+      content = cutToLimit(converted.text, limit, {
+        // The marker's own length depends on the count; room is kept for the longest one.
+        inside: ` … [${converted.length} more characters cut]`,
+        count: (kept) => ` … [${converted.length - kept} more characters cut]`,
+        header: `Note: the content has ${converted.length} characters; only the first ${limit} are shown`,
+      });
+    }
   }
-  const forLLM = `${header.join("\n")}\n\n${shown}`;
+  if (content.note !== undefined) header.push(content.note);
+  const forLLM = `${header.join("\n")}\n\n${content.shown}`;
   const result = response.status >= 400 ? errorResult(forLLM) : newToolResult(forLLM);
   return result.withData({
     url: url.href,
@@ -587,31 +601,52 @@ async function readResponse(
     contentType,
     bytes,
     bodyCut: cut,
-    contentCut,
+    contentCut: content.cut,
   });
 }
 
+/** Content as shown: at most the limit in characters, and a note for the header when the cut marker did not fit. */
+interface CutContent {
+  readonly shown: string;
+  readonly cut: boolean;
+  readonly note?: string;
+}
+
 /**
- * Pretty-printed JSON that goes on past `limit`, cut to `limit` characters with a marker: how long
- * all of it would be is not known (it was not made), so the marker gives the body's length.
+ * `text` (at least its first `limit` characters) cut to `limit` characters: with the marker
+ * `inside` at its end (counted in the limit; `count` gives its final wording from the characters
+ * kept), or — when the marker alone is longer than the limit (`max_chars: 1`) — the first `limit`
+ * characters, and the marker's words as a header note instead. Never half a surrogate pair. For
+ * pretty-printed JSON the whole length is not known (it was not made): its marker gives the body's.
  */
-function cutJson(printed: string, limit: number, bodyChars: number): string {
-  const marker = ` … [the pretty-printed JSON is cut at ${limit} characters; the body has ${bodyChars}]`;
-  let keep = Math.max(0, limit - marker.length);
-  const last = printed.charCodeAt(keep - 1);
+function cutToLimit(
+  text: string,
+  limit: number,
+  marker: { inside: string; count?: (kept: number) => string; header: string },
+): CutContent {
+  const fits = marker.inside.length <= limit;
+  let keep = fits ? limit - marker.inside.length : limit;
+  const last = text.charCodeAt(keep - 1);
   if (last >= 0xd800 && last <= 0xdbff) keep--; // never half a surrogate pair
-  return `${printed.slice(0, keep)}${marker}`;
+  const kept = text.slice(0, keep);
+  if (!fits) return { shown: kept, cut: true, note: marker.header };
+  return { shown: `${kept}${marker.count?.(keep) ?? marker.inside}`, cut: true };
 }
 
 // The HTML converter runs in a worker thread: html-to-text's parser is quadratic in the nesting
 // depth (200,000 nested <div>s — 2 MB — take about a minute), and a page is chosen by whoever the
 // model fetches. In a worker it cannot block the event loop, it is stopped at the call's timeout
 // or abort, and its heap is bounded. Its console is silenced (html-to-text may warn).
+// Only as much of the text as can be shown is posted back, with its length: a page of nested lists
+// indents every line by every list's prefix (a 103 KB page became 40 M characters), and receiving
+// that string cost the event loop half a second and the process hundreds of MB.
 const CONVERTER_SOURCE = `"use strict";
 const { parentPort, workerData } = require("node:worker_threads");
 for (const level of ["log", "info", "warn", "error", "debug", "trace"]) console[level] = () => {};
 const { convert } = require(workerData.modulePath);
-parentPort.postMessage(convert(workerData.html, workerData.options));
+const text = convert(workerData.html, workerData.options);
+const max = workerData.maxChars;
+parentPort.postMessage({ text: text.length > max ? text.slice(0, max) : text, length: text.length, blank: !/\\S/.test(text) });
 `;
 
 let converterPath: string | undefined;
@@ -641,12 +676,26 @@ function releaseConverter(): void {
   converters--;
 }
 
+/** What {@link htmlToText} gives back of a page. */
+export interface ConvertedHtml {
+  /** The first `maxChars` characters of the text (all of it when it is no longer). */
+  readonly text: string;
+  /** Characters of the whole text. */
+  readonly length: number;
+  /** `true` when the whole text is whitespace (or empty). */
+  readonly blank: boolean;
+}
+
 /**
  * HTML as readable text (html-to-text: block structure kept, links as `text [href]`, no word
  * wrap), in a worker; at most {@link MAX_CONVERTERS} at once (each may hold a 256 MiB heap), the
- * others wait their turn or the call's end.
+ * others wait their turn or the call's end. Only the first `maxChars` characters leave the worker.
  */
-export async function htmlToText(html: string, signal: AbortSignal): Promise<string> {
+export async function htmlToText(
+  html: string,
+  signal: AbortSignal,
+  maxChars: number = Number.MAX_SAFE_INTEGER,
+): Promise<ConvertedHtml> {
   if (converters < MAX_CONVERTERS) converters++;
   else {
     const waiter: ConverterWaiter = { start: () => {}, started: false, abandoned: false };
@@ -666,19 +715,20 @@ export async function htmlToText(html: string, signal: AbortSignal): Promise<str
     }
   }
   try {
-    return await convertInWorker(html, signal);
+    return await convertInWorker(html, signal, maxChars);
   } finally {
     releaseConverter();
   }
 }
 
-async function convertInWorker(html: string, signal: AbortSignal): Promise<string> {
+async function convertInWorker(html: string, signal: AbortSignal, maxChars: number): Promise<ConvertedHtml> {
   converterPath ??= createRequire(import.meta.url).resolve("html-to-text");
   const worker = new Worker(CONVERTER_SOURCE, {
     eval: true,
     workerData: {
       modulePath: converterPath,
       html,
+      maxChars,
       options: { wordwrap: false, limits: { maxInputLength: Number.MAX_SAFE_INTEGER } },
     },
     // Nothing of the process's: no flags, no environment (tokens), no console.
@@ -690,8 +740,16 @@ async function convertInWorker(html: string, signal: AbortSignal): Promise<strin
   });
   worker.stdout.resume();
   worker.stderr.resume();
-  const converted = new Promise<string>((resolve, reject) => {
-    worker.once("message", (text: unknown) => resolve(typeof text === "string" ? text : ""));
+  const converted = new Promise<ConvertedHtml>((resolve, reject) => {
+    worker.once("message", (message: unknown) => {
+      // Only our worker posts here; a message of another shape would be empty text.
+      const { text, length, blank } = isRecord(message) ? message : {};
+      resolve(
+        typeof text === "string" && typeof length === "number" && typeof blank === "boolean"
+          ? { text: text.slice(0, maxChars), length, blank }
+          : { text: "", length: 0, blank: true },
+      );
+    });
     worker.on("error", reject);
     worker.once("exit", (code) => reject(new Error(`the HTML converter stopped (exit code ${code})`)));
   });

@@ -6,6 +6,7 @@ import type { RE2JS } from "re2js";
 import type { ParseArgumentsResult } from "../tool.js";
 import { boundText, cutName, isRecord, jsonText, MAX_VALIDATION_MESSAGE_CHARS } from "./describe.js";
 import { unescapePointerSegment } from "./json-pointer.js";
+import { testWithSmallDfa } from "./re2-dfa.js";
 import {
   addCost,
   analyseSchema,
@@ -265,7 +266,7 @@ const MAX_CACHED_PATTERNS = 500;
  * Ajv's `code.regExp` engine: compiles a schema pattern for re2js, so that matching takes time
  * linear in the input whatever the pattern. Throws (at registration) for a pattern that is not a
  * valid JS regular expression or that RE2 cannot run, naming the pattern and saying why. The flag
- * `i` makes it case-insensitive (the registry's tool search); other flags only shape the JS check.
+ * `i` makes it case-insensitive; other flags only shape the JS check. Cached, with little DFA kept.
  */
 export function linearRegExp(pattern: string, flags: string): LinearRegExp {
   // Ajv dedupes compiled patterns by `toString()`: it must name the pattern (and it is never the
@@ -273,6 +274,16 @@ export function linearRegExp(pattern: string, flags: string): LinearRegExp {
   const key = `re2:${flags}:${pattern}`;
   let compiled = compiledPatterns.get(key);
   if (compiled !== undefined) return compiled;
+  compiled = { test: testWithSmallDfa(compileLinearPattern(pattern, flags)), toString: () => key };
+  if (compiledPatterns.size >= MAX_CACHED_PATTERNS) {
+    compiledPatterns.delete(compiledPatterns.keys().next().value as string);
+  }
+  compiledPatterns.set(key, compiled);
+  return compiled;
+}
+
+/** {@link linearRegExp}'s compilation, uncached: the tool search's patterns are forgotten after their search. */
+export function compileLinearPattern(pattern: string, flags: string): RE2JS {
   const translated = translatePattern(pattern);
   try {
     new RegExp(translated.js, flags);
@@ -293,12 +304,7 @@ export function linearRegExp(pattern: string, flags: string): LinearRegExp {
       : "";
     throw patternError(pattern, `cannot run on ${LINEAR_ENGINE}: ${reason}${hint}`);
   }
-  compiled = { test: (text) => re2.test(text), toString: () => key };
-  if (compiledPatterns.size >= MAX_CACHED_PATTERNS) {
-    compiledPatterns.delete(compiledPatterns.keys().next().value as string);
-  }
-  compiledPatterns.set(key, compiled);
-  return compiled;
+  return re2;
 }
 // Ajv writes `code` into standalone validation code only, which toolloop never generates.
 linearRegExp.code = "toolloopLinearRegExp";
@@ -350,7 +356,8 @@ function dialectOf(schema: Record<string, unknown>): Dialect {
 // with `allErrors`). The keyword is replaced by one pass that keys each item by a canonical JSON
 // text (object keys sorted, as JSON Schema equality ignores their order).
 
-function canonicalJson(value: unknown): string {
+/** JSON text with object keys sorted: equal for equal JSON values, whatever their key order. @internal */
+export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
   if (typeof value === "object" && value !== null) {
     const record = value as Record<string, unknown>;

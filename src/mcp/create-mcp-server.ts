@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { createHmac, randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import {
   CallToolRequestParamsSchema,
@@ -34,7 +34,8 @@ export interface McpServerOptions {
   timeoutMs?: number | undefined;
   /**
    * Most tools one `tools/list` response lists: with more, it carries a `nextCursor` the client
-   * sends back for the next page (MCP's pagination), so that no listing costs more than a page.
+   * sends back for the next page (MCP's pagination), so that no listing costs more than a page. A
+   * cursor is signed for its connection: a made-up one, or another connection's, is `-32602`.
    * @default 100
    */
   pageSize?: number | undefined;
@@ -69,20 +70,45 @@ function toMcpTool({ function: { name, description, parameters } }: ToolDefiniti
   return Object.freeze({ name, description, inputSchema: { ...parameters, type: "object" as const } });
 }
 
-/** A cursor is the name of the last tool of the page before: what a tool name may be. */
-const CURSOR = /^[A-Za-z0-9_-]{1,64}$/;
+/** Longest cursor read: the base64url of a 64-character tool name, a dot and a 22-character MAC. */
+const MAX_CURSOR_CHARS = 128;
+/** Bytes of the MAC a cursor carries (128 bits). */
+const CURSOR_MAC_BYTES = 16;
 
-/** Where the page after `cursor` starts in `definitions` (sorted by name): the first name after it. */
-function pageStart(definitions: readonly ToolDefinition[], cursor: unknown): number {
-  if (cursor === undefined) return 0;
-  if (typeof cursor !== "string" || !CURSOR.test(cursor)) {
-    throw new McpError(ErrorCode.InvalidParams, "invalid cursor: send back the nextCursor of the previous page");
+type CursorKey = Pick<Session, "cursorKey">;
+
+/**
+ * The cursor of the page after the one ending with `name`, for one session: the name (the page
+ * after it starts at the first name after it, whatever changed in between) and its HMAC under the
+ * session's own key, so that the server takes back only cursors it gave that session.
+ */
+function cursorAfter({ cursorKey }: CursorKey, name: string): string {
+  const mac = createHmac("sha256", cursorKey).update(name).digest().subarray(0, CURSOR_MAC_BYTES);
+  return `${Buffer.from(name).toString("base64url")}.${mac.toString("base64url")}`;
+}
+
+/** The name a cursor of this session ends at. @throws McpError -32602 for any other cursor */
+function cursorName(session: CursorKey, cursor: unknown): string {
+  if (typeof cursor === "string" && cursor.length <= MAX_CURSOR_CHARS) {
+    const dot = cursor.indexOf(".");
+    const name = Buffer.from(cursor.slice(0, Math.max(dot, 0)), "base64url").toString();
+    const expected = Buffer.from(cursorAfter(session, name));
+    const given = Buffer.from(cursor);
+    // Compared in constant time: how much of a guess matched must not show in the time taken.
+    if (dot > 0 && given.length === expected.length && timingSafeEqual(given, expected)) return name;
   }
+  throw new McpError(ErrorCode.InvalidParams, "invalid cursor: send back the nextCursor of the previous page");
+}
+
+/** Where the page after `cursor` starts in `definitions` (sorted by name): the first name after its name. */
+function pageStart(definitions: readonly ToolDefinition[], session: CursorKey, cursor: unknown): number {
+  if (cursor === undefined) return 0;
+  const after = cursorName(session, cursor);
   let low = 0;
   let high = definitions.length;
   while (low < high) {
     const middle = (low + high) >>> 1;
-    if ((definitions[middle] as ToolDefinition).function.name <= cursor) low = middle + 1;
+    if ((definitions[middle] as ToolDefinition).function.name <= after) low = middle + 1;
     else high = middle;
   }
   return low;
@@ -100,6 +126,8 @@ interface Session {
   readonly scope: PromotionScope;
   /** The promoted tools offered when the client was last told that its list changed. */
   announced: string;
+  /** Signs this session's `tools/list` cursors: a cursor of another session, or made up, is refused. */
+  readonly cursorKey: Buffer;
 }
 
 /** What crosses the boundary of a result: the model's text (`contentForLLM`) and `isError`, nothing else. */
@@ -156,7 +184,8 @@ async function announce(
  * Serves a registry as an MCP server (the SDK v1's `McpServer`; connect it to any transport with
  * `await server.connect(transport)`). `tools/list` lists the registry's visible tools — name,
  * description and `parameters` as `inputSchema` — read afresh on every request, in pages of
- * `options.pageSize` (100) with MCP's `nextCursor`; `tools/call` runs `registry.execute` under the
+ * `options.pageSize` (100) with MCP's `nextCursor` (valid for that connection only: any other cursor
+ * is `-32602`, invalid params); `tools/call` runs `registry.execute` under the
  * request's signal, so a client's cancellation (or its request timeout, or a closed connection)
  * aborts the tool's `context.signal`. Each call's `context.toolCallId` is `mcp-<connection>-<n>`:
  * unique per connection and across connections (JSON-RPC request ids restart with every client).
@@ -237,7 +266,7 @@ export function createMcpServer(
     const transport: object = server.server.transport ?? unconnected;
     let session = sessions.get(transport);
     if (session === undefined) {
-      session = { id: randomUUID(), calls: 0, scope: new PromotionScope(), announced: "" };
+      session = { id: randomUUID(), calls: 0, scope: new PromotionScope(), announced: "", cursorKey: randomBytes(32) };
       sessions.set(transport, session);
     }
     return session;
@@ -252,12 +281,12 @@ export function createMcpServer(
       inView === undefined
         ? registry.getDefinitions()
         : (inView.definitions.call(registry, view) as readonly ToolDefinition[]);
-    const start = pageStart(definitions, request.params?.cursor);
+    const start = pageStart(definitions, session, request.params?.cursor);
     const page = definitions.slice(start, start + pageSize);
     const names = page.map((definition) => definition.function.name);
     session.scope.show(names, view.turn);
     const result: ListToolsResult = { tools: page.map(convert) };
-    if (start + pageSize < definitions.length) result.nextCursor = names[names.length - 1] as string;
+    if (start + pageSize < definitions.length) result.nextCursor = cursorAfter(session, names.at(-1) as string);
     return result;
   });
   server.server.setRequestHandler(RawCallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import {
+  appendFileSync,
   existsSync,
   linkSync,
   lstatSync,
@@ -14,6 +15,7 @@ import {
   symlinkSync,
   writeFileSync,
 } from "node:fs";
+import { open } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { applyPatch } from "diff";
@@ -149,6 +151,11 @@ describe("createFileTools", () => {
               "end_line": {
                 "description": "Optional: last line to read (≥ start_line)",
                 "minimum": 1,
+                "type": "integer",
+              },
+              "line_offset": {
+                "description": "Optional: bytes of start_line to skip, to read on in a line longer than one call returns",
+                "minimum": 0,
                 "type": "integer",
               },
               "path": {
@@ -819,45 +826,228 @@ describe("read_file", () => {
     );
   });
 
-  it("following the markers reads every line once, in order (property)", async () => {
-    const line = fc.string({ unit: fc.constantFrom("a", "é", " ", "\t", "😀"), maxLength: 12 });
+  it("following the markers reads every line once, in order, long lines a part at a time (property)", async () => {
+    const line = fc.string({ unit: fc.constantFrom("a", "é", " ", "\t", "😀", "€"), maxLength: 12 });
     await fc.assert(
       fc.asyncProperty(
         fc.array(line, { minLength: 1, maxLength: 40 }),
         fc.boolean(),
-        // At least 60: the longest line (12 × 4 bytes) with its prefix ("40|") always fits whole.
-        fc.integer({ min: 60, max: 120 }),
+        // From 8: the widest character (4 bytes) always fits after the longest prefix ("40|");
+        // lines longer than the budget are read with line_offset, a part per call.
+        fc.integer({ min: 8, max: 120 }),
         async (lines, finalNewline, budget) => {
           writeFileSync(ws("prop.txt"), lines.join("\n") + (finalNewline ? "\n" : ""));
           const { call } = setup({ maxReadBytes: budget });
-          const seen: string[] = [];
-          let start = 1;
-          for (let calls = 0; calls < 100; calls++) {
-            const { text, isError } = await read(call("read_file", { path: "prop.txt", start_line: start }));
+          const seen = new Map<number, string>();
+          let args: Record<string, unknown> = { start_line: 1 };
+          for (let calls = 0; calls < 1_000; calls++) {
+            const { text, isError } = await read(call("read_file", { path: "prop.txt", ...args }));
             if (isError || text === "(empty file)") break; // past the end
             const parts = text.split("\n");
-            const marker = /start_line=(\d+)\]$/.exec(parts.at(-1) ?? "");
+            const marker = /start_line=(\d+)(?: and line_offset=(\d+))?/.exec(parts.at(-1) ?? "");
             if (marker !== null) parts.pop();
-            seen.push(...parts);
+            for (const part of parts) {
+              const bar = part.indexOf("|");
+              const number = Number(part.slice(0, bar));
+              seen.set(number, (seen.get(number) ?? "") + part.slice(bar + 1));
+            }
+            expect(Buffer.byteLength(parts.join("\n"))).toBeLessThanOrEqual(budget);
             if (marker === null) break;
-            start = Number(marker[1]);
+            args = {
+              start_line: Number(marker[1]),
+              ...(marker[2] === undefined ? {} : { line_offset: Number(marker[2]) }),
+            };
           }
           const shown = finalNewline || lines.at(-1) !== "" ? lines : lines.slice(0, -1);
-          expect(seen).toEqual(shown.map((text, i) => `${i + 1}|${text}`));
+          expect([...seen.values()]).toEqual(shown);
+          expect([...seen.keys()]).toEqual(shown.map((_, i) => i + 1));
         },
       ),
       { numRuns: 60 },
     );
   });
 
-  it("cuts a single line longer than maxReadBytes, never inside a UTF-8 character", async () => {
+  it("reads lines of invalid UTF-8 in parts as the whole line decodes, never over maxReadBytes (property)", async () => {
+    // Valid characters, stray continuation bytes, cut and overlong sequences, bytes that lead nothing.
+    const piece = fc.constantFrom(
+      [0x61],
+      [0xc3, 0xa9],
+      [0xe2, 0x82, 0xac],
+      [0xf0, 0x9f, 0x98, 0x80],
+      [0x80],
+      [0xbf, 0x80],
+      [0xe2, 0x82],
+      [0xf0, 0x9f],
+      [0xc0, 0x80],
+      [0xe0, 0x80],
+      [0xff],
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.array(piece, { maxLength: 12 }), { minLength: 1, maxLength: 6 }),
+        fc.integer({ min: 16, max: 60 }),
+        async (lines, budget) => {
+          const bytes = lines.map((pieces) => Buffer.from(pieces.flat()));
+          writeFileSync(ws("bad.txt"), Buffer.concat(bytes.flatMap((line) => [line, Buffer.from("\n")])));
+          const { call } = setup({ maxReadBytes: budget });
+          const seen = new Map<number, string>();
+          let args: Record<string, unknown> = { start_line: 1 };
+          for (let calls = 0; calls < 1_000; calls++) {
+            const { text, isError } = await read(call("read_file", { path: "bad.txt", ...args }));
+            if (isError) break; // past the end
+            const parts = text.split("\n");
+            const marker = /start_line=(\d+)(?: and line_offset=(\d+))?/.exec(parts.at(-1) ?? "");
+            if (marker !== null) parts.pop();
+            expect(Buffer.byteLength(parts.join("\n"))).toBeLessThanOrEqual(budget);
+            for (const part of parts) {
+              const bar = part.indexOf("|");
+              const number = Number(part.slice(0, bar));
+              seen.set(number, (seen.get(number) ?? "") + part.slice(bar + 1));
+            }
+            if (marker === null) break;
+            args = {
+              start_line: Number(marker[1]),
+              ...(marker[2] === undefined ? {} : { line_offset: Number(marker[2]) }),
+            };
+          }
+          expect([...seen.values()]).toEqual(bytes.map((line) => new TextDecoder().decode(line)));
+        },
+      ),
+      { numRuns: 100 },
+    );
+  });
+
+  it("reads a long line of mixed valid and invalid UTF-8 in parts of many blocks, as it decodes whole", async () => {
+    const pieces = [[0x61], [0xc3, 0xa9], [0xf0, 0x9f, 0x98, 0x80], [0x80], [0xe2, 0x82], [0xff], [0xe0, 0x80]];
+    // A fixed pseudo-random mix, 40,000 pieces (about 80 KB), read 5,000 bytes at a time.
+    let seed = 7;
+    const line = Buffer.from(
+      Array.from({ length: 40_000 }, () => {
+        seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+        return pieces[seed % pieces.length] as number[];
+      }).flat(),
+    );
+    writeFileSync(ws("mixed.txt"), Buffer.concat([line, Buffer.from("\nend\n")]));
+    const { call } = setup({ maxReadBytes: 5_000 });
+    let text = "";
+    let args: Record<string, unknown> = {};
+    for (let calls = 0; calls < 100; calls++) {
+      const result = await read(call("read_file", { path: "mixed.txt", ...args }));
+      const [shown = "", marker = ""] = result.text.split("\n");
+      expect(Buffer.byteLength(shown)).toBeLessThanOrEqual(5_000);
+      text += shown.slice(2);
+      const offset = /line_offset=(\d+)/.exec(marker)?.[1];
+      if (offset === undefined) break;
+      // A part fills the budget but for what the next character (or up to 4 bad bytes, 12) needs.
+      expect(Buffer.byteLength(shown)).toBeGreaterThan(5_000 - 12);
+      args = { line_offset: Number(offset) };
+    }
+    expect(text === new TextDecoder().decode(line)).toBe(true);
+  });
+
+  it("cuts a single line longer than maxReadBytes, never inside a UTF-8 character, and reads on in it with line_offset", async () => {
     writeFileSync(ws("wide.txt"), `${"é".repeat(20)}\nnext\n`);
     // 11 bytes: "1|" and 9 bytes of the line, which would end inside the fifth "é".
     const { call } = setup({ maxReadBytes: 11 });
     expect(await read(call("read_file", { path: "wide.txt" }))).toEqual({
-      text: "1|éééé\n[cut: line 1 does not fit in the 11 bytes read_file returns per call and was cut; read on with start_line=2]",
+      text: "1|éééé\n[cut: line 1 is longer than the 11 bytes read_file returns per call; read on in it with start_line=1 and line_offset=8, or from the next line with start_line=2]",
       isError: false,
     });
+    expect(await read(call("read_file", { path: "wide.txt", line_offset: 24 }))).toEqual({
+      text: "1|éééé\n[cut: line 1 is longer than the 11 bytes read_file returns per call; read on in it with start_line=1 and line_offset=32, or from the next line with start_line=2]",
+      isError: false,
+    });
+    // The rest of the line fits: the next lines follow as usual.
+    expect(await read(call("read_file", { path: "wide.txt", line_offset: 36 }))).toEqual({
+      text: "1|éé\n[cut: read_file returns at most 11 bytes per call; read the rest with start_line=2]",
+      isError: false,
+    });
+    // An offset inside a character starts at the next one; one past the line is refused.
+    expect((await read(call("read_file", { path: "wide.txt", line_offset: 37 }))).text).toBe("1|é\n2|next");
+    expect(await read(call("read_file", { path: "wide.txt", line_offset: 40 }))).toEqual({
+      text: "line_offset 40 is past the end of line 1 (it has 40 bytes)",
+      isError: true,
+    });
+    expect(await read(call("read_file", { path: "wide.txt", start_line: 2, line_offset: 2, end_line: 2 }))).toEqual({
+      text: "2|xt",
+      isError: false,
+    });
+    const negative = await call("read_file", { path: "wide.txt", line_offset: -1 });
+    expect(negative.err).toMatchObject({ code: "invalid_arguments" });
+  });
+
+  it("counts the text as returned against maxReadBytes: each invalid byte is U+FFFD, 3 bytes of UTF-8", async () => {
+    // 200 lines of 1,000 bytes 0xFF: once 65,338 characters, 195,338 bytes of UTF-8, for 65,536.
+    const line = Buffer.concat([Buffer.alloc(1_000, 0xff), Buffer.from("\n")]);
+    writeFileSync(ws("ff.txt"), Buffer.concat(Array<Buffer>(200).fill(line)));
+    const { call } = setup();
+    const { text, isError } = await read(call("read_file", { path: "ff.txt" }));
+    expect(isError).toBe(false);
+    const lines = text.split("\n");
+    expect(lines.pop()).toMatch(
+      /^\[cut: read_file returns at most 65536 bytes per call; read the rest with start_line=\d+]$/,
+    );
+    expect(Buffer.byteLength(lines.join("\n"))).toBeLessThanOrEqual(65_536);
+    expect(lines[0]).toBe(`1|${"\ufffd".repeat(1_000)}`);
+  });
+
+  it("cuts a first line of stray continuation bytes where the budget ends, not at its start", async () => {
+    // "A" and 70,000 bytes 0x80: the cut once walked back through all of them and showed "1|".
+    writeFileSync(
+      ws("cont.txt"),
+      Buffer.concat([Buffer.from("A"), Buffer.alloc(70_000, 0x80), Buffer.from("\nline two\n")]),
+    );
+    const { call } = setup();
+    const { text } = await read(call("read_file", { path: "cont.txt" }));
+    const [shown = "", marker] = text.split("\n");
+    // 65,534 bytes of room after "1|": "A" and 21,844 U+FFFD (3 bytes each).
+    expect(shown === `1|A${"\ufffd".repeat(21_844)}`).toBe(true);
+    expect(marker).toBe(
+      "[cut: line 1 is longer than the 65536 bytes read_file returns per call; read on in it with start_line=1 and line_offset=21845, or from the next line with start_line=2]",
+    );
+    const next = await read(call("read_file", { path: "cont.txt", line_offset: 21_845 }));
+    expect(next.text.split("\n")[0] === `1|${"\ufffd".repeat(21_844)}`).toBe(true);
+    expect(await read(call("read_file", { path: "cont.txt", line_offset: 70_000 }))).toEqual({
+      text: `1|\ufffd\n2|line two`,
+      isError: false,
+    });
+  });
+
+  it("reads no further than the size the file had when it was opened (a file that keeps growing)", async () => {
+    writeFileSync(ws("grow.log"), "one\ntwo\nthree\n");
+    // Another process appends 64 KiB of line feeds before each read: the reader never catches up.
+    const probe = await open(ws("grow.log"), "r");
+    const prototype = Object.getPrototypeOf(probe) as { read: (...args: unknown[]) => Promise<unknown> };
+    await probe.close();
+    const original = prototype.read;
+    const feeds = Buffer.alloc(65_536, 10);
+    let appended = 0;
+    prototype.read = function (this: unknown, ...args: unknown[]) {
+      // At most 4 MiB in all: enough to tell, without filling the disk when the bound is missing.
+      if (appended < 64) {
+        appendFileSync(ws("grow.log"), feeds);
+        appended++;
+      }
+      return original.apply(this, args);
+    };
+    try {
+      const { call } = setup();
+      expect(await read(call("read_file", { path: "grow.log", start_line: 1e15 }))).toEqual({
+        text: 'start_line 1000000000000000 is past the end of "grow.log" (it has 3 lines)',
+        isError: true,
+      });
+      expect(appended).toBe(1);
+    } finally {
+      prototype.read = original;
+    }
+  });
+
+  it.runIf(linux)("reads a file whose size reads 0 (in /proc), up to 1 MiB", async () => {
+    const status = `/proc/${process.pid}/status`;
+    const { call } = setup({ allowReadPaths: [/^\/proc\/\d+\/status$/] });
+    const { text, isError } = await read(call("read_file", { path: status }));
+    expect(isError).toBe(false);
+    expect(text).toMatch(/^1\|Name:\t/);
   });
 
   it("counts the N| prefixes against maxReadBytes: a file of empty lines returns at most maxReadBytes", async () => {
@@ -1235,6 +1425,60 @@ describe("edit_file", () => {
     expect(readFileSync(ws("big.txt"), "utf8")).toBe(content);
     expect((await call("edit_file", { path: "big.txt", old_text: "😀b", new_text: "é😀" })).isError).toBe(false);
     expect(readFileSync(ws("big.txt"), "utf8")).toBe(content.replace("😀b", "é😀"));
+  });
+
+  it.each([
+    ["the first half of 😀 (JSON \\ud83d)", "\ud83d", "X"],
+    ["the second half of 😀 and what follows", "\ude00!", "X"],
+    ["the first half, replaced by nothing", "\ud83d", ""],
+    ["the first half, replaced by a whole character", "\ud83d", "é"],
+  ])(
+    "refuses old_text that matches half of a character: %s (the other half would be lost)",
+    async (_, oldText, newText) => {
+      writeFileSync(ws("e.txt"), "smile: 😀!\n");
+      const { call } = setup();
+      expect(await read(call("edit_file", { path: "e.txt", old_text: oldText, new_text: newText }))).toEqual({
+        text: 'old_text matches half of a character in "e.txt" (one half of a UTF-16 surrogate pair) and new_text does not complete it: include the whole character in old_text',
+        isError: true,
+      });
+      expect(readFileSync(ws("e.txt"), "utf8")).toBe("smile: 😀!\n");
+    },
+  );
+
+  it("finds old_text in time linear in the file: 2 MiB of one letter and a 20,000-character old_text that differs near its start", async () => {
+    // String#indexOf compares all of a long needle wherever its last 250 characters match: half
+    // this search (1 MiB, 10,000 characters) once held the event loop 15.8 s (6.7 s of CPU), and
+    // no timeout could fire. The test's timeout is a safety net far from the linear search's time.
+    const file = "a".repeat(2 << 20);
+    writeFileSync(ws("a.txt"), file);
+    const { call } = setup();
+    const oldText = `ab${"a".repeat(19_998)}`;
+    expect((await read(call("edit_file", { path: "a.txt", old_text: oldText, new_text: "x" }))).text).toMatch(
+      /^old_text was not found in "a.txt"/,
+    );
+    writeFileSync(ws("a.txt"), `${file}${oldText}`);
+    expect((await call("edit_file", { path: "a.txt", old_text: oldText, new_text: "x" })).isError).toBe(false);
+    expect(readFileSync(ws("a.txt"), "utf8")).toBe(`${file}x`);
+  }, 20_000);
+
+  it("stops when the call is aborted, before the file is changed", async () => {
+    writeFileSync(ws("a.txt"), "a".repeat(1 << 20));
+    const controller = new AbortController();
+    // Aborted while the call runs (after the path check), as a timeout would.
+    const tools = createFileTools({
+      workspace,
+      [FILE_TOOL_HOOKS]: { afterCheck: () => controller.abort() },
+    } as FileToolsOptions);
+    const edit = tools.find((tool) => tool.name === "edit_file");
+    const { createToolContext } = await import("../../src/testing/index.js");
+    for (const oldText of ["aaa", `ab${"a".repeat(9_998)}`]) {
+      const result = (await edit?.execute(
+        { path: "a.txt", old_text: oldText, new_text: "x" },
+        createToolContext({ signal: controller.signal }),
+      )) as ToolResult;
+      expect([result.contentForLLM(), result.isError]).toEqual(["edit_file aborted: the file was not changed", true]);
+    }
+    expect(readFileSync(ws("a.txt"), "utf8")).toBe("a".repeat(1 << 20));
   });
 
   it("reads the file a chunk at a time: characters across chunk boundaries, and faults past the first chunk", async () => {

@@ -306,6 +306,40 @@ describe("web_fetch: content", () => {
     expect(bounded).toMatch(/ … \[4\d\d\d more characters cut]$/);
   });
 
+  it.each([
+    ["text", "text/plain", "x".repeat(5_000), "Note: the content has 5000 characters; only the first 1 are shown", "x"],
+    [
+      "JSON",
+      "application/json",
+      JSON.stringify(["x".repeat(100)]),
+      "Note: the pretty-printed JSON is cut at 2 characters; the body has 104",
+      "[\n",
+    ],
+  ])(
+    "keeps %s within a max_chars too small for the cut marker, and says so in the header",
+    async (_, type, body, note, content) => {
+      const server = await startServer(send(type, body));
+      const max = content.length;
+      const result = await fetchWith({ allowHosts: [server.host] }, { url: server.url(), max_chars: max });
+      expect(read(result, server.port)).toBe(
+        `URL: http://127.0.0.1:PORT/\nStatus: 200 OK\nContent-Type: ${type}\n${note}\n\n${content}`,
+      );
+      expect(result.data).toMatchObject({ contentCut: true });
+    },
+  );
+
+  it("shows a page that converts to millions of characters (nested lists) cut, with the whole length", async () => {
+    // Every line is indented by every list's prefix: 25 KB of HTML make 1 M characters of text.
+    const page = `<html><body>${'<ol start="1.2345678901234567"><li>'.repeat(50)}${"x<br>".repeat(1_000)}</body></html>`;
+    const server = await startServer(send("text/html", page));
+    const result = await fetchWith({ allowHosts: [server.host] }, { url: server.url(), max_chars: 200 });
+    const [, content = ""] = result.forLLM.split("\n\n");
+    expect(content.length).toBeLessThanOrEqual(200);
+    const more = Number(/ … \[(\d+) more characters cut]$/.exec(content)?.[1]);
+    expect(more).toBeGreaterThan(1_000_000);
+    expect(result.data).toMatchObject({ contentCut: true });
+  });
+
   it("refuses a compressed body it did not ask for", async () => {
     const server = await startServer((_request, response) => {
       response.writeHead(200, { "content-type": "text/plain", "content-encoding": "gzip" });
@@ -654,15 +688,35 @@ describe("htmlToText (the converter worker)", () => {
     expect(outcomes.every((outcome) => outcome instanceof Error && outcome.message === "enough")).toBe(true);
     expect(runningConverters()).toBe(0);
     // The slots are free again.
-    expect(await htmlToText("<p>after</p>", new AbortController().signal)).toBe("after");
+    expect(await htmlToText("<p>after</p>", new AbortController().signal)).toEqual({
+      text: "after",
+      length: 5,
+      blank: false,
+    });
     expect(runningConverters()).toBe(0);
   });
 
   it("gives the queued calls their turn in order", async () => {
     const signal = new AbortController().signal;
     const results = await Promise.all(["a", "b", "c", "d"].map((text) => htmlToText(`<b>${text}</b>`, signal)));
-    expect(results).toEqual(["a", "b", "c", "d"]);
+    expect(results.map((result) => result.text)).toEqual(["a", "b", "c", "d"]);
     expect(runningConverters()).toBe(0);
+  });
+
+  it("sends back only the first maxChars characters of the text, and its whole length", async () => {
+    // 60 nested lists around 1,500 lines: 1.8 M characters of text, which the event loop once
+    // received whole (40 M from a 100 KB page: 0.5 s of the loop, 333 MB) to show 50,000 of them.
+    const page = `<html><body>${'<ol start="1.2345678901234567"><li>'.repeat(60)}${"x<br>".repeat(1_500)}</body></html>`;
+    const converted = await htmlToText(page, new AbortController().signal, 1_000);
+    expect(converted.text.length).toBe(1_000);
+    expect(converted.text.startsWith(" 1.2345678901234567. 1.2345678901234567. ")).toBe(true);
+    expect(converted.length).toBeGreaterThan(1_500_000);
+    expect(converted.blank).toBe(false);
+    expect(await htmlToText("<p> </p><div>\n</div>", new AbortController().signal, 1)).toEqual({
+      text: "",
+      length: 0,
+      blank: true,
+    });
   });
 });
 

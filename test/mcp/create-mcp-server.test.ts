@@ -235,16 +235,54 @@ describe("createMcpServer: tools/list in pages", () => {
     expect(last.nextCursor).toBeUndefined();
   });
 
+  /** What listing with `cursor` is answered: a JSON-RPC error is its code and message. */
+  const listWith = (client: Client, cursor: string) =>
+    client.listTools({ cursor }).then(
+      (page) => page.tools.map((t) => t.name),
+      (error: unknown) => {
+        expect(error).toBeInstanceOf(McpError);
+        const { code, message } = error as McpError;
+        return `${code} ${message.slice(message.indexOf("invalid cursor"))}`;
+      },
+    );
+  const INVALID = `${ErrorCode.InvalidParams} invalid cursor: send back the nextCursor of the previous page`;
+
   it.each([
     ["not a tool name", "../../etc"],
     ["too long", "x".repeat(65)],
     ["empty", ""],
   ])("a cursor that is %s is invalid params (-32602)", async (_case, cursor) => {
     const { client } = await connect(many(3));
-    const error = await client.listTools({ cursor }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(McpError);
-    expect((error as McpError).code).toBe(ErrorCode.InvalidParams);
-    expect((error as McpError).message).toMatch(/invalid cursor/);
+    expect(await listWith(client, cursor)).toBe(INVALID);
+  });
+
+  it("a cursor the server did not give is invalid params: a tool's name, a made-up one, a tampered one", async () => {
+    const { client } = await connect(many(250));
+    const { nextCursor } = await client.listTools();
+    expect(nextCursor).toEqual(expect.any(String));
+    // Cursors were once the last name of the page: any name-shaped text was taken.
+    for (const forged of ["t150", "zzz", "a", "x".repeat(64), `${nextCursor}x`, (nextCursor as string).slice(1)]) {
+      expect(await listWith(client, forged)).toBe(INVALID);
+    }
+    // The same name signed by someone else: the first part names t099, the MAC is made up.
+    const [name] = (nextCursor as string).split(".");
+    expect(await listWith(client, `${name}.${"A".repeat(22)}`)).toBe(INVALID);
+    expect(await listWith(client, `${Buffer.from("t199").toString("base64url")}.${nextCursor?.split(".")[1]}`)).toBe(
+      INVALID,
+    );
+    expect((await listWith(client, nextCursor as string))[0]).toBe("t100");
+  });
+
+  it("a cursor is valid on its connection only: another client's is invalid params", async () => {
+    const registry = many(250);
+    const first = await connect(registry);
+    const second = await connect(registry);
+    const { nextCursor } = await first.client.listTools();
+    expect(await listWith(second.client, nextCursor as string)).toBe(INVALID);
+    expect((await listWith(first.client, nextCursor as string))[0]).toBe("t100");
+    // Still valid later on its connection (no state is kept per cursor).
+    await first.client.listTools();
+    expect((await listWith(first.client, nextCursor as string))[0]).toBe("t100");
   });
 
   it("reads the registry's cached definitions: a listing copies no schema (no getDefinitions per request)", async () => {
