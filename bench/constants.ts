@@ -12,16 +12,19 @@ export type Implementation = (typeof IMPLEMENTATIONS)[number];
  * How a loop is run: `minimal` (no signal, no timeout, silent logging, a provider that hands out
  * the script), `realistic`, as users run it: a caller's `AbortSignal` and a 30 s tool/step
  * timeout, and for toolloop the OpenAI Chat adapter over an in-process fake client and an
- * `info`-level pino logger writing to a discarding stream; or `events` (toolloop only): the
- * minimal loop with an `onEvent` listener that does nothing (issue 12's cost per event).
+ * `info`-level pino logger writing to a discarding stream; `events` (toolloop only): the
+ * minimal loop with an `onEvent` listener that does nothing (issue 12's cost per event); or
+ * `middleware` (toolloop only): the minimal loop with one middleware whose `wrapModelCall` and
+ * `wrapToolCall` only call `next` (issue 27's cost of the seam).
  */
-export type Variant = "minimal" | "realistic" | "events";
+export type Variant = "minimal" | "realistic" | "events" | "middleware";
 
 /** The rows of workload 1, in table order: each runs in a child process of its own. */
 export const LOOP_ROWS = [
   { name: "by hand", implementation: "by hand", variant: "minimal" },
   { name: "toolloop", implementation: "toolloop", variant: "minimal" },
   { name: "toolloop onEvent", implementation: "toolloop", variant: "events" },
+  { name: "toolloop + pass-through middleware", implementation: "toolloop", variant: "middleware" },
   { name: "toolloop realistic", implementation: "toolloop", variant: "realistic" },
   { name: "AI SDK", implementation: "AI SDK", variant: "minimal" },
   { name: "AI SDK realistic", implementation: "AI SDK", variant: "realistic" },

@@ -150,9 +150,26 @@ export function evaluateTargets(results: BenchResults): TargetResult[] {
     const median = (name: LoopRowName) => row?.[name]?.perLoop.median;
     const mine = median("toolloop");
     const realistic = median("toolloop realistic");
+    // At K=1 on Node 20 the realistic loop is bounded by what Node takes to make an AbortSignal
+    // (2–4 µs, two per loop): 3.7× there, 3× on Node ≥ 22 (issue 27).
+    const nodeMajor = Number(/^v(\d+)/.exec(results.machine.node)?.[1] ?? 0);
+    const realisticBound = key === "K=1" && nodeMajor < 22 ? 3.7 : 3;
     const found = [
       ratioTarget(`Minimal loop ≤ 2.5× the by-hand floor (${key})`, mine, median("by hand"), 2.5, true),
-      ratioTarget(`Realistic loop ≤ 3× the minimal one (${key})`, realistic, mine, 3, true),
+      ratioTarget(
+        `Realistic loop ≤ ${realisticBound}× the minimal one (${key})`,
+        realistic,
+        mine,
+        realisticBound,
+        true,
+      ),
+      ratioTarget(
+        `Pass-through middleware ≤ 1.3× the minimal loop (${key})`,
+        median("toolloop + pass-through middleware"),
+        mine,
+        1.3,
+        true,
+      ),
       ratioTarget(`≥ 25× faster than the AI SDK, minimal (${key})`, median("AI SDK"), mine, 25, false),
       ratioTarget(`≥ 25× faster than the AI SDK, realistic (${key})`, median("AI SDK realistic"), realistic, 25, false),
       ratioTarget(`≥ 50× faster than the Agents SDK (${key})`, median("Agents SDK"), mine, 50, false),
@@ -281,7 +298,9 @@ function tables(results: BenchResults): Table[] {
         "`abortSignal` and `timeout: { stepMs }`), and for toolloop the OpenAI Chat adapter over an in-process fake " +
         "`openai` client and an `info`-level pino logger writing to a discarding stream. The onEvent row is the minimal " +
         `one with an \`onEvent\` listener that does nothing (${eventsPerLoop(LOOP_STEPS, 1)} events per loop at K=1, ` +
-        `${eventsPerLoop(LOOP_STEPS, 4)} at K=4). Each row ran in a process of its own, started three times in turn.`,
+        `${eventsPerLoop(LOOP_STEPS, 4)} at K=4). The pass-through middleware row is the minimal one with one ` +
+        "middleware whose `wrapModelCall` and `wrapToolCall` only call `next`. Each row ran in a process of its own, " +
+        "started three times in turn.",
       head: [
         "K",
         "Implementation",

@@ -104,6 +104,8 @@ export interface CaseOptions {
   realistic?: boolean;
   /** The minimal loop with an `onEvent` listener that does nothing (see `Variant`); toolloop only. */
   events?: boolean;
+  /** The minimal loop with one pass-through middleware (see `Variant`); toolloop only. */
+  middleware?: boolean;
 }
 
 /** Makes a case of one implementation. */

@@ -57,6 +57,7 @@ export async function loopSamples(rowName: LoopRowName): Promise<Record<string, 
       make(echoScript(LOOP_STEPS, callsPerStep), [echoTool(counter)], {
         realistic: row.variant === "realistic",
         events: row.variant === "events",
+        middleware: row.variant === "middleware",
       }),
       counter,
       LOOP_STEPS * callsPerStep,

@@ -12,6 +12,7 @@ import {
   type ProviderToolCall,
   runToolLoop,
   type ToolLoopEvent,
+  type ToolLoopMiddleware,
   ToolRegistry,
 } from "../src/index.js";
 import { eventsPerLoop, REALISTIC_TIMEOUT_MS } from "./constants.js";
@@ -143,6 +144,13 @@ export function toolloopRegistry(tools: ToolSpec[], logger?: Logger): ToolRegist
 /** The `onEvent` of the events case: a synchronous listener that does nothing. */
 const ignoreEvent = (_event: ToolLoopEvent): void => {};
 
+/** The middleware of the middleware case: around each model call and each tool call, it only calls `next`. */
+export const PASS_THROUGH: ToolLoopMiddleware = {
+  name: "pass-through",
+  wrapModelCall: (request, next) => next(request),
+  wrapToolCall: (request, next) => next(request),
+};
+
 export function toolloopCase(script: Script, tools: ToolSpec[], options: CaseOptions = {}): LoopCase {
   if (options.realistic === true) return realisticToolloopCase(script, tools);
   const provider = new FastProvider(toolloopResponses(script));
@@ -152,6 +160,7 @@ export function toolloopCase(script: Script, tools: ToolSpec[], options: CaseOpt
     maxIterations: script.length + 1,
     ...(options.maxConcurrency === undefined ? {} : { maxConcurrency: options.maxConcurrency }),
     ...(options.events === true ? { onEvent: ignoreEvent } : {}),
+    ...(options.middleware === true ? { middleware: [PASS_THROUGH] } : {}),
   };
   return {
     async run() {

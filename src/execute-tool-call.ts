@@ -29,6 +29,7 @@ import {
   type Tool,
   type ToolContext,
 } from "./tool.js";
+import type { ToolCallRequest } from "./tool-loop-middleware.js";
 import {
   errorResult,
   isToolResult,
@@ -56,6 +57,19 @@ export interface CallOptions {
   logPayloads: boolean;
   /** The call's `context.reportProgress`: its reporter's, or a no-op when nobody listens. */
   reportProgress: (progress?: number, message?: string) => void;
+  /** The loop's tool-call middleware, around the tool once its arguments are validated. */
+  wrap: CallWrapper | undefined;
+}
+
+/**
+ * The loop's tool-call middleware as the call runner sees it: `wrap` runs `run` (the tool) through
+ * them, inside the call's timeout and abort. @internal
+ */
+export interface CallWrapper {
+  /** The loop step the calls being run belong to (a turn's calls all end before the next turn). */
+  iteration: number;
+  /** Runs the middleware around `run`; never rejects. */
+  wrap(request: ToolCallRequest, run: (request: ToolCallRequest) => Promise<ToolResult>): Promise<ToolResult>;
 }
 
 /** @internal The largest delay `setTimeout` honours; larger ones fire at once. */
@@ -221,18 +235,9 @@ export async function executeRegisteredTool(
     return logging ? logCallEnd(name, result, started, options, debug) : result;
   }
 
-  let parsed: ParseArgumentsResult;
-  try {
-    parsed = isPlainObject(args)
-      ? checkParsed(entry.validate(args))
-      : { success: false, error: `(root): expected a JSON object, got ${describeType(args)}` };
-  } catch (error) {
-    parsed = { success: false, error: errorMessage(error) };
-  }
+  const parsed = validateArguments(entry, args);
   if (!parsed.success) {
-    // A tool's own parseArguments may say anything: bounded like the validators' messages.
-    const problem = boundText(parsed.error, MAX_VALIDATION_MESSAGE_CHARS);
-    const result = failure(name, "invalid_arguments", `invalid arguments for tool ${quoteName(name)}: ${problem}`);
+    const result = invalidArguments(name, parsed.error);
     return logging ? logCallEnd(name, result, started, options, debug) : result;
   }
 
@@ -254,7 +259,11 @@ export async function executeRegisteredTool(
   let result: ToolResult;
   try {
     injectMixins(tool, options);
-    const value = runExecute(tool, parsed.data, new CallContext(entry, options, abort));
+    const context = new CallContext(entry, options, abort);
+    const value =
+      options.wrap === undefined
+        ? runExecute(tool, parsed.data, context)
+        : runWrapped(entry, parsed.data, context, options, abort);
     let settled = value;
     if (isThenable(value)) {
       const pending = Promise.resolve(value);
@@ -267,6 +276,62 @@ export async function executeRegisteredTool(
     abort?.dispose();
   }
   return logging ? logCallEnd(name, result, started, options, debug) : result;
+}
+
+/** The arguments checked by the tool's validator (a tool's own `parseArguments` may return anything). */
+function validateArguments(entry: RegisteredTool, args: unknown): ParseArgumentsResult {
+  try {
+    return isPlainObject(args)
+      ? checkParsed(entry.validate(args))
+      : { success: false, error: `(root): expected a JSON object, got ${describeType(args)}` };
+  } catch (error) {
+    return { success: false, error: errorMessage(error) };
+  }
+}
+
+function invalidArguments(name: string, error: string): ToolResult {
+  // A tool's own parseArguments may say anything: bounded like the validators' messages.
+  const problem = boundText(error, MAX_VALIDATION_MESSAGE_CHARS);
+  return failure(name, "invalid_arguments", `invalid arguments for tool ${quoteName(name)}: ${problem}`);
+}
+
+/**
+ * Runs the tool through the loop's middleware: each gets the call's request, and its `next` runs
+ * the tool with the arguments and context it is given — arguments other than the validated object
+ * validated again. `next` never rejects: what fails becomes an error result, as without middleware.
+ */
+function runWrapped(
+  entry: RegisteredTool,
+  validated: Record<string, unknown>,
+  context: ToolContext,
+  options: CallOptions,
+  abort: CallAbort | undefined,
+): Promise<ToolResult> {
+  const { tool } = entry;
+  const name = tool.name;
+  const wrapper = options.wrap as CallWrapper;
+  const request: ToolCallRequest = {
+    toolCallId: options.toolCallId ?? "",
+    toolName: name,
+    arguments: validated,
+    iteration: wrapper.iteration,
+    context,
+  };
+  return wrapper.wrap(request, async (sent) => {
+    const given = isRecord(sent) ? sent : request;
+    let args = validated;
+    if (given.arguments !== validated) {
+      const parsed = validateArguments(entry, given.arguments);
+      if (!parsed.success) return invalidArguments(name, parsed.error);
+      args = parsed.data;
+    }
+    try {
+      const value = runExecute(tool, args, isRecord(given.context) ? given.context : context);
+      return normalizeResult(name, isThenable(value) ? await value : value);
+    } catch (error) {
+      return describeFailure(name, error, abort, options.timeoutMs);
+    }
+  });
 }
 
 /** `tool.execute(args, context)`, or for a `defineTool` tool the function behind it (see {@link DIRECT_EXECUTE}). */
@@ -500,6 +565,8 @@ export interface CheckedCall {
   toolCallId: string | undefined;
   timeoutMs: number | undefined;
   onProgress: ProgressListener | undefined;
+  /** The loop's tool-call middleware; absent outside a loop that has any. */
+  wrap?: CallWrapper | undefined;
 }
 
 /**
@@ -533,6 +600,7 @@ export function dispatchCheckedCall(target: DispatchTarget, call: CheckedCall): 
       logPayloads,
       // A literal, not a spread of `call`: a spread made every call ~3x slower (callgrind).
       reportProgress: progress === undefined ? NO_PROGRESS : progress.report,
+      wrap: call.wrap,
     });
   }
   return progress === undefined ? pending : pending.then((result) => progress.finish(result));

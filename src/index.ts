@@ -40,9 +40,7 @@ export type {
   ToolDefinition,
   UsageInfo,
 } from "./provider.js";
-export type { ToolLoopCheckpoint } from "./resume-tool-loop.js";
 export { resumeToolLoop } from "./resume-tool-loop.js";
-export type { StopReason, ToolLoopConfig, ToolLoopContext, ToolLoopResult } from "./run-tool-loop.js";
 export { runToolLoop } from "./run-tool-loop.js";
 export type { ToolLoopStream } from "./stream-tool-loop.js";
 export { streamToolLoop } from "./stream-tool-loop.js";
@@ -66,7 +64,12 @@ export type {
 export { isAsyncTool, isContextualTool, isMetadataAwareTool, toolToSchema } from "./tool.js";
 export type { ApprovalDecision, ApprovalRequest, ToolApprover } from "./tool-approval.js";
 export type { ToolExecution } from "./tool-execution.js";
+export type { ToolLoopCheckpoint } from "./tool-loop-checkpoint.js";
+export type { ToolLoopConfig } from "./tool-loop-config.js";
+export type { ToolLoopContext } from "./tool-loop-context.js";
 export type { ToolLoopEvent, ToolLoopEventListener } from "./tool-loop-event.js";
+export type { ModelCallRequest, RunRequest, ToolCallRequest, ToolLoopMiddleware } from "./tool-loop-middleware.js";
+export type { StopReason, ToolLoopResult } from "./tool-loop-result.js";
 export type { ExecuteOptions, RegisterOptions, ToolRegistryOptions, ToolSearchResult } from "./tool-registry.js";
 export { ToolRegistry } from "./tool-registry.js";
 export type {

@@ -2,8 +2,11 @@ import { subscribeAbort } from "./internal/abort.js";
 import { isPlainObject } from "./internal/describe.js";
 import { checkFunction, isAbortSignal, optionError } from "./internal/options.js";
 import type { Message } from "./provider.js";
-import { runToolLoop, type ToolLoopConfig, type ToolLoopContext, type ToolLoopResult } from "./run-tool-loop.js";
+import { runToolLoop } from "./run-tool-loop.js";
+import type { ToolLoopConfig } from "./tool-loop-config.js";
+import type { ToolLoopContext } from "./tool-loop-context.js";
 import type { ToolLoopEvent } from "./tool-loop-event.js";
+import type { ToolLoopResult } from "./tool-loop-result.js";
 
 /** What {@link streamToolLoop} returns: the run's events to iterate once, and its outcome. */
 export interface ToolLoopStream extends AsyncIterable<ToolLoopEvent> {
@@ -45,7 +48,7 @@ export function streamToolLoop(
   const own = checkFunction(WHERE, "onEvent", config.onEvent);
   const controller = new AbortController();
   const callerSignal: unknown = context?.signal;
-  const signal = controller.signal;
+  const relay = new EventRelay(controller);
   // The run's signal follows the caller's through the one shared subscription (never AbortSignal.any,
   // which Node 20 keeps alive on a long-lived caller signal: memory grows with every run).
   let unsubscribe = () => {};
@@ -55,92 +58,121 @@ export function streamToolLoop(
       unsubscribe = subscribeAbort(callerSignal, (reason) => {
         controller.abort(reason);
         // A consumer that stopped reading without return() must not hold an aborted run.
-        offered?.release();
-        taken?.();
-        offered = undefined;
-        taken = undefined;
+        relay.drop();
       });
   }
-
-  let offered: { event: ToolLoopEvent; release: () => void } | undefined;
-  let taken: (() => void) | undefined;
-  let reader: { resolve: (step: IteratorResult<ToolLoopEvent>) => void; reject: (error: unknown) => void } | undefined;
-  let outcome: { error: unknown } | "done" | undefined;
-  let closed = false;
-
   const onEvent = async (event: ToolLoopEvent): Promise<void> => {
     if (own !== undefined) await own(event);
-    // After an abort nothing waits for the consumer: the run ends (rejecting) whether or not it reads.
-    if (closed || signal.aborted) return;
-    await new Promise<void>((release) => {
-      if (reader === undefined) {
-        offered = { event, release };
-        return;
-      }
-      const waiting = reader;
-      reader = undefined;
-      taken = release;
-      waiting.resolve({ value: event, done: false });
-    });
+    await relay.offer(event);
   };
-
-  const result = runToolLoop({ ...config, onEvent }, messages, {
-    ...context,
-    signal: isAbortSignal(callerSignal) || callerSignal === undefined ? signal : (callerSignal as AbortSignal),
-  });
+  const signal = isAbortSignal(callerSignal) || callerSignal === undefined ? controller.signal : callerSignal;
+  const result = runToolLoop({ ...config, onEvent }, messages, { ...context, signal: signal as AbortSignal });
   // The iteration reports the failure; `result` is only a view of it for whoever awaits it.
   result.catch(() => {});
-  const settle = (state: { error: unknown } | "done") => {
-    unsubscribe();
-    outcome = state;
-    const waiting = reader;
-    reader = undefined;
-    if (waiting === undefined) return;
-    if (state === "done" || closed) waiting.resolve({ value: undefined, done: true });
-    else waiting.reject(state.error);
-  };
-  result.then(
-    () => settle("done"),
-    (error: unknown) => settle({ error }),
-  );
-
-  let reported = false;
-  const iterator: AsyncIterator<ToolLoopEvent> = {
-    next() {
-      taken?.();
-      taken = undefined;
-      if (offered !== undefined) {
-        const { event, release } = offered;
-        offered = undefined;
-        taken = release;
-        return Promise.resolve({ value: event, done: false });
-      }
-      if (outcome !== undefined) {
-        if (outcome !== "done" && !reported && !closed) {
-          reported = true;
-          return Promise.reject(outcome.error);
-        }
-        return Promise.resolve({ value: undefined, done: true });
-      }
-      return new Promise((resolve, reject) => {
-        reader = { resolve, reject };
-      });
-    },
-    async return() {
-      if (!closed) {
-        closed = true;
-        taken?.();
-        offered?.release();
-        taken = undefined;
-        offered = undefined;
-        if (outcome === undefined) controller.abort(new Error("the consumer of streamToolLoop stopped reading"));
-      }
-      await result.catch(() => {});
-      return { value: undefined, done: true };
-    },
-  };
+  relay.watch(result, unsubscribe);
   return {
     result,
-    [Symbol.asyncIterator]: () => iterator,
+    [Symbol.asyncIterator]: () => relay,
   };
+}
+
+/** What the consumer waits for while no event is offered. */
+interface Reader {
+  resolve: (step: IteratorResult<ToolLoopEvent>) => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * Hands one run's events to its consumer one at a time: the loop's `onEvent` waits until the
+ * consumer took its event (back-pressure). Leaving early aborts the run; the run's failure is thrown
+ * once by the iteration.
+ */
+class EventRelay implements AsyncIterator<ToolLoopEvent> {
+  readonly #controller: AbortController;
+  #result: Promise<ToolLoopResult> | undefined;
+  #offered: { event: ToolLoopEvent; release: () => void } | undefined;
+  #taken: (() => void) | undefined;
+  #reader: Reader | undefined;
+  #outcome: { error: unknown } | "done" | undefined;
+  #closed = false;
+  #reported = false;
+
+  constructor(controller: AbortController) {
+    this.#controller = controller;
+  }
+
+  /** The run's outcome: the iteration ends with it (`unsubscribe` then leaves the caller's signal). */
+  watch(result: Promise<ToolLoopResult>, unsubscribe: () => void): void {
+    this.#result = result;
+    const settle = (state: { error: unknown } | "done") => {
+      unsubscribe();
+      this.#outcome = state;
+      const waiting = this.#reader;
+      this.#reader = undefined;
+      if (waiting === undefined) return;
+      if (state === "done" || this.#closed) waiting.resolve({ value: undefined, done: true });
+      else waiting.reject(state.error);
+    };
+    result.then(
+      () => settle("done"),
+      (error: unknown) => settle({ error }),
+    );
+  }
+
+  /** The loop's event: waits until the consumer takes it. After an abort nothing waits for the consumer. */
+  offer(event: ToolLoopEvent): Promise<void> {
+    if (this.#closed || this.#controller.signal.aborted) return Promise.resolve();
+    return new Promise<void>((release) => {
+      const waiting = this.#reader;
+      if (waiting === undefined) {
+        this.#offered = { event, release };
+        return;
+      }
+      this.#reader = undefined;
+      this.#taken = release;
+      waiting.resolve({ value: event, done: false });
+    });
+  }
+
+  /** Lets go of the event offered or taken last: the run goes on without the consumer. */
+  drop(): void {
+    this.#offered?.release();
+    this.#taken?.();
+    this.#offered = undefined;
+    this.#taken = undefined;
+  }
+
+  next(): Promise<IteratorResult<ToolLoopEvent>> {
+    this.#taken?.();
+    this.#taken = undefined;
+    const offered = this.#offered;
+    if (offered !== undefined) {
+      this.#offered = undefined;
+      this.#taken = offered.release;
+      return Promise.resolve({ value: offered.event, done: false });
+    }
+    const outcome = this.#outcome;
+    if (outcome !== undefined) {
+      if (outcome !== "done" && !this.#reported && !this.#closed) {
+        this.#reported = true;
+        return Promise.reject(outcome.error);
+      }
+      return Promise.resolve({ value: undefined, done: true });
+    }
+    return new Promise((resolve, reject) => {
+      this.#reader = { resolve, reject };
+    });
+  }
+
+  async return(): Promise<IteratorResult<ToolLoopEvent>> {
+    if (!this.#closed) {
+      this.#closed = true;
+      this.drop();
+      if (this.#outcome === undefined) {
+        this.#controller.abort(new Error("the consumer of streamToolLoop stopped reading"));
+      }
+    }
+    await this.#result?.catch(() => {});
+    return { value: undefined, done: true };
+  }
 }

@@ -1,6 +1,6 @@
 import type { ProgressUpdate } from "./progress.js";
 import type { FinishReason, Message, UsageInfo } from "./provider.js";
-import type { ToolLoopResult } from "./run-tool-loop.js";
+import type { ToolLoopResult } from "./tool-loop-result.js";
 import type { ToolResult } from "./tool-result.js";
 
 /**

@@ -7,10 +7,11 @@ import {
   type Tool,
   type ToolLoopEvent,
   ToolRegistry,
-} from "../../src/index.js";
-import { resolveLogger } from "../../src/internal/logger.js";
-import { LoopRun, MAX_QUEUED_PROGRESS_EVENTS } from "../../src/internal/loop-run.js";
-import { ScriptedProvider, textResponse, toolCallResponse } from "../../src/testing/index.js";
+} from "../src/index.js";
+import { MAX_QUEUED_PROGRESS_EVENTS } from "../src/loop-events.js";
+import { LoopFeatures } from "../src/loop-features.js";
+import { resolveConfig } from "../src/loop-options.js";
+import { ScriptedProvider, textResponse, toolCallResponse } from "../src/testing/index.js";
 
 function tool(name: string, execute: Tool["execute"]): Tool {
   return { name, description: `the ${name} tool`, parameters: { type: "object" }, execute };
@@ -136,7 +137,7 @@ describe("tool-progress events are coalesced per call (a tool reporting in a loo
   });
 
   it("streamToolLoop's consumer gets the same bound (it is an onEvent)", async () => {
-    const { streamToolLoop } = await import("../../src/index.js");
+    const { streamToolLoop } = await import("../src/index.js");
     const provider = new ScriptedProvider([toolCallResponse({ id: "f", name: "flood" }), textResponse("done")]);
     const stream = streamToolLoop(
       { provider, tools: registryWith(flooding("flood", 100_000)), maxIterations: 3 },
@@ -303,10 +304,10 @@ describe("calls the loop answers without running them get their final progress u
   });
 });
 
-describe("LoopRun.create: no hooks unless an option asks for them", () => {
+describe("the loop's features: none unless an option asks for them", () => {
   const provider = new ScriptedProvider([]);
   const create = (config: Record<string, unknown>) =>
-    LoopRun.create({ provider, maxIterations: 1, ...config }, provider, 1, resolveLogger(undefined, "test"), "test");
+    resolveConfig({ provider, maxIterations: 1, ...config }, "test").features;
 
   it("without onCheckpoint (or any loop-control option) the loop runs without hooks: nothing extra per call", () => {
     expect(create({})).toBeUndefined();
@@ -314,7 +315,7 @@ describe("LoopRun.create: no hooks unless an option asks for them", () => {
   });
 
   it("onCheckpoint alone turns them on; one that is not a function is a TypeError", () => {
-    expect(create({ onCheckpoint: () => {} })).toBeInstanceOf(LoopRun);
+    expect(create({ onCheckpoint: () => {} })).toBeInstanceOf(LoopFeatures);
     expect(() => create({ onCheckpoint: "save" })).toThrow(
       new TypeError('test: onCheckpoint must be a function, got "save"'),
     );

@@ -7,10 +7,10 @@ import {
   type Tool,
   type ToolLoopConfig,
   ToolRegistry,
-} from "../../src/index.js";
-import { needsAnyApproval } from "../../src/internal/approval-gate.js";
-import type { NormalizedToolCall } from "../../src/internal/normalize-tool-call.js";
-import { ScriptedProvider, textResponse, toolCallResponse } from "../../src/testing/index.js";
+} from "../src/index.js";
+import type { NormalizedToolCall } from "../src/internal/normalize-tool-call.js";
+import { needsAnyApproval } from "../src/loop-approval.js";
+import { ScriptedProvider, textResponse, toolCallResponse } from "../src/testing/index.js";
 
 const call = (name: string, argumentsError?: string): NormalizedToolCall => ({
   call: { id: name, name, arguments: {} },

@@ -1,0 +1,28 @@
+/** Goes on with a request: the next layer, or at the end the step itself. */
+export type Next<Request, Result> = (request: Request) => Promise<Result>;
+
+/**
+ * Calls one layer with its `next`: where each kind of hook checks what the layer returns and reads
+ * what it throws.
+ */
+export type Invoke<Layer, Request, Result> = (
+  layer: Layer,
+  request: Request,
+  next: Next<Request, Result>,
+) => Promise<Result>;
+
+/**
+ * Koa's compose: `layers[0]` wraps `layers[1]` … wraps `step`. The chain is built once (per run);
+ * each call of it makes one `next` function per layer it passes through, so a middleware may keep
+ * it, call it again (a retry) or not at all. With no layer, the chain is `step` itself.
+ */
+export function compose<Layer, Request, Result>(
+  layers: readonly Layer[],
+  invoke: Invoke<Layer, Request, Result>,
+): (request: Request, step: Next<Request, Result>) => Promise<Result> {
+  const dispatch = (index: number, request: Request, step: Next<Request, Result>): Promise<Result> => {
+    if (index === layers.length) return step(request);
+    return invoke(layers[index] as Layer, request, (next) => dispatch(index + 1, next, step));
+  };
+  return (request, step) => dispatch(0, request, step);
+}

@@ -1,0 +1,138 @@
+import { failure } from "./execute-tool-call.js";
+import { raceAbort } from "./internal/abort.js";
+import type { Next } from "./internal/compose.js";
+import { boundText, errorMessage, isRecord, MAX_VALIDATION_MESSAGE_CHARS, quoteName } from "./internal/describe.js";
+import type { NormalizedToolCall } from "./internal/normalize-tool-call.js";
+import type { PromotionView } from "./internal/promotion-scope.js";
+import { callContext, type LoopCall, type RunScope } from "./loop-call.js";
+import type { LoopFeature } from "./loop-feature.js";
+import { type RefusalTarget, refuseCall } from "./refuse-call.js";
+import type { ToolApprover } from "./tool-approval.js";
+import { APPROVAL_NAMES, REGISTERED_TOOL } from "./tool-registry.js";
+import { errorResult, type ToolResult } from "./tool-result.js";
+
+/**
+ * The `needsApproval` of the tool a call names, read through the registry's `get` (fail closed on a
+ * throw) — and in a run that promoted hidden tools, of the hidden tool it may call, so that a tool
+ * only this run can call still asks for approval.
+ */
+function approvalRule(tools: unknown, name: string, view: PromotionView | undefined): unknown {
+  const get = isRecord(tools) ? tools.get : undefined;
+  if (typeof get !== "function") return undefined;
+  try {
+    let tool: unknown = get.call(tools, name);
+    const registered = (tools as Partial<Record<symbol, unknown>>)[REGISTERED_TOOL];
+    if (tool === undefined && view?.scope.callable(name, view.turn) === true && typeof registered === "function") {
+      tool = registered.call(tools, name);
+    }
+    return isRecord(tool) ? tool.needsApproval : undefined;
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * `true` when a call of the turn names a tool with a `needsApproval` set: made only on the loop's
+ * path without any loop-control option. A registry that keeps the names of such tools (see
+ * `APPROVAL_NAMES`) and has none answers at once; otherwise one lookup per call.
+ */
+export function needsAnyApproval(tools: unknown, calls: readonly NormalizedToolCall[], view?: PromotionView): boolean {
+  if (tools === null) return false;
+  const names = (tools as Partial<Record<symbol, unknown>>)[APPROVAL_NAMES];
+  if (typeof names === "function" && (names.call(tools) as ReadonlySet<string>).size === 0) return false;
+  for (const { call, argumentsError } of calls) {
+    if (argumentsError !== undefined) continue;
+    const rule = approvalRule(tools, call.name, view);
+    if (rule !== undefined && rule !== false) return true;
+  }
+  return false;
+}
+
+/** An approver's answer read strictly: only `true` or `{ approved: true }` approves. */
+function readDecision(decision: unknown): { approved: boolean; reason: string } {
+  if (decision === true) return { approved: true, reason: "" };
+  if (isRecord(decision)) {
+    const reason = typeof decision.reason === "string" ? decision.reason : "";
+    return { approved: decision.approved === true, reason };
+  }
+  return { approved: false, reason: "" };
+}
+
+function denied(reason: string): ToolResult {
+  const text = reason === "" ? "" : `: ${boundText(reason, MAX_VALIDATION_MESSAGE_CHARS)}`;
+  return errorResult(`denied by the user${text}`);
+}
+
+function abortedWhileWaiting(name: string, reason: unknown): ToolResult {
+  return failure(
+    name,
+    "aborted",
+    `tool ${quoteName(name)} was not run: the call was aborted while waiting for approval`,
+    reason,
+  );
+}
+
+/**
+ * Runs `run` for a call, first asking `approve` when its tool needs approval: a denial, a missing
+ * approver, or an abort while waiting each become the call's result (with the call's final progress
+ * update), and the tool never runs. Calls that need no approval go straight to `run`.
+ */
+export async function runApproved(
+  normalized: NormalizedToolCall,
+  target: RefusalTarget,
+  scope: RunScope,
+  approve: ToolApprover | undefined,
+  run: () => Promise<ToolResult>,
+): Promise<ToolResult> {
+  const { call, argumentsError } = normalized;
+  const rule = argumentsError === undefined ? approvalRule(target.tools, call.name, scope.promotions) : undefined;
+  if (rule === undefined || rule === false) return run();
+  const notRun = (result: ToolResult) => refuseCall(call, result, target);
+  const toolContext = callContext(call, target.logger, scope);
+  try {
+    if (typeof rule === "function") {
+      const needed: unknown = await raceAbort(Promise.resolve(rule(call.arguments, toolContext)), scope.signal);
+      if (needed === false) return run();
+    }
+  } catch {
+    if (scope.signal?.aborted) return notRun(abortedWhileWaiting(call.name, scope.signal.reason));
+    // A predicate that throws cannot say the call is harmless: it needs approval.
+  }
+  if (approve === undefined) {
+    return notRun(
+      errorResult(
+        `tool ${quoteName(call.name)} requires approval, but no approver is configured (ToolLoopConfig.approve): it was not run`,
+      ),
+    );
+  }
+  let decision: { approved: boolean; reason: string };
+  try {
+    const request = { toolName: call.name, toolCallId: call.id, arguments: call.arguments };
+    decision = readDecision(await raceAbort(Promise.resolve(approve(request, toolContext)), scope.signal));
+  } catch (error) {
+    if (scope.signal?.aborted) return notRun(abortedWhileWaiting(call.name, scope.signal.reason));
+    decision = { approved: false, reason: `the approval failed (${errorMessage(error)})` };
+  }
+  if (!decision.approved) return notRun(denied(decision.reason));
+  if (scope.signal?.aborted) return notRun(abortedWhileWaiting(call.name, scope.signal.reason));
+  return run();
+}
+
+/**
+ * `approve`, and the refusal of calls that need approval without it: a call of a tool with
+ * `needsApproval` runs only once approved. The wait holds none of the turn's `maxConcurrency`
+ * slots (they are taken inside it).
+ */
+export class ApprovalGate implements LoopFeature {
+  readonly #approve: ToolApprover | undefined;
+  readonly #target: RefusalTarget;
+
+  constructor(approve: ToolApprover | undefined, target: RefusalTarget) {
+    this.#approve = approve;
+    this.#target = target;
+  }
+
+  wrapToolCall(loopCall: LoopCall, next: Next<LoopCall, ToolResult>): Promise<ToolResult> {
+    return runApproved(loopCall.normalized, this.#target, loopCall.scope, this.#approve, () => next(loopCall));
+  }
+}

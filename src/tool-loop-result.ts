@@ -1,0 +1,36 @@
+import type { Message, UsageInfo } from "./provider.js";
+
+/** Why the loop stopped. */
+export type StopReason =
+  | "completed"
+  | "max_iterations"
+  | "loop_breaking_tool"
+  | "response_handled"
+  | "repeated_failure";
+
+/** The outcome of `runToolLoop` (Go's `ToolLoopResult`, plus the transcript). */
+export interface ToolLoopResult {
+  /**
+   * The final assistant text; `""` when the iteration cap was hit; with `"loop_breaking_tool"`, the
+   * result of the call that ended the loop (its `forUser`, or `forLLM` when that is empty).
+   */
+  content: string;
+  /** Provider calls made. */
+  iterations: number;
+  /** The full transcript: the caller's messages, then every assistant and tool message of this run. */
+  messages: Message[];
+  /**
+   * `"completed"` when the model answered without tool calls, `"max_iterations"` at the cap,
+   * `"loop_breaking_tool"` after a turn in which a `loopBreaking` tool succeeded.
+   */
+  stopReason: StopReason;
+  /** The call that ended the loop; set with `stopReason: "loop_breaking_tool"` only. */
+  stoppedBy?: {
+    /** The loop-breaking tool's name. */
+    toolName: string;
+    /** The id of its call in the transcript. */
+    toolCallId: string;
+  };
+  /** Token usage summed over the provider calls that reported it. */
+  usage?: UsageInfo;
+}
