@@ -13,7 +13,7 @@
  * times after one round that is not recorded, the cases taking turns, through a `ToolRegistry`
  * (arguments validated as in a loop), after a full garbage collection; the HTTP server runs in a
  * child process.
- * Not part of `npm test` or `npm run bench`. Run: npx tsx bench/stall.ts [--runs 5] [--json]
+ * Not part of `npm test` or `npm run bench`. Run: npm run bench:stall (five runs), or npx tsx bench/stall.ts [--runs 5] [--json]
  */
 
 import { spawn } from "node:child_process";
