@@ -26,17 +26,17 @@ export type ToolLoopErrorCode =
   | "internal";
 
 /** The `code` of every error toolloop creates, one literal per subclass or per kind of failure. */
-export type ToolloopErrorCode = ToolErrorCode | ToolLoopErrorCode | "invalid_provider_response";
+export type ToolloopBaseErrorCode = ToolErrorCode | ToolLoopErrorCode | "invalid_provider_response";
 
 /**
- * Base class of every error toolloop creates. Check with {@link isToolloopError}; branch on
+ * Base class of every error toolloop creates. Check with {@link isToolloopBaseError}; branch on
  * `name` (the subclass) and `code` (the kind of failure). See docs/errors.md.
  */
-export class ToolloopError extends Error {
-  /** The class: `"ToolloopError"` here, each subclass its own literal. */
-  override name: string = "ToolloopError";
-  /** The kind of failure: a literal per subclass or per kind (see {@link ToolloopErrorCode}). */
-  declare readonly code: ToolloopErrorCode | undefined;
+export class ToolloopBaseError extends Error {
+  /** The class: `"ToolloopBaseError"` here, each subclass its own literal. */
+  override name: string = "ToolloopBaseError";
+  /** The kind of failure: a literal per subclass or per kind (see {@link ToolloopBaseErrorCode}). */
+  declare readonly code: ToolloopBaseErrorCode | undefined;
 
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
@@ -52,7 +52,7 @@ export class ToolloopError extends Error {
  * Attached as `err` to the error result of a failed tool call: the model sees the result's
  * text, your code sees the tool, the kind of failure and the original `cause`.
  */
-export class ToolExecutionError extends ToolloopError {
+export class ToolExecutionError extends ToolloopBaseError {
   /** Always `"ToolExecutionError"`. */
   override name = "ToolExecutionError" as const;
   /** Name of the tool the model asked for. */
@@ -73,7 +73,7 @@ export class ToolExecutionError extends ToolloopError {
  * `messages` is the transcript so far, in which every tool call has its answer, so the
  * conversation can be resumed.
  */
-export class ToolLoopError extends ToolloopError {
+export class ToolLoopError extends ToolloopBaseError {
   /** Always `"ToolLoopError"`. */
   override name = "ToolLoopError" as const;
   /** Why the loop stopped: the caller aborted, the provider failed or answered unreadably, or another failure. */
@@ -109,7 +109,7 @@ function excerpt(body: unknown): string {
  * Never turned into an empty answer: `runToolLoop` rejects with a {@link ToolLoopError} whose
  * `cause` is this error.
  */
-export class InvalidProviderResponseError extends ToolloopError {
+export class InvalidProviderResponseError extends ToolloopBaseError {
   /** Always `"InvalidProviderResponseError"`. */
   override name = "InvalidProviderResponseError" as const;
   /** Always `"invalid_provider_response"`. */
@@ -133,8 +133,8 @@ function hasBrand(value: unknown, name?: string): boolean {
 }
 
 /** `true` for any error created by toolloop (also by another installed copy). */
-export function isToolloopError(value: unknown): value is ToolloopError {
-  return value instanceof ToolloopError || hasBrand(value);
+export function isToolloopBaseError(value: unknown): value is ToolloopBaseError {
+  return value instanceof ToolloopBaseError || hasBrand(value);
 }
 
 /** `true` for a {@link ToolLoopError} (also from another installed copy). */

@@ -7,16 +7,16 @@ export type {
 } from "./define-tool.js";
 export { defineTool } from "./define-tool.js";
 export type { DefinitionFormat, DefinitionFormats } from "./definition-format.js";
-export type { ToolErrorCode, ToolLoopErrorCode, ToolloopErrorCode } from "./errors.js";
+export type { ToolErrorCode, ToolLoopErrorCode, ToolloopBaseErrorCode } from "./errors.js";
 export {
   InvalidProviderResponseError,
   isInvalidProviderResponseError,
   isToolExecutionError,
   isToolLoopError,
-  isToolloopError,
+  isToolloopBaseError,
   ToolExecutionError,
   ToolLoopError,
-  ToolloopError,
+  ToolloopBaseError,
 } from "./errors.js";
 export type { BatchOptions, BatchResult, ToolRequest } from "./execute-batch.js";
 export type { Logger } from "./logger.js";

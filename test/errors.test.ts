@@ -3,30 +3,30 @@ import {
   InvalidProviderResponseError,
   isToolExecutionError,
   isToolLoopError,
-  isToolloopError,
+  isToolloopBaseError,
   type Message,
   ToolExecutionError,
   ToolLoopError,
-  ToolloopError,
+  ToolloopBaseError,
 } from "../src/index.js";
 
 const ERROR_BRAND = Symbol.for("toolloop.error");
 
 describe("error classes", () => {
-  it("ToolloopError is an Error with a literal name and an ES2022 cause", () => {
+  it("ToolloopBaseError is an Error with a literal name and an ES2022 cause", () => {
     const cause = new Error("root");
-    const error = new ToolloopError("outer", { cause });
+    const error = new ToolloopBaseError("outer", { cause });
     expect(error).toBeInstanceOf(Error);
-    expect(error.name).toBe("ToolloopError");
+    expect(error.name).toBe("ToolloopBaseError");
     expect(error.message).toBe("outer");
     expect(error.cause).toBe(cause);
-    expect(new ToolloopError("no cause")).not.toHaveProperty("cause");
+    expect(new ToolloopBaseError("no cause")).not.toHaveProperty("cause");
   });
 
   it("ToolExecutionError carries the tool name, the code and the cause", () => {
     const cause = new TypeError("bad");
     const error = new ToolExecutionError('tool "x" failed: bad', { toolName: "x", code: "tool_failed", cause });
-    expect(error).toBeInstanceOf(ToolloopError);
+    expect(error).toBeInstanceOf(ToolloopBaseError);
     expect(error).toBeInstanceOf(Error);
     expect(error).toMatchObject({ name: "ToolExecutionError", toolName: "x", code: "tool_failed", cause });
     expect(String(error)).toBe('ToolExecutionError: tool "x" failed: bad');
@@ -37,7 +37,7 @@ describe("error classes", () => {
     const messages: Message[] = [{ role: "user", content: "hi" }];
     const cause = new Error("503");
     const error = new ToolLoopError("LLM call failed: 503", { messages, iterations: 2, cause });
-    expect(error).toBeInstanceOf(ToolloopError);
+    expect(error).toBeInstanceOf(ToolloopBaseError);
     expect(error).toMatchObject({ name: "ToolLoopError", messages, iterations: 2, cause });
     expect(error.stack).toContain("ToolLoopError: LLM call failed: 503");
   });
@@ -49,17 +49,17 @@ describe("error classes", () => {
     expect(invalid.code).toBe("invalid_provider_response");
     expect(new ToolExecutionError("m", { toolName: "x", code: "timeout" }).code).toBe("timeout");
     // The base class has no code of its own (and no own property that would show in logs).
-    expect(new ToolloopError("x")).not.toHaveProperty("code");
+    expect(new ToolloopBaseError("x")).not.toHaveProperty("code");
   });
 });
 
 describe("guards", () => {
   const loopError = new ToolLoopError("x", { messages: [], iterations: 0 });
   const executionError = new ToolExecutionError("x", { toolName: "t", code: "timeout" });
-  const baseError = new ToolloopError("x");
+  const baseError = new ToolloopBaseError("x");
 
   it.each([
-    ["ToolloopError", baseError, { base: true, loop: false, execution: false }],
+    ["ToolloopBaseError", baseError, { base: true, loop: false, execution: false }],
     ["ToolLoopError", loopError, { base: true, loop: true, execution: false }],
     ["ToolExecutionError", executionError, { base: true, loop: false, execution: true }],
     ["a plain Error", new Error("x"), { base: false, loop: false, execution: false }],
@@ -73,7 +73,7 @@ describe("guards", () => {
     ["an object with a non-string brand", { [ERROR_BRAND]: true }, { base: false, loop: false, execution: false }],
   ])("%s", (_case, value, expected) => {
     expect({
-      base: isToolloopError(value),
+      base: isToolloopBaseError(value),
       loop: isToolLoopError(value),
       execution: isToolExecutionError(value),
     }).toEqual(expected);
@@ -84,7 +84,7 @@ describe("guards", () => {
   it.each([
     ["ToolLoopError", { base: true, loop: true, execution: false }],
     ["ToolExecutionError", { base: true, loop: false, execution: true }],
-    ["ToolloopError", { base: true, loop: false, execution: false }],
+    ["ToolloopBaseError", { base: true, loop: false, execution: false }],
   ])("recognise a %s from another copy by its Symbol.for brand", (name, expected) => {
     class ForeignError extends Error {
       override name = name;
@@ -93,9 +93,9 @@ describe("guards", () => {
       }
     }
     const foreign = new ForeignError("from another copy");
-    expect(foreign).not.toBeInstanceOf(ToolloopError);
+    expect(foreign).not.toBeInstanceOf(ToolloopBaseError);
     expect({
-      base: isToolloopError(foreign),
+      base: isToolloopBaseError(foreign),
       loop: isToolLoopError(foreign),
       execution: isToolExecutionError(foreign),
     }).toEqual(expected);

@@ -92,7 +92,7 @@ describe("fromOpenAIChatCompletion", () => {
     ["no choices", { choices: [] }],
     ["not an object", "oops"],
     ["a choice without message", { choices: [{}] }],
-  ])("throws a ToolloopError for %s", (_name, response) => {
+  ])("throws a ToolloopBaseError for %s", (_name, response) => {
     expect(() => fromOpenAIChatCompletion(response)).toThrow(/no choice with a message/);
   });
 });
