@@ -21,8 +21,10 @@ import { join } from "node:path";
 import { applyPatch } from "diff";
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { FILE_TOOL_HOOKS, type FileToolHooks, MAX_EDIT_BYTES, MAX_LIST_ENTRIES } from "../../src/builtin/file-tools.js";
+import { MAX_EDIT_BYTES } from "../../src/builtin/edit-file-tool.js";
+import { FILE_TOOL_HOOKS, type FileToolHooks } from "../../src/builtin/file-tool-settings.js";
 import { createFileTools, type FileToolsOptions } from "../../src/builtin/index.js";
+import { MAX_LIST_ENTRIES } from "../../src/builtin/list-dir-tool.js";
 import { ToolRegistry, type ToolResult } from "../../src/index.js";
 
 const DENIED = "access denied: path is outside the workspace";
