@@ -1,6 +1,7 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { formatPatch, type StructuredPatchHunk, structuredPatch } from "diff";
 import { boundText } from "../internal/describe.js";
+import { isHighSurrogate } from "./text-boundaries.js";
 
 /** Longest diff shown to the user by `edit_file`. */
 const MAX_DIFF_CHARS = 50_000;
@@ -139,7 +140,7 @@ async function wholeLinesDiff(
       if (width > room) {
         let keep = at + Math.max(0, room - mark.length - 1);
         const last = text.charCodeAt(keep - 1);
-        if (keep > at && last >= 0xd800 && last <= 0xdbff) keep--; // never half a surrogate pair
+        if (keep > at && isHighSurrogate(last)) keep--; // never half a surrogate pair
         lines.push(`${mark}${text.slice(at, keep)}`);
         cut = true;
         return;
