@@ -6,12 +6,14 @@ import { linkSignal, subscribeAbort } from "../internal/abort.js";
 import { boundText, cutName, errorMessage, isRecord, jsonText, quoteName } from "../internal/describe.js";
 import { log, type ResolvedLogger, resolveLogger } from "../internal/logger.js";
 import { optionError } from "../internal/options.js";
+import { type WorkBudget, WorkMeter } from "../internal/work-meter.js";
 import type { Logger } from "../logger.js";
 import type { Tool, ToolContext } from "../tool.js";
 import { REGISTERED_TOOL, type ToolRegistry } from "../tool-registry.js";
 import type { ToolResult } from "../tool-result.js";
 import { convertMcpResult } from "./convert-mcp-content.js";
 import { mcpToolNames } from "./mcp-tool-name.js";
+import { RefreshSchedule } from "./refresh-schedule.js";
 import { onToolListChanged } from "./tool-list-changed.js";
 
 /** Options of {@link registerMcpTools}. */
@@ -36,6 +38,16 @@ export interface RegisterMcpToolsOptions {
    * @default 60000
    */
   timeoutMs?: number | undefined;
+  /**
+   * Least milliseconds between the starts of two listings after `notifications/tools/list_changed`:
+   * notifications meanwhile are folded into one listing, so a server that notifies without pause is
+   * listed at most once per interval (the first notification after the import is followed at once).
+   * A listing also waits nine times as long as the one before took in work of its own (reading,
+   * compiling schemas), so following a server costs at most a tenth of the process's time. `0`:
+   * only that bound.
+   * @default 250
+   */
+  refreshIntervalMs?: number | undefined;
   /**
    * Where the import says what it skipped or could not do (warn): a tool whose schema the registry
    * refuses, a name that stays taken, a listing cut at its bounds, a failed refresh after
@@ -65,10 +77,14 @@ const MAX_PAGES = 100;
 const MAX_DESCRIPTION_CHARS = 4_000;
 /** Longest input schema, as JSON text, the import compiles. */
 const MAX_SCHEMA_CHARS = 100_000;
-/** Longest stretch of registrations (schema compilations) before the import yields to the event loop. */
-const SLICE_MS = 20;
-/** Most tools read or registered before the import yields to the event loop, however fast they go. */
-const SLICE_TOOLS = 50;
+/**
+ * Slices of synchronous work: reading and compiling a thousand tools costs more than the event loop
+ * should wait, so the work yields whenever a slice has lasted 20 ms or held 50 tools — a bound in
+ * work too, so that it holds on a loaded machine as well. The time in slices is the listing's work.
+ */
+const SLICES: WorkBudget = { maxMs: Number.POSITIVE_INFINITY, sliceMs: 20, sliceUnits: 50 };
+/** Most share of the time the listings after `list_changed` may spend on their own work. */
+const REFRESH_WORK_SHARE = 0.1;
 /** Longest reason a skipped tool's warning gives (it quotes the server's keys). */
 const MAX_REASON_CHARS = 300;
 /** Longest error message of the server's that a result echoes. */
@@ -82,32 +98,8 @@ const MAX_SERVER_MESSAGE_CHARS = 1_000;
 const ANY_RESULT = z.unknown();
 
 const DEFAULT_TIMEOUT_MS = 60_000;
+const DEFAULT_REFRESH_INTERVAL_MS = 250;
 const WHERE = "registerMcpTools";
-
-/**
- * Slices of synchronous work: reading and compiling a thousand tools costs more than the event
- * loop should wait, so the work yields (`setImmediate`) whenever a slice has lasted `SLICE_MS` or
- * held `SLICE_TOOLS` tools — a bound in work too, so that it holds on a loaded machine as well.
- */
-interface Slices {
-  /** Counts one more tool; `true` when the current slice is over (then call {@link pause}). */
-  due(): boolean;
-  /** Yields to the event loop and starts a new slice. */
-  pause(): Promise<void>;
-}
-
-function slices(): Slices {
-  let start = performance.now();
-  let tools = 0;
-  return {
-    due: () => ++tools > SLICE_TOOLS || performance.now() - start > SLICE_MS,
-    pause: async () => {
-      await new Promise((resolve) => setImmediate(resolve));
-      start = performance.now();
-      tools = 1;
-    },
-  };
-}
 
 /** One server tool as the import prepared it (everything read once, bounded, copied). */
 interface ServerTool {
@@ -131,6 +123,7 @@ interface Settings {
   serverName: string;
   hidden: boolean;
   timeout: number;
+  refreshInterval: number;
   logger: ResolvedLogger;
 }
 
@@ -143,12 +136,21 @@ function checkOptions(registry: unknown, client: unknown, options: unknown): Set
     throw optionError(WHERE, "client", "a connected Client of @modelcontextprotocol/sdk (v1)", client);
   }
   if (!isRecord(options)) throw optionError(WHERE, "options", "an object", options);
-  const { serverName, hidden = false, timeoutMs = DEFAULT_TIMEOUT_MS } = options;
+  const {
+    serverName,
+    hidden = false,
+    timeoutMs = DEFAULT_TIMEOUT_MS,
+    refreshIntervalMs = DEFAULT_REFRESH_INTERVAL_MS,
+  } = options;
   if (typeof serverName !== "string" || serverName === "") {
     throw optionError(WHERE, "serverName", "a non-empty string", serverName);
   }
   if (typeof hidden !== "boolean") throw optionError(WHERE, "hidden", "a boolean", hidden);
   if (!isValidTimeout(timeoutMs)) throw optionError(WHERE, "timeoutMs", TIMEOUT_EXPECTATION, timeoutMs);
+  if (typeof refreshIntervalMs !== "number" || !(refreshIntervalMs >= 0 && refreshIntervalMs <= MAX_TIMEOUT_MS)) {
+    const expected = `a number of milliseconds ≥ 0 and ≤ ${MAX_TIMEOUT_MS}`;
+    throw optionError(WHERE, "refreshIntervalMs", expected, refreshIntervalMs);
+  }
   if (hidden && typeof registry.registerHidden !== "function") {
     throw optionError(WHERE, "registry", "a ToolRegistry with registerHidden (for hidden: true)", registry);
   }
@@ -158,6 +160,7 @@ function checkOptions(registry: unknown, client: unknown, options: unknown): Set
     serverName,
     hidden,
     timeout: timeoutMs === Number.POSITIVE_INFINITY ? MAX_TIMEOUT_MS : timeoutMs,
+    refreshInterval: refreshIntervalMs,
     logger: resolveLogger(options.logger, WHERE),
   };
 }
@@ -240,11 +243,16 @@ async function timedRequest(
   }
 }
 
+/** Milliseconds of synchronous work a listing did, added up as it goes (see {@link SLICES}). */
+interface Work {
+  ms: number;
+}
+
 /**
  * Every tool the server lists, page by page, within the import's bounds (`timeoutMs` for the whole
- * listing); `signal` cancels the listing.
+ * listing); `signal` cancels the listing. The time spent reading the pages is added to `work`.
  */
-async function listServerTools(settings: Settings, signal: AbortSignal): Promise<ServerTool[]> {
+async function listServerTools(settings: Settings, signal: AbortSignal, work: Work): Promise<ServerTool[]> {
   const { client, logger, serverName } = settings;
   const tools = new Map<string, ServerTool>();
   let cursor: string | undefined;
@@ -253,8 +261,6 @@ async function listServerTools(settings: Settings, signal: AbortSignal): Promise
   // `timeoutMs` bounds the whole listing, not each page: a server answering every page just in
   // time could otherwise hold an import for 100 × timeoutMs.
   const deadline = Date.now() + settings.timeout;
-  // Each entry is checked against the MCP Tool shape and copied: for a thousand of them, that takes a while.
-  const slice = slices();
   do {
     // A plain request, not `listTools`: that validates the whole list with zod (one malformed tool
     // fails it all), and compiles every tool's `outputSchema` with the SDK's Ajv (one the server got
@@ -275,12 +281,11 @@ async function listServerTools(settings: Settings, signal: AbortSignal): Promise
     pages++;
     // A malformed page is a failed listing, not an empty one: a refresh must not unregister every tool.
     if (!isRecord(page) || !Array.isArray(page.tools)) throw new Error("the tools/list answer has no tools array");
+    // Each entry is checked against the MCP Tool shape and copied: for a thousand of them, that
+    // takes a while. A meter per page: the wait for the next page is not work.
+    const meter = new WorkMeter(SLICES);
     for (const entry of page.tools as unknown[]) {
       if (++listed > MAX_TOOLS) break;
-      if (slice.due()) {
-        await slice.pause();
-        signal.throwIfAborted();
-      }
       const tool = readServerTool(settings, entry);
       // Named in the warning only when it has a usable name.
       const shown = isRecord(entry) && typeof entry.name === "string" ? cutName(entry.name) : undefined;
@@ -291,7 +296,9 @@ async function listServerTools(settings: Settings, signal: AbortSignal): Promise
       } else {
         tools.set(tool.name, tool);
       }
+      if (meter.tick()) await meter.pause(signal);
     }
+    work.ms += meter.spent;
     if (page.nextCursor !== undefined && page.nextCursor !== null && typeof page.nextCursor !== "string") {
       throw new Error("the tools/list answer's nextCursor is not a string");
     }
@@ -387,8 +394,10 @@ function createServerTool(settings: Settings, name: string, serverTool: ServerTo
  *
  * The import follows `notifications/tools/list_changed`: added, removed and changed tools reach
  * the registry; a changed tool is replaced in one step (a call meanwhile is answered by the old
- * or the new version, never "not found"). Several imports may share one client; a `list_changed`
- * handler set on the client before is still called. A listed entry that is not an MCP `Tool` (no
+ * or the new version, never "not found"). Notifications are coalesced and listings rate-limited
+ * (`refreshIntervalMs`, and a tenth of the time for their own work), so a server that notifies
+ * without pause cannot keep the process compiling. Several imports may share one client; a
+ * `list_changed` handler set on the client before is still called. A listed entry that is not an MCP `Tool` (no
  * name, an `inputSchema` or `outputSchema` whose type is not `"object"`, a hint that is not a
  * boolean …) and a tool the registry refuses (its schema) are skipped with a warning through
  * `logger`, as are tools beyond the bounds (1,000 tools, 100 pages, schemas of 100,000
@@ -453,16 +462,20 @@ export async function registerMcpTools(
     ownNames.add(name);
   };
 
-  const refresh = async (): Promise<void> => {
+  /** Lists the server's tools and brings the registry in step; the listing's own work goes to `work`. */
+  const refresh = async (work: Work): Promise<void> => {
     // A signal of this listing's own: the SDK leaves a listener on it per page (none on `stop`).
     const listing = linkSignal(stop.signal);
     let tools: ServerTool[];
     try {
-      tools = await listServerTools(settings, listing.signal ?? stop.signal);
+      tools = await listServerTools(settings, listing.signal ?? stop.signal, work);
     } finally {
       listing.dispose();
     }
     if (closed) return;
+    // A schema costs milliseconds to compile, and a server may list a thousand: the event loop
+    // gets its turn between slices, so an import never blocks the process for long.
+    const meter = new WorkMeter(SLICES);
     const names = mcpToolNames(
       serverName,
       tools.map((tool) => tool.name),
@@ -479,14 +492,11 @@ export async function registerMcpTools(
       else remove(entry);
     }
     try {
-      const slice = slices();
       for (const tool of tools) {
         const current = imported.get(tool.name);
         if (current?.fingerprint === tool.fingerprint) continue;
-        // A schema costs milliseconds to compile, and a server may list a thousand: the event loop
-        // gets its turn between slices, so an import never blocks the process for long.
-        if (slice.due()) {
-          await slice.pause();
+        if (meter.tick()) {
+          await meter.pause();
           if (closed) return;
         }
         const name = names.get(tool.name);
@@ -507,57 +517,43 @@ export async function registerMcpTools(
           log(logger, "warn", fields, "MCP tool skipped: name taken meanwhile");
         else add(name, tool);
       }
+      meter.tick();
+      work.ms += meter.spent;
     } finally {
       // A name whose new tool was not reached (close() during the refresh) is not left behind.
       for (const entry of displaced.values()) remove(entry);
     }
   };
 
-  // Refreshes run one at a time; notifications that arrive meanwhile make one more run.
-  let running: Promise<void> | undefined;
-  let again = false;
-  const scheduleRefresh = (): void => {
-    if (closed) return;
-    if (running !== undefined) {
-      again = true;
-      return;
+  /** A refresh after `list_changed`: a failure keeps the tools as they were, with a warning. */
+  const followed = async (): Promise<number> => {
+    const work: Work = { ms: 0 };
+    try {
+      await refresh(work);
+    } catch (error) {
+      const fields = () => ({ server: serverName, reason: errorMessage(error) });
+      if (!closed)
+        log(logger, "warn", fields, "MCP tool list not refreshed after list_changed: the tools stay as they were");
     }
-    running = (async () => {
-      do {
-        again = false;
-        try {
-          await refresh();
-        } catch (error) {
-          const fields = () => ({ server: serverName, reason: errorMessage(error) });
-          if (!closed)
-            log(logger, "warn", fields, "MCP tool list not refreshed after list_changed: the tools stay as they were");
-        }
-      } while (again && !closed);
-    })().finally(() => {
-      running = undefined;
-    });
+    return work.ms;
   };
+  const { refreshInterval: intervalMs } = settings;
+  const schedule = new RefreshSchedule({ intervalMs, workShare: REFRESH_WORK_SHARE, run: followed });
 
   // Listening first: a `list_changed` during the first listing makes one more.
-  const unsubscribe = onToolListChanged(settings.client, scheduleRefresh);
-  const first = refresh();
-  running = first.then(
-    () => undefined,
-    () => undefined,
-  );
+  const unsubscribe = onToolListChanged(settings.client, () => schedule.request());
   try {
-    await first;
+    const work: Work = { ms: 0 };
+    await schedule.first(() => refresh(work).then(() => work.ms));
   } catch (error) {
     closed = true;
     unsubscribe();
+    await schedule.close();
     for (const entry of imported.values()) remove(entry);
     throw new Error(`${WHERE}: MCP server ${quoteName(serverName)} did not list its tools: ${errorMessage(error)}`, {
       cause: error,
     });
-  } finally {
-    running = undefined;
   }
-  if (again) scheduleRefresh();
 
   let closing: Promise<void> | undefined;
   return {
@@ -569,9 +565,10 @@ export async function registerMcpTools(
       (closing ??= (async () => {
         closed = true;
         unsubscribe();
-        // A refresh under way registers nothing more once closed; its listing is cancelled.
+        // A waiting refresh is dropped; one under way registers nothing more, its listing is cancelled.
+        const ended = schedule.close();
         stop.abort();
-        await running;
+        await ended;
         for (const entry of imported.values()) remove(entry);
         imported.clear();
       })()),
