@@ -220,36 +220,89 @@ export function createMcpServer(
   info: McpServerInfo,
   options: McpServerOptions = {},
 ): McpServer {
+  const { name, version, maxConcurrency, timeoutMs, pageSize } = checkServerArguments(registry, info, options);
+  const server = new McpServer({ name, version });
+  const served: Served = {
+    registry,
+    inView: registryView(registry),
+    convert: converter(),
+    sessionOf: sessions(server),
+    slots: new PQueue({ concurrency: maxConcurrency }),
+    timeoutMs,
+    pageSize,
+  };
+  // Declared before any handler (the SDK checks) and before connect (it refuses later).
+  server.server.registerCapabilities({ tools: { listChanged: true } });
+  server.server.setRequestHandler(ListToolsRequestSchema, (request) => listTools(served, request.params?.cursor));
+  server.server.setRequestHandler(RawCallToolRequestSchema, (request, extra) => callTool(served, request, extra));
+  return server;
+}
+
+/** What the request handlers of one server share. */
+interface Served {
+  readonly registry: ToolRegistry;
+  /** The per-session view of a registry of this copy, or `undefined` (one view for all). */
+  readonly inView: RegistryView | undefined;
+  /** A definition as its `tools/list` entry (converted once). */
+  readonly convert: (definition: ToolDefinition) => McpTool;
+  /** The session of the connection the request under way came on. */
+  readonly sessionOf: () => Session;
+  /** The call slots (`maxConcurrency`). */
+  readonly slots: PQueue;
+  readonly timeoutMs: number | undefined;
+  readonly pageSize: number;
+}
+
+/** A registry's per-session definitions and its execution of a checked call, read through its symbols. */
+interface RegistryView {
+  readonly definitions: (...args: unknown[]) => unknown;
+  readonly execute: (...args: unknown[]) => unknown;
+}
+
+/** Checks the arguments of {@link createMcpServer}, with their defaults. @throws TypeError echoing a bad one */
+function checkServerArguments(registry: unknown, info: unknown, options: unknown) {
+  const where = "createMcpServer";
   if (!isRecord(registry) || typeof registry.getDefinitions !== "function" || typeof registry.execute !== "function") {
-    throw optionError("createMcpServer", "registry", "a ToolRegistry", registry);
+    throw optionError(where, "registry", "a ToolRegistry", registry);
   }
-  if (!isRecord(info)) throw optionError("createMcpServer", "info", "an object { name, version }", info);
+  if (!isRecord(info)) throw optionError(where, "info", "an object { name, version }", info);
   const { name, version } = info;
-  if (typeof name !== "string" || name === "") {
-    throw optionError("createMcpServer", "info.name", "a non-empty string", name);
-  }
-  if (typeof version !== "string") throw optionError("createMcpServer", "info.version", "a string", version);
-  if (!isRecord(options)) throw optionError("createMcpServer", "options", "an object", options);
-  const maxConcurrency = checkCount("createMcpServer", "options.maxConcurrency", options.maxConcurrency, 16);
-  const timeoutMs = checkTimeout("createMcpServer", "options.timeoutMs", options.timeoutMs);
-  const pageSize = checkCount("createMcpServer", "options.pageSize", options.pageSize, 100);
-  const slots = new PQueue({ concurrency: maxConcurrency });
-  // A registry of this copy serves each session its own view (its calls as the loop's: the server
-  // made their options itself). One whose execute is overridden keeps getting every call, and
-  // another copy's (or a stand-in) is served as one view for all, its searches promoting nothing.
+  if (typeof name !== "string" || name === "") throw optionError(where, "info.name", "a non-empty string", name);
+  if (typeof version !== "string") throw optionError(where, "info.version", "a string", version);
+  if (!isRecord(options)) throw optionError(where, "options", "an object", options);
+  return {
+    name,
+    version,
+    maxConcurrency: checkCount(where, "options.maxConcurrency", options.maxConcurrency, 16),
+    timeoutMs: checkTimeout(where, "options.timeoutMs", options.timeoutMs),
+    pageSize: checkCount(where, "options.pageSize", options.pageSize, 100),
+  };
+}
+
+/**
+ * A registry of this copy serves each session its own view (its calls as the loop's: the server
+ * made their options itself). One whose execute is overridden keeps getting every call, and
+ * another copy's (or a stand-in) is served as one view for all, its searches promoting nothing.
+ */
+function registryView(registry: ToolRegistry): RegistryView | undefined {
   const { [VIEW_DEFINITIONS]: viewDefinitions, [EXECUTE_CHECKED]: executeChecked } = registry as unknown as Partial<
     Record<symbol, unknown>
   >;
-  const inView =
-    typeof viewDefinitions === "function" &&
+  return typeof viewDefinitions === "function" &&
     typeof executeChecked === "function" &&
     registry.execute === ToolRegistry.prototype.execute &&
     registry.executeWithContext === ToolRegistry.prototype.executeWithContext
-      ? { definitions: viewDefinitions, execute: executeChecked }
-      : undefined;
-  // Registry definitions are frozen and kept until the registry changes: each is converted once.
+    ? {
+        definitions: viewDefinitions as RegistryView["definitions"],
+        execute: executeChecked as RegistryView["execute"],
+      }
+    : undefined;
+}
+
+/** Registry definitions are frozen and kept until the registry changes: each is converted once. */
+function converter(): (definition: ToolDefinition) => McpTool {
   const converted = new WeakMap<ToolDefinition, McpTool>();
-  const convert = (definition: ToolDefinition): McpTool => {
+  return (definition) => {
     let tool = converted.get(definition);
     if (tool === undefined) {
       tool = toMcpTool(definition);
@@ -257,79 +310,94 @@ export function createMcpServer(
     }
     return tool;
   };
+}
 
-  const server = new McpServer({ name, version });
-  // One session per connection, keyed by its transport (a reconnection is a new session).
-  const sessions = new WeakMap<object, Session>();
+/** One session per connection, keyed by its transport (a reconnection is a new session). */
+function sessions(server: McpServer): () => Session {
+  const byTransport = new WeakMap<object, Session>();
   const unconnected = {};
-  const sessionOf = (): Session => {
+  return () => {
     const transport: object = server.server.transport ?? unconnected;
-    let session = sessions.get(transport);
+    let session = byTransport.get(transport);
     if (session === undefined) {
       session = { id: randomUUID(), calls: 0, scope: new PromotionScope(), announced: "", cursorKey: randomBytes(32) };
-      sessions.set(transport, session);
+      byTransport.set(transport, session);
     }
     return session;
   };
-  // Declared before any handler (the SDK checks) and before connect (it refuses later).
-  server.server.registerCapabilities({ tools: { listChanged: true } });
-  server.server.setRequestHandler(ListToolsRequestSchema, (request): ListToolsResult => {
-    const session = sessionOf();
-    // What the session's next call may run: the page shows those tools to the client's model.
-    const view: PromotionView = { scope: session.scope, turn: session.calls + 1 };
-    const definitions =
-      inView === undefined
-        ? registry.getDefinitions()
-        : (inView.definitions.call(registry, view) as readonly ToolDefinition[]);
-    const start = pageStart(definitions, session, request.params?.cursor);
-    const page = definitions.slice(start, start + pageSize);
-    const names = page.map((definition) => definition.function.name);
-    session.scope.show(names, view.turn);
-    const result: ListToolsResult = { tools: page.map(convert) };
-    if (start + pageSize < definitions.length) result.nextCursor = cursorAfter(session, names.at(-1) as string);
-    return result;
-  });
-  server.server.setRequestHandler(RawCallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
-    // The SDK checked `name` (a string) and `arguments` (an object, when present) before this runs.
-    const { name: toolName, arguments: args = {} } = request.params as { name: string; arguments?: unknown };
-    const session = sessionOf();
-    const turn = ++session.calls;
-    if (slots.size >= MAX_WAITING_CALLS) {
-      const text = `MCP server busy: ${slots.pending} calls running and ${slots.size} waiting; try again later`;
-      return { content: [{ type: "text", text }], isError: true };
+}
+
+/** `tools/list`: the page after `cursor` of what the session's next call may run. */
+function listTools(served: Served, cursor: unknown): ListToolsResult {
+  const { registry, inView, pageSize } = served;
+  const session = served.sessionOf();
+  // What the session's next call may run: the page shows those tools to the client's model.
+  const view: PromotionView = { scope: session.scope, turn: session.calls + 1 };
+  const definitions =
+    inView === undefined
+      ? registry.getDefinitions()
+      : (inView.definitions.call(registry, view) as readonly ToolDefinition[]);
+  const start = pageStart(definitions, session, cursor);
+  const page = definitions.slice(start, start + pageSize);
+  const names = page.map((definition) => definition.function.name);
+  session.scope.show(names, view.turn);
+  const result: ListToolsResult = { tools: page.map(served.convert) };
+  if (start + pageSize < definitions.length) result.nextCursor = cursorAfter(session, names.at(-1) as string);
+  return result;
+}
+
+/** What the SDK hands a request handler besides the request (its signal, `_meta`, `sendNotification`). */
+type HandlerExtra = {
+  signal: AbortSignal;
+  _meta?: { progressToken?: ProgressToken | undefined } | undefined;
+  sendNotification: (notification: ServerNotification) => Promise<void>;
+};
+
+/** `tools/call`: runs the tool through the registry in a slot; every outcome is a result. */
+async function callTool(
+  served: Served,
+  request: { params: Record<string, unknown> },
+  extra: HandlerExtra,
+): Promise<CallToolResult> {
+  const { registry, inView, slots, timeoutMs } = served;
+  // The SDK checked `name` (a string) and `arguments` (an object, when present) before this runs.
+  const { name: toolName, arguments: args = {} } = request.params as { name: string; arguments?: unknown };
+  const session = served.sessionOf();
+  const turn = ++session.calls;
+  if (slots.size >= MAX_WAITING_CALLS) {
+    const text = `MCP server busy: ${slots.pending} calls running and ${slots.size} waiting; try again later`;
+    return { content: [{ type: "text", text }], isError: true };
+  }
+  try {
+    const toolCallId = `mcp-${session.id}-${turn}`;
+    const onProgress = forwardProgress(extra._meta?.progressToken, extra.sendNotification);
+    let run: () => Promise<ToolResult>;
+    if (inView === undefined) {
+      const execute: ExecuteOptions = { signal: extra.signal, toolCallId, timeoutMs };
+      if (onProgress !== undefined) execute.onProgress = onProgress;
+      run = () => registry.execute(toolName, args as Record<string, unknown>, execute);
+    } else {
+      const call: CheckedCall = {
+        name: toolName,
+        args: args as Record<string, unknown>,
+        channel: "",
+        chatId: "",
+        asyncCallback: undefined,
+        signal: extra.signal,
+        metadata: undefined,
+        toolCallId,
+        timeoutMs,
+        onProgress,
+      };
+      const view: PromotionView = { scope: session.scope, turn };
+      run = () => inView.execute.call(registry, call, view) as Promise<ToolResult>;
     }
-    try {
-      const toolCallId = `mcp-${session.id}-${turn}`;
-      const onProgress = forwardProgress(extra._meta?.progressToken, extra.sendNotification);
-      let run: () => Promise<ToolResult>;
-      if (inView === undefined) {
-        const execute: ExecuteOptions = { signal: extra.signal, toolCallId, timeoutMs };
-        if (onProgress !== undefined) execute.onProgress = onProgress;
-        run = () => registry.execute(toolName, args as Record<string, unknown>, execute);
-      } else {
-        const call: CheckedCall = {
-          name: toolName,
-          args: args as Record<string, unknown>,
-          channel: "",
-          chatId: "",
-          asyncCallback: undefined,
-          signal: extra.signal,
-          metadata: undefined,
-          toolCallId,
-          timeoutMs,
-          onProgress,
-        };
-        const view: PromotionView = { scope: session.scope, turn };
-        run = () => inView.execute.call(registry, call, view) as Promise<ToolResult>;
-      }
-      // A call cancelled while it waits for a slot never runs (p-queue rejects with the signal's reason).
-      const result = await slots.add(run, { signal: extra.signal });
-      await announce(session, extra.sendNotification);
-      return toCallToolResult(result);
-    } catch (error) {
-      // The registry never rejects; a registry-like object or a result that cannot be read might.
-      return { content: [{ type: "text", text: errorMessage(error) }], isError: true };
-    }
-  });
-  return server;
+    // A call cancelled while it waits for a slot never runs (p-queue rejects with the signal's reason).
+    const result = await slots.add(run, { signal: extra.signal });
+    await announce(session, extra.sendNotification);
+    return toCallToolResult(result);
+  } catch (error) {
+    // The registry never rejects; a registry-like object or a result that cannot be read might.
+    return { content: [{ type: "text", text: errorMessage(error) }], isError: true };
+  }
 }

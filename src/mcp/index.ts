@@ -5,4 +5,5 @@
  * @packageDocumentation
  */
 export { createMcpServer, type McpServerInfo, type McpServerOptions } from "./create-mcp-server.js";
-export { type RegisteredMcpTools, type RegisterMcpToolsOptions, registerMcpTools } from "./register-mcp-tools.js";
+export { type RegisteredMcpTools, registerMcpTools } from "./register-mcp-tools.js";
+export type { RegisterMcpToolsOptions } from "./register-mcp-tools-options.js";

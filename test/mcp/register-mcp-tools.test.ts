@@ -928,6 +928,189 @@ describe("registerMcpTools: list_changed", () => {
   });
 });
 
+describe("registerMcpTools: list_changed storms", () => {
+  // Fake setTimeout and performance.now only: the scripted transport and the import's slices turn
+  // on the real setImmediate, so a listing runs to its end in a few turns while no time passes.
+  function fakeClock(): void {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance"] });
+    cleanups.push(() => void vi.useRealTimers());
+  }
+
+  /** Lets the event loop turn `count` times (no time passes on the fake clock). */
+  async function turns(count = 30): Promise<void> {
+    for (let index = 0; index < count; index++) await new Promise((resolve) => setImmediate(resolve));
+  }
+
+  /** A server whose every listing differs (a new tool name each time), counting listings and the notification each one saw. */
+  async function changing(options: { fail?: () => boolean } = {}) {
+    const state = { listings: 0, notified: 0, seen: [] as number[] };
+    const server = await scripted({
+      listTools: () => {
+        state.listings++;
+        state.seen.push(state.notified);
+        if (state.listings > 1 && options.fail?.()) return { error: { code: -32603, message: "down" } };
+        return toolList([{ name: `t${state.listings}` }]);
+      },
+    });
+    const notify = () => {
+      state.notified++;
+      server.toolsChanged();
+    };
+    return { server, state, notify };
+  }
+
+  it("a storm (list_changed every 5 ms for 10 s) is listed at most once per refreshIntervalMs; the last change is seen", async () => {
+    fakeClock();
+    const { server, state, notify } = await changing();
+    const registry = new ToolRegistry();
+    await imported(registry, server, { serverName: "s", refreshIntervalMs: 1_000 });
+    for (let step = 0; step < 2_000; step++) {
+      notify();
+      await turns(3);
+      await vi.advanceTimersByTimeAsync(5);
+    }
+    // One listing at once, then at most one a second: 11 in 10 s (besides the import's).
+    expect(state.listings).toBeGreaterThanOrEqual(10);
+    expect(state.listings).toBeLessThanOrEqual(1 + 11);
+    await vi.advanceTimersByTimeAsync(1_000);
+    await turns();
+    // The last listing started after the last notification, and the registry holds what it listed.
+    expect(state.seen.at(-1)).toBe(2_000);
+    expect(registry.list()).toEqual([`mcp_s_t${state.listings}`]);
+    const listings = state.listings;
+    await vi.advanceTimersByTimeAsync(60_000);
+    await turns();
+    expect(state.listings).toBe(listings);
+  });
+
+  it("a burst of 1,000 notifications costs at most two listings: one at once, one after the interval that sees the last", async () => {
+    fakeClock();
+    const { server, state, notify } = await changing();
+    const registry = new ToolRegistry();
+    await imported(registry, server, { serverName: "s", refreshIntervalMs: 1_000 });
+    // Spread over many turns (each listing would have ended between two of them), no time passing.
+    for (let index = 0; index < 1_000; index++) {
+      notify();
+      await turns(5);
+    }
+    expect(state.listings).toBe(2);
+    await vi.advanceTimersByTimeAsync(999);
+    await turns();
+    expect(state.listings).toBe(2);
+    await vi.advanceTimersByTimeAsync(1);
+    await turns();
+    expect(state.listings).toBe(3);
+    expect(state.seen).toEqual([0, 1, 1_000]);
+    expect(registry.list()).toEqual(["mcp_s_t3"]);
+    // After the interval, another change is picked up at once.
+    await vi.advanceTimersByTimeAsync(1_000);
+    notify();
+    await turns();
+    expect(state.listings).toBe(4);
+    expect(registry.list()).toEqual(["mcp_s_t4"]);
+  });
+
+  it("waits after a refresh nine times as long as its compilations took (a tenth of the time), whatever the interval", async () => {
+    fakeClock();
+    const { server, state, notify } = await changing();
+    // Each schema compilation takes 2 s (of the fake clock).
+    class SlowRegistry extends ToolRegistry {
+      override register(tool: Parameters<ToolRegistry["register"]>[0]): void {
+        vi.advanceTimersByTime(2_000);
+        super.register(tool);
+      }
+    }
+    const registry = new SlowRegistry();
+    await imported(registry, server, { serverName: "s", refreshIntervalMs: 100 });
+    notify();
+    await turns();
+    expect(state.listings).toBe(2);
+    notify();
+    await vi.advanceTimersByTimeAsync(17_990);
+    await turns();
+    expect(state.listings).toBe(2);
+    await vi.advanceTimersByTimeAsync(10);
+    await turns();
+    expect(state.listings).toBe(3);
+    expect(registry.list()).toEqual(["mcp_s_t3"]);
+  });
+
+  it("a refresh that fails logs, keeps the tools, and is rate-limited like the others", async () => {
+    fakeClock();
+    const { logger, lines } = captureLogger();
+    const { server, state, notify } = await changing({ fail: () => true });
+    const registry = new ToolRegistry();
+    await imported(registry, server, { serverName: "s", refreshIntervalMs: 1_000, logger });
+    for (let step = 0; step < 1_000; step++) {
+      notify();
+      await turns(3);
+      await vi.advanceTimersByTimeAsync(5);
+    }
+    expect(state.listings).toBeGreaterThanOrEqual(1 + 4);
+    expect(state.listings).toBeLessThanOrEqual(1 + 6);
+    await turns();
+    const warnings = lines.filter((line) => /not refreshed after list_changed/.test(line.msg));
+    expect(warnings).toHaveLength(state.listings - 1);
+    expect(warnings[0]).toMatchObject({ level: 40, server: "s", reason: "MCP error -32603: down" });
+    expect(registry.list()).toEqual(["mcp_s_t1"]);
+  });
+
+  it("close() drops a waiting refresh at once: nothing is listed or registered after it", async () => {
+    fakeClock();
+    const { server, state, notify } = await changing();
+    const registry = new ToolRegistry();
+    const handle = await registerMcpTools(registry, server.client, { serverName: "s", refreshIntervalMs: 60_000 });
+    notify();
+    await turns();
+    expect(state.listings).toBe(2);
+    notify();
+    await turns();
+    expect(state.listings).toBe(2);
+    // Resolves with the clock standing still: close() does not wait for the interval.
+    await handle.close();
+    expect(registry.list()).toEqual([]);
+    await vi.advanceTimersByTimeAsync(120_000);
+    await turns();
+    expect(state.listings).toBe(2);
+    expect(registry.list()).toEqual([]);
+  });
+
+  it.each([
+    ["-1", -1],
+    ["NaN", Number.NaN],
+    ["a string", "1000"],
+    ["Infinity", Number.POSITIVE_INFINITY],
+    ["2 ** 31", 2 ** 31],
+  ])("refreshIntervalMs %s is a TypeError echoing it", async (_, refreshIntervalMs) => {
+    const { server } = await adder();
+    const registry = new ToolRegistry();
+    const importing = registerMcpTools(registry, server.client, { serverName: "s", refreshIntervalMs } as never);
+    await expect(importing).rejects.toThrow(TypeError);
+    await expect(importing).rejects.toThrow(
+      /registerMcpTools: refreshIntervalMs must be a number of milliseconds ≥ 0 and ≤ 2147483647, got /,
+    );
+    expect(server.requests.filter((request) => request.method === "tools/list")).toHaveLength(0);
+  });
+
+  it("refreshIntervalMs 0 still folds notifications: one listing runs, one waits", async () => {
+    let release: () => void = () => {};
+    let listings = 0;
+    const server = await scripted({
+      listTools: async () => {
+        if (++listings === 2) await new Promise<void>((resolve) => (release = resolve));
+        return toolList([{ name: `t${listings}` }]);
+      },
+    });
+    const registry = new ToolRegistry();
+    await imported(registry, server, { serverName: "s", refreshIntervalMs: 0 });
+    for (let index = 0; index < 100; index++) server.toolsChanged();
+    await vi.waitFor(() => expect(listings).toBe(2));
+    release();
+    await vi.waitFor(() => expect(registry.list()).toEqual(["mcp_s_t3"]));
+    expect(listings).toBe(3);
+  });
+});
+
 describe("registerMcpTools: hidden tools", () => {
   it("registers with registerHidden: invisible and not callable until promoted, found by search", async () => {
     const { server } = await adder();
