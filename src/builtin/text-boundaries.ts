@@ -14,17 +14,42 @@ function sequenceLength(byte: number): number {
 }
 
 /**
- * Where the UTF-8 character that `at` splits in `bytes` begins (a lead byte at most 3 bytes back,
- * followed by continuation bytes on both sides of `at`) and ends; `undefined` when `at` splits none.
- * Never looks further back: a long run of stray continuation bytes is invalid anyway, each of them
- * U+FFFD on its own.
+ * Whether `byte` may be the byte at `position` (1: the one after the lead) of the character `lead`
+ * begins, as a UTF-8 decoder reads it: after E0, ED, F0 and F4 the second byte has a narrower range
+ * (no overlong forms, no surrogates, nothing past U+10FFFF).
+ */
+function continues(lead: number, position: number, byte: number): boolean {
+  if (position === 1) {
+    if (lead === 0xe0) return byte >= 0xa0 && byte <= 0xbf;
+    if (lead === 0xed) return byte >= 0x80 && byte <= 0x9f;
+    if (lead === 0xf0) return byte >= 0x90 && byte <= 0xbf;
+    if (lead === 0xf4) return byte >= 0x80 && byte <= 0x8f;
+  }
+  return isContinuation(byte);
+}
+
+/**
+ * Where the UTF-8 character that `at` splits in `bytes` begins (a lead byte at most 3 bytes back)
+ * and ends, as a decoder reads it: from the lead, as far as each byte may continue it (a byte that
+ * may not — `E0 80` — ends it, and is read on its own, so nothing is split before it); past the end
+ * of `bytes`, as far as the lead says. `undefined` when `at` splits none. Never looks further back:
+ * a long run of stray continuation bytes is invalid anyway, each of them U+FFFD on its own.
  */
 export function splitCharacter(bytes: Uint8Array, at: number): { start: number; end: number } | undefined {
   if (at <= 0 || at >= bytes.length || !isContinuation(bytes[at] as number)) return undefined;
   for (let back = at - 1; back >= 0 && back >= at - 3; back--) {
-    const byte = bytes[back] as number;
-    if (isContinuation(byte)) continue;
-    const end = back + sequenceLength(byte);
+    const lead = bytes[back] as number;
+    if (isContinuation(lead)) continue;
+    const length = sequenceLength(lead);
+    let end = back + 1;
+    while (end < back + length) {
+      if (end >= bytes.length) {
+        end = back + length;
+        break;
+      }
+      if (!continues(lead, end - back, bytes[end] as number)) break;
+      end++;
+    }
     return end > at ? { start: back, end } : undefined;
   }
   return undefined;

@@ -235,6 +235,18 @@ describe("read_file", () => {
     );
   });
 
+  it("reads on after a cut between E0 and 80 (two replacement characters, not one character split)", async () => {
+    // Found by the property above: the part after line_offset dropped the 80, read as the rest of E0.
+    writeFileSync(ws("bad.txt"), Buffer.from([0xe0, 0x80, 0xf0, 0x9f, 0x98, 0x80, 0xf0, 0x9f, 0x80, 0xe0, 0x80, 0x0a]));
+    const { call } = setup({ maxReadBytes: 18 });
+    const first = await read(call("read_file", { path: "bad.txt" }));
+    expect(first.text).toMatch(/^1\|\ufffd\ufffd😀\ufffd\ufffd\n\[cut: .* start_line=1 and line_offset=10,/);
+    expect(await read(call("read_file", { path: "bad.txt", start_line: 1, line_offset: 10 }))).toEqual({
+      text: "1|\ufffd",
+      isError: false,
+    });
+  });
+
   it("reads a long line of mixed valid and invalid UTF-8 in parts of many blocks, as it decodes whole", async () => {
     const pieces = [[0x61], [0xc3, 0xa9], [0xf0, 0x9f, 0x98, 0x80], [0x80], [0xe2, 0x82], [0xff], [0xe0, 0x80]];
     // A fixed pseudo-random mix, 40,000 pieces (about 80 KB), read 5,000 bytes at a time.
