@@ -231,6 +231,13 @@ export const DEFAULT_DENY_RULES: readonly DenyRule[] = Object.freeze([
   { name: "git push", pattern: String.raw`\bgit\s${ARGS}push\b` },
   { name: "ssh, scp, sftp", pattern: String.raw`\b(?:ssh|scp|sftp)(?:\s|$|;)` },
   { name: "eval", pattern: String.raw`\beval\b` },
+  {
+    // shopt changes how bash reads the lines after it (extglob, expand_aliases,
+    // interactive_comments); a BASH_ENV file runs before an inline bash reads its script, and may
+    // do the same or define aliases.
+    name: "changing how bash reads commands (shopt, BASH_ENV)",
+    pattern: String.raw`\b(?:shopt|bash_env)\b`,
+  },
   { name: "alias", pattern: String.raw`\balias\b` },
   {
     name: "source or . (running a file in this shell)",
@@ -261,10 +268,12 @@ export const DEFAULT_DENY_RULES: readonly DenyRule[] = Object.freeze([
 
 /**
  * Refused before normalisation, since normalising hides them: ANSI-C and locale quoting
- * (`$'\x72m'` spells `rm`), and NUL, which no command can hold.
+ * (`$'\x72m'` spells `rm`), bash's `$[…]`, and NUL, which no command can hold.
  */
 const RAW_RULES: ReadonlyArray<{ readonly name: string; readonly test: RegExp }> = [
   { name: "ANSI-C or locale quoting ($'…', $\"…\")", test: /\$['"]/ },
+  // bash reads what is inside as one word whatever it holds (`$[ 1 #]`), dash as several.
+  { name: "arithmetic expansion $[…]", test: /\$\[/ },
   { name: "a NUL character", test: /\0/ },
 ];
 
@@ -280,26 +289,33 @@ function compiledDefaults(): { any: RE2JS; each: RE2JS[] } {
 }
 
 /**
- * The form of a command that deny and allow patterns are matched on: lower case; a
- * backslash-newline (line continuation) removed; `$@`, `$*` and `$1`…`$9` removed (they are
- * empty in `sh -c command`, so `r$@m` is `rm`); every backslash, single and double quote removed
- * (`r\m`, `"rm"`, `'r'm`, `r""m` all read `rm`); each newline a `;`; every run of white space one
- * space; trimmed. It over-approximates the shell (`echo "a;b"` reads `echo a;b`), which can only
- * refuse more, never less. Linear in the command.
+ * The form of a command that deny and allow patterns are matched on: its line continuations
+ * removed as the shell removes them ({@link joinContinuations}); lower case; `$@`, `$*` and
+ * `$1`…`$9` removed (they are empty in `sh -c command`, so `r$@m` is `rm`); every backslash,
+ * single and double quote removed (`r\m`, `"rm"`, `'r'm`, `r""m` all read `rm`); each newline
+ * (and carriage return) a `;`; every run of white space one space; trimmed. Comments are kept. It
+ * over-approximates the shell (`echo "a;b"` reads `echo a;b`), which can only refuse more, never
+ * less. Linear in the command.
  */
 export function normalizeCommand(command: string): string {
+  return normalised(joinContinuations(command));
+}
+
+/** {@link normalizeCommand} of a command line whose continuations are already joined. */
+function normalised(joined: string): string {
   // Empty in `sh -c command` (no arguments): `r$@m` is `rm`.
-  return normalise(command.replace(/\$[@*1-9]/g, ""));
+  return normalise(joined.replace(/\$[@*1-9]/g, ""));
 }
 
 /**
- * {@link normalizeCommand} without removing `$@`, `$*`, `$1`…`$9`: the command may set them
+ * {@link normalised} without removing `$@`, `$*`, `$1`…`$9`: the command may set them
  * (`set -- r m; $1$2 -rf x`), so the default rules also run on this form, where they are a `$`.
+ * A backslash-newline left is inside single quotes or a comment, where it joins nothing: its
+ * newline reads `;`.
  */
-function normalise(command: string): string {
-  return command
+function normalise(joined: string): string {
+  return joined
     .toLowerCase()
-    .replace(/\\\r?\n/g, "")
     .replace(/[\\'"]/g, "")
     .replace(/[\r\n]+/g, ";")
     .replace(/\s+/g, " ")
@@ -400,7 +416,7 @@ function checkLayer(layer: AnalysedLayer, patterns: CommandPatterns): string | u
   for (const rule of RAW_RULES) {
     if (rule.test.test(command)) return `command refused by the deny list: ${rule.name}`;
   }
-  const normalised = normalizeCommand(command);
+  const normalisedCommand = normalised(command);
   const defaults = compiledDefaults();
   if (xargsRunsItsInput(words)) {
     return "command refused by the deny list: xargs running a command named by its input (xargs -I{} {} …)";
@@ -414,10 +430,11 @@ function checkLayer(layer: AnalysedLayer, patterns: CommandPatterns): string | u
     const index = defaults.each.findIndex((rule) => rule.test(form));
     return `command refused by the deny list: ${DEFAULT_DENY_RULES[index]?.name ?? "a dangerous pattern"}`;
   };
-  for (const form of [normalised, normalise(command)]) {
+  for (const form of [normalisedCommand, normalise(command)]) {
     const refusal = denied(form);
     if (refusal !== undefined) return refusal;
   }
+  if (layer.doubt !== undefined) return `command refused by the deny list: ${layer.doubt}`;
   const structure = structureRefusal(items);
   if (structure !== undefined) return `command refused by the deny list: ${structure}`;
   // The same rules on what runs: redirections removed, wildcards read as the names they could match.
@@ -428,18 +445,21 @@ function checkLayer(layer: AnalysedLayer, patterns: CommandPatterns): string | u
       "or files the deny list looks for; write the names out"
     );
   }
-  const expanded = normalizeCommand(canonical);
+  const expanded = normalised(canonical);
   for (const form of [expanded, normalise(canonical)]) {
     const refusal = denied(form);
     if (refusal !== undefined) return refusal;
   }
   for (const pattern of patterns.deny) {
-    if (matches(pattern, normalised, true) || (expanded !== normalised && matches(pattern, expanded, true))) {
+    if (
+      matches(pattern, normalisedCommand, true) ||
+      (expanded !== normalisedCommand && matches(pattern, expanded, true))
+    ) {
       return "command refused by the deny list: a pattern of this application";
     }
   }
   if (patterns.allow.length > 0) {
-    for (const part of simpleCommands(normalised)) {
+    for (const part of simpleCommands(normalisedCommand)) {
       if (!patterns.allow.some((pattern) => matches(pattern, part, false))) {
         return "command refused: it is not on this application's allow list";
       }
@@ -520,6 +540,8 @@ export interface ShellLayer {
 /** A layer with its structure: its words and operators, redirections removed, each word's role. */
 interface AnalysedLayer extends ShellLayer {
   readonly items: readonly Item[];
+  /** Why the shell that runs it may not read it as the guard does ({@link ShellReading}), if it may not. */
+  readonly doubt: string | undefined;
 }
 
 /**
@@ -551,15 +573,21 @@ function analysedLayers(command: string): { layers: AnalysedLayer[]; tooDeep: bo
   for (let depth = 0; pending.length > 0; depth++) {
     if (depth > MAX_SHELL_DEPTH) return { layers, tooDeep: true, tooLong: false };
     const next: string[] = [];
-    for (const text of pending) {
-      total += text.length;
+    for (const script of pending) {
+      total += script.length;
       if (total > MAX_LAYER_CHARS || layers.length >= MAX_LAYERS) return { layers, tooDeep: false, tooLong: true };
-      const tokens = shellTokens(text);
-      const words = tokens.filter(isWord).map(({ text, expands, parameters }) => ({ text, expands, parameters }));
-      const items = structureOf(tokens);
-      layers.push({ text, depth, words, items });
-      for (const script of inlineScripts(words)) next.push(script);
-      for (const script of programLayerScripts(words, items)) next.push(script);
+      // Every check reads the line as the shell does: its line continuations removed first.
+      const text = joinContinuations(script);
+      const reading = shellTokens(text);
+      const words = reading.tokens
+        .filter(isWord)
+        .map(({ text, expands, parameters }) => ({ text, expands, parameters }));
+      const items = structureOf(reading.tokens);
+      const inline = inlineScripts(words);
+      const doubt = reading.doubt ?? (inline.interactive ? INTERACTIVE_SHELL : undefined);
+      layers.push({ text, depth, words, items, doubt });
+      for (const inner of inline.scripts) next.push(inner);
+      for (const inner of programLayerScripts(words, items)) next.push(inner);
     }
     pending = next;
   }
@@ -593,9 +621,21 @@ const isShell = (word: CommandWord): boolean => namesIn(word, SHELL_NAMES).lengt
 const TRAP: readonly string[] = ["trap"];
 const ENV: readonly string[] = ["env"];
 
-/** The scripts of the inline shells among these words (see {@link shellLayers}), of `trap`s and of `env -S`. */
-function inlineScripts(words: readonly CommandWord[]): string[] {
+/**
+ * Why an inline shell is refused: an interactive one (`bash -ic '…'`) reads startup files from
+ * HOME (the workspace) that may turn comments off (`shopt -u interactive_comments`) or define
+ * aliases, so its script may not be read as the guard reads it.
+ */
+const INTERACTIVE_SHELL =
+  "an interactive inline shell (sh -i -c '…'), which reads startup files that change how it reads its script";
+
+/**
+ * The scripts of the inline shells among these words (see {@link shellLayers}), of `trap`s and of
+ * `env -S`; `interactive` when an inline shell has the option `-i` (or zsh's `--interactive`).
+ */
+function inlineScripts(words: readonly CommandWord[]): { scripts: string[]; interactive: boolean } {
   const scripts: string[] = [];
+  let interactive = false;
   for (let index = 0; index < words.length; index++) {
     const word = words[index] as CommandWord;
     if (namesIn(word, TRAP).length > 0) {
@@ -611,6 +651,7 @@ function inlineScripts(words: readonly CommandWord[]): string[] {
     }
     if (!isShell(word)) continue;
     let inline = false;
+    let asked = false;
     let next = index + 1;
     for (; next < words.length; next++) {
       const option = words[next]?.text ?? "";
@@ -620,15 +661,19 @@ function inlineScripts(words: readonly CommandWord[]): string[] {
       }
       if (!/^[-+]/.test(option)) break;
       if (/^[-+][a-z]*c[a-z]*$/i.test(option)) inline = true;
+      if (/^-[a-z]*i[a-z]*$/i.test(option) || option === "--interactive") asked = true;
       // Options that take the next word as their value.
       if (/^[-+][oO]$|^--(?:rcfile|init-file)$/.test(option)) next++;
     }
     const script = words[next];
-    if (inline && script !== undefined) scripts.push(script.text);
+    if (inline && script !== undefined) {
+      scripts.push(script.text);
+      if (asked) interactive = true;
+    }
     // The options are no shell names: go on after them.
     index = next - 1;
   }
-  return scripts;
+  return { scripts, interactive };
 }
 
 /**
@@ -809,20 +854,99 @@ const IO_NUMBER = /^(?:[0-9]+|\{[A-Za-z_][A-Za-z0-9_]*\})$/;
 const EXPANDING = "*?[{";
 
 /**
- * The words of a command, shell-like, for the workspace check: single quotes literal, double
- * quotes with `\` escaping `$`, `` ` ``, `"`, `\` and newline, a backslash outside quotes escaping
- * the next character, words split at blanks and at the operators `;`, `&`, `|`, `(`, `)`, `<`,
- * `>` and newlines (which are not words). `2>/dev/null` gives `2` and `/dev/null`. Linear.
+ * The words of a command, as the shell reads them, for the workspace check: line continuations
+ * joined ({@link joinContinuations}), comments skipped, single quotes literal, double quotes with
+ * `\` escaping `$`, `` ` ``, `"` and `\`, a backslash outside quotes escaping the next character,
+ * words split at blanks (space and tab) and at the operators `;`, `&`, `|`, `(`, `)`, `<`, `>`
+ * and newlines (which are not words). `2>/dev/null` gives `2` and `/dev/null`. Linear.
  */
 export function commandWords(command: string): CommandWord[] {
-  return shellTokens(command)
-    .filter(isWord)
+  return shellTokens(joinContinuations(command))
+    .tokens.filter(isWord)
     .map(({ text, expands, parameters }) => ({ text, expands, parameters }));
 }
 
-/** The words of {@link commandWords} and the operators between them, in order. Linear. */
-function shellTokens(command: string): ShellToken[] {
+/** Where a word starts for the shell: after one of these (unquoted), or at the start of the line. */
+const WORD_BREAKS = " \t\n;&|()<>";
+
+/**
+ * A command line as dash and bash read it before they split it into words: each line continuation
+ * (a backslash-newline outside single quotes, also inside double quotes) removed, except inside a
+ * comment, which ends at the newline whatever comes before it (`# a \⏎ls` is a comment, then
+ * `ls`). A comment starts at an unquoted `#` that starts a word. Linear.
+ */
+function joinContinuations(command: string): string {
+  if (!command.includes("\\\n")) return command;
+  let joined = "";
+  let state: "plain" | "single" | "double" | "comment" = "plain";
+  // Whether the next character starts a word (a `#` there starts a comment).
+  let wordStart = true;
+  for (let index = 0; index < command.length; index++) {
+    const char = command.charAt(index);
+    const next = command.charAt(index + 1);
+    if (state === "single") {
+      if (char === "'") state = "plain";
+      joined += char;
+      continue;
+    }
+    if (state === "comment") {
+      if (char === "\n") {
+        state = "plain";
+        wordStart = true;
+      }
+      joined += char;
+      continue;
+    }
+    if (char === "\\") {
+      if (next === "\n") {
+        index++;
+        continue;
+      }
+      // The escaped character is taken with it (`\'`, `\"`, `\#`, `\\`).
+      joined += char + next;
+      index++;
+      wordStart = false;
+      continue;
+    }
+    if (state === "double") {
+      if (char === '"') state = "plain";
+    } else if (char === "'") state = "single";
+    else if (char === '"') state = "double";
+    else if (char === "#" && wordStart) state = "comment";
+    if (state === "plain" || char === "'" || char === '"') wordStart = state === "plain" && WORD_BREAKS.includes(char);
+    joined += char;
+  }
+  return joined;
+}
+
+/**
+ * What {@link shellTokens} read, and why the shells that may be `/bin/sh` (dash, bash) may read the
+ * line otherwise, if they may: then the command is refused, since every check reads these tokens.
+ */
+interface ShellReading {
+  readonly tokens: ShellToken[];
+  readonly doubt: string | undefined;
+}
+
+/** Characters that start a bash extended glob when `(` follows (`@(a|b)`, `!(x)`). */
+const EXTGLOB = "@!+*?";
+const DOUBT_EXTGLOB =
+  "a pattern character touching '(' (@( !( +( *( ?( ), which bash reads as one word (an extended glob) " +
+  "when extglob is on; write '! (…)' with a space for a negated subshell";
+const DOUBT_ARITHMETIC =
+  "'((' (bash reads an arithmetic command or for loop, dash two subshells); write '( (' with a space";
+const DOUBT_REGEX = "'=~' (bash reads the regular expression after it with rules of its own); use grep -E";
+
+/**
+ * The words of {@link commandWords} and the operators between them, in order, of a command line
+ * whose continuations are already joined; comments skipped (an unquoted `#` that starts a word, to
+ * the end of the line: in a comment quotes and backslashes are nothing). A carriage return is an
+ * ordinary character, as in dash and bash (not a blank). `doubt` names what bash may read
+ * otherwise than dash and this reading: an extended glob (`@(…)`), `((`, `=~`. Linear.
+ */
+function shellTokens(command: string): ShellReading {
   const tokens: ShellToken[] = [];
+  let doubt: string | undefined;
   let text = "";
   let expands = false;
   let parameters: string[] = [];
@@ -830,13 +954,19 @@ function shellTokens(command: string): ShellToken[] {
   let quoted = false;
   let start = 0;
   let quote: "'" | '"' | undefined;
+  // The last character of the word so far when it was unquoted and unescaped, else "".
+  let plain = "";
   const end = (at: number) => {
-    if (inWord) tokens.push({ kind: "word", text, expands, parameters, start, end: at, quoted });
+    if (inWord) {
+      tokens.push({ kind: "word", text, expands, parameters, start, end: at, quoted });
+      if (!quoted && text === "=~") doubt ??= DOUBT_REGEX;
+    }
     text = "";
     expands = false;
     parameters = [];
     inWord = false;
     quoted = false;
+    plain = "";
   };
   const begin = (at: number) => {
     if (inWord) return;
@@ -877,9 +1007,10 @@ function shellTokens(command: string): ShellToken[] {
       continue;
     }
     if (char === "\\") {
-      const next = command[index + 1];
-      if (next === undefined) continue;
+      // At the very end, dash and bash keep it as it is.
+      const next = command[index + 1] ?? "\\";
       index++;
+      plain = "";
       if (next === "\n") continue;
       begin(index - 1);
       quoted = true;
@@ -888,9 +1019,21 @@ function shellTokens(command: string): ShellToken[] {
       begin(index);
       quote = char;
       quoted = true;
-    } else if (char === " " || char === "\t" || char === "\r") {
+      plain = "";
+    } else if (char === "#" && !inWord) {
+      // A comment, to the end of the line (the newline is the operator after it).
+      const newline = command.indexOf("\n", index);
+      index = (newline === -1 ? command.length : newline) - 1;
+    } else if (char === " " || char === "\t") {
       end(index);
     } else if (";&|()<>\n".includes(char)) {
+      if (char === "(") {
+        if (inWord && EXTGLOB.includes(plain)) doubt ??= DOUBT_EXTGLOB;
+        const last = tokens.at(-1);
+        if (!inWord && last?.kind === "operator" && last.text === "(" && last.start === index - 1) {
+          doubt ??= DOUBT_ARITHMETIC;
+        }
+      }
       end(index);
       const operator = LONG_OPERATORS.find((long) => command.startsWith(long, index)) ?? char;
       tokens.push({ kind: "operator", text: operator, start: index });
@@ -900,14 +1043,17 @@ function shellTokens(command: string): ShellToken[] {
       const length = dollar(index);
       text += command.slice(index, index + length);
       index += length - 1;
+      // bash reads `$@(` as `$` then the extended glob `@(`.
+      plain = command.charAt(index);
     } else {
       begin(index);
       if (EXPANDING.includes(char)) expands = true;
       text += char;
+      plain = char;
     }
   }
   end(command.length);
-  return tokens;
+  return { tokens, doubt };
 }
 
 // ─── Structure: which word is a command name ────────────────────────────────────────────────────
@@ -1081,20 +1227,17 @@ function pipesIntoShell(items: readonly Item[]): boolean {
   }
   for (let index = 0; index < count; index++)
     before[index + 1] = (before[index] as number) + (runsShell[index] as number);
-  // nextOperator[i], nextNewline[i]: the first control operator, the first newline, at or after item i.
+  // nextOperator[i]: the first control operator at or after item i.
   const nextOperator = new Int32Array(count + 1).fill(count);
-  const nextNewline = new Int32Array(count + 1).fill(count);
   for (let index = count - 1; index >= 0; index--) {
     const item = items[index] as Item;
     nextOperator[index] = item.role === "operator" ? index : (nextOperator[index + 1] as number);
-    nextNewline[index] =
-      item.role === "operator" && item.token.text === "\n" ? index : (nextNewline[index + 1] as number);
   }
   for (let index = 0; index < count; index++) {
     const item = items[index] as Item;
     if (item.role !== "operator" || (item.token.text !== "|" && item.token.text !== "|&")) continue;
     let first = index + 1;
-    // What may stand between the pipe and its command: `!`, newlines, and comments up to a newline.
+    // What may stand between the pipe and its command: `!` and newlines (comments are no tokens).
     for (;;) {
       const next = items[first];
       if (next === undefined) break;
@@ -1103,8 +1246,6 @@ function pipesIntoShell(items: readonly Item[]): boolean {
         (next.role === "operator" && next.token.text === "\n")
       ) {
         first++;
-      } else if (next.token.kind === "word" && !next.token.quoted && next.token.text.startsWith("#")) {
-        first = nextNewline[first] as number;
       } else break;
     }
     const start = items[first];

@@ -1,3 +1,5 @@
+import { spawnSync } from "node:child_process";
+import { existsSync, realpathSync } from "node:fs";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
@@ -893,6 +895,157 @@ describe("shellLayers", () => {
     expect(tooDeep).toBe(false);
     expect(layers.map((layer) => [layer.text, layer.depth])).toEqual(expected);
   });
+});
+
+// ─── The guard reads a command as the shell does (attack report attack1, item 1) ───────────────────
+
+/**
+ * The shells that may be `/bin/sh` and are installed here: `/bin/sh` itself (what execute_bash
+ * runs), dash, and bash as sh (posix mode) and as itself.
+ */
+const SHELLS: ReadonlyArray<readonly string[]> = [
+  ["/bin/sh"],
+  ...[["/bin/dash"], ["/bin/bash", "--posix"], ["/bin/bash"]].filter(
+    ([path]) => existsSync(path as string) && (path !== "/bin/dash" || realpathSync("/bin/sh") !== realpathSync(path)),
+  ),
+];
+
+/**
+ * The words the shell passes to the commands of each of `commands` (each command is `w`, a
+ * function that prints its name and arguments NUL-separated), read by the shell's own parser
+ * (`eval`, in a subshell so that a syntax error ends only that one); `undefined` for one the shell
+ * did not run cleanly (a syntax error, a command other than `w`: `set -e` ends it at the first
+ * failure, and the status says so). One shell process for all of them.
+ */
+function shellWords(shell: readonly string[], commands: readonly string[]): Array<string[] | undefined> {
+  const [program, ...options] = shell as [string, ...string[]];
+  const script = `w() { printf '%s\\0' w "$@"; }
+for c in "$@"; do (set -e; eval "$c") 2>/dev/null; printf '\\1%s\\1' "$?"; done`;
+  const result = spawnSync(program, [...options, "-c", script, "sh", ...commands], {
+    encoding: "utf8",
+    // No socket on stdin: bash would read ~/.bashrc, thinking it runs for sshd.
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+    timeout: 60_000,
+  });
+  expect(result.status).toBe(0);
+  const parts = result.stdout.split("\u0001");
+  return commands.map((_command, index) => {
+    const output = parts[2 * index] as string;
+    if (parts[2 * index + 1] !== "0") return undefined;
+    return output === "" ? [] : output.slice(0, -1).split("\0");
+  });
+}
+
+const guardWords = (command: string) => commandWords(command).map(({ text }) => text);
+
+describe("the guard reads a command as the shell does (differential, against the real shells)", () => {
+  const READ_ALIKE: ReadonlyArray<readonly [string, readonly string[]]> = [
+    // Comments: an unquoted # that starts a word, to the end of the line; a quote in it is nothing.
+    ["w a # b 'c\nw d # '", ["w", "a", "w", "d"]],
+    ["w a #'\nw b #\"\nw c", ["w", "a", "w", "b", "w", "c"]],
+    ["w a#b c", ["w", "a#b", "c"]],
+    ["w a \\#b", ["w", "a", "#b"]],
+    ["w \"#a\" '#b' c", ["w", "#a", "#b", "c"]],
+    ["w a;#b\nw c", ["w", "a", "w", "c"]],
+    ["(w a)#b\nw c", ["w", "a", "w", "c"]],
+    ["w a\\ #b", ["w", "a #b"]],
+    ['w "a"#b', ["w", "a#b"]],
+    ["w ''#b", ["w", "#b"]],
+    ["w {#} x", ["w", "{#}", "x"]],
+    ["w a# #b", ["w", "a#"]],
+    ['w "a\\"#b"', ["w", 'a"#b']],
+    // A backslash-newline in a comment joins nothing; elsewhere it is removed before anything else.
+    ["w a # x \\\nw b", ["w", "a", "w", "b"]],
+    ["w a;#\\\nw b", ["w", "a", "w", "b"]],
+    ["w a \\\n#b\nw c", ["w", "a", "w", "c"]],
+    ["w a\\\n#b", ["w", "a#b"]],
+    ["w 'a\\\nb' \"c\\\nd\" e\\\nf", ["w", "a\\\nb", "cd", "ef"]],
+    ["w \\\n a", ["w", "a"]],
+    ["w a\\\\\nw b", ["w", "a\\", "w", "b"]],
+    ["w a b\\\n\\\nc", ["w", "a", "bc"]],
+    // Blanks are space and tab only: a carriage return or a unicode space is part of a word.
+    ["w a\rb c", ["w", "a\rb", "c"]],
+    ["w a\r# b", ["w", "a\r#", "b"]],
+    ["w a\r\nw b\r", ["w", "a\r", "w", "b\r"]],
+    ["w a\u00a0b c\u2003d", ["w", "a\u00a0b", "c\u2003d"]],
+    ["w a\tb\t c", ["w", "a", "b", "c"]],
+    ["w a\vb\fc", ["w", "a\vb\fc"]],
+  ];
+
+  it("reads comments, line continuations and blanks as every shell here does", () => {
+    for (const [command, expected] of READ_ALIKE) {
+      expect([command, refusal(command)]).toEqual([command, undefined]);
+      expect([command, guardWords(command)]).toEqual([command, expected]);
+    }
+    for (const shell of SHELLS) {
+      const read = shellWords(
+        shell,
+        READ_ALIKE.map(([command]) => command),
+      );
+      READ_ALIKE.forEach(([command, expected], index) => {
+        expect([shell.join(" "), command, read[index]]).toEqual([shell.join(" "), command, expected]);
+      });
+    }
+  });
+
+  it.each([
+    // Read otherwise by bash than by dash (or than the guard): refused.
+    ["w $'a\\x20b'", "ANSI-C or locale quoting"],
+    ["w $\\\n'\\x41'", "ANSI-C or locale quoting"],
+    ["w @(a #); w x", "a pattern character touching '('"],
+    ["w $@(a #); w x", "a pattern character touching '('"],
+    ["!(w a #); w x", "a pattern character touching '('"],
+    ["(( 1 #)); w x", "'(('"],
+    ["for ((i=0;i<1;i++ #)); do w x; done", "'(('"],
+    ["[[ x =~ (#) ]]; w y", "'=~'"],
+    ["w $[ 1 #]; w x", "arithmetic expansion $[…]"],
+    ["shopt -s extglob\nw @(a)", "changing how bash reads commands"],
+    ["bash -ic 'w a # b; w c'", "an interactive inline shell"],
+    ["BASH_ENV=f bash -c 'w # x'", "changing how bash reads commands"],
+  ])("%j is refused: %s", (command, name) => {
+    expect(refusal(command)).toContain(name);
+  });
+
+  it("reads the words of generated commands as every shell here does (fast-check)", () => {
+    // Lines that start with `w`, of fragments that quote, comment, escape and join lines.
+    const fragment = fc.constantFrom(
+      "a",
+      "b#",
+      " ",
+      "\t",
+      "#",
+      " #",
+      "'",
+      '"',
+      "\\",
+      "\\\n",
+      "\\ ",
+      ";",
+      "\r",
+      "\u00a0",
+      "'#'",
+      "''",
+      "\\#",
+    );
+    const line = fc.array(fragment, { maxLength: 8 }).map((parts) => `w ${parts.join("")}`);
+    const generated = fc.array(line, { minLength: 1, maxLength: 3 }).map((lines) => lines.join("\n"));
+    const commands = fc
+      .sample(generated, { numRuns: 100, seed: 26 })
+      .filter((command) => refusal(command) === undefined);
+    let compared = 0;
+    for (const shell of SHELLS) {
+      const read = shellWords(shell, commands);
+      commands.forEach((command, index) => {
+        // A syntax error (an open quote) runs nothing to compare with.
+        if (read[index] === undefined) return;
+        compared++;
+        expect([shell.join(" "), command, guardWords(command)]).toEqual([shell.join(" "), command, read[index]]);
+      });
+    }
+    expect(compared).toBeGreaterThan(60);
+    // A safety net far above what it takes (a few hundred subshells): the machine may be loaded.
+  }, 120_000);
 });
 
 describe("obfuscation (fast-check)", () => {

@@ -1175,6 +1175,41 @@ describe("the deny list end to end (attack report F3, F4)", () => {
   });
 });
 
+describe("comments and line continuations, read as the shell reads them (attack report attack1, item 1)", () => {
+  it("checks the lines after a comment that holds a quote: nothing outside is read or written", async () => {
+    const read = await run(`true # '\ncat ${outside}/secret.txt\n# '`);
+    expect(read.forLLM).toBe(`command refused: "${outside}/secret.txt" is outside the workspace`);
+    const written = await run(`true # '\necho pwned > ${outside}/written\n# '`);
+    expect(written.forLLM).toBe(`command refused: "${outside}/written" is outside the workspace`);
+    expect(existsSync(join(outside, "written"))).toBe(false);
+  });
+
+  it.each([
+    ["true # '\n/bin/ech? ran > ran\n# '", "a wildcard or brace expansion in a command name"],
+    ["true # \\\n/bin/ech? ran > ran", "a wildcard or brace expansion in a command name"],
+    ["echo touch ran | # \\\nsh", "a pipe into a shell"],
+    ["echo touch ran | # '\nsh # '", "a pipe into a shell"],
+    ["true # '\nf() #\n{ touch ran; }\nf # '", "shell function definition"],
+  ])("refuses %j, also unrestricted, and nothing runs", async (command, name) => {
+    const result = await run(command, { restrictToWorkspace: false });
+    expect(result.forLLM).toContain(`command refused by the deny list: ${name}`);
+    expect(existsSync(join(workspace, "ran"))).toBe(false);
+  });
+
+  it("sees a $ expansion split by a line continuation ($\\⏎x is $x)", async () => {
+    writeFileSync(join(workspace, "where"), `${outside}/secret.txt\n`);
+    const result = await run("read x < where; cat $\\\nx");
+    expect(result.forLLM).toBe(
+      `command refused: "$x" expands $x when it runs, which the workspace check cannot see; write the value out`,
+    );
+  });
+
+  it("runs a command with comments as sh does", async () => {
+    const result = await run("echo a # it's a comment \\\necho b\ncat notes.txt #'");
+    expect(result).toMatchObject({ isError: false, forLLM: "a\nb\nhello" });
+  });
+});
+
 describe("start failure", () => {
   it("is an error result with the cause kept, when the shell cannot start", async () => {
     const exec = tool({ restrictToWorkspace: false });
