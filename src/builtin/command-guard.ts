@@ -151,6 +151,14 @@ const WRAPPERS = WRAPPER_NAMES.join("|");
 const WRAPPER_START = String.raw`(?:${START}${PREFIX}(?:${WORD}*/)?(?:${WRAPPERS})|\s-(?:exec|execdir|ok|okdir))\s`;
 /** The end of a word of the normalised command. */
 const WORD_END = String.raw`(?:$|[\s;&|()<>])`;
+/**
+ * A file mode (of chmod, or of `install -m`) that makes a file world-writable, setuid or setgid,
+ * also after others in a comma list (`u+x,o+w`): a number, with an operator or not (GNU takes
+ * `+777`, `=4755`), whose last digit gives others write (2, 3, 6, 7) or whose fourth digit from
+ * the right sets setuid or setgid (2 to 7); a symbolic mode that gives all (no "who" means all)
+ * or others write, or a copy of the owner's or group's bits (`o=u`), or that sets s.
+ */
+const UNSAFE_MODE = String.raw`(?:\S*,)?(?:[+=]?[0-7]*(?:[2367]|[2-7][0-7]{3})(?:$|[\s,;&|()<>])|(?:[ug]*[ao][ugo]*)?[+=](?:[rwxt]*w|[ugo])|[ugoa]*[+=][rwxt]*s)`;
 
 export const DEFAULT_DENY_RULES: readonly DenyRule[] = Object.freeze([
   {
@@ -199,9 +207,12 @@ export const DEFAULT_DENY_RULES: readonly DenyRule[] = Object.freeze([
   },
   {
     name: "chmod making files world-writable or setuid (chmod 777 …)",
-    // numeric modes giving others write (…2, …3, …6, …7) or setuid/setgid (2xxx-7xxx); symbolic
-    // modes giving a/o write (no "who" means all) or s, also inside a comma list (u+x,o+w).
-    pattern: String.raw`\bchmod\s${ARGS}(?:[0-7]?[0-7][0-7][2367]\b|[2-7][0-7]{3}\b|(?:\S*,)?(?:[ug]*[ao][ugo]*)?[+=][rwxt]*w|(?:\S*,)?[ugoa]*[+=][rwxt]*s)`,
+    // Also copied from another file: `--reference=/tmp` is 1777 (GNU getopt takes `--ref`).
+    pattern: String.raw`\bchmod\s${ARGS}(?:${UNSAFE_MODE}|--ref)`,
+  },
+  {
+    name: "install, mkdir, mknod or mkfifo with a world-writable or setuid mode (install -m 4755 …)",
+    pattern: String.raw`\b(?:install|ginstall|mkdir|mknod|mkfifo)\s${ARGS}(?:-[a-z]*m\s?|--m[a-z]*[=\s])${UNSAFE_MODE}`,
   },
   { name: "chown", pattern: String.raw`\bchown\b` },
   { name: "kill, pkill, killall", pattern: String.raw`\b(?:kill|pkill|killall|killall5|skill)\b` },

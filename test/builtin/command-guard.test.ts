@@ -149,6 +149,46 @@ describe("the default deny list", () => {
     expect(refusal(command)).toBeUndefined();
   });
 
+  // Modes with an operator, which GNU chmod reads as numbers too, and other programs' modes (attack1, item 2).
+  it.each([
+    ["chmod +777 x", "chmod"],
+    ["chmod =0777 x", "chmod"],
+    ["chmod +0002 x", "chmod"],
+    ["chmod =4755 x", "chmod"],
+    ["chmod +4000 x", "chmod"],
+    ["chmod =2777 x", "chmod"],
+    ["chmod 2 x", "chmod"],
+    ["chmod 04755 x", "chmod"],
+    ["chmod u+x,+0777 x", "chmod"],
+    ["chmod o=u x", "chmod"],
+    ["chmod --reference=/tmp x", "chmod"],
+    ["chmod --ref /tmp x", "chmod"],
+    ["install -m 4755 x y", "install, mkdir, mknod or mkfifo"],
+    ["install -m4755 x y", "install, mkdir, mknod or mkfifo"],
+    ["install -Dm 0777 a b", "install, mkdir, mknod or mkfifo"],
+    ["install --mode=4755 a b", "install, mkdir, mknod or mkfifo"],
+    ["install --mode u+s a b", "install, mkdir, mknod or mkfifo"],
+    ["mkdir -m 777 d", "install, mkdir, mknod or mkfifo"],
+    ["mkfifo -m o+w p", "install, mkdir, mknod or mkfifo"],
+  ])("refuses %j (%s)", (command, rule) => {
+    expect(refusal(command)).toContain(`command refused by the deny list: ${rule}`);
+  });
+
+  it.each([
+    "chmod 1755 x",
+    "chmod -777 x",
+    "chmod u-s x",
+    "chmod g+w x",
+    "chmod g=u x",
+    "chmod 644 file2017",
+    "install -m 0755 a b",
+    "install -Dm755 a b",
+    "mkdir -m 700 d",
+    "mkdir -p d",
+  ])("lets the safe mode %j through", (command) => {
+    expect(refusal(command)).toBeUndefined();
+  });
+
   // The bypasses of the attack session (F3, F4): each ran before these rules.
   it.each([
     // GNU getopt takes any unambiguous prefix of --recursive / --force
