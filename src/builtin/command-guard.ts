@@ -239,7 +239,14 @@ export const DEFAULT_DENY_RULES: readonly DenyRule[] = Object.freeze([
       String.raw`|(?:^|[\s/<>=])proc/(?:${WORD}*/)?(?:self|thread-self|[0-9]+|task)/*${WORD_END}` +
       String.raw`|(?:^|[\s;&|(){!])(?:cd|pushd)\s(?:-${WORD}*\s)*(?:${WORD}*/)?proc(?:/|${WORD_END})`,
   },
-  { name: "git push", pattern: String.raw`\bgit\s${ARGS}push\b` },
+  {
+    // Also the plumbing and the helpers that push (`git send-pack`, `/usr/lib/git-core/git-push`,
+    // `git remote-https`, which reads `push` commands), and `ext::` remotes, which run a command.
+    name: "git push (or send-pack, http-push, svn dcommit, p4 submit, send-email, imap-send, remote helpers, ext::)",
+    pattern:
+      String.raw`\bgit(?:\s${ARGS}|-)(?:push|send-pack|http-push|dcommit|send-email|imap-send|remote-[a-z0-9]+)\b` +
+      String.raw`|\bgit(?:\s${ARGS}|-)p4\s${ARGS}submit\b|\bext::`,
+  },
   { name: "ssh, scp, sftp", pattern: String.raw`\b(?:ssh|scp|sftp)(?:\s|$|;)` },
   { name: "eval", pattern: String.raw`\beval\b` },
   {

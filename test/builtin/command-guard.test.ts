@@ -189,6 +189,31 @@ describe("the default deny list", () => {
     expect(refusal(command)).toBeUndefined();
   });
 
+  // Other ways git sends commits (or mail) to a remote, or runs a command as one (attack1, item 3).
+  it.each([
+    "git --git-dir=repo/.git send-pack remote.git HEAD:refs/heads/main",
+    "git -C repo send-pack r main",
+    "/usr/lib/git-core/git-push origin main",
+    "/usr/lib/git-core/git-send-pack r main",
+    "git http-push https://example.com/r.git main",
+    "git svn dcommit",
+    "git p4 submit",
+    "git send-email x.patch",
+    "git imap-send < x.patch",
+    "printf 'push refs/heads/main\\n\\n' | git remote-https origin https://example.com/r.git",
+    "git clone 'ext::sh -c touch% x' d",
+    "git subtree push --prefix x origin main",
+  ])("refuses %j (git push)", (command) => {
+    expect(refusal(command)).toContain("command refused by the deny list: git push (or send-pack");
+  });
+
+  it.each(["git status", "git fetch origin", "git remote -v", "git commit -m 'fix remote handling'"])(
+    "lets %j through",
+    (command) => {
+      expect(refusal(command)).toBeUndefined();
+    },
+  );
+
   // The bypasses of the attack session (F3, F4): each ran before these rules.
   it.each([
     // GNU getopt takes any unambiguous prefix of --recursive / --force
