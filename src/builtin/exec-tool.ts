@@ -469,7 +469,9 @@ function runtimeRefusal(words: readonly CommandWord[], index: number, harmless: 
  * The paths a word may name: the word itself unless it is an option; what follows `=`
  * (`--output=/x`, `VAR=/x`); and for a short option with its value attached (`-o/etc/x`,
  * `-xf/etc/x`), the value after the option letter and, when only letters come before a `/`, the
- * path from that `/` on (which option letters end where is not known, so both are checked).
+ * path from that `/` on (which option letters end where is not known, so both are checked). Each
+ * of these that names a file after `@` or `<` adds that file ({@link fileReferences}), and so
+ * does the text after the word's first `@` (httpie's `field@file`).
  */
 function operandsOf(word: string): string[] {
   const parts: string[] = [];
@@ -481,7 +483,27 @@ function operandsOf(word: string): string[] {
     const slash = word.indexOf("/");
     if (slash > 1 && /^[A-Za-z]+$/.test(word.slice(1, slash))) parts.push(word.slice(slash));
   }
-  return parts;
+  const at = word.indexOf("@");
+  if (at > 0) parts.push(word.slice(at));
+  return parts.flatMap((part) => [part, ...fileReferences(part)]);
+}
+
+/**
+ * The files a value names by a leading `@` or `<`, which many programs read in its place: curl's
+ * `--data @file`, `-d@file`, `-F f=@file;type=text/plain`, `-F 'f=<file'`, `-F 'f=@"a b"'`, a
+ * compiler's `@response-file`, httpie's `field=@file`: the text after it, each piece of that text
+ * between `;` and `,` (curl's `;type=…`, a list of files), and the name inside quotes after it.
+ */
+function fileReferences(part: string): string[] {
+  if (!part.startsWith("@") && !part.startsWith("<")) return [];
+  const file = part.slice(1);
+  const references = [file];
+  if (/[;,]/.test(file)) references.push(...file.split(/[;,]/));
+  if (file.startsWith('"')) {
+    const close = file.indexOf('"', 1);
+    references.push(close === -1 ? file.slice(1) : file.slice(1, close));
+  }
+  return references;
 }
 
 /** The path of a `file:` URL: `file:/p`, `file:///p` and `file://host/p` all name `/p`. */
