@@ -211,7 +211,13 @@ async function execute(
   // The time limit covers the checks before the run too: together they take at most timeoutMs.
   const budget = new CheckBudget(MAX_CHECK_OPERATIONS, settings.timeoutMs, context.signal);
   // One cache of lookups for the whole check: a path component is read once however many words share it.
-  const check: Check = { budget, lookups: new PathLookups(() => budget.spend()) };
+  const check: Check = {
+    budget,
+    lookups: new PathLookups(
+      () => budget.spend(),
+      () => budget.step(),
+    ),
+  };
   const extractions = settings.restricted ? archiveExtractions(command) : [];
   // In restricted mode, an extraction's check and run never overlap another command's (see workspace-turns.ts).
   const turn = settings.restricted ? takeTurn(settings.turnKey, extractions.length > 0) : undefined;
@@ -290,10 +296,17 @@ async function prepare(
  * symlink read, a directory listed, an entry of it read); a command that needs more is refused.
  */
 const MAX_CHECK_OPERATIONS = 4_000;
+/**
+ * Most path components the checks' resolutions may walk (through symlinks, each component of a
+ * target too, whether already looked up or not); a command that needs more is refused. Only
+ * uncached lookups are operations, so this bounds what the cache answers: `ls d/*` over a thousand
+ * symlinks into a chain of 40 symlinks of a thousand components each is 40,000 steps per symlink.
+ */
+const MAX_CHECK_STEPS = 40_000;
 const ABORTED_BEFORE_START = "command aborted before it started";
 
-/** Why the checks before the run stopped early. */
-type CheckStop = "abort" | "timeout" | "too many";
+/** Why the checks before the run stopped early: aborted, timed out, too many operations, too many steps. */
+type CheckStop = "abort" | "timeout" | "too many" | "too long";
 
 /** What the checks before a run share: their budget, and what they already looked up. */
 interface Check {
@@ -317,6 +330,12 @@ function stoppedMessage(reason: CheckStop, timeoutMs: number): string {
       return ABORTED_BEFORE_START;
     case "timeout":
       return `command timed out after ${seconds(timeoutMs)} while its paths were checked; nothing ran`;
+    case "too long":
+      return (
+        `command refused: checking its paths walks more than ${MAX_CHECK_STEPS.toLocaleString("en-US")} path ` +
+        "components (symlinks followed, their targets included), too many to check; name fewer files, or " +
+        "remove long chains of symlinks"
+      );
     default:
       return (
         `command refused: checking its paths takes more than ${MAX_CHECK_OPERATIONS.toLocaleString("en-US")} ` +
@@ -334,6 +353,7 @@ function stoppedMessage(reason: CheckStop, timeoutMs: number): string {
  */
 class CheckBudget {
   #left: number;
+  #steps = MAX_CHECK_STEPS;
   #stop: CheckStop | undefined;
   #wake: ((error: CheckStopped) => void) | undefined;
   readonly #deadline: number;
@@ -354,6 +374,12 @@ class CheckBudget {
       this.#left -= count;
       if (this.#left < 0) this.#stop = "too many";
     }
+    if (this.#stop !== undefined) throw new CheckStopped(this.#stop);
+  }
+
+  /** Counts one path component walked; throws {@link CheckStopped} when the checks must stop. */
+  step(): void {
+    if (this.#stop === undefined && --this.#steps < 0) this.#stop = "too long";
     if (this.#stop !== undefined) throw new CheckStopped(this.#stop);
   }
 

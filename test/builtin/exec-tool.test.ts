@@ -586,6 +586,26 @@ describe("the workspace (restricted mode, the default)", () => {
       expect((await run("echo d0/f1* d1/f1* d2/f1* d3/f1* | wc -w")).forLLM).toBe("444");
     });
 
+    it("counts the steps through symlinks the cache answers: a chain of long symlinks is refused (attack1, item 8)", async () => {
+      // t0 -> deep/t1 -> … -> deep/t38 -> deep, each target 100 components long; d/s0 … d/s19 -> deep/t0.
+      const deep = join(workspace, "deep", ...Array.from({ length: 100 }, () => "a"));
+      mkdirSync(deep, { recursive: true });
+      for (let link = 0; link < 39; link++) {
+        symlinkSync(link === 38 ? deep : join(deep, `t${link + 1}`), join(deep, `t${link}`));
+      }
+      mkdirSync(join(workspace, "d"));
+      for (let link = 0; link < 20; link++) symlinkSync(join(deep, "t0"), join(workspace, "d", `s${link}`));
+      // Few filesystem operations (each component is looked up once), but 20 walks of 39 × 100 steps.
+      const result = await run("ls d/*; touch ran");
+      expect(result.forLLM).toBe(
+        "command refused: checking its paths walks more than 40,000 path components (symlinks followed, their " +
+          "targets included), too many to check; name fewer files, or remove long chains of symlinks",
+      );
+      expect(existsSync(join(workspace, "ran"))).toBe(false);
+      // One such symlink is fine.
+      expect(await run("ls d/s0 >/dev/null && echo ok")).toMatchObject({ isError: false, forLLM: "ok" });
+    });
+
     // A check that would end in a refusal (the symlink at the end), after reading many entries first.
     function slowRefusedCommand(): string {
       const wildcards = directoriesOfFiles(2, 100);
