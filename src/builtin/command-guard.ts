@@ -160,6 +160,34 @@ const WORD_END = String.raw`(?:$|[\s;&|()<>])`;
  */
 const UNSAFE_MODE = String.raw`(?:\S*,)?(?:[+=]?[0-7]*(?:[2367]|[2-7][0-7]{3})(?:$|[\s,;&|()<>])|(?:[ug]*[ao][ugo]*)?[+=](?:[rwxt]*w|[ugo])|[ugoa]*[+=][rwxt]*s)`;
 
+/** The refusal of a program that exists to outlive the call (tmux, at, script …). */
+const OUTLIVES =
+  "a program that exists to outlive the call (tmux, screen, at, batch, script, daemonize, start-stop-daemon, " +
+  "ssh-agent …): what it starts would escape the kill at the end of the call";
+
+/**
+ * Programs that exist to run something after the call ended, or apart from it: terminal
+ * multiplexers (whose server also runs what another client asks for), `at`/`batch` (atd runs the
+ * job), `script` (its command runs in a new session), daemonizers, and agents that detach.
+ * `setsid` and `systemd-run` have rules of their own.
+ */
+const DETACHERS: readonly string[] = [
+  "tmux",
+  "screen",
+  "byobu",
+  "dtach",
+  "abduco",
+  "at",
+  "batch",
+  "script",
+  "daemonize",
+  "start-stop-daemon",
+  "ssh-agent",
+  "gpg-agent",
+  "dbus-daemon",
+  "dbus-launch",
+];
+
 export const DEFAULT_DENY_RULES: readonly DenyRule[] = Object.freeze([
   {
     // GNU getopt takes any unambiguous prefix of a long option: --r, --rec, --fo …
@@ -181,7 +209,10 @@ export const DEFAULT_DENY_RULES: readonly DenyRule[] = Object.freeze([
     name: "shell function definition (fork bomb)",
     pattern: String.raw`\(\s?\)\s?;?\s?(?:[({]|(?:if|for|while|until|case|select)\s|\[\[)|${START}${PREFIX}function\s`,
   },
-  { name: "privilege escalation (sudo, su, doas, pkexec)", pattern: String.raw`\b(?:sudo|su|doas|pkexec)\b` },
+  {
+    name: "privilege escalation (sudo, su, doas, pkexec, run0)",
+    pattern: String.raw`\b(?:sudo|sudoedit|su|ksu|doas|pkexec|run0)\b`,
+  },
   { name: "shutdown, reboot, poweroff, halt", pattern: String.raw`\b(?:shutdown|reboot|poweroff|halt)\b` },
   {
     // Also on the next line (a newline reads `;`), into a subshell or a group (`| (sh)`,
@@ -203,7 +234,10 @@ export const DEFAULT_DENY_RULES: readonly DenyRule[] = Object.freeze([
   { name: "process substitution <(…) / >(…)", pattern: String.raw`[<>]\(` },
   {
     name: "a block device (/dev/sda …)",
-    pattern: String.raw`/dev/(?:sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme\d|mmcblk\d|disk\d|dm-\d|mapper/|loop\d|md\d|sr\d)`,
+    // Also as a wildcard (`/dev/sd?` reads `/dev/sda`, see canonicalForm), and a cd into /dev.
+    pattern:
+      String.raw`/dev/(?:sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme\d|mmcblk\d|disk\d|dm-\d|mapper(?:/|${WORD_END})|loop\d|md\d|sr\d)` +
+      String.raw`|(?:^|[\s;&|(){!])(?:cd|pushd)\s(?:-${WORD}*\s)*/+dev/*${WORD_END}`,
   },
   {
     name: "chmod making files world-writable or setuid (chmod 777 …)",
@@ -217,6 +251,14 @@ export const DEFAULT_DENY_RULES: readonly DenyRule[] = Object.freeze([
   { name: "chown", pattern: String.raw`\bchown\b` },
   { name: "kill, pkill, killall", pattern: String.raw`\b(?:kill|pkill|killall|killall5|skill)\b` },
   { name: "setsid (leaving the command's process group)", pattern: String.raw`\bsetsid\b` },
+  {
+    // The other programs that exist to outlive the call are found on the command's words (see
+    // runsDetacher); these are git's, whose names say so.
+    name: OUTLIVES,
+    pattern:
+      String.raw`\bgit(?:\s${ARGS}|-)(?:instaweb|fsmonitor--daemon|credential-cache--daemon)\b` +
+      String.raw`|\bgit(?:\s${ARGS}|-)daemon\s${ARGS}--detach\b|\bgit(?:\s${ARGS}|-)maintenance\s${ARGS}(?:start|register)\b`,
+  },
   {
     name: "scheduled jobs, services and containers (crontab, systemd-run, docker run …)",
     pattern: String.raw`\b(?:crontab|systemd-run)\b|\b(?:docker|podman)\s${ARGS}(?:run|exec)\b`,
@@ -416,6 +458,8 @@ export function checkCommand(command: string, patterns: CommandPatterns): string
     const refusal = checkLayer(layer, patterns);
     if (refusal !== undefined) return refusal;
   }
+  // After the rules, which name a problem more precisely (`script -qc 'rm -rf x'` is about rm).
+  if (layers.some((layer) => runsDetacher(layer.items))) return `command refused by the deny list: ${OUTLIVES}`;
   if (tooDeep) {
     return `command refused by the deny list: inline shells and the scripts programs run (sh -c, env -S, tar -I …) nested more than ${MAX_SHELL_DEPTH} deep`;
   }
@@ -1215,6 +1259,39 @@ function structureRefusal(items: readonly Item[]): string | undefined {
 }
 
 /**
+ * Whether a layer runs a program that exists to outlive the call ({@link DETACHERS}): as a command
+ * name, or as the command a command that runs another runs (`nohup tmux …`, `timeout 5 at now`,
+ * `find -exec script …`, also spelled as a wildcard: `timeout 5 /usr/bin/tmu? …`).
+ */
+function runsDetacher(items: readonly Item[]): boolean {
+  return items.some(
+    (item, index) =>
+      item.token.kind === "word" &&
+      (item.role === "command" || (item.wrapped && runsWord(items[index - 1]))) &&
+      namesIn(item.token, DETACHERS).length > 0,
+  );
+}
+
+/**
+ * Whether the word after `before` may be the command a command that runs another runs: `before`
+ * is that command (`nohup tmux`), another such command (`timeout 5 env at`), an option, a number
+ * or duration, or an assignment (`timeout -s KILL 5s script`, `env A=1 at`). A word after any
+ * other (`xargs grep script`) is read as an argument, which these names usually are.
+ */
+function runsWord(before: Item | undefined): boolean {
+  if (before === undefined || before.token.kind !== "word") return false;
+  const { text } = before.token;
+  return (
+    before.role === "command" ||
+    namesIn(before.token, WRAPPER_NAMES).length > 0 ||
+    FIND_EXEC.test(text) ||
+    text.startsWith("-") ||
+    /^[0-9.]+[smhd]?$/.test(text) ||
+    ASSIGNMENT.test(text)
+  );
+}
+
+/**
  * Whether a pipe feeds a command that runs a shell: the simple command after it, or every command
  * of the subshell, group or compound command that starts there (to its matching end; to the end
  * of the layer when there is none). A command runs a shell when its name is one, or when it runs
@@ -1421,17 +1498,22 @@ function canonicalForm(items: readonly Item[]): string | undefined {
     const words = token.expands && isBraceExpansion(token.text) ? braceExpansion(token.text) : [token.text];
     for (let word of words) {
       if (/[*?[]/.test(word) && role !== "command") {
-        word = word
-          .split("/")
-          .map((part) => {
-            if (!isWildcard(part)) return part;
-            // Where a cd goes cannot be seen: any part that could be `proc` is (`cd /*\/self`).
+        const read: string[] = [];
+        for (const part of word.split("/")) {
+          const previous = read.at(-1);
+          if (!isWildcard(part)) read.push(part);
+          else if (previous?.split(" ").includes("dev")) {
+            // A part below /dev that could name a block device reads as one (`/dev/sd?`, `/dev/*`).
+            read.push(blockDeviceName(part) ?? part);
+          } else {
+            // Where a cd goes cannot be seen: any part that could be `proc` or `dev` is (`cd /*\/self`).
             const names = target
-              ? wildcardNames(part, PROC, true)
+              ? wildcardNames(part, CD_VOCABULARY, true)
               : wildcardNames(part, wrapped && token.expands ? COMMAND_VOCABULARY : PATH_VOCABULARY);
-            return names.length > 0 ? names.join(" ") : part;
-          })
-          .join("/");
+            read.push(names.length > 0 ? names.join(" ") : part);
+          }
+        }
+        word = read.join("/");
       }
       length += word.length + 1;
       if (length > MAX_CANONICAL_CHARS) return undefined;
@@ -1505,9 +1587,56 @@ function innermostGroup(word: string): { open: number; close: number } | undefin
 
 // ─── Wildcards ──────────────────────────────────────────────────────────────────────────────────
 
-/** The path parts the /proc rules look for. */
-const PATH_VOCABULARY: readonly string[] = ["environ", "mem", "proc"];
-const PROC: readonly string[] = ["proc"];
+/** The path parts the /proc rules look for, and /dev (what a part below it could be is read then). */
+const PATH_VOCABULARY: readonly string[] = ["environ", "mem", "proc", "dev"];
+/** What a cd target's wildcard part is read as when it could be one: the directories cd may not enter. */
+const CD_VOCABULARY: readonly string[] = ["proc", "dev"];
+
+/** What the block-device rule looks for below /dev: the start of each name it refuses. */
+const BLOCK_DEVICE_PREFIXES: readonly string[] = [
+  ...["sd", "hd", "vd", "xvd"].flatMap((disk) => [..."abcdefghijklmnopqrstuvwxyz"].map((letter) => disk + letter)),
+  ...["nvme", "mmcblk", "disk", "dm-", "loop", "md", "sr"].flatMap((kind) => [..."0123456789"].map((n) => kind + n)),
+  "mapper",
+];
+const blockDeviceCache = new Map<string, string | undefined>();
+
+/**
+ * A block device name the rule refuses that the wildcard (one path part below /dev) could match
+ * the start of (`sd?` → `sda`, `*` → `sda`), or `undefined`. Bounded like {@link wildcardNames};
+ * cached.
+ */
+function blockDeviceName(wildcard: string): string | undefined {
+  if (blockDeviceCache.has(wildcard)) return blockDeviceCache.get(wildcard);
+  const parts = compileWildcard(wildcard.toLowerCase());
+  const name = parts === undefined ? undefined : BLOCK_DEVICE_PREFIXES.find((prefix) => matchesAStart(parts, prefix));
+  if (blockDeviceCache.size >= MAX_CACHED) blockDeviceCache.clear();
+  blockDeviceCache.set(wildcard, name);
+  return name;
+}
+
+/**
+ * Whether the compiled wildcard matches some name that starts with `prefix`: the parts, read as
+ * far as `prefix` goes, can reach its end (what is left of the wildcard matches some rest).
+ * Linear in the prefix times the parts.
+ */
+function matchesAStart(parts: readonly WildcardPart[], prefix: string): boolean {
+  const closure = (states: Set<number>) => {
+    for (const state of states) if (parts[state] === "*") states.add(state + 1);
+    return states;
+  };
+  let states = closure(new Set([0]));
+  for (let at = 0; at < prefix.length; at++) {
+    const next = new Set<number>();
+    for (const state of states) {
+      const part = parts[state];
+      if (part === "*") next.add(state);
+      else if (part !== undefined && accepts(part, prefix.charCodeAt(at))) next.add(state + 1);
+    }
+    states = closure(next);
+    if (states.size === 0) return false;
+  }
+  return true;
+}
 /** Every name the rules refuse or look at as a command, and the path parts. */
 const COMMAND_VOCABULARY: readonly string[] = [
   ...new Set([
@@ -1516,7 +1645,8 @@ const COMMAND_VOCABULARY: readonly string[] = [
     ...WRAPPER_NAMES,
     ...["rm", "mkfs", "mke2fs", "mkswap", "wipefs", "fdisk", "sfdisk", "parted", "dd", "find", "shred"],
     ...["mkfs.ext2", "mkfs.ext3", "mkfs.ext4", "mkfs.xfs", "mkfs.btrfs", "mkfs.vfat", "mkfs.fat", "mkfs.exfat"],
-    ...["sudo", "su", "doas", "pkexec", "shutdown", "reboot", "poweroff", "halt", "xargs", "parallel"],
+    ...["sudo", "sudoedit", "su", "ksu", "doas", "pkexec", "run0", "shutdown", "reboot", "poweroff", "halt"],
+    ...["xargs", "parallel", ...DETACHERS],
     ...["chmod", "chown", "kill", "pkill", "killall", "killall5", "skill", "setsid", "crontab", "systemd-run"],
     ...["docker", "podman", "git", "ssh", "scp", "sftp", "eval", "alias", "source", "trap", "function"],
     ...EXTRACTORS,

@@ -682,6 +682,68 @@ describe("the default deny list: how far it reads (issue 26)", () => {
   });
 });
 
+describe("programs that exist to outlive the call, block devices as wildcards, privilege escalation", () => {
+  const OUTLIVES = "a program that exists to outlive the call";
+  it.each([
+    ["tmux -L x new -d sleep 1", OUTLIVES],
+    ["screen -dmS x sleep 1", OUTLIVES],
+    ["script -qc 'nohup sleep 1 &' /dev/null", OUTLIVES],
+    ["at now", OUTLIVES],
+    ["echo x | batch", OUTLIVES],
+    ["nohup tmux new -d sleep 1", OUTLIVES],
+    ["timeout 5 /usr/bin/tmu? new -d sleep 1", OUTLIVES],
+    ["timeout -k 1 5s env A=1 at now", OUTLIVES],
+    ["find . -exec script -qc x /dev/null \\;", OUTLIVES],
+    ["sh -c 'daemonize /bin/sleep 1'", OUTLIVES],
+    ["git instaweb", OUTLIVES],
+    ["git daemon --reuseaddr --detach .", OUTLIVES],
+    ["git -C repo maintenance start", OUTLIVES],
+    ["git maintenance register", OUTLIVES],
+    ["cat /dev/sd?", "a block device"],
+    ["cat /dev/*", "a block device"],
+    ["head -c 512 /dev/nvme?n1", "a block device"],
+    ["ls /dev/mapper", "a block device"],
+    ["cd /dev; cat sda", "a block device"],
+    ["cd /dev/ && cat sda", "a block device"],
+    ["pushd /dev", "a block device"],
+    ["cd /d?v; cat sda", "a block device"],
+    ["run0 id", "privilege escalation"],
+    ["sudoedit f", "privilege escalation"],
+    ["ksu root", "privilege escalation"],
+  ])("refuses %j (%s)", (command, rule) => {
+    expect(refusal(command)).toContain(rule);
+  });
+
+  it("names the rule of the command a detaching program runs first (it says more)", () => {
+    expect(refusal("script -qc 'rm -rf v' /dev/null")).toContain("rm with -r/-f");
+  });
+
+  it.each([
+    "grep script file.txt",
+    "echo at",
+    "ls -la /dev/null",
+    "cat /dev/null",
+    "cat /dev/std*",
+    "ls /dev/tty*",
+    "cd /tmp",
+    "cd dev",
+    "cd /devices",
+    "xargs grep tmux",
+    "git log --format=at",
+    "man tmux",
+    "timeout 5 grep at notes.txt",
+    "git daemon --base-path=.",
+    "git maintenance run",
+  ])("does not refuse %j", (command) => {
+    expect(refusal(command)).toBeUndefined();
+  });
+
+  it("reads a long wildcard below /dev in bounded time", () => {
+    const answer = refusal(`cat /dev/${"[a-z]*".repeat(1_000)}`);
+    expect(answer === undefined || typeof answer === "string").toBe(true);
+  });
+});
+
 describe("caller patterns", () => {
   it("adds deny patterns to the defaults (which still apply)", () => {
     const patterns = { deny: [/\bnpm publish\b/], allow: [] };
