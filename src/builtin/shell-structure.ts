@@ -1,6 +1,6 @@
 import { isBraceExpansion } from "./brace-expansion.js";
 import { DETACHERS, SHELL_NAMES, WRAPPER_NAMES } from "./deny-rules.js";
-import { type CommandWord, IO_NUMBER, REDIRECTIONS, type ShellToken } from "./shell-tokens.js";
+import { type CommandWord, IO_NUMBER, REDIRECTIONS, type ShellToken, type WordToken } from "./shell-tokens.js";
 import { isWildcard, wildcardNames } from "./wildcards.js";
 
 // The structure of a command line for `execute_bash`'s command guard: which word is a command
@@ -172,35 +172,38 @@ export function structureRefusal(items: readonly Item[]): string | undefined {
 
 /**
  * Whether a layer runs a program that exists to outlive the call ({@link DETACHERS}): as a command
- * name, or as the command a command that runs another runs (`nohup tmux …`, `timeout 5 at now`,
- * `find -exec script …`, also spelled as a wildcard: `timeout 5 /usr/bin/tmu? …`).
+ * name, or as a word of a command that runs another before the command it runs (`nohup tmux …`,
+ * `timeout -s INT 5 at now`, `stdbuf -o L script …`, `find -exec screen …`, also spelled as a
+ * wildcard: `timeout 5 /usr/bin/tmu? …`). The words after that command are its arguments, which
+ * these names usually are (`timeout 60 grep -rn screen src`, `xargs grep -l tmux`).
  */
 export function runsDetacher(items: readonly Item[]): boolean {
-  return items.some(
-    (item, index) =>
-      item.token.kind === "word" &&
-      (item.role === "command" || (item.wrapped && runsWord(items[index - 1]))) &&
-      namesIn(item.token, DETACHERS).length > 0,
-  );
+  // Whether the command that the wrappers of this simple command run was seen (or this -exec's).
+  let found = false;
+  for (let index = 0; index < items.length; index++) {
+    const item = items[index] as Item;
+    const { token } = item;
+    if (token.kind !== "word") continue;
+    if (item.role === "command" || (item.role === "argument" && FIND_EXEC.test(token.text))) found = false;
+    if (item.role !== "command" && (!item.wrapped || found)) continue;
+    if (namesIn(token, DETACHERS).length > 0) return true;
+    if (item.wrapped && isRunCommand(token, items[index - 1])) found = true;
+  }
+  return false;
 }
 
 /**
- * Whether the word after `before` may be the command a command that runs another runs: `before`
- * is that command (`nohup tmux`), another such command (`timeout 5 env at`), an option, a number
- * or duration, or an assignment (`timeout -s KILL 5s script`, `env A=1 at`). A word after any
- * other (`xargs grep script`) is read as an argument, which these names usually are.
+ * Whether a word of a command that runs another is the command it runs (`grep` in `timeout 5 grep
+ * …`): not an option, a number or duration, an assignment or another such command, and not the
+ * value of an option before it (`KILL` in `timeout -s KILL 5 …`, as far as can be told: a word
+ * after an option is read as its value, but after find's `-exec`).
  */
-function runsWord(before: Item | undefined): boolean {
-  if (before === undefined || before.token.kind !== "word") return false;
-  const { text } = before.token;
-  return (
-    before.role === "command" ||
-    namesIn(before.token, WRAPPER_NAMES).length > 0 ||
-    FIND_EXEC.test(text) ||
-    text.startsWith("-") ||
-    /^[0-9.]+[smhd]?$/.test(text) ||
-    ASSIGNMENT.test(text)
-  );
+function isRunCommand(word: WordToken, before: Item | undefined): boolean {
+  const { text } = word;
+  if (text.startsWith("-") || /^[0-9.]+[smhd]?$/.test(text) || ASSIGNMENT.test(text)) return false;
+  if (namesIn(word, WRAPPER_NAMES).length > 0) return false;
+  const previous = before?.token.kind === "word" ? before.token.text : "";
+  return !previous.startsWith("-") || FIND_EXEC.test(previous);
 }
 
 /**

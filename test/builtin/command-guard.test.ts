@@ -694,6 +694,8 @@ describe("programs that exist to outlive the call, block devices as wildcards, p
     ["timeout 5 /usr/bin/tmu? new -d sleep 1", OUTLIVES],
     ["timeout -k 1 5s env A=1 at now", OUTLIVES],
     ["find . -exec script -qc x /dev/null \\;", OUTLIVES],
+    ["find . -exec grep x {} \\; -exec at now \\;", OUTLIVES],
+    ["stdbuf -o L at now", OUTLIVES],
     ["sh -c 'daemonize /bin/sleep 1'", OUTLIVES],
     ["git instaweb", OUTLIVES],
     ["git daemon --reuseaddr --detach .", OUTLIVES],
@@ -732,6 +734,9 @@ describe("programs that exist to outlive the call, block devices as wildcards, p
     "git log --format=at",
     "man tmux",
     "timeout 5 grep at notes.txt",
+    "timeout 60 grep -rn screen src",
+    "xargs grep -l tmux",
+    "find . -exec grep -e at {} \\;",
     "git daemon --base-path=.",
     "git maintenance run",
   ])("does not refuse %j", (command) => {
