@@ -49,10 +49,11 @@ export function canonicalForm(items: readonly Item[]): string | undefined {
       if (/[*?[]/.test(word) && role !== "command") {
         const read: string[] = [];
         for (const part of word.split("/")) {
-          const previous = read.at(-1);
           if (!isWildcard(part)) read.push(part);
-          else if (previous?.split(" ").includes("dev")) {
-            // A part below /dev that could name a block device reads as one (`/dev/sd?`, `/dev/*`).
+          else if (isDevDirectory(read)) {
+            // A part below /dev that could name a block device reads as one (`/dev/sd?`, `/dev/*`),
+            // below a /dev spelled otherwise too (`/*/sd?` reads `/dev/sda`).
+            read.splice(0, read.length, "", "dev");
             read.push(blockDeviceName(part) ?? part);
           } else {
             // Where a cd goes cannot be seen: any part that could be `proc` or `dev` is (`cd /*\/self`).
@@ -70,6 +71,26 @@ export function canonicalForm(items: readonly Item[]): string | undefined {
     }
   }
   return parts.join(" ");
+}
+
+const DEV: readonly string[] = ["dev"];
+
+/**
+ * Whether the path parts read so far (wildcard parts replaced by the names they could be) name
+ * /dev, read lexically: `/dev`, `//dev/`, `/./dev`, `/tmp/../dev`, `/d?v`, `/*`; not a relative
+ * `dev` (`config/dev/*.json`), which the literal rule does not read as /dev either.
+ */
+function isDevDirectory(parts: readonly string[]): boolean {
+  if (parts.length < 2 || parts[0] !== "") return false;
+  const names: string[] = [];
+  for (const part of parts) {
+    if (part === "" || part === ".") continue;
+    if (part === "..") names.pop();
+    else names.push(part);
+  }
+  const [name] = names;
+  if (names.length !== 1 || name === undefined) return false;
+  return name.split(" ").includes("dev") || (isWildcard(name) && wildcardNames(name, DEV, true).length > 0);
 }
 
 /** Longest {@link canonicalForm}: twice the longest command, so the rules stay as cheap as on the command. */

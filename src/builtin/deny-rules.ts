@@ -225,7 +225,7 @@ export const DEFAULT_DENY_RULES: readonly DenyRule[] = Object.freeze([
     name: "a block device (/dev/sda …)",
     // Also as a wildcard (`/dev/sd?` reads `/dev/sda`, see canonicalForm), and a cd into /dev.
     pattern:
-      String.raw`/dev/(?:sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme\d|mmcblk\d|disk\d|dm-\d|mapper(?:/|${WORD_END})|loop\d|md\d|sr\d)` +
+      String.raw`/+dev/+(?:sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme\d|mmcblk\d|disk\d|dm-\d|mapper(?:/|${WORD_END})|loop\d|md\d|sr\d)` +
       String.raw`|(?:^|[\s;&|(){!])(?:cd|pushd)\s(?:-${WORD}*\s)*/+dev/*${WORD_END}`,
   },
   {
