@@ -8,7 +8,7 @@
 // `link -> /outside`, extracted in one call, and one holding `link/x`, extracted in the next, write
 // outside the workspace. So the command guard lets an extraction only run alone (the checks of the
 // other commands cannot see what it creates), and in restricted mode the workspace check looks for
-// symlinks that lead outside below every directory an extraction writes into (see exec-tool.ts).
+// symlinks that lead outside below every directory an extraction writes into (see extraction-check.ts).
 
 /** The programs whose extraction the checks recognise (see {@link extractsArchive}). */
 export const EXTRACTORS: readonly string[] = [

@@ -45,6 +45,8 @@ export const MAX_PATH_CHARS = 4_096;
 
 /** Most symlinks followed while resolving one path (Linux's limit); more is a loop. */
 const MAX_SYMLINKS = 40;
+/** Path components a resolution walks between two turns of the event loop. */
+const STEPS_BETWEEN_TURNS = 256;
 
 /**
  * Checks workspace options at creation (`where` names the factory in the message), so that a bad
@@ -224,21 +226,35 @@ export type PathEntry =
  * The filesystem lookups of {@link resolveWorkspacePath}, cached for many paths checked together
  * (the words of one command): each path it resolves through is looked up once (`lstat`, and
  * `readlink` for a symlink), the workspace's real path once, so `d/a`, `d/b` … resolve `d` once.
- * It keeps what it saw: use one per check, since the filesystem changes afterwards.
+ * It keeps what it saw: use one per check, since the filesystem changes afterwards. It also counts
+ * the steps of the resolutions (each path component walked, looked up or already known), which a
+ * cache does not make free: one path may walk 40 symlinks of a thousand components each.
  */
 export class PathLookups {
   readonly #entries = new Map<string, Promise<PathEntry>>();
   readonly #workspaces = new Map<string, Promise<string | undefined>>();
   readonly #onOperation: (() => void) | undefined;
+  readonly #onStep: (() => void) | undefined;
   /** How many filesystem operations it did (a cached answer costs none). */
   operations = 0;
+  /** How many path components the resolutions walked, through symlinks, cached or not. */
+  steps = 0;
 
   /**
    * @param onOperation called before each filesystem operation it really does (none for a cached
    * answer); it may throw to stop the check, and the error propagates to the caller
+   * @param onStep called before each path component a resolution walks (also one already looked
+   * up, and each component of a symlink's target); it may throw to stop the check, likewise
    */
-  constructor(onOperation?: () => void) {
+  constructor(onOperation?: () => void, onStep?: () => void) {
     this.#onOperation = onOperation;
+    this.#onStep = onStep;
+  }
+
+  /** Counts one path component walked (see {@link steps}); what `onStep` throws propagates. */
+  step(): void {
+    this.steps++;
+    this.#onStep?.();
   }
 
   /** What `path` (absolute) is, not following a symlink at its end: looked up once. */
@@ -301,12 +317,18 @@ async function realPath(path: string, lookups: PathLookups): Promise<string | { 
   let links = 0;
   while (pending.length > 0) {
     const part = pending.pop() as string;
+    lookups.step();
+    // Cached answers settle without a turn of the event loop: a long walk yields now and then.
+    if (lookups.steps % STEPS_BETWEEN_TURNS === 0) await new Promise((resolve) => setImmediate(resolve));
     if (part === "" || part === ".") continue;
     if (part === "..") {
       current = parentOf(current);
       continue;
     }
     const next = current === "/" ? `/${part}` : `${current}/${part}`;
+    // Symlinks can make a path longer than any the kernel takes (it refuses one over PATH_MAX):
+    // refused, which also bounds what each step costs.
+    if (next.length > MAX_PATH_CHARS) return { error: "path cannot be resolved: too long" };
     if (missing) {
       current = next;
       continue;

@@ -1,3 +1,5 @@
+import { spawnSync } from "node:child_process";
+import { existsSync, realpathSync } from "node:fs";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
@@ -146,6 +148,71 @@ describe("the default deny list", () => {
   ])("lets %j through", (command) => {
     expect(refusal(command)).toBeUndefined();
   });
+
+  // Modes with an operator, which GNU chmod reads as numbers too, and other programs' modes (attack1, item 2).
+  it.each([
+    ["chmod +777 x", "chmod"],
+    ["chmod =0777 x", "chmod"],
+    ["chmod +0002 x", "chmod"],
+    ["chmod =4755 x", "chmod"],
+    ["chmod +4000 x", "chmod"],
+    ["chmod =2777 x", "chmod"],
+    ["chmod 2 x", "chmod"],
+    ["chmod 04755 x", "chmod"],
+    ["chmod u+x,+0777 x", "chmod"],
+    ["chmod o=u x", "chmod"],
+    ["chmod --reference=/tmp x", "chmod"],
+    ["chmod --ref /tmp x", "chmod"],
+    ["install -m 4755 x y", "install, mkdir, mknod or mkfifo"],
+    ["install -m4755 x y", "install, mkdir, mknod or mkfifo"],
+    ["install -Dm 0777 a b", "install, mkdir, mknod or mkfifo"],
+    ["install --mode=4755 a b", "install, mkdir, mknod or mkfifo"],
+    ["install --mode u+s a b", "install, mkdir, mknod or mkfifo"],
+    ["mkdir -m 777 d", "install, mkdir, mknod or mkfifo"],
+    ["mkfifo -m o+w p", "install, mkdir, mknod or mkfifo"],
+  ])("refuses %j (%s)", (command, rule) => {
+    expect(refusal(command)).toContain(`command refused by the deny list: ${rule}`);
+  });
+
+  it.each([
+    "chmod 1755 x",
+    "chmod -777 x",
+    "chmod u-s x",
+    "chmod g+w x",
+    "chmod g=u x",
+    "chmod 644 file2017",
+    "install -m 0755 a b",
+    "install -Dm755 a b",
+    "mkdir -m 700 d",
+    "mkdir -p d",
+  ])("lets the safe mode %j through", (command) => {
+    expect(refusal(command)).toBeUndefined();
+  });
+
+  // Other ways git sends commits (or mail) to a remote, or runs a command as one (attack1, item 3).
+  it.each([
+    "git --git-dir=repo/.git send-pack remote.git HEAD:refs/heads/main",
+    "git -C repo send-pack r main",
+    "/usr/lib/git-core/git-push origin main",
+    "/usr/lib/git-core/git-send-pack r main",
+    "git http-push https://example.com/r.git main",
+    "git svn dcommit",
+    "git p4 submit",
+    "git send-email x.patch",
+    "git imap-send < x.patch",
+    "printf 'push refs/heads/main\\n\\n' | git remote-https origin https://example.com/r.git",
+    "git clone 'ext::sh -c touch% x' d",
+    "git subtree push --prefix x origin main",
+  ])("refuses %j (git push)", (command) => {
+    expect(refusal(command)).toContain("command refused by the deny list: git push (or send-pack");
+  });
+
+  it.each(["git status", "git fetch origin", "git remote -v", "git commit -m 'fix remote handling'"])(
+    "lets %j through",
+    (command) => {
+      expect(refusal(command)).toBeUndefined();
+    },
+  );
 
   // The bypasses of the attack session (F3, F4): each ran before these rules.
   it.each([
@@ -615,6 +682,79 @@ describe("the default deny list: how far it reads (issue 26)", () => {
   });
 });
 
+describe("programs that exist to outlive the call, block devices as wildcards, privilege escalation", () => {
+  const OUTLIVES = "a program that exists to outlive the call";
+  it.each([
+    ["tmux -L x new -d sleep 1", OUTLIVES],
+    ["screen -dmS x sleep 1", OUTLIVES],
+    ["script -qc 'nohup sleep 1 &' /dev/null", OUTLIVES],
+    ["at now", OUTLIVES],
+    ["echo x | batch", OUTLIVES],
+    ["nohup tmux new -d sleep 1", OUTLIVES],
+    ["timeout 5 /usr/bin/tmu? new -d sleep 1", OUTLIVES],
+    ["timeout -k 1 5s env A=1 at now", OUTLIVES],
+    ["find . -exec script -qc x /dev/null \\;", OUTLIVES],
+    ["find . -exec grep x {} \\; -exec at now \\;", OUTLIVES],
+    ["stdbuf -o L at now", OUTLIVES],
+    ["sh -c 'daemonize /bin/sleep 1'", OUTLIVES],
+    ["git instaweb", OUTLIVES],
+    ["git daemon --reuseaddr --detach .", OUTLIVES],
+    ["git -C repo maintenance start", OUTLIVES],
+    ["git maintenance register", OUTLIVES],
+    ["cat /dev/sd?", "a block device"],
+    ["cat /dev/*", "a block device"],
+    ["head -c 512 /dev/nvme?n1", "a block device"],
+    ["cat //dev//sda", "a block device"],
+    ["cat /tmp/../dev/sd?", "a block device"],
+    ["cat /./dev/sd?", "a block device"],
+    ["cat /*/sd?", "a block device"],
+    ["ls /dev/mapper", "a block device"],
+    ["cd /dev; cat sda", "a block device"],
+    ["cd /dev/ && cat sda", "a block device"],
+    ["pushd /dev", "a block device"],
+    ["cd /d?v; cat sda", "a block device"],
+    ["run0 id", "privilege escalation"],
+    ["sudoedit f", "privilege escalation"],
+    ["ksu root", "privilege escalation"],
+  ])("refuses %j (%s)", (command, rule) => {
+    expect(refusal(command)).toContain(rule);
+  });
+
+  it("names the rule of the command a detaching program runs first (it says more)", () => {
+    expect(refusal("script -qc 'rm -rf v' /dev/null")).toContain("rm with -r/-f");
+  });
+
+  it.each([
+    "grep script file.txt",
+    "echo at",
+    "ls -la /dev/null",
+    "cat /dev/null",
+    "cat /dev/std*",
+    "ls config/dev/*.json",
+    "ls dev/*",
+    "ls /dev/tty*",
+    "cd /tmp",
+    "cd dev",
+    "cd /devices",
+    "xargs grep tmux",
+    "git log --format=at",
+    "man tmux",
+    "timeout 5 grep at notes.txt",
+    "timeout 60 grep -rn screen src",
+    "xargs grep -l tmux",
+    "find . -exec grep -e at {} \\;",
+    "git daemon --base-path=.",
+    "git maintenance run",
+  ])("does not refuse %j", (command) => {
+    expect(refusal(command)).toBeUndefined();
+  });
+
+  it("reads a long wildcard below /dev in bounded time", () => {
+    const answer = refusal(`cat /dev/${"[a-z]*".repeat(1_000)}`);
+    expect(answer === undefined || typeof answer === "string").toBe(true);
+  });
+});
+
 describe("caller patterns", () => {
   it("adds deny patterns to the defaults (which still apply)", () => {
     const patterns = { deny: [/\bnpm publish\b/], allow: [] };
@@ -807,92 +947,155 @@ describe("simpleCommands", () => {
   });
 });
 
-describe("commandWords", () => {
-  it.each([
-    ["ls -la src", ["ls", "-la", "src"]],
-    [`cat "my file" 'a b'\\ c`, ["cat", "my file", "a b c"]],
-    ["ls 2>/dev/null;cat x|wc", ["ls", "2", "/dev/null", "cat", "x", "wc"]],
-    ['echo "a\\"b" \'c\\d\'', ["echo", 'a"b', "c\\d"]],
-    ["cat le''ak/x", ["cat", "leak/x"]],
-    ["echo ''", ["echo", ""]],
-    ["a\\\nb", ["ab"]],
-  ])("%j → %j", (command, expected) => {
-    expect(commandWords(command).map((word) => word.text)).toEqual(expected);
+// ─── The guard reads a command as the shell does (attack report attack1, item 1) ───────────────────
+
+/**
+ * The shells that may be `/bin/sh` and are installed here: `/bin/sh` itself (what execute_bash
+ * runs), dash, and bash as sh (posix mode) and as itself.
+ */
+const SHELLS: ReadonlyArray<readonly string[]> = [
+  ["/bin/sh"],
+  ...[["/bin/dash"], ["/bin/bash", "--posix"], ["/bin/bash"]].filter(
+    ([path]) => existsSync(path as string) && (path !== "/bin/dash" || realpathSync("/bin/sh") !== realpathSync(path)),
+  ),
+];
+
+/**
+ * The words the shell passes to the commands of each of `commands` (each command is `w`, a
+ * function that prints its name and arguments NUL-separated), read by the shell's own parser
+ * (`eval`, in a subshell so that a syntax error ends only that one); `undefined` for one the shell
+ * did not run cleanly (a syntax error, a command other than `w`: `set -e` ends it at the first
+ * failure, and the status says so). One shell process for all of them.
+ */
+function shellWords(shell: readonly string[], commands: readonly string[]): Array<string[] | undefined> {
+  const [program, ...options] = shell as [string, ...string[]];
+  const script = `w() { printf '%s\\0' w "$@"; }
+for c in "$@"; do (set -e; eval "$c") 2>/dev/null; printf '\\1%s\\1' "$?"; done`;
+  const result = spawnSync(program, [...options, "-c", script, "sh", ...commands], {
+    encoding: "utf8",
+    // No socket on stdin: bash would read ~/.bashrc, thinking it runs for sshd.
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+    timeout: 60_000,
+  });
+  expect(result.status).toBe(0);
+  const parts = result.stdout.split("\u0001");
+  return commands.map((_command, index) => {
+    const output = parts[2 * index] as string;
+    if (parts[2 * index + 1] !== "0") return undefined;
+    return output === "" ? [] : output.slice(0, -1).split("\0");
+  });
+}
+
+const guardWords = (command: string) => commandWords(command).map(({ text }) => text);
+
+describe("the guard reads a command as the shell does (differential, against the real shells)", () => {
+  const READ_ALIKE: ReadonlyArray<readonly [string, readonly string[]]> = [
+    // Comments: an unquoted # that starts a word, to the end of the line; a quote in it is nothing.
+    ["w a # b 'c\nw d # '", ["w", "a", "w", "d"]],
+    ["w a #'\nw b #\"\nw c", ["w", "a", "w", "b", "w", "c"]],
+    ["w a#b c", ["w", "a#b", "c"]],
+    ["w a \\#b", ["w", "a", "#b"]],
+    ["w \"#a\" '#b' c", ["w", "#a", "#b", "c"]],
+    ["w a;#b\nw c", ["w", "a", "w", "c"]],
+    ["(w a)#b\nw c", ["w", "a", "w", "c"]],
+    ["w a\\ #b", ["w", "a #b"]],
+    ['w "a"#b', ["w", "a#b"]],
+    ["w ''#b", ["w", "#b"]],
+    ["w {#} x", ["w", "{#}", "x"]],
+    ["w a# #b", ["w", "a#"]],
+    ['w "a\\"#b"', ["w", 'a"#b']],
+    // A backslash-newline in a comment joins nothing; elsewhere it is removed before anything else.
+    ["w a # x \\\nw b", ["w", "a", "w", "b"]],
+    ["w a;#\\\nw b", ["w", "a", "w", "b"]],
+    ["w a \\\n#b\nw c", ["w", "a", "w", "c"]],
+    ["w a\\\n#b", ["w", "a#b"]],
+    ["w 'a\\\nb' \"c\\\nd\" e\\\nf", ["w", "a\\\nb", "cd", "ef"]],
+    ["w \\\n a", ["w", "a"]],
+    ["w a\\\\\nw b", ["w", "a\\", "w", "b"]],
+    ["w a b\\\n\\\nc", ["w", "a", "bc"]],
+    // Blanks are space and tab only: a carriage return or a unicode space is part of a word.
+    ["w a\rb c", ["w", "a\rb", "c"]],
+    ["w a\r# b", ["w", "a\r#", "b"]],
+    ["w a\r\nw b\r", ["w", "a\r", "w", "b\r"]],
+    ["w a\u00a0b c\u2003d", ["w", "a\u00a0b", "c\u2003d"]],
+    ["w a\tb\t c", ["w", "a", "b", "c"]],
+    ["w a\vb\fc", ["w", "a\vb\fc"]],
+  ];
+
+  it("reads comments, line continuations and blanks as every shell here does", () => {
+    for (const [command, expected] of READ_ALIKE) {
+      expect([command, refusal(command)]).toEqual([command, undefined]);
+      expect([command, guardWords(command)]).toEqual([command, expected]);
+    }
+    for (const shell of SHELLS) {
+      const read = shellWords(
+        shell,
+        READ_ALIKE.map(([command]) => command),
+      );
+      READ_ALIKE.forEach(([command, expected], index) => {
+        expect([shell.join(" "), command, read[index]]).toEqual([shell.join(" "), command, expected]);
+      });
+    }
   });
 
   it.each([
-    ["ls *.ts", [false, true]],
-    ["ls '*.ts' \"*\" \\*", [false, false, false, false]],
-    ["ls a'*'b*", [false, true]],
-    ["echo {a,b} '{a,b}' x[1]", [false, true, false, true]],
-  ])("%j: which words the shell may expand", (command, expected) => {
-    expect(commandWords(command).map((word) => word.expands)).toEqual(expected);
-  });
-});
-
-describe("commandWords: parameter expansions", () => {
-  it.each([
-    ["echo $HOME", [[], ["HOME"]]],
-    ["echo '$HOME' \\$HOME", [[], [], []]],
-    ['cd "$p$p"/x', [[], ["p", "p"]]],
-    ["echo $? $! $$ $1 $@ $# $-", [[], ["?"], ["!"], ["$"], ["1"], ["@"], ["#"], ["-"]]],
-    ["echo a$ $ 5$/x", [[], [], [], []]],
-    ["echo $[1] $'x' a$(", [[], ["["], ["'"], ["("]]],
-  ])("%j", (command, expected) => {
-    expect(commandWords(command).map((word) => word.parameters)).toEqual(expected);
+    // Read otherwise by bash than by dash (or than the guard): refused.
+    ["w $'a\\x20b'", "ANSI-C or locale quoting"],
+    ["w $\\\n'\\x41'", "ANSI-C or locale quoting"],
+    ["w @(a #); w x", "a pattern character touching '('"],
+    ["w $@(a #); w x", "a pattern character touching '('"],
+    ["!(w a #); w x", "a pattern character touching '('"],
+    ["(( 1 #)); w x", "'(('"],
+    ["for ((i=0;i<1;i++ #)); do w x; done", "'(('"],
+    ["[[ x =~ (#) ]]; w y", "'=~'"],
+    ["w $[ 1 #]; w x", "arithmetic expansion $[…]"],
+    ["shopt -s extglob\nw @(a)", "changing how bash reads commands"],
+    ["bash -ic 'w a # b; w c'", "an interactive inline shell"],
+    ["BASH_ENV=f bash -c 'w # x'", "changing how bash reads commands"],
+  ])("%j is refused: %s", (command, name) => {
+    expect(refusal(command)).toContain(name);
   });
 
-  it("keeps the text of each expansion in the word", () => {
-    expect(commandWords('cd "$p$p"/x $HOME').map((word) => word.text)).toEqual(["cd", "$p$p/x", "$HOME"]);
-  });
-});
-
-describe("shellLayers", () => {
-  it.each([
-    ["ls", [["ls", 0]]],
-    [
-      "timeout 5 sh -ec 'ls; bash -c \"pwd\"'",
-      [
-        ["timeout 5 sh -ec 'ls; bash -c \"pwd\"'", 0],
-        ['ls; bash -c "pwd"', 1],
-        ["pwd", 2],
-      ],
-    ],
-    [
-      "sh -o errexit -c 'a' x",
-      [
-        ["sh -o errexit -c 'a' x", 0],
-        ["a", 1],
-      ],
-    ],
-    ["sh -- -c", [["sh -- -c", 0]]],
-    ["sh script.sh -c x", [["sh script.sh -c x", 0]]],
-    [
-      "env -i -S 'ls\\_-la \"a b\"' x",
-      [
-        ["env -i -S 'ls\\_-la \"a b\"' x", 0],
-        ["env 'ls' '-la' 'a b'", 1],
-      ],
-    ],
-    [
-      "timeout 5 /bin/ba?h -c 'ls'",
-      [
-        ["timeout 5 /bin/ba?h -c 'ls'", 0],
-        ["ls", 1],
-      ],
-    ],
-    [
-      "S\\H -c a",
-      [
-        ["S\\H -c a", 0],
-        ["a", 1],
-      ],
-    ],
-  ])("%j", (command, expected) => {
-    const { layers, tooDeep } = shellLayers(command);
-    expect(tooDeep).toBe(false);
-    expect(layers.map((layer) => [layer.text, layer.depth])).toEqual(expected);
-  });
+  it("reads the words of generated commands as every shell here does (fast-check)", () => {
+    // Lines that start with `w`, of fragments that quote, comment, escape and join lines.
+    const fragment = fc.constantFrom(
+      "a",
+      "b#",
+      " ",
+      "\t",
+      "#",
+      " #",
+      "'",
+      '"',
+      "\\",
+      "\\\n",
+      "\\ ",
+      ";",
+      "\r",
+      "\u00a0",
+      "'#'",
+      "''",
+      "\\#",
+    );
+    const line = fc.array(fragment, { maxLength: 8 }).map((parts) => `w ${parts.join("")}`);
+    const generated = fc.array(line, { minLength: 1, maxLength: 3 }).map((lines) => lines.join("\n"));
+    const commands = fc
+      .sample(generated, { numRuns: 100, seed: 26 })
+      .filter((command) => refusal(command) === undefined);
+    let compared = 0;
+    for (const shell of SHELLS) {
+      const read = shellWords(shell, commands);
+      commands.forEach((command, index) => {
+        // A syntax error (an open quote) runs nothing to compare with.
+        if (read[index] === undefined) return;
+        compared++;
+        expect([shell.join(" "), command, guardWords(command)]).toEqual([shell.join(" "), command, read[index]]);
+      });
+    }
+    expect(compared).toBeGreaterThan(60);
+    // A safety net far above what it takes (a few hundred subshells): the machine may be loaded.
+  }, 120_000);
 });
 
 describe("obfuscation (fast-check)", () => {

@@ -314,6 +314,53 @@ describe("PathLookups: one check's lookups, cached", () => {
     expect(await lookups.entry(join(workspace, "a.txt", "x"))).toEqual({ kind: "missing" });
   });
 
+  it("counts every path component a resolution walks, also those it already looked up (steps)", async () => {
+    // link0 -> chain/link1 -> chain/link2 -> chain (a directory 30 components deep).
+    const chain = join(workspace, ...Array.from({ length: 30 }, () => "c"));
+    mkdirSync(chain, { recursive: true });
+    symlinkSync(chain, join(chain, "link2"));
+    symlinkSync(join(chain, "link2"), join(chain, "link1"));
+    symlinkSync(join(chain, "link1"), join(workspace, "link0"));
+    const lookups = new PathLookups();
+    expect(await resolveWorkspacePath(options(), "link0/x", "read", lookups)).toEqual({
+      ok: true,
+      path: join(chain, "x"),
+    });
+    const { operations, steps } = lookups;
+    // Each of the three targets is walked whole: more steps than its components.
+    expect(steps).toBeGreaterThan(3 * chain.split("/").length);
+    // Everything is known now: the same resolution does no operation, and walks as much again.
+    await resolveWorkspacePath(options(), "link0/x", "write", lookups);
+    expect(lookups.operations).toBe(operations);
+    expect(lookups.steps).toBe(2 * steps);
+  });
+
+  it("calls onStep before each step and lets what it throws through", async () => {
+    const stop = new Error("stop");
+    let calls = 0;
+    const lookups = new PathLookups(undefined, () => {
+      if (++calls > 5) throw stop;
+    });
+    await expect(resolveWorkspacePath(options(), "sub/deeper/than/five/steps", "read", lookups)).rejects.toBe(stop);
+    expect(lookups.steps).toBe(6);
+  });
+
+  it("refuses a path that symlinks make longer than PATH_MAX", async () => {
+    // `far` leads to a path of about 2,050 characters (nothing there: what a write would create).
+    const long = join(workspace, ...Array.from({ length: 10 }, () => "m".repeat(200)));
+    symlinkSync(long, join(workspace, "far"));
+    const tail = Array.from({ length: 9 }, () => "n".repeat(200)).join("/");
+    const lookups = new PathLookups();
+    expect(await resolveWorkspacePath(options(), `far/${tail}`, "read", lookups)).toEqual({
+      ok: true,
+      path: `${long}/${tail}`,
+    });
+    expect(await resolveWorkspacePath(options(), `far/${tail}/${"o".repeat(300)}`, "read", lookups)).toEqual({
+      ok: false,
+      error: "path cannot be resolved: too long",
+    });
+  });
+
   it("calls onOperation before each operation it really does, and lets what it throws through", async () => {
     let calls = 0;
     const stop = new Error("stop");
