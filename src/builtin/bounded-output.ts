@@ -1,4 +1,5 @@
 import { StringDecoder } from "node:string_decoder";
+import { wholeEnd } from "../internal/describe.js";
 
 // The output of a command as the model reads it: each stream kept up to a limit, the rest counted.
 
@@ -48,8 +49,6 @@ export function formatOutput(stdout: BoundedText, stderr: BoundedText, max: numb
   }
   if (total === 0) return "(no output)";
   if (total <= max) return kept;
-  let cut = max;
-  const last = kept.charCodeAt(cut - 1);
-  if (last >= 0xd800 && last <= 0xdbff) cut--; // never end on half a surrogate pair
+  const cut = wholeEnd(kept, max); // never end on half a surrogate pair
   return `${kept.slice(0, cut)}\n... (truncated, ${total - cut} more chars)`;
 }

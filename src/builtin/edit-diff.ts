@@ -1,7 +1,6 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { formatPatch, type StructuredPatchHunk, structuredPatch } from "diff";
-import { boundText } from "../internal/describe.js";
-import { isHighSurrogate } from "./text-boundaries.js";
+import { boundText, wholeEnd } from "../internal/describe.js";
 
 /** Longest diff shown to the user by `edit_file`. */
 const MAX_DIFF_CHARS = 50_000;
@@ -138,9 +137,8 @@ async function wholeLinesDiff(
       const end = feed === -1 || feed >= to ? to : feed;
       const width = mark.length + end - at + 1;
       if (width > room) {
-        let keep = at + Math.max(0, room - mark.length - 1);
-        const last = text.charCodeAt(keep - 1);
-        if (keep > at && isHighSurrogate(last)) keep--; // never half a surrogate pair
+        const roomEnd = at + Math.max(0, room - mark.length - 1);
+        const keep = roomEnd > at ? wholeEnd(text, roomEnd) : roomEnd; // never half a surrogate pair
         lines.push(`${mark}${text.slice(at, keep)}`);
         cut = true;
         return;

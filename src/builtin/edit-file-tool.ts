@@ -1,7 +1,7 @@
 import type { FileHandle } from "node:fs/promises";
 import { basename } from "node:path";
 import { setImmediate as nextTurn } from "node:timers/promises";
-import { quoteName } from "../internal/describe.js";
+import { isHighSurrogate, isLowSurrogate, quoteName } from "../internal/describe.js";
 import type { ToolContext } from "../tool.js";
 import { errorResult, ToolResult } from "../tool-result.js";
 import { editDiff } from "./edit-diff.js";
@@ -9,7 +9,6 @@ import { checkPath, closeQuietly, openForReading } from "./file-guard.js";
 import { CHUNK_BYTES, type FileSettings } from "./file-tool-settings.js";
 import { findText } from "./find-text.js";
 import { fsFailure } from "./fs-failure.js";
-import { isHighSurrogate, isLowSurrogate } from "./text-boundaries.js";
 import { writeAtomically } from "./write-atomically.js";
 
 /** Largest file `edit_file` loads (it rewrites the whole file). */

@@ -1,8 +1,7 @@
-import { boundText, errorMessage, showValue } from "../internal/describe.js";
+import { boundText, errorMessage, showValue, wholeEnd } from "../internal/describe.js";
 import { errorResult, newToolResult, type ToolResult } from "../tool-result.js";
 import { htmlToText } from "./html-to-text.js";
 import { prettyJson } from "./pretty-json.js";
-import { isHighSurrogate } from "./text-boundaries.js";
 import { type Fetched, FetchProblem } from "./web-request.js";
 
 type Kind = "html" | "json" | "text" | "binary" | "unknown";
@@ -208,9 +207,7 @@ function cutToLimit(
   marker: { inside: string; count?: (kept: number) => string; header: string },
 ): CutContent {
   const fits = marker.inside.length <= limit;
-  let keep = fits ? limit - marker.inside.length : limit;
-  const last = text.charCodeAt(keep - 1);
-  if (isHighSurrogate(last)) keep--; // never half a surrogate pair
+  const keep = wholeEnd(text, fits ? limit - marker.inside.length : limit); // never half a surrogate pair
   const kept = text.slice(0, keep);
   if (!fits) return { shown: kept, cut: true, note: marker.header };
   return { shown: `${kept}${marker.count?.(keep) ?? marker.inside}`, cut: true };

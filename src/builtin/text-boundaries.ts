@@ -1,8 +1,3 @@
-/** Whether `code` (a UTF-16 code unit) is the first half of a surrogate pair. */
-export const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff;
-/** Whether `code` (a UTF-16 code unit) is the second half of a surrogate pair. */
-export const isLowSurrogate = (code: number) => code >= 0xdc00 && code <= 0xdfff;
-
 const isContinuation = (byte: number) => (byte & 0xc0) === 0x80;
 
 /** How many bytes the UTF-8 character led by `byte` has (1 for a byte that leads none). */

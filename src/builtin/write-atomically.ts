@@ -2,12 +2,11 @@ import { randomBytes } from "node:crypto";
 import { constants } from "node:fs";
 import { type FileHandle, link, lstat, open, rename, unlink } from "node:fs/promises";
 import { basename, join } from "node:path";
-import { quoteName } from "../internal/describe.js";
+import { isHighSurrogate, isLowSurrogate, quoteName } from "../internal/describe.js";
 import { errorResult, type ToolResult } from "../tool-result.js";
 import { closeQuietly, hardLinked, isHeldAllowed, NOFOLLOW } from "./file-guard.js";
 import type { FileSettings } from "./file-tool-settings.js";
 import { fsFailure } from "./fs-failure.js";
-import { isHighSurrogate, isLowSurrogate } from "./text-boundaries.js";
 import { errorCode, isAllowedRealPath, OUTSIDE_WORKSPACE } from "./workspace.js";
 import { openPlace } from "./write-place.js";
 

@@ -9,6 +9,16 @@ export const MAX_VALIDATION_MESSAGE_CHARS = 1_000;
 /** Longest echo of a bad value in a `TypeError` or an error message. */
 const MAX_SHOWN_VALUE_CHARS = 200;
 
+/** Whether `code` (a UTF-16 code unit) is the first half of a surrogate pair. */
+export const isHighSurrogate = (code: number): boolean => code >= 0xd800 && code <= 0xdbff;
+/** Whether `code` (a UTF-16 code unit) is the second half of a surrogate pair. */
+export const isLowSurrogate = (code: number): boolean => code >= 0xdc00 && code <= 0xdfff;
+
+/** `end`, or one less where `text.slice(0, end)` would end on the first half of a surrogate pair. */
+export function wholeEnd(text: string, end: number): number {
+  return end > 0 && isHighSurrogate(text.charCodeAt(end - 1)) ? end - 1 : end;
+}
+
 /**
  * `text` cut to at most `max` characters, ending with a marker that says how many were cut
  * (`… [1234 more characters cut]`). Every text a model or a caller can make toolloop produce
@@ -18,10 +28,7 @@ export function boundText(text: string, max: number): string {
   if (text.length <= max) return text;
   // The marker's own length depends on the count; reserve room for the longest one.
   const marker = ` … [${text.length} more characters cut]`;
-  let keep = Math.max(0, max - marker.length);
-  // Never end on the first half of a surrogate pair.
-  const last = text.charCodeAt(keep - 1);
-  if (last >= 0xd800 && last <= 0xdbff) keep--;
+  const keep = wholeEnd(text, Math.max(0, max - marker.length));
   return `${text.slice(0, keep)} … [${text.length - keep} more characters cut]`;
 }
 

@@ -1,5 +1,5 @@
 import type { ToolResult } from "../tool-result.js";
-import { boundText, MAX_VALIDATION_MESSAGE_CHARS, quoteName } from "./describe.js";
+import { boundText, MAX_VALIDATION_MESSAGE_CHARS, quoteName, wholeEnd } from "./describe.js";
 
 /**
  * The smallest `maxResultChars`: room for the cut marker (at most 36 characters) and, after it, the
@@ -15,9 +15,7 @@ export const MIN_RESULT_CHARS = 128;
 export function cutResult(text: string, max: number): string {
   if (text.length <= max) return text;
   // Room for the marker with the largest count it can show.
-  let keep = Math.max(0, max - `\n[… ${text.length} characters cut]`.length);
-  const last = text.charCodeAt(keep - 1);
-  if (last >= 0xd800 && last <= 0xdbff) keep--;
+  const keep = wholeEnd(text, Math.max(0, max - `\n[… ${text.length} characters cut]`.length));
   return `${text.slice(0, keep)}\n[… ${text.length - keep} characters cut]`;
 }
 

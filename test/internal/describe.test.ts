@@ -1,5 +1,25 @@
 import { describe, expect, it } from "vitest";
-import { boundText, cutId, describeType, errorMessage, jsonText, showValue } from "../../src/internal/describe.js";
+import {
+  boundText,
+  cutId,
+  describeType,
+  errorMessage,
+  isHighSurrogate,
+  isLowSurrogate,
+  jsonText,
+  showValue,
+  wholeEnd,
+} from "../../src/internal/describe.js";
+
+describe("wholeEnd and the surrogate checks", () => {
+  it("moves an end that would split a surrogate pair back by one, and leaves every other end", () => {
+    const text = "a😀b"; // a, high, low, b
+    expect([0, 1, 2, 3, 4].map((end) => wholeEnd(text, end))).toEqual([0, 1, 1, 3, 4]);
+    expect(isHighSurrogate(text.charCodeAt(1))).toBe(true);
+    expect(isLowSurrogate(text.charCodeAt(2))).toBe(true);
+    expect(isHighSurrogate(text.charCodeAt(2)) || isLowSurrogate(text.charCodeAt(0))).toBe(false);
+  });
+});
 
 describe("boundText", () => {
   it("keeps short text and cuts long text to the bound, saying how much was cut", () => {
