@@ -6,13 +6,16 @@ import type { RE2JS } from "re2js";
 import type { ParseArgumentsResult } from "../tool.js";
 import { boundText, cutName, isRecord, jsonText, MAX_VALIDATION_MESSAGE_CHARS } from "./describe.js";
 import { unescapePointerSegment } from "./json-pointer.js";
+import { patternSize } from "./pattern-size.js";
 import {
   addCost,
   analyseSchema,
   checkRegistryCost,
+  MAX_PATTERN_SIZE,
   NO_COST,
   type SchemaAnalysis,
   type SchemaCost,
+  SchemaLimitError,
   subtractCost,
 } from "./schema-limits.js";
 
@@ -258,8 +261,26 @@ export interface LinearRegExp {
   toString(): string;
 }
 
-const compiledPatterns = new Map<string, LinearRegExp>();
+// Compiled patterns are shared (the same pattern in many schemas is compiled once), in a cache
+// bounded in entries and in instructions: a program keeps about 200 bytes per instruction alive
+// (measured), and one pattern may have up to MAX_PATTERN_SIZE of them.
+const compiledPatterns = new Map<string, { regExp: LinearRegExp; size: number }>();
 const MAX_CACHED_PATTERNS = 500;
+const MAX_CACHED_INSTRUCTIONS = 100_000;
+let cachedInstructions = 0;
+
+// ─── Matching: a bound on the work per validation ───────────────────────────────────────────────
+//
+// Matching is linear in the text, but RE2 may take a step per instruction of the program for each
+// character: a 10,000-character argument against `(a|b|c|d|e){1,1000}$` took 0.7 s, 100,000
+// characters 8 s. A validation counts program size × characters for each string it matches and,
+// past MAX_PATTERN_WORK, stops and answers that the arguments are too long to check.
+
+/** Steps of matching (instructions × characters) one validation may take: about 0.1 s. */
+const MAX_PATTERN_WORK = 5_000_000;
+/** Steps left in the current validation: `Infinity` outside one (the tool search bounds its own). */
+let patternWorkLeft = Number.POSITIVE_INFINITY;
+const PATTERN_WORK_EXCEEDED = Symbol("pattern work exceeded");
 
 /**
  * Ajv's `code.regExp` engine: compiles a schema pattern for re2js, so that matching takes time
@@ -271,8 +292,8 @@ export function linearRegExp(pattern: string, flags: string): LinearRegExp {
   // Ajv dedupes compiled patterns by `toString()`: it must name the pattern (and it is never the
   // text of a native RegExp, so the two can never be mixed up).
   const key = `re2:${flags}:${pattern}`;
-  let compiled = compiledPatterns.get(key);
-  if (compiled !== undefined) return compiled;
+  const cached = compiledPatterns.get(key);
+  if (cached !== undefined) return cached.regExp;
   const translated = translatePattern(pattern);
   try {
     new RegExp(translated.js, flags);
@@ -282,6 +303,14 @@ export function linearRegExp(pattern: string, flags: string): LinearRegExp {
   }
   if (translated.unsupported !== undefined) {
     throw patternError(pattern, `cannot run on ${LINEAR_ENGINE}: it has ${translated.unsupported}`);
+  }
+  // Before RE2 builds it: a counted repetition multiplies the program (1 KB made 920,000 instructions).
+  const size = patternSize(pattern);
+  if (size > MAX_PATTERN_SIZE) {
+    throw patternError(
+      pattern,
+      `is too large for ${LINEAR_ENGINE}: it would compile to about ${size} instructions, at most ${MAX_PATTERN_SIZE} (use fewer or smaller counted repetitions)`,
+    );
   }
   let re2: RE2JS;
   try {
@@ -293,11 +322,22 @@ export function linearRegExp(pattern: string, flags: string): LinearRegExp {
       : "";
     throw patternError(pattern, `cannot run on ${LINEAR_ENGINE}: ${reason}${hint}`);
   }
-  compiled = { test: (text) => re2.test(text), toString: () => key };
-  if (compiledPatterns.size >= MAX_CACHED_PATTERNS) {
-    compiledPatterns.delete(compiledPatterns.keys().next().value as string);
+  const steps = re2.programSize();
+  const compiled: LinearRegExp = {
+    test: (text) => {
+      patternWorkLeft -= steps * (text.length + 1);
+      if (patternWorkLeft < 0) throw PATTERN_WORK_EXCEEDED;
+      return re2.test(text);
+    },
+    toString: () => key,
+  };
+  compiledPatterns.set(key, { regExp: compiled, size: steps });
+  cachedInstructions += steps;
+  while (compiledPatterns.size > MAX_CACHED_PATTERNS || cachedInstructions > MAX_CACHED_INSTRUCTIONS) {
+    const [oldest, evicted] = compiledPatterns.entries().next().value as [string, { size: number }];
+    compiledPatterns.delete(oldest);
+    cachedInstructions -= evicted.size;
   }
-  compiledPatterns.set(key, compiled);
   return compiled;
 }
 // Ajv writes `code` into standalone validation code only, which toolloop never generates.
@@ -312,8 +352,10 @@ linearRegExp.code = "toolloopLinearRegExp";
 // What compiling costs (CPU, measured): `inlineRefs: false` compiles each `$ref` target once, as a
 // function its references call, rather than its code again at every reference (500 references to
 // one definition: 510 ms → 20–90 ms); `code.optimize: false` skips a pass over the generated code
-// that cost about as much as generating it (5,000 properties: 920 → 430–500 ms). Neither changes
-// what validation accepts or the errors it reports.
+// that cost about as much as generating it (5,000 properties: 920 → 430–500 ms); `required` and
+// `enum` are checked in a loop from 8 names or values on, not in code written out per name (20
+// lists of 199 required names: 190 ms). None of these changes what validation accepts or the
+// errors it reports; what compiling still costs is bounded by the schema limits.
 const OPTIONS = {
   allErrors: true,
   strict: false,
@@ -321,6 +363,8 @@ const OPTIONS = {
   ownProperties: true,
   logger: false,
   inlineRefs: false,
+  loopRequired: 8,
+  loopEnum: 8,
   code: { regExp: linearRegExp, optimize: false },
 } as const satisfies Options;
 
@@ -449,9 +493,21 @@ function compile(schema: Record<string, unknown>): ValidateFunction {
   // The schema is toolloop's own copy: `$schema` (which chose the dialect) goes, so that Ajv does
   // not look for a meta-schema it may not have.
   delete schema.$schema;
-  checkAgainstMetaSchema(dialect, schema);
-  const ajv = new (loadAjv(dialect))({ ...OPTIONS, validateSchema: false });
-  return withRecursionCounter(withLinearUniqueItems(ajv)).compile(schema);
+  try {
+    checkAgainstMetaSchema(dialect, schema);
+    const ajv = new (loadAjv(dialect))({ ...OPTIONS, validateSchema: false });
+    return withRecursionCounter(withLinearUniqueItems(ajv)).compile(schema);
+  } catch (error) {
+    // Ajv compiles each reference's target from inside the function that refers to it: a chain of
+    // a few hundred definitions, each referring to the next, overflows the stack (nesting alone is
+    // bounded before). A limit of this engine, said as one.
+    if (error instanceof RangeError && /call stack/i.test(error.message)) {
+      throw new SchemaLimitError("its $refs lead through too many subschemas one after another to compile", {
+        cause: error,
+      });
+    }
+    throw error;
+  }
 }
 
 function isEmptySchema(schema: Record<string, unknown>): boolean {
@@ -477,7 +533,7 @@ export interface CompiledSchema {
 const byObject = new WeakMap<object, CompiledSchema>();
 const byText = new Map<string, CompiledSchema>();
 const MAX_CACHED_TEXTS = 500;
-const CACHED_COST: Readonly<SchemaCost> = { subschemas: 50_000, keywords: 250_000, patterns: 1_000 };
+const CACHED_COST: Readonly<SchemaCost> = { subschemas: 50_000, keywords: 250_000, patterns: 1_000, compiled: 50_000 };
 let cachedCost: SchemaCost = NO_COST;
 
 function cacheByText(text: string, compiled: CompiledSchema): void {
@@ -487,7 +543,8 @@ function cacheByText(text: string, compiled: CompiledSchema): void {
     byText.size > MAX_CACHED_TEXTS ||
     cachedCost.subschemas > CACHED_COST.subschemas ||
     cachedCost.keywords > CACHED_COST.keywords ||
-    cachedCost.patterns > CACHED_COST.patterns
+    cachedCost.patterns > CACHED_COST.patterns ||
+    cachedCost.compiled > CACHED_COST.compiled
   ) {
     const [oldest, evicted] = byText.entries().next().value as [string, CompiledSchema];
     byText.delete(oldest);
@@ -500,25 +557,40 @@ const ACCEPT_ANY: CompiledSchema = {
   cost: NO_COST,
 };
 
-function argumentsValidator(validate: ValidateFunction, recursive: boolean): ArgumentsValidator {
+/**
+ * The validator of a compiled schema; one with recursive parts counts its entries into them, and
+ * one with patterns the steps of matching, each stopping past its bound with an answer the model
+ * can act on.
+ */
+function argumentsValidator(validate: ValidateFunction, recursive: boolean, patterns: boolean): ArgumentsValidator {
   const check = (args: Record<string, unknown>): ParseArgumentsResult => {
     if (validate(args)) return { success: true, data: args };
     return { success: false, error: formatAjvErrors(validate.errors ?? []) };
   };
-  if (!recursive) return check;
+  if (!recursive && !patterns) return check;
   return (args) => {
-    const allowed = RECURSION_BASE + RECURSION_PER_VALUE * countValues(args);
+    const allowed = recursive ? RECURSION_BASE + RECURSION_PER_VALUE * countValues(args) : Number.POSITIVE_INFINITY;
     recursionLeft = allowed;
+    if (patterns) patternWorkLeft = MAX_PATTERN_WORK;
     try {
       return check(args);
     } catch (error) {
-      if (error !== RECURSION_EXCEEDED) throw error;
-      return {
-        success: false,
-        error: `(root): too deeply nested to check against the tool's recursive schema (it would enter its recursive parts more than ${allowed} times): nest the arguments less deeply`,
-      };
+      if (error === RECURSION_EXCEEDED) {
+        return {
+          success: false,
+          error: `(root): too deeply nested to check against the tool's recursive schema (it would enter its recursive parts more than ${allowed} times): nest the arguments less deeply`,
+        };
+      }
+      if (error === PATTERN_WORK_EXCEEDED) {
+        return {
+          success: false,
+          error: `(root): the strings are too long to check against the tool's patterns (more than ${MAX_PATTERN_WORK} steps of matching): send shorter strings`,
+        };
+      }
+      throw error;
     } finally {
       recursionLeft = Number.POSITIVE_INFINITY;
+      patternWorkLeft = Number.POSITIVE_INFINITY;
     }
   };
 }
@@ -527,7 +599,8 @@ function argumentsValidator(validate: ValidateFunction, recursive: boolean): Arg
 function build(copy: Record<string, unknown>, analysis: SchemaAnalysis): CompiledSchema {
   for (const entry of analysis.recursionEntries) entry[RECURSION_KEYWORD] = true;
   const validate = compile(copy);
-  return { validate: argumentsValidator(validate, analysis.recursionEntries.length > 0), cost: analysis.cost };
+  const recursive = analysis.recursionEntries.length > 0;
+  return { validate: argumentsValidator(validate, recursive, analysis.cost.patterns > 0), cost: analysis.cost };
 }
 
 /**

@@ -3,6 +3,7 @@ import type * as AjvResolve from "ajv/dist/compile/resolve.js";
 import type { UriResolver } from "ajv/dist/types/index.js";
 import { boundText, isRecord } from "./describe.js";
 import { unescapePointerSegment } from "./json-pointer.js";
+import { patternSize } from "./pattern-size.js";
 
 // ─── What a schema costs ────────────────────────────────────────────────────────────────────────
 //
@@ -26,6 +27,13 @@ export interface SchemaCost {
   keywords: number;
   /** Distinct patterns: `pattern` values and `patternProperties` keys (each one a compiled RE2 program). */
   patterns: number;
+  /**
+   * What compiling costs, in units of roughly 0.05 ms of CPU: what Ajv compiles — the schema, and
+   * each `$ref` target once per way the references write it — one unit per subschema and per
+   * keyword that checks something (annotations such as `description` cost nothing; each name a
+   * `dependencies` entry requires counts), and each distinct pattern by the size of its program.
+   */
+  compiled: number;
 }
 
 /** Most one schema may cost. */
@@ -33,6 +41,7 @@ export const SCHEMA_LIMITS: Readonly<SchemaCost> = Object.freeze({
   subschemas: 5_000,
   keywords: 25_000,
   patterns: 100,
+  compiled: 2_500,
 });
 
 /** Most the schemas of one registry's tools may cost together (and so one MCP import). */
@@ -40,15 +49,39 @@ export const REGISTRY_SCHEMA_LIMITS: Readonly<SchemaCost> = Object.freeze({
   subschemas: 100_000,
   keywords: 500_000,
   patterns: 10_000,
+  compiled: 100_000,
 });
 
 /** The cost of a tool whose schema is not compiled (an empty schema, or its own `parseArguments`). */
-export const NO_COST: Readonly<SchemaCost> = Object.freeze({ subschemas: 0, keywords: 0, patterns: 0 });
+export const NO_COST: Readonly<SchemaCost> = Object.freeze({ subschemas: 0, keywords: 0, patterns: 0, compiled: 0 });
+
+/**
+ * Largest RE2 program one pattern may compile to, in instructions (estimated from the pattern):
+ * a counted repetition multiplies what it repeats, so 1 KB of `(?:w0|w1|…){1,1000}` compiled to
+ * 920,000 instructions — a second of CPU to compile, and as many steps per character to match.
+ */
+export const MAX_PATTERN_SIZE = 5_000;
+
+/**
+ * Most subschemas nested in one another (references aside) in one schema. Compiling costs more
+ * than linearly with the nesting — per subschema, 100 levels of `items` took 30 µs, 250 levels
+ * 120 µs, 400 levels 230 µs — and Ajv's recursion overflows the stack past about 700.
+ */
+export const MAX_NESTING = 64;
+
+/**
+ * Most subschemas one after another, references followed (a cycle counts all its subschemas):
+ * Ajv compiles a reference's target from inside the function that refers to it, so a chain of
+ * 240 definitions each referring to the next overflowed the stack, or not, depending on the state
+ * of the JIT. Below it, compiling never comes near the stack's end.
+ */
+export const MAX_CHAIN = 256;
 
 const MEASURES: ReadonlyArray<readonly [keyof SchemaCost, string]> = [
   ["subschemas", "subschemas (its $refs followed)"],
   ["patterns", "patterns"],
   ["keywords", "keywords (its $refs followed)"],
+  ["compiled", "units of compiling (each subschema and checking keyword Ajv compiles, patterns by size)"],
 ];
 
 /** A schema over a limit: a `TypeError` (what `register` throws), told apart from an invalid schema. */
@@ -93,6 +126,7 @@ export function subtractCost(a: SchemaCost, b: SchemaCost): SchemaCost {
     subschemas: a.subschemas - b.subschemas,
     keywords: a.keywords - b.keywords,
     patterns: a.patterns - b.patterns,
+    compiled: a.compiled - b.compiled,
   };
 }
 
@@ -102,6 +136,7 @@ export function addCost(a: SchemaCost, b: SchemaCost): SchemaCost {
     subschemas: a.subschemas + b.subschemas,
     keywords: a.keywords + b.keywords,
     patterns: a.patterns + b.patterns,
+    compiled: a.compiled + b.compiled,
   };
 }
 
@@ -180,6 +215,20 @@ class RefResolver {
   enter(base: string, schema: Record<string, unknown>): string {
     const id = schema.$id;
     return typeof id === "string" && id !== "" ? this.#helpers.resolve.resolveUrl(this.#helpers.uri, base, id) : base;
+  }
+
+  /**
+   * The URI Ajv compiles the target of `$ref: ref` at `base` under: one function per URI, so a
+   * target written two ways is compiled twice. `null` for the document's root itself (Ajv calls
+   * the function it is compiling) and for what Ajv cannot resolve (`resolve` refuses it).
+   */
+  key(base: string, ref: string): string | null {
+    if ((ref === "#" || ref === "#/") && base === this.rootBase) return null;
+    try {
+      return this.#helpers.resolve.resolveUrl(this.#helpers.uri, base, ref);
+    } catch {
+      return null;
+    }
   }
 
   /** What `$ref: ref` at base URI `base` names: a subschema, a meta-schema, or `undefined` when Ajv could not resolve it either. */
@@ -283,6 +332,69 @@ const NESTED_LIST_OR_SINGLE = ["items", "prefixItems"] as const;
 /** Keywords whose value is literal data, never a subschema. */
 const DATA_KEYWORDS = new Set(["default", "enum", "const", "examples", "required"]);
 
+/**
+ * Keywords Ajv generates code for; the rest (`description`, `title`, `default`, `examples`,
+ * `format` — not asserted —, vendor keywords …) compile to nothing.
+ */
+const CHECKING_KEYWORDS = new Set([
+  "type",
+  "nullable",
+  "enum",
+  "const",
+  "multipleOf",
+  "maximum",
+  "exclusiveMaximum",
+  "minimum",
+  "exclusiveMinimum",
+  "maxLength",
+  "minLength",
+  "pattern",
+  "maxItems",
+  "minItems",
+  "uniqueItems",
+  "maxContains",
+  "minContains",
+  "maxProperties",
+  "minProperties",
+  "required",
+  "dependentRequired",
+  "dependencies",
+  "dependentSchemas",
+  "$ref",
+  "$dynamicRef",
+  "$recursiveRef",
+  "$dynamicAnchor",
+  "$recursiveAnchor",
+  "not",
+  "if",
+  "then",
+  "else",
+  "allOf",
+  "anyOf",
+  "oneOf",
+  "items",
+  "prefixItems",
+  "additionalItems",
+  "contains",
+  "properties",
+  "patternProperties",
+  "additionalProperties",
+  "propertyNames",
+  "unevaluatedItems",
+  "unevaluatedProperties",
+]);
+/** Keywords whose arrays of property names Ajv checks name by name (no loop): each name counts. */
+const NAME_LIST_MAPS = ["dependencies", "dependentRequired"] as const;
+
+/** Compile units of a `false` subschema (measured: as much as `{ type: "string" }`). */
+const FALSE_UNITS = 2;
+/** Compile units of a reference to a meta-schema: Ajv compiles the meta-schema (a few ms). */
+const META_SCHEMA_UNITS = 100;
+/** Compile units of a pattern besides its program (checking it, translating it, RE2's parse). */
+const PATTERN_UNITS = 5;
+/** Instructions of a pattern's program per compile unit. */
+const PATTERN_INSTRUCTIONS_PER_UNIT = 4;
+
 /** The graph's shared node for `true`, `false` and meta-schemas: one check, no keywords, no edges. */
 const LEAF = 0;
 
@@ -298,6 +410,8 @@ interface GraphNode {
   schema: Record<string, unknown> | undefined;
   base: string;
   keywords: number;
+  /** Compile units of the node itself: one, and one per checking keyword (or name it checks). */
+  units: number;
   edges: Edge[];
   /** The reference this node holds, for messages. */
   ref?: string;
@@ -316,7 +430,9 @@ export interface SchemaAnalysis {
 }
 
 class SchemaGraph {
-  readonly nodes: GraphNode[] = [{ schema: undefined, base: "", keywords: 0, edges: [] }];
+  readonly nodes: GraphNode[] = [{ schema: undefined, base: "", keywords: 0, units: 1, edges: [] }];
+  /** What Ajv compiles besides the root, by the URI it compiles it under: a node, or LEAF for a meta-schema. */
+  readonly compiledRefs = new Map<string, number>();
   readonly #byObject = new Map<object, Map<string, number>>();
   readonly #resolver: RefResolver;
   readonly #patterns = new Set<string>();
@@ -334,8 +450,8 @@ class SchemaGraph {
     for (let index = 1; index < this.nodes.length; index++) this.#expand(index);
   }
 
-  get patterns(): number {
-    return this.#patterns.size;
+  get patterns(): ReadonlySet<string> {
+    return this.#patterns;
   }
 
   #node(target: Target): number {
@@ -357,7 +473,7 @@ class SchemaGraph {
     }
     const index = this.nodes.length;
     bases.set(base, index);
-    this.nodes.push({ schema, base, keywords: 0, edges: [] });
+    this.nodes.push({ schema, base, keywords: 0, units: 0, edges: [] });
     return index;
   }
 
@@ -371,16 +487,29 @@ class SchemaGraph {
   }
 
   #sub(from: GraphNode, value: unknown, inPlace: boolean): void {
-    if (typeof value === "boolean") this.#edge(from, LEAF, false, inPlace);
-    else if (isRecord(value)) {
+    if (typeof value === "boolean") {
+      this.#edge(from, LEAF, false, inPlace);
+      // `false` compiles to a check and its error (as much as a typed subschema); `true` to nothing.
+      if (!value) from.units += FALSE_UNITS;
+    } else if (isRecord(value)) {
       this.#edge(from, this.#node({ schema: value, base: this.#resolver.enter(from.base, value) }), false, inPlace);
     }
   }
 
-  #reference(from: GraphNode, ref: string, targets: ReadonlyArray<Target | typeof META>): void {
+  /**
+   * Edges to what a reference may land on. Each target is also compiled: once per URI (`key`),
+   * or — a dynamic candidate (`undefined`), which Ajv reaches through its resource — once per node.
+   */
+  #reference(
+    from: GraphNode,
+    ref: string,
+    targets: ReadonlyArray<readonly [key: string | null | undefined, target: Target | typeof META]>,
+  ): void {
     from.ref ??= ref;
-    for (const target of targets) {
-      this.#edge(from, target === META ? LEAF : this.#node(target), true, true);
+    for (const [key, target] of targets) {
+      const to = target === META ? LEAF : this.#node(target);
+      this.#edge(from, to, true, true);
+      if (key !== null) this.compiledRefs.set(key ?? ` node ${to}`, to);
     }
   }
 
@@ -400,6 +529,16 @@ class SchemaGraph {
     withOwnProtoProperty(schema);
     const keys = Object.keys(schema);
     node.keywords = keys.length;
+    node.units = 1;
+    for (const key of keys) if (CHECKING_KEYWORDS.has(key)) node.units++;
+    for (const keyword of NAME_LIST_MAPS) {
+      const map = Object.hasOwn(schema, keyword) ? schema[keyword] : undefined;
+      if (!isRecord(map)) continue;
+      for (const key of Object.keys(map)) {
+        const names = map[key];
+        if (Array.isArray(names)) node.units += names.length;
+      }
+    }
     this.#keywords += keys.length;
     if (this.#keywords > this.#limits.keywords) {
       throw new SchemaLimitError(
@@ -408,18 +547,22 @@ class SchemaGraph {
     }
     if (typeof schema.pattern === "string") this.#patterns.add(schema.pattern);
 
-    if (typeof schema.$ref === "string") this.#reference(node, schema.$ref, [this.#resolve(node, "$ref", schema.$ref)]);
+    const resolved = (keyword: string, ref: string) =>
+      [this.#resolver.key(node.base, ref), this.#resolve(node, keyword, ref)] as const;
+    const candidate = (target: Target) => [undefined, target] as const;
+    if (typeof schema.$ref === "string") this.#reference(node, schema.$ref, [resolved("$ref", schema.$ref)]);
     // A dynamic reference may land on its static target or on any subschema declaring the
     // anchor, depending on the path taken: counted as all of them.
     if (typeof schema.$dynamicRef === "string") {
       const ref = schema.$dynamicRef;
       const anchor = ref.includes("#") ? ref.slice(ref.indexOf("#") + 1) : undefined;
       const dynamic = anchor === undefined ? [] : (this.#anchors().get(`#${anchor}`) ?? []);
-      this.#reference(node, ref, [this.#resolve(node, "$dynamicRef", ref), ...dynamic]);
+      this.#reference(node, ref, [resolved("$dynamicRef", ref), ...dynamic.map(candidate)]);
     }
     if (typeof schema.$recursiveRef === "string") {
       const ref = schema.$recursiveRef;
-      this.#reference(node, ref, [this.#resolve(node, "$recursiveRef", ref), ...(this.#anchors().get("") ?? [])]);
+      const dynamic = this.#anchors().get("") ?? [];
+      this.#reference(node, ref, [resolved("$recursiveRef", ref), ...dynamic.map(candidate)]);
     }
 
     for (const keyword of IN_PLACE_SINGLE) if (Object.hasOwn(schema, keyword)) this.#sub(node, schema[keyword], true);
@@ -552,6 +695,69 @@ function components(nodes: readonly GraphNode[]): { of: Int32Array; order: numbe
   return { of, order };
 }
 
+/**
+ * Compile units of each node with what Ajv compiles into the same function: its subschemas, not
+ * following references; and how deep they nest. Subschemas nest
+ * as a tree (the schema is a JSON copy), so this is one pass.
+ */
+function inlineUnits(nodes: readonly GraphNode[]): { inline: Float64Array; nesting: Int32Array } {
+  const inline = new Float64Array(nodes.length).fill(-1);
+  const nesting = new Int32Array(nodes.length);
+  // A boolean subschema counts in the node it is in (see FALSE_UNITS).
+  inline[LEAF] = 0;
+  const work: Array<[node: number, edge: number]> = [];
+  for (let start = 1; start < nodes.length; start++) {
+    if ((inline[start] as number) >= 0) continue;
+    work.push([start, 0]);
+    while (work.length > 0) {
+      const frame = work[work.length - 1] as [number, number];
+      const node = nodes[frame[0]] as GraphNode;
+      if (frame[1] < node.edges.length) {
+        const edge = node.edges[frame[1]++] as Edge;
+        if (!edge.ref && (inline[edge.to] as number) < 0) work.push([edge.to, 0]);
+        continue;
+      }
+      work.pop();
+      let units = node.units;
+      let depth = 0;
+      for (const edge of node.edges) {
+        if (edge.ref) continue;
+        units += inline[edge.to] as number;
+        depth = Math.max(depth, (nesting[edge.to] as number) + 1);
+      }
+      inline[frame[0]] = Math.min(units, SHOWN_COUNT);
+      nesting[frame[0]] = depth;
+    }
+  }
+  return { inline, nesting };
+}
+
+/**
+ * Compile units of a schema: the root's function, each reference target's (once per URI it is
+ * compiled under), each distinct pattern by its program's size. Throws a {@link SchemaLimitError}
+ * for subschemas nested deeper than {@link MAX_NESTING}, or a pattern whose program would be
+ * larger than {@link MAX_PATTERN_SIZE}.
+ */
+function compileUnits(graph: SchemaGraph): number {
+  const { inline, nesting } = inlineUnits(graph.nodes);
+  const deepest = nesting.reduce((most, depth) => Math.max(most, depth), 0);
+  if (deepest > MAX_NESTING) {
+    throw new SchemaLimitError(`it nests subschemas ${deepest} deep (its $refs aside), at most ${MAX_NESTING}`);
+  }
+  let units = inline[1] as number;
+  for (const to of graph.compiledRefs.values()) units += to === LEAF ? META_SCHEMA_UNITS : (inline[to] as number);
+  for (const pattern of graph.patterns) {
+    const size = patternSize(pattern);
+    if (size > MAX_PATTERN_SIZE) {
+      throw new SchemaLimitError(
+        `its pattern ${JSON.stringify(boundText(pattern, 200))} would compile to about ${countText(size)} instructions, at most ${MAX_PATTERN_SIZE} (use fewer or smaller counted repetitions)`,
+      );
+    }
+    units += PATTERN_UNITS + Math.ceil(size / PATTERN_INSTRUCTIONS_PER_UNIT);
+  }
+  return Math.min(units, SHOWN_COUNT);
+}
+
 /** A reference that leads back to the same value without descending into it: validation would recurse forever. */
 function checkNoInPlaceCycle(nodes: readonly GraphNode[]): void {
   const indegree = new Int32Array(nodes.length);
@@ -612,11 +818,14 @@ export function analyseSchema(
   // refers to outside counts in full.
   const subschemas = new Float64Array(order.length);
   const keywords = new Float64Array(order.length);
+  // The longest chain of subschemas from each component on (the component's own all counted).
+  const chain = new Float64Array(order.length);
   const recursionEntries: Record<string, unknown>[] = [];
   for (let component = 0; component < order.length; component++) {
     const members = order[component] as number[];
     let visits = 1;
     let words = 0;
+    let after = 0;
     let cyclic = false;
     for (const member of members) {
       const node = nodes[member] as GraphNode;
@@ -629,11 +838,13 @@ export function analyseSchema(
         } else {
           visits += subschemas[target] as number;
           words += keywords[target] as number;
+          after = Math.max(after, chain[target] as number);
         }
       }
     }
     subschemas[component] = Math.min(visits, SHOWN_COUNT);
     keywords[component] = Math.min(words, SHOWN_COUNT);
+    chain[component] = members.length + after;
     if (!cyclic) continue;
     for (const member of members) {
       for (const edge of (nodes[member] as GraphNode).edges) {
@@ -643,11 +854,21 @@ export function analyseSchema(
     }
   }
   const root = of[1] as number;
-  const cost: SchemaCost = {
+  const expanded: SchemaCost = {
     subschemas: subschemas[root] as number,
     keywords: keywords[root] as number,
-    patterns: graph.patterns,
+    patterns: graph.patterns.size,
+    compiled: 0,
   };
+  // What validation would visit first (an exponential fan-out is best told as such), then what
+  // compiling would go through.
+  checkSchemaCost(expanded, limits);
+  if ((chain[root] as number) > MAX_CHAIN) {
+    throw new SchemaLimitError(
+      `its $refs lead through ${chain[root]} subschemas one after another, at most ${MAX_CHAIN}`,
+    );
+  }
+  const cost: SchemaCost = { ...expanded, compiled: compileUnits(graph) };
   checkSchemaCost(cost, limits);
   return { cost, recursionEntries: [...new Set(recursionEntries)] };
 }

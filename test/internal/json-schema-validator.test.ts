@@ -5,7 +5,7 @@ import { describe, expect, it, vi } from "vitest";
 import * as z from "zod";
 import { defineTool } from "../../src/define-tool.js";
 import { newToolResult, type Tool, ToolRegistry } from "../../src/index.js";
-import { compileJsonSchemaValidator, formatIssues } from "../../src/internal/json-schema-validator.js";
+import { compileJsonSchemaValidator, formatIssues, linearRegExp } from "../../src/internal/json-schema-validator.js";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -315,6 +315,69 @@ describe("schema patterns run on a linear-time engine (D01)", () => {
       );
     });
     expect(JSON.parse(output)).toEqual({ before: { ajv: false, re2js: false }, after: { ajv: true, re2js: true } });
+  });
+});
+
+describe("patterns: bounded programs, bounded matching", () => {
+  it("refuses a pattern whose program would be huge, before RE2 builds it (it also guards the tool search)", () => {
+    const words = Array.from({ length: 100 }, (_, index) => `w${index}`.padEnd(10, "z")).join("|");
+    expect(() => linearRegExp(`(?:${words}){1,1000}`, "u")).toThrow(
+      /^pattern "\(\?:w0zz.*" is too large for toolloop's linear-time engine \(RE2, which has no backreferences, lookahead or lookbehind\): it would compile to about 1103000 instructions, at most 5000 \(use fewer or smaller counted repetitions\)$/,
+    );
+    expect(linearRegExp("^[a-z]{1,1000}$", "u").test("abc")).toBe(true);
+  });
+
+  it("stops matching past 5,000,000 steps per validation (program × characters) and says why", () => {
+    // About 2,000 instructions: 10,000 characters took the old validator 0.3–0.7 s to refuse.
+    const validate = patternValidator("[a-e]{1,1000}$");
+    const text = `${"ab".repeat(5_000)}!`;
+    expect(errorOf(validate({ s: text }))).toBe(
+      "(root): the strings are too long to check against the tool's patterns (more than 5000000 steps of matching): send shorter strings",
+    );
+    // Shorter strings are checked as usual, the budget renewed on each call.
+    expect(validate({ s: "abc" }).success).toBe(true);
+    expect(errorOf(validate({ s: "abc!" }))).toBe('s: must match pattern "[a-e]{1,1000}$"');
+    // A simple pattern checks long text: 100,000 characters of ^[a-z]+$ take 900,000 steps.
+    expect(accepts("^[a-z]+$", "a".repeat(100_000))).toBe(true);
+  });
+
+  it("counts the matching of every key against patternProperties too", () => {
+    const validate = compileJsonSchemaValidator({
+      type: "object",
+      patternProperties: { "^[a-e]{1,1000}$": { type: "string" } },
+    });
+    // 10 keys of 101 characters: about 2,000,000 steps.
+    const args = Object.fromEntries(Array.from({ length: 10 }, (_, index) => [`${"ab".repeat(50)}${index}`, "x"]));
+    expect(validate(args).success).toBe(true);
+    const long = Object.fromEntries(Array.from({ length: 30 }, (_, index) => [`${"ab".repeat(1_000)}${index}`, "x"]));
+    expect(errorOf(validate(long))).toMatch(/^\(root\): the strings are too long to check against the tool's patterns/);
+  });
+});
+
+describe("required and enum are checked in loops: same answers", () => {
+  it("reports missing required properties one by one, as before", () => {
+    const required = Array.from({ length: 20 }, (_, index) => `r${index}`);
+    const validate = compileJsonSchemaValidator({ type: "object", required });
+    expect(errorOf(validate({ r3: 1 }))).toBe(
+      "r0: required property is missing; r1: required property is missing; r2: required property is missing; r4: required property is missing; r5: required property is missing; r6: required property is missing; r7: required property is missing; r8: required property is missing; … and 11 more",
+    );
+    // Own properties only, in the loop too.
+    expect(validate(Object.fromEntries(required.map((name) => [name, 0]))).success).toBe(true);
+    expect(
+      errorOf(
+        compileJsonSchemaValidator({ type: "object", required: [...required, "toString"] })(
+          Object.fromEntries(required.map((name) => [name, 0])),
+        ),
+      ),
+    ).toBe("toString: required property is missing");
+  });
+
+  it("accepts exactly the values of a 30-value enum, objects compared by value", () => {
+    const values = [...Array.from({ length: 29 }, (_, index) => `v${index}`), { a: [1, 2] }];
+    const validate = compileJsonSchemaValidator({ type: "object", properties: { e: { enum: values } } });
+    expect(validate({ e: "v28" }).success).toBe(true);
+    expect(validate({ e: { a: [1, 2] } }).success).toBe(true);
+    expect(errorOf(validate({ e: "v29" }))).toMatch(/^e: must be one of "v0", "v1", .*, … and 20 more$/);
   });
 });
 

@@ -80,7 +80,7 @@ describe("the expanded size of a schema ($ref fan-out)", () => {
   it("counts each subschema as often as validation would visit it, references followed", () => {
     // root, `value` (its $ref), d0; each level: the allOf node, then two $ref nodes, each → the
     // next level. E(last) = 1, E(level) = 3 + 2 E(next): the root's is 2^(levels + 2) − 1.
-    expect(measure(fanOut(0)).cost).toEqual({ subschemas: 3, keywords: 5, patterns: 0 });
+    expect(measure(fanOut(0)).cost).toEqual({ subschemas: 3, keywords: 5, patterns: 0, compiled: 7 });
     expect(measure(fanOut(1)).cost.subschemas).toBe(7);
     expect(measure(fanOut(10)).cost.subschemas).toBe(2 ** 12 - 1);
     const reused = { type: "object", properties: { a: { $ref: "#/$defs/p" }, b: { $ref: "#/$defs/p" } } };
@@ -340,6 +340,138 @@ describe("patterns and keywords per schema", () => {
     expect(() => new ToolRegistry().register(tool("verbose", { type: "object", ...keywords }))).toThrow(
       `tool "verbose": parameters is over the schema limits: it has more than ${SCHEMA_LIMITS.keywords} keywords, at most ${SCHEMA_LIMITS.keywords}`,
     );
+  });
+});
+
+describe("what compiling costs: units of compiling, nesting, chains of references, pattern programs", () => {
+  const big = (count: number) => ({
+    type: "object",
+    properties: Object.fromEntries(
+      Array.from({ length: count }, (_, index) => [`q${index}`, { type: "string", minLength: 1 }]),
+    ),
+  });
+
+  it("counts each subschema and each keyword that checks something; annotations and vendor keywords are free", () => {
+    const annotated = {
+      type: "object",
+      description: "d",
+      properties: {
+        a: { type: "string", description: "d", title: "t", examples: ["x"], default: "x", format: "email", "x-v": 1 },
+        b: false,
+        c: true,
+      },
+    };
+    // root: itself, type, properties; a: itself, type; `false`: 2; `true`: nothing
+    expect(measure(annotated).cost.compiled).toBe(3 + 2 + 2);
+  });
+
+  it("counts a $ref target once per way it is written (Ajv compiles one function per URI)", () => {
+    const refs = (...written: string[]) => ({
+      type: "object",
+      properties: Object.fromEntries(written.map((ref, index) => [`p${index}`, { $ref: ref }])),
+      $defs: { A: { type: "object", properties: { x: { type: "string" } } } },
+    });
+    // root 3; each property 2; A: 3 + x 2
+    expect(measure(refs("#/$defs/A")).cost.compiled).toBe(3 + 2 + 5);
+    expect(measure(refs("#/$defs/A", "#/$defs/A", "#/$defs/A")).cost.compiled).toBe(3 + 3 * 2 + 5);
+    expect(measure(refs("#/$defs/A", "#/%24defs/A")).cost.compiled).toBe(3 + 2 * 2 + 2 * 5);
+  });
+
+  it("refuses a large definition referred to in 16 spellings: within the expanded size, but compiled 16 times", () => {
+    // `$` is reserved in a URI: "%24" stays a different URI, and Ajv compiles one function for each.
+    const spellings = Array.from(
+      { length: 16 },
+      (_, index) => `#/definitions/${[..."$$$$"].map((char, at) => ((index >> at) & 1 ? "%24" : char)).join("")}`,
+    );
+    const schema = {
+      type: "object",
+      properties: Object.fromEntries(spellings.map((ref, index) => [`p${index}`, { $ref: ref }])),
+      definitions: { $$$$: big(300) },
+    };
+    const once = measure({ ...schema, properties: { p0: { $ref: spellings[0] } } }).cost;
+    expect(once.compiled).toBe(3 + 2 + (3 + 300 * 3));
+    // All 16: 16 × 301 subschemas to visit (under 5,000), 16 × 903 units to compile.
+    const error = thrown(() => new ToolRegistry().register(tool("spelled", schema)));
+    expect(error).toBeInstanceOf(SchemaLimitError);
+    expect(error.message).toBe(
+      `tool "spelled": parameters is over the schema limits: it has ${3 + 16 * 2 + 16 * 903} units of compiling (each subschema and checking keyword Ajv compiles, patterns by size), at most 2500`,
+    );
+  });
+
+  it("counts each name a dependencies entry requires (Ajv writes a check for each): 3,000 names are refused", () => {
+    const names = Array.from({ length: 10 }, (_, index) => `n${index}`);
+    const schema = {
+      type: "object",
+      dependencies: Object.fromEntries(Array.from({ length: 300 }, (_, index) => [`p${index}`, names])),
+    };
+    expect(measure({ ...schema, dependencies: { a: names } }).cost.compiled).toBe(3 + 10);
+    expect(() => new ToolRegistry().register(tool("deps", schema))).toThrow(
+      /parameters is over the schema limits: it has 3003 units of compiling/,
+    );
+  });
+
+  it("refuses a pattern whose program would be huge (a counted repetition multiplies it), before RE2 builds it", () => {
+    // 1 KB: 920,000 instructions, a second to compile, as many steps per character matched.
+    const words = Array.from({ length: 100 }, (_, index) => `w${index}`.padEnd(10, "z")).join("|");
+    const pattern = `(?:${words}){1,1000}`;
+    expect(pattern.length).toBeLessThan(1_200);
+    const schema = { type: "object", properties: { a: { type: "string", pattern } } };
+    const error = thrown(() => new ToolRegistry().register(tool("huge_pattern", schema)));
+    expect(error).toBeInstanceOf(SchemaLimitError);
+    expect(error.message).toMatch(
+      /^tool "huge_pattern": parameters is over the schema limits: its pattern "\(\?:w0zz.* would compile to about 1103000 instructions, at most 5000 \(use fewer or smaller counted repetitions\)$/,
+    );
+    // Ordinary patterns are cheap: an e-mail address with counted lengths is about 700.
+    const email = "^[a-zA-Z0-9._-]{1,64}@[a-zA-Z0-9.-]{1,255}\\.[a-zA-Z]{2,24}$";
+    expect(measure({ type: "object", properties: { a: { type: "string", pattern: email } } }).cost.compiled).toBe(
+      3 + 3 + 5 + Math.ceil(689 / 4),
+    );
+  });
+
+  it(`refuses subschemas nested more than 64 deep (compiling them costs more than linearly), accepts 64`, () => {
+    const nested = (depth: number) => {
+      let node: Record<string, unknown> = { type: "string" };
+      for (let level = 1; level < depth; level++) node = { type: "array", items: node };
+      return { type: "object", properties: { a: node } };
+    };
+    expect(() => new ToolRegistry().register(tool("ok", nested(64)))).not.toThrow();
+    expect(() => new ToolRegistry().register(tool("deep", nested(65)))).toThrow(
+      'tool "deep": parameters is over the schema limits: it nests subschemas 65 deep (its $refs aside), at most 64',
+    );
+  });
+
+  it("refuses a chain of 300 definitions each referring to the next, saying so (Ajv's recursion overflowed the stack)", () => {
+    const chain = (length: number) => {
+      const $defs: Record<string, unknown> = {};
+      for (let index = 0; index < length; index++) {
+        $defs[`d${index}`] =
+          index + 1 < length
+            ? { type: "object", properties: { next: { $ref: `#/$defs/d${index + 1}` } } }
+            : { type: "string" };
+      }
+      return { type: "object", properties: { v: { $ref: "#/$defs/d0" } }, $defs };
+    };
+    const error = thrown(() => new ToolRegistry().register(tool("chain", chain(300))));
+    expect(error).toBeInstanceOf(SchemaLimitError);
+    expect(error.message).toBe(
+      'tool "chain": parameters is over the schema limits: its $refs lead through 601 subschemas one after another, at most 256',
+    );
+    expect(() => new ToolRegistry().register(tool("short_chain", chain(100)))).not.toThrow();
+  });
+
+  it("accepts a large ordinary schema: 1,000 described properties, enums, nested objects", async () => {
+    const properties: Record<string, unknown> = {};
+    for (let index = 0; index < 1_000; index++) {
+      properties[`field_${index}`] =
+        index % 10 === 0
+          ? { type: "string", description: `field ${index}`, enum: ["a", "b", "c", "d", "e", "f", "g", "h", "i"] }
+          : { type: "string", description: `field ${index}` };
+    }
+    const schema = { type: "object", properties, required: ["field_0"] };
+    expect(measure(schema).cost.compiled).toBeLessThanOrEqual(SCHEMA_LIMITS.compiled);
+    const registry = new ToolRegistry();
+    registry.register(tool("wide", schema));
+    expect((await registry.execute("wide", { field_0: "a" })).forLLM).toBe("ran");
   });
 });
 
