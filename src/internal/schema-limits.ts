@@ -397,6 +397,9 @@ const PATTERN_INSTRUCTIONS_PER_UNIT = 4;
 
 /** The graph's shared node for `true`, `false` and meta-schemas: one check, no keywords, no edges. */
 const LEAF = 0;
+/** In {@link SchemaGraph.compiledRefs}: a reference to a meta-schema, and one to `false`. */
+const META_TARGET = -1;
+const FALSE_TARGET = -2;
 
 interface Edge {
   to: number;
@@ -413,7 +416,7 @@ interface GraphNode {
   /** Compile units of the node itself: one, and one per checking keyword (or name it checks). */
   units: number;
   edges: Edge[];
-  /** The reference this node holds, for messages. */
+  /** The reference this node holds, for messages: `$ref "…"`. */
   ref?: string;
 }
 
@@ -431,7 +434,10 @@ export interface SchemaAnalysis {
 
 class SchemaGraph {
   readonly nodes: GraphNode[] = [{ schema: undefined, base: "", keywords: 0, units: 1, edges: [] }];
-  /** What Ajv compiles besides the root, by the URI it compiles it under: a node, or LEAF for a meta-schema. */
+  /**
+   * What Ajv compiles besides the root, by the URI it compiles it under: a node (LEAF for `true`),
+   * or {@link META_TARGET} or {@link FALSE_TARGET}.
+   */
   readonly compiledRefs = new Map<string, number>();
   readonly #byObject = new Map<object, Map<string, number>>();
   readonly #resolver: RefResolver;
@@ -441,6 +447,8 @@ class SchemaGraph {
   #keywords = 0;
   /** `$dynamicAnchor` name → the subschemas that declare it; `$recursiveAnchor: true` under "". */
   #dynamicAnchors: Map<string, Target[]> | undefined;
+  /** Nodes holding a `$dynamicRef` or `$recursiveRef`. */
+  readonly #dynamicRefs: number[] = [];
 
   constructor(root: Record<string, unknown>, resolver: RefResolver, limits: Readonly<SchemaCost>) {
     this.#resolver = resolver;
@@ -448,6 +456,7 @@ class SchemaGraph {
     this.#node({ schema: root, base: resolver.rootBase });
     // Breadth first over an explicit list: a deep schema does not deepen the stack.
     for (let index = 1; index < this.nodes.length; index++) this.#expand(index);
+    this.#dynamicFallbacks();
   }
 
   get patterns(): ReadonlySet<string> {
@@ -502,14 +511,15 @@ class SchemaGraph {
    */
   #reference(
     from: GraphNode,
-    ref: string,
+    label: string,
     targets: ReadonlyArray<readonly [key: string | null | undefined, target: Target | typeof META]>,
   ): void {
-    from.ref ??= ref;
+    from.ref ??= label;
     for (const [key, target] of targets) {
       const to = target === META ? LEAF : this.#node(target);
       this.#edge(from, to, true, true);
-      if (key !== null) this.compiledRefs.set(key ?? ` node ${to}`, to);
+      const compiled = target === META ? META_TARGET : target.schema === false ? FALSE_TARGET : to;
+      if (key !== null) this.compiledRefs.set(key ?? ` node ${to}`, compiled);
     }
   }
 
@@ -547,22 +557,27 @@ class SchemaGraph {
     }
     if (typeof schema.pattern === "string") this.#patterns.add(schema.pattern);
 
-    const resolved = (keyword: string, ref: string) =>
-      [this.#resolver.key(node.base, ref), this.#resolve(node, keyword, ref)] as const;
-    const candidate = (target: Target) => [undefined, target] as const;
-    if (typeof schema.$ref === "string") this.#reference(node, schema.$ref, [resolved("$ref", schema.$ref)]);
-    // A dynamic reference may land on its static target or on any subschema declaring the
-    // anchor, depending on the path taken: counted as all of them.
-    if (typeof schema.$dynamicRef === "string") {
-      const ref = schema.$dynamicRef;
-      const anchor = ref.includes("#") ? ref.slice(ref.indexOf("#") + 1) : undefined;
-      const dynamic = anchor === undefined ? [] : (this.#anchors().get(`#${anchor}`) ?? []);
-      this.#reference(node, ref, [resolved("$dynamicRef", ref), ...dynamic.map(candidate)]);
+    if (typeof schema.$ref === "string") {
+      const ref = schema.$ref;
+      const label = `$ref ${JSON.stringify(boundText(ref, 200))}`;
+      this.#reference(node, label, [[this.#resolver.key(node.base, ref), this.#resolve(node, "$ref", ref)]]);
     }
-    if (typeof schema.$recursiveRef === "string") {
-      const ref = schema.$recursiveRef;
-      const dynamic = this.#anchors().get("") ?? [];
-      this.#reference(node, ref, [resolved("$recursiveRef", ref), ...dynamic.map(candidate)]);
+    // Ajv never resolves a dynamic reference where it points: `$dynamicRef: "#name"` (and
+    // `$recursiveRef: "#"`, name "") calls, at run time, the last subschema entered that declares
+    // `$dynamicAnchor: name` (`$recursiveAnchor: true`), or else the function it is compiled in —
+    // whatever its fragment says (`#/$defs/x` names no anchor: always that function). Counted as
+    // all of them: the declarations here, the functions once the graph is complete.
+    for (const keyword of ["$dynamicRef", "$recursiveRef"] as const) {
+      const ref = Object.hasOwn(schema, keyword) ? schema[keyword] : undefined;
+      if (typeof ref !== "string" || !ref.startsWith("#")) continue; // Ajv refuses it when compiling
+      const declared = this.#anchors().get(ref.slice(1)) ?? [];
+      const label = `${keyword} ${JSON.stringify(boundText(ref, 200))}`;
+      this.#reference(
+        node,
+        label,
+        declared.map((target) => [undefined, target] as const),
+      );
+      this.#dynamicRefs.push(index);
     }
 
     for (const keyword of IN_PLACE_SINGLE) if (Object.hasOwn(schema, keyword)) this.#sub(node, schema[keyword], true);
@@ -593,11 +608,44 @@ class SchemaGraph {
     }
   }
 
-  /** The subschemas declaring each `$dynamicAnchor` (`#name`) or `$recursiveAnchor: true` (""), found once. */
+  /**
+   * A dynamic reference's other landing: the function it is compiled in — the schema's, or that of
+   * any reference target or anchor declaration it is nested in (Ajv compiles it in each of them).
+   * An edge to each, applying to the value itself: one back to the same value without descending
+   * is refused as endless, one that descends is recursion, counted at run time.
+   */
+  #dynamicFallbacks(): void {
+    if (this.#dynamicRefs.length === 0) return;
+    const functions = new Set<number>([1, ...[...this.compiledRefs.values()].filter((to) => to > LEAF)]);
+    const parents: number[][] = this.nodes.map(() => []);
+    this.nodes.forEach((node, from) => {
+      for (const edge of node.edges) if (!edge.ref && edge.to !== LEAF) (parents[edge.to] as number[]).push(from);
+    });
+    for (const index of this.#dynamicRefs) {
+      const node = this.nodes[index] as GraphNode;
+      const seen = new Set<number>([index]);
+      const stack = [index];
+      for (let at = stack.pop(); at !== undefined; at = stack.pop()) {
+        if (functions.has(at)) this.#edge(node, at, true, true);
+        for (const parent of parents[at] as number[]) {
+          if (!seen.has(parent)) {
+            seen.add(parent);
+            stack.push(parent);
+          }
+        }
+      }
+    }
+  }
+
+  /** The subschemas declaring each `$dynamicAnchor` (by name) or `$recursiveAnchor: true` (""), found once. */
   #anchors(): Map<string, Target[]> {
     if (this.#dynamicAnchors !== undefined) return this.#dynamicAnchors;
     const anchors = new Map<string, Target[]>();
-    const add = (key: string, target: Target) => anchors.set(key, [...(anchors.get(key) ?? []), target]);
+    const add = (key: string, target: Target) => {
+      const list = anchors.get(key);
+      if (list === undefined) anchors.set(key, [target]);
+      else list.push(target);
+    };
     // Every object of the document but literal data (more candidates only make the count larger).
     const root = this.nodes[1]?.schema as Record<string, unknown>;
     const stack: Target[] = [{ schema: root, base: this.#resolver.rootBase }];
@@ -606,7 +654,7 @@ class SchemaGraph {
       const schema = target.schema as Record<string, unknown>;
       if (seen.has(schema)) continue;
       seen.add(schema);
-      if (typeof schema.$dynamicAnchor === "string") add(`#${schema.$dynamicAnchor}`, target);
+      if (typeof schema.$dynamicAnchor === "string") add(schema.$dynamicAnchor, target);
       if (schema.$recursiveAnchor === true) add("", target);
       for (const key of Object.keys(schema)) {
         if (DATA_KEYWORDS.has(key)) continue;
@@ -745,7 +793,9 @@ function compileUnits(graph: SchemaGraph): number {
     throw new SchemaLimitError(`it nests subschemas ${deepest} deep (its $refs aside), at most ${MAX_NESTING}`);
   }
   let units = inline[1] as number;
-  for (const to of graph.compiledRefs.values()) units += to === LEAF ? META_SCHEMA_UNITS : (inline[to] as number);
+  for (const to of graph.compiledRefs.values()) {
+    units += to === META_TARGET ? META_SCHEMA_UNITS : to === FALSE_TARGET ? FALSE_UNITS : (inline[to] as number);
+  }
   for (const pattern of graph.patterns) {
     const size = patternSize(pattern);
     if (size > MAX_PATTERN_SIZE) {
@@ -791,8 +841,9 @@ function checkNoInPlaceCycle(nodes: readonly GraphNode[]): void {
   }
   const cycle = [...path.keys()].slice(path.get(at));
   const looping = cycle.map((node) => nodes[node] as GraphNode).find((node) => node.ref !== undefined);
-  const ref = looping?.ref === undefined ? "" : ` ${JSON.stringify(boundText(looping.ref, 200))}`;
-  throw new Error(`$ref${ref} leads back to the same value without descending into it: validation would never end`);
+  throw new Error(
+    `${looping?.ref ?? "$ref"} leads back to the same value without descending into it: validation would never end`,
+  );
 }
 
 /**

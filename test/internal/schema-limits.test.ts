@@ -127,10 +127,9 @@ describe("the expanded size of a schema ($ref fan-out)", () => {
   it("also bounds dynamic references ($dynamicRef to every subschema declaring the anchor)", () => {
     const defs: Record<string, unknown> = {};
     for (let level = 0; level < 30; level++) {
-      defs[`d${level}`] = {
-        $dynamicAnchor: `a${level}`,
-        allOf: [{ $dynamicRef: `#a${level + 1}` }, { $dynamicRef: `#a${level + 1}` }],
-      };
+      // (In place, each $dynamicRef could also land on the function it is in: the same value, refused.)
+      const next = { allOf: [{ $dynamicRef: `#a${level + 1}` }, { $dynamicRef: `#a${level + 1}` }] };
+      defs[`d${level}`] = { $dynamicAnchor: `a${level}`, type: "object", properties: { next } };
     }
     defs.d30 = { $dynamicAnchor: "a30", type: "object" };
     const schema = {
@@ -141,6 +140,100 @@ describe("the expanded size of a schema ($ref fan-out)", () => {
     };
     expect(() => new ToolRegistry().register(tool("dynamic", schema))).toThrow(
       /parameters is over the schema limits: it has (\d+|more than 10\^15) subschemas \(its \$refs followed\)/,
+    );
+  });
+
+  it("reads $dynamicRef as Ajv runs it: a fragment without a declared anchor calls the function it is in", async () => {
+    const schema2020 = (schema: Record<string, unknown>) => ({
+      $schema: "https://json-schema.org/draft/2020-12/schema",
+      ...schema,
+    });
+    // `#/$defs/leaf` names no anchor: Ajv calls the schema's own function on the same value, twice
+    // per level. Measured as the leaf, this registered, and 25 levels of {a: …} took 3 s to check.
+    const doubling = schema2020({
+      type: "object",
+      properties: { a: { allOf: [{ $dynamicRef: "#/$defs/leaf" }, { $dynamicRef: "#/$defs/leaf" }] } },
+      $defs: { leaf: { type: "string" } },
+    });
+    // The analysis sees the recursion (so validation counts it) before anything runs.
+    expect(measure(doubling).recursionEntries).toHaveLength(1);
+    const registry = new ToolRegistry();
+    registry.register(tool("doubling", doubling));
+    let value: Record<string, unknown> = {};
+    for (let level = 0; level < 30; level++) value = { a: value };
+    expect((await registry.execute("doubling", value)).forLLM).toMatch(
+      /^invalid arguments for tool "doubling": \(root\): too deeply nested to check against the tool's recursive schema/,
+    );
+    expect((await registry.execute("doubling", { a: { a: {} } })).forLLM).toBe("ran");
+
+    // In place, it is the same value again: endless (every call overflowed the stack).
+    const endless = schema2020({ type: "object", allOf: [{ $dynamicRef: "#/$defs/x" }], $defs: { x: {} } });
+    expect(() => new ToolRegistry().register(tool("endless", endless))).toThrow(
+      'tool "endless": parameters is not a valid JSON Schema: $dynamicRef "#/$defs/x" leads back to the same value without descending into it: validation would never end',
+    );
+
+    // The usual recursive pattern, the anchor on the root: it was refused ("can't resolve").
+    const tree = schema2020({
+      $dynamicAnchor: "node",
+      type: "object",
+      properties: { name: { type: "string" }, children: { type: "array", items: { $dynamicRef: "#node" } } },
+    });
+    const trees = new ToolRegistry();
+    trees.register(tool("tree", tree));
+    expect((await trees.execute("tree", { name: "a", children: [{ name: "b", children: [] }] })).forLLM).toBe("ran");
+    expect((await trees.execute("tree", { children: [{ name: 1 }] })).forLLM).toBe(
+      'invalid arguments for tool "tree": children[0].name: must be string',
+    );
+  });
+
+  it.each([
+    ["not and if", { a: { not: { $ref: "#/definitions/b" } }, b: { if: { $ref: "#/definitions/a" } } }],
+    [
+      "then and else",
+      // JSON text: an object literal with a `then` key reads as a thenable.
+      JSON.parse(
+        '{"a":{"if":true,"then":{"$ref":"#/definitions/b"}},"b":{"if":false,"else":{"$ref":"#/definitions/a"}}}',
+      ),
+    ],
+  ])("refuses references that come back to the same value through %s", (_case, definitions) => {
+    const schema = { type: "object", definitions, properties: { x: { $ref: "#/definitions/a" } } };
+    expect(() => new ToolRegistry().register(tool("loop", schema))).toThrow(
+      /leads back to the same value without descending into it: validation would never end$/,
+    );
+  });
+
+  it("resolves references as Ajv does: $id bases, anchors in resources, escapes, percent-encoding, tuple items", async () => {
+    const schema = {
+      $id: "https://example.com/root.json",
+      type: "object",
+      definitions: {
+        a: {
+          $id: "dir/a.json",
+          definitions: { b: { $id: "b.json", type: "string", minLength: 2 }, c: { $id: "#C", type: "integer" } },
+          type: "object",
+          properties: { x: { $ref: "b.json" } },
+        },
+        "s/l~sh": { type: "boolean" },
+        "sp ace": { type: "null" },
+      },
+      properties: {
+        p: { $ref: "dir/a.json" },
+        q: { $ref: "dir/b.json" },
+        r: { $ref: "dir/a.json#/properties/x" },
+        c: { $ref: "dir/a.json#C" },
+        e: { $ref: "#/definitions/s~1l~0sh" },
+        f: { $ref: "#/definitions/sp%20ace" },
+        t: { type: "array", items: [{ type: "string" }, { type: "number" }] },
+        u: { $ref: "#/properties/t/items/1" },
+      },
+    };
+    const registry = new ToolRegistry();
+    registry.register(tool("refs", schema));
+    const ok = { p: { x: "ab" }, q: "cd", r: "ef", c: 1, e: true, f: null, t: ["a", 1], u: 2 };
+    expect((await registry.execute("refs", ok)).forLLM).toBe("ran");
+    const bad = { p: { x: "a" }, q: "c", r: "e", c: 1.5, e: 0, f: 0, u: "2" };
+    expect((await registry.execute("refs", bad)).forLLM).toBe(
+      'invalid arguments for tool "refs": p.x: must NOT have fewer than 2 characters; q: must NOT have fewer than 2 characters; r: must NOT have fewer than 2 characters; c: must be integer; e: must be boolean; f: must be null; u: must be number',
     );
   });
 
@@ -375,6 +468,13 @@ describe("what compiling costs: units of compiling, nesting, chains of reference
     expect(measure(refs("#/$defs/A")).cost.compiled).toBe(3 + 2 + 5);
     expect(measure(refs("#/$defs/A", "#/$defs/A", "#/$defs/A")).cost.compiled).toBe(3 + 3 * 2 + 5);
     expect(measure(refs("#/$defs/A", "#/%24defs/A")).cost.compiled).toBe(3 + 2 * 2 + 2 * 5);
+    // A reference to `true` compiles to nothing, to `false` to one check (it counted as a meta-schema's 100).
+    const booleans = {
+      type: "object",
+      properties: { t: { $ref: "#/$defs/t" }, f: { $ref: "#/$defs/f" } },
+      $defs: { t: true, f: false },
+    };
+    expect(measure(booleans).cost.compiled).toBe(3 + 2 + 2 + 0 + 2);
   });
 
   it("refuses a large definition referred to in 16 spellings: within the expanded size, but compiled 16 times", () => {
