@@ -8,12 +8,15 @@ import { patternSize } from "./pattern-size.js";
 // ─── What a schema costs ────────────────────────────────────────────────────────────────────────
 //
 // Validation is synchronous: once Ajv runs, no timeout or abort can stop it. And what it runs is
-// the schema *expanded*: Ajv inlines a `$ref`'s target at each reference (or calls it), so 40
-// levels of `allOf: [{ $ref: next }, { $ref: next }]` — 3 KB of JSON — make about 2⁴² subschemas
-// to check on the first call. Compiling costs too: several milliseconds per pattern and about half
-// a millisecond per subschema (on a busy 2-core machine), and memory with it (about 10 KB and 1 KB). So before a schema is compiled, its expanded size is
-// computed — in time linear in the schema, each subschema measured once — and a schema over the
-// limits is refused at registration, saying why.
+// the schema *expanded*: each `$ref` is followed where it stands, so 40 levels of
+// `allOf: [{ $ref: next }, { $ref: next }]` — 3 KB of JSON — make about 2⁴² subschemas to check on
+// the first call. Compiling costs too, in proportion to what Ajv compiles (each `$ref` target once
+// per URI, as a function): measured on a busy 2-core machine, 25–65 µs of CPU per unit counted
+// here, more for deep nesting, and 30–150 bytes kept alive per unit (200 per instruction of a
+// pattern's program). So before a schema is compiled, its expanded size and what compiling it
+// would cost are computed — in time linear in the schema, each subschema measured once — and a
+// schema over the limits is refused at registration, saying why. At the limits, the most
+// expensive schemas compile in 0.1–0.2 s of CPU.
 
 /** What compiling a schema, and validating a value against it, costs, as the limits count it. */
 export interface SchemaCost {
