@@ -418,6 +418,11 @@ interface GraphNode {
   keywords: number;
   /** Compile units of the node itself: one, and one per checking keyword (or name it checks). */
   units: number;
+  /**
+   * It declares `$dynamicAnchor` (or `$recursiveAnchor: true`): Ajv compiles it as a function of
+   * its own each time it compiles it inside another one.
+   */
+  anchor: boolean;
   edges: Edge[];
   /** The reference this node holds, for messages: `$ref "…"`. */
   ref?: string;
@@ -436,7 +441,7 @@ export interface SchemaAnalysis {
 }
 
 class SchemaGraph {
-  readonly nodes: GraphNode[] = [{ schema: undefined, base: "", keywords: 0, units: 1, edges: [] }];
+  readonly nodes: GraphNode[] = [{ schema: undefined, base: "", keywords: 0, units: 1, anchor: false, edges: [] }];
   /**
    * What Ajv compiles besides the root, by the URI it compiles it under: a node (LEAF for `true`),
    * or {@link META_TARGET} or {@link FALSE_TARGET}.
@@ -485,7 +490,7 @@ class SchemaGraph {
     }
     const index = this.nodes.length;
     bases.set(base, index);
-    this.nodes.push({ schema, base, keywords: 0, units: 0, edges: [] });
+    this.nodes.push({ schema, base, keywords: 0, units: 0, anchor: false, edges: [] });
     return index;
   }
 
@@ -543,6 +548,7 @@ class SchemaGraph {
     const keys = Object.keys(schema);
     node.keywords = keys.length;
     node.units = 1;
+    node.anchor = typeof schema.$dynamicAnchor === "string" || schema.$recursiveAnchor === true;
     for (const key of keys) if (CHECKING_KEYWORDS.has(key)) node.units++;
     for (const keyword of NAME_LIST_MAPS) {
       const map = Object.hasOwn(schema, keyword) ? schema[keyword] : undefined;
@@ -578,7 +584,8 @@ class SchemaGraph {
       this.#reference(
         node,
         label,
-        declared.map((target) => [undefined, target] as const),
+        // Compiled where they stand (see GraphNode.anchor), not once more for the reference.
+        declared.map((target) => [null, target] as const),
       );
       this.#dynamicRefs.push(index);
     }
@@ -620,6 +627,9 @@ class SchemaGraph {
   #dynamicFallbacks(): void {
     if (this.#dynamicRefs.length === 0) return;
     const functions = new Set<number>([1, ...[...this.compiledRefs.values()].filter((to) => to > LEAF)]);
+    this.nodes.forEach((node, index) => {
+      if (node.anchor) functions.add(index);
+    });
     const parents: number[][] = this.nodes.map(() => []);
     this.nodes.forEach((node, from) => {
       for (const edge of node.edges) if (!edge.ref && edge.to !== LEAF) (parents[edge.to] as number[]).push(from);
@@ -747,11 +757,14 @@ function components(nodes: readonly GraphNode[]): { of: Int32Array; order: numbe
 }
 
 /**
- * Compile units of each node with what Ajv compiles into the same function: its subschemas, not
- * following references; and how deep they nest. Subschemas nest
- * as a tree (the schema is a JSON copy), so this is one pass.
+ * Compile units of each node compiled as a function (`body`: it and its subschemas, references not
+ * followed) and compiled inside another function (`inline`: the same, twice for an anchor
+ * declaration, which Ajv compiles once more as a function of its own — so nested declarations
+ * double at each level: 16 levels took 13 s to compile); and how deep subschemas nest. Subschemas
+ * nest as a tree (the schema is a JSON copy), so this is one pass.
  */
-function inlineUnits(nodes: readonly GraphNode[]): { inline: Float64Array; nesting: Int32Array } {
+function inlineUnits(nodes: readonly GraphNode[]): { body: Float64Array; inline: Float64Array; nesting: Int32Array } {
+  const body = new Float64Array(nodes.length);
   const inline = new Float64Array(nodes.length).fill(-1);
   const nesting = new Int32Array(nodes.length);
   // A boolean subschema counts in the node it is in (see FALSE_UNITS).
@@ -776,11 +789,12 @@ function inlineUnits(nodes: readonly GraphNode[]): { inline: Float64Array; nesti
         units += inline[edge.to] as number;
         depth = Math.max(depth, (nesting[edge.to] as number) + 1);
       }
-      inline[frame[0]] = Math.min(units, SHOWN_COUNT);
+      body[frame[0]] = Math.min(units, SHOWN_COUNT);
+      inline[frame[0]] = Math.min(node.anchor ? 2 * units : units, SHOWN_COUNT);
       nesting[frame[0]] = depth;
     }
   }
-  return { inline, nesting };
+  return { body, inline, nesting };
 }
 
 /**
@@ -790,14 +804,15 @@ function inlineUnits(nodes: readonly GraphNode[]): { inline: Float64Array; nesti
  * larger than {@link MAX_PATTERN_SIZE}.
  */
 function compileUnits(graph: SchemaGraph): number {
-  const { inline, nesting } = inlineUnits(graph.nodes);
+  const { body, nesting } = inlineUnits(graph.nodes);
   const deepest = nesting.reduce((most, depth) => Math.max(most, depth), 0);
   if (deepest > MAX_NESTING) {
     throw new SchemaLimitError(`it nests subschemas ${deepest} deep (its $refs aside), at most ${MAX_NESTING}`);
   }
-  let units = inline[1] as number;
+  // A function's own anchor declaration calls that function: it is compiled once.
+  let units = body[1] as number;
   for (const to of graph.compiledRefs.values()) {
-    units += to === META_TARGET ? META_SCHEMA_UNITS : to === FALSE_TARGET ? FALSE_UNITS : (inline[to] as number);
+    units += to === META_TARGET ? META_SCHEMA_UNITS : to === FALSE_TARGET ? FALSE_UNITS : (body[to] as number);
   }
   for (const pattern of graph.patterns) {
     const size = patternSize(pattern);

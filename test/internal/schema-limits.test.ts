@@ -186,6 +186,23 @@ describe("the expanded size of a schema ($ref fan-out)", () => {
     );
   });
 
+  it("refuses nested $dynamicAnchor declarations that Ajv would compile again at every level (16: 13 s)", () => {
+    const nested = (depth: number) => {
+      let node: Record<string, unknown> = { type: "string" };
+      for (let level = 0; level < depth; level++) {
+        node = { $dynamicAnchor: `a${level}`, type: "object", properties: { x: node } };
+      }
+      return { $schema: "https://json-schema.org/draft/2020-12/schema", type: "object", properties: { v: node } };
+    };
+    // Each declaration is compiled where it stands and once more as a function: 2 × per level.
+    expect(measure(nested(1)).cost.compiled).toBe(3 + 2 * (1 + 3 + 2));
+    const error = thrown(() => new ToolRegistry().register(tool("anchors", nested(12))));
+    expect(error).toBeInstanceOf(SchemaLimitError);
+    expect(error.message).toMatch(
+      /^tool "anchors": parameters is over the schema limits: it has \d+ units of compiling/,
+    );
+  });
+
   it.each([
     ["not and if", { a: { not: { $ref: "#/definitions/b" } }, b: { if: { $ref: "#/definitions/a" } } }],
     [
