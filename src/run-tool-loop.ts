@@ -29,6 +29,7 @@ import {
   checkString,
   optionError,
 } from "./internal/options.js";
+import { PromotionScope, type PromotionView } from "./internal/promotion-scope.js";
 import type { Logger } from "./logger.js";
 import type { ProgressListener } from "./progress.js";
 import type { LLMProvider, LLMResponse, Message, ToolDefinition, UsageInfo } from "./provider.js";
@@ -44,6 +45,7 @@ import {
   PROMOTION_MARK,
   TICK_HIDDEN_TOOLS,
   ToolRegistry,
+  VIEW_DEFINITIONS,
 } from "./tool-registry.js";
 import { isToolResult, type ToolResult } from "./tool-result.js";
 
@@ -147,10 +149,12 @@ export interface ToolLoopConfig {
    */
   maxResultChars?: number | undefined;
   /**
-   * After each tool round, tick the registry's promoted hidden tools (`tickTTL`): a tool promoted
-   * with ttl n (e.g. by `createToolSearchTools`) is offered in the next n provider calls — the round
-   * that promoted it does not count. Off, as in picoclaw's `RunToolLoop`, promotions last until
-   * something else calls `tickTTL`. @default false
+   * After each tool round, tick the hidden tools your code promoted for every run with
+   * `registry.promoteTools` (`tickTTL`): a tool promoted with ttl n is offered in the next n
+   * provider calls — the round that promoted it does not count. Off, as in picoclaw's `RunToolLoop`,
+   * such promotions last until something else calls `tickTTL`. The discovery tools of
+   * `createToolSearchTools` need no ticking: their promotions belong to the run and end by
+   * themselves. @default false
    */
   tickHiddenTools?: boolean | undefined;
   /**
@@ -344,13 +348,16 @@ function resolveHiddenToolTicker(option: unknown, tools: RegistryLike | null): H
 }
 
 function resolveContext(context: unknown, where: string): ResolvedContext {
-  if (context === undefined) return { channel: "", chatId: "", signal: undefined, metadata: undefined };
+  if (context === undefined) {
+    return { channel: "", chatId: "", signal: undefined, metadata: undefined, promotions: undefined };
+  }
   if (!isRecord(context)) throw optionError(where, "context", "an object", context);
   return {
     channel: checkString(where, "context.channel", context.channel) ?? "",
     chatId: checkString(where, "context.chatId", context.chatId) ?? "",
     signal: checkSignal(where, "context.signal", context.signal),
     metadata: checkMetadata(where, "context.metadata", context.metadata),
+    promotions: undefined,
   };
 }
 
@@ -528,12 +535,21 @@ function loopBreakingTest(tools: RegistryLike | null): ((name: string) => boolea
 }
 
 /**
- * The definitions to offer: the registry's cached list, or (another copy's registry) a copy;
- * `undefined` when every tool is hidden, as for no tools.
+ * The definitions to offer: the registry's cached list — with the hidden tools this run promoted
+ * for this turn, which the model is then shown — or (another copy's registry) a copy; `undefined`
+ * when every tool is hidden, as for no tools.
  */
-function definitionsOf(tools: RegistryLike): ToolDefinition[] | undefined {
-  const cached = (tools as Partial<Record<symbol, unknown>>)[CACHED_DEFINITIONS];
-  const definitions = typeof cached === "function" ? (cached.call(tools) as ToolDefinition[]) : tools.toProviderDefs();
+function definitionsOf(tools: RegistryLike, view: PromotionView | undefined): ToolDefinition[] | undefined {
+  const registry = tools as Partial<Record<symbol, unknown>>;
+  const inView = view === undefined ? undefined : registry[VIEW_DEFINITIONS];
+  const cached = registry[CACHED_DEFINITIONS];
+  let definitions: ToolDefinition[];
+  if (typeof inView === "function") {
+    definitions = inView.call(tools, view) as ToolDefinition[];
+    (view as PromotionView).scope.showOffered((view as PromotionView).turn);
+  } else {
+    definitions = typeof cached === "function" ? (cached.call(tools) as ToolDefinition[]) : tools.toProviderDefs();
+  }
   return definitions.length === 0 ? undefined : definitions;
 }
 
@@ -569,6 +585,11 @@ async function loop(
   const releaseDeadlines = holdDeadlines(resolved.toolTimeoutMs);
   // Its provider calls, one at a time, share one subscription to the signal.
   const providerRace = signal === undefined || isAborted(signal) ? undefined : new SerialAbortRace(signal);
+  // The hidden tools this run's searches promote: the run's own, never the registry's (issue 26).
+  // A resumed run starts without any (a checkpoint does not carry them).
+  // One view, its turn moved on with each iteration: a turn's calls all end before the next begins.
+  const view = tools !== null && VIEW_DEFINITIONS in tools ? { scope: new PromotionScope(), turn: 0 } : undefined;
+  context.promotions = view;
 
   try {
     // Call ids must be unique in the whole transcript (Anthropic rejects duplicates), also against
@@ -603,11 +624,12 @@ async function loop(
       // this scope: a second one captured in the block below would cost a context per pass.)
       if (resumed === undefined) iterations++;
       const iteration = iterations;
+      if (view !== undefined) view.turn = iteration;
       if (resumed !== undefined) {
         calls = resumed;
         resumed = undefined;
       } else {
-        const definitions = tools !== null && tools.count() > 0 ? definitionsOf(tools) : undefined;
+        const definitions = tools !== null && tools.count() > 0 ? definitionsOf(tools, context.promotions) : undefined;
         // One level check for the step's lines.
         const debug = logEnabled(logger, "debug");
         if (debug) writeLine(logger, "debug", () => ({ iteration, model, messages: transcript.length }), "llm call");
@@ -667,7 +689,7 @@ async function loop(
       // One call, the usual turn: awaited here, without a promise of runTurn's own.
       const results =
         calls.length === 1
-          ? [await callRunner(resolved, calls)(calls[0] as NormalizedToolCall, resolved, context)]
+          ? [await callRunner(resolved, calls, context)(calls[0] as NormalizedToolCall, resolved, context)]
           : await runTurn(calls, resolved, context);
       const isLoopBreaking = loopBreakingTest(tools);
       let stoppedAt = -1;
@@ -811,12 +833,12 @@ function refuse(call: NormalizedToolCall["call"], result: ToolResult, config: Re
 const EXECUTE_WITH_CONTEXT = ToolRegistry.prototype.executeWithContext;
 
 function runCall(
-  { call, argumentsError }: NormalizedToolCall,
+  { call, argumentsError, errorCode = "invalid_json" }: NormalizedToolCall,
   config: ResolvedConfig,
   context: ResolvedContext,
   asyncCallback?: AsyncCallback,
 ): Promise<ToolResult> {
-  if (argumentsError !== undefined) return refuse(call, failure(call.name, "invalid_json", argumentsError), config);
+  if (argumentsError !== undefined) return refuse(call, failure(call.name, errorCode, argumentsError), config);
   if (config.tools === null) {
     const message = `No tools available: tool ${quoteName(call.name)} cannot be called.`;
     return refuse(call, failure(call.name, "tool_not_found", message), config);
@@ -826,18 +848,21 @@ function runCall(
   if (tools.executeWithContext === EXECUTE_WITH_CONTEXT && EXECUTE_CHECKED in tools) {
     // This copy's own registry: the options were checked when the run started, and its answer is
     // always a ToolResult (no guard, no promise of its own).
-    return (tools as ToolRegistry)[EXECUTE_CHECKED]({
-      name: call.name,
-      args: call.arguments,
-      channel: context.channel,
-      chatId: context.chatId,
-      asyncCallback,
-      signal: context.signal,
-      metadata: context.metadata,
-      toolCallId: call.id,
-      timeoutMs: config.toolTimeoutMs,
-      onProgress: config.onProgress,
-    });
+    return (tools as ToolRegistry)[EXECUTE_CHECKED](
+      {
+        name: call.name,
+        args: call.arguments,
+        channel: context.channel,
+        chatId: context.chatId,
+        asyncCallback,
+        signal: context.signal,
+        metadata: context.metadata,
+        toolCallId: call.id,
+        timeoutMs: config.toolTimeoutMs,
+        onProgress: config.onProgress,
+      },
+      context.promotions,
+    );
   }
   let pending: Promise<ToolResult>;
   try {
@@ -869,8 +894,9 @@ function runCall(
 function callRunner(
   config: ResolvedConfig,
   calls: readonly NormalizedToolCall[],
+  context: ResolvedContext,
 ): CallRunner<ResolvedConfig, ResolvedContext> {
-  return config.runCall ?? (needsAnyApproval(config.tools, calls) ? refuseUnapproved : runOneCall);
+  return config.runCall ?? (needsAnyApproval(config.tools, calls, context.promotions) ? refuseUnapproved : runOneCall);
 }
 
 /** Runs one turn's calls (more than one), at most `maxConcurrency` at once; results are written back by index. */
@@ -879,7 +905,7 @@ async function runTurn(
   config: ResolvedConfig,
   context: ResolvedContext,
 ): Promise<ToolResult[]> {
-  const runCall = callRunner(config, calls);
+  const runCall = callRunner(config, calls, context);
   // When the bound cannot be reached, a queue would only add its overhead to every call.
   if (config.maxConcurrency >= calls.length) {
     return Promise.all(calls.map((call) => runCall(call, config, context)));

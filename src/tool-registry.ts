@@ -9,11 +9,13 @@ import {
 } from "./execute-tool-call.js";
 import { DefinitionCache } from "./internal/definition-cache.js";
 import { isRecord, quoteName } from "./internal/describe.js";
+import { HiddenToolSearch, type HiddenToolSearchRequest, SEARCH_HIDDEN_TOOLS } from "./internal/hidden-tool-search.js";
 import { HiddenTools } from "./internal/hidden-tools.js";
 import { log, resolveLogger } from "./internal/logger.js";
 import { isStringArray, optionError } from "./internal/options.js";
+import { BIND_PROMOTIONS, type Promote, type PromotionView } from "./internal/promotion-scope.js";
 import { prepareTool, type RegisteredTool } from "./internal/registered-tool.js";
-import { Bm25Index, type SearchDocument, searchByRegex } from "./internal/tool-search.js";
+import type { SearchDocument } from "./internal/tool-search.js";
 import type { Logger } from "./logger.js";
 import type { ProgressListener } from "./progress.js";
 import type { ToolDefinition } from "./provider.js";
@@ -85,11 +87,21 @@ export const LOG_REFUSED_CALL: unique symbol = Symbol.for("toolloop.registry.log
 export const LOOP_BREAKING_NAMES: unique symbol = Symbol.for("toolloop.registry.loopBreakingNames");
 
 /**
- * @internal `(call: CheckedCall) => Promise<ToolResult>`: `executeWithContext` without its option
- * checks and result metadata, for the loop, which checks its own options once per run. The loop
- * takes it only while `executeWithContext` is this copy's own (not overridden by a subclass).
+ * @internal `(call: CheckedCall, view?: PromotionView) => Promise<ToolResult>`: `executeWithContext`
+ * without its option checks and result metadata, for the loop, which checks its own options once per
+ * run; with `view`, in that turn of the run (see VIEW_DEFINITIONS). The loop takes it only while
+ * `executeWithContext` is this copy's own (not overridden by a subclass).
  */
 export const EXECUTE_CHECKED: unique symbol = Symbol.for("toolloop.registry.executeChecked");
+
+/**
+ * @internal `(view: PromotionView) => readonly ToolDefinition[]`: the definitions offered in one turn
+ * of a run or MCP session: the cached ones, plus the hidden tools that run or session promoted for
+ * that turn (frozen, sorted, the same array while nothing changes). A call in that turn may run such
+ * a tool once its scope says the model was shown it; a discovery tool called in it promotes into
+ * that scope.
+ */
+export const VIEW_DEFINITIONS: unique symbol = Symbol.for("toolloop.registry.viewDefinitions");
 
 /** @internal `() => ReadonlySet<string>`: the names of the registered tools with a `needsApproval`. */
 export const APPROVAL_NAMES: unique symbol = Symbol.for("toolloop.registry.approvalNames");
@@ -146,8 +158,8 @@ export class ToolRegistry {
   readonly #definitions = new DefinitionCache(this.#tools, this.#hidden);
   /** Lower-cased names a registration must have to be kept; `null`: every name. */
   #allowlist: ReadonlySet<string> | null = null;
-  /** The BM25 index of the hidden tools, and the hidden tools' version it was built for. */
-  #bm25: { version: number; index: Bm25Index } | undefined;
+  /** Searches of the hidden tools (the BM25 index kept as they come and go). */
+  readonly #search = new HiddenToolSearch(this.#hidden, this.#tools);
   // Kept as tools come and go, so that a loop without loop-breaking tools checks an empty set once per turn.
   readonly #loopBreaking = new Set<string>();
   // Likewise for needsApproval, so that a loop without such tools looks none up per call.
@@ -156,6 +168,11 @@ export class ToolRegistry {
   readonly #onDuplicate: "replace" | "throw";
   readonly #locked = new Set<string>();
   readonly #options: ToolRegistryOptions;
+  /** Per run or session (its scope): the definitions last offered beyond the cached ones. */
+  readonly #viewDefinitions = new WeakMap<
+    object,
+    { base: readonly ToolDefinition[]; key: string; definitions: readonly ToolDefinition[] }
+  >();
 
   constructor(options: ToolRegistryOptions = {}) {
     if (typeof options !== "object" || options === null) {
@@ -201,7 +218,8 @@ export class ToolRegistry {
   /**
    * Adds a hidden tool (picoclaw HEAD's `RegisterHidden`): counted by `count()` and listed by
    * `list()`, but absent from definitions and summaries, and "not found" by `execute` and `get`,
-   * until {@link promoteTools} offers it. Found by {@link searchRegex} and {@link searchBM25}.
+   * until {@link promoteTools} offers it to everyone — or, in one run or MCP session only, a search
+   * of `createToolSearchTools`'s discovery tools. Found by {@link searchRegex} and {@link searchBM25}.
    * Replacing a name follows `register`'s rules; a tool replaced this way is hidden from then on.
    * @throws TypeError as `register` does
    */
@@ -298,10 +316,12 @@ export class ToolRegistry {
   }
 
   /**
-   * Offers the hidden tools among `names` to the model for the next `ttl` provider calls of a loop
-   * that ticks (`tickHiddenTools`; the tool round in which they are promoted does not count), or
-   * until `ttl` calls of {@link tickTTL}. `ttl` 0 hides them again. Names that are not hidden tools
-   * are ignored. Takes effect from the next provider call of a running loop.
+   * Offers the hidden tools among `names` to every run and MCP session of this registry (your
+   * code's decision: the discovery tools promote for their own run only), for the next `ttl`
+   * provider calls of a loop that ticks (`tickHiddenTools`; the tool round in which they are
+   * promoted does not count), or until `ttl` calls of {@link tickTTL}. `ttl` 0 hides them again.
+   * Names that are not hidden tools are ignored. Takes effect from the next provider call of a
+   * running loop.
    * @throws TypeError when `names` is not an array of strings or `ttl` not an integer ≥ 0
    */
   promoteTools(names: readonly string[], ttl: number): void {
@@ -332,6 +352,64 @@ export class ToolRegistry {
     if (this.#hidden.tick(mark)) this.#definitions.invalidate();
   }
 
+  /** The hidden tools a run or session offers in `view`'s turn that are not promoted for everyone (those are visible anyway). */
+  #viewNames(view: PromotionView): string[] {
+    const hidden = this.#hidden;
+    return view.scope.offered(view.turn).filter((name) => hidden.isConcealed(name));
+  }
+
+  /**
+   * Dispatch in one turn of a run or session: its promoted tools are found (once callable), and a
+   * discovery tool is bound to its scope, so that its searches promote there and nowhere else.
+   */
+  #viewTarget(view: PromotionView): DispatchTarget {
+    if (this.#hidden.size === 0) return this.#dispatch;
+    const hidden = this.#hidden;
+    const { scope, turn } = view;
+    const promote: Promote = (names, ttl) => {
+      if (!Number.isSafeInteger(ttl) || ttl < 1 || !isStringArray(names)) return 0;
+      const promoted = names.filter((name) => hidden.has(name));
+      scope.promote(promoted, ttl, turn);
+      return promoted.length;
+    };
+    return {
+      get: (name) => {
+        // A hidden tool only once the run or session may call it.
+        const entry = hidden.isConcealed(name) && !scope.callable(name, turn) ? undefined : this.#tools.get(name);
+        const bind = (entry?.tool as Partial<Record<typeof BIND_PROMOTIONS, unknown>> | undefined)?.[BIND_PROMOTIONS];
+        // A copy of the entry: validation and the definition stay the registered tool's.
+        return entry === undefined || typeof bind !== "function"
+          ? entry
+          : { ...entry, tool: bind.call(entry.tool, promote) as Tool };
+      },
+      // For a "not found" answer: what this call could have run.
+      names: () => {
+        const callable = this.#viewNames(view).filter((name) => scope.callable(name, turn));
+        return [...this.#definitions.names(), ...callable].sort();
+      },
+      logger: this.#dispatch.logger,
+      logPayloads: this.#dispatch.logPayloads,
+    };
+  }
+
+  /** @internal see VIEW_DEFINITIONS. */
+  [VIEW_DEFINITIONS](view: PromotionView): readonly ToolDefinition[] {
+    const base = this.#definitions.definitions("openai") as readonly ToolDefinition[];
+    if (this.#hidden.size === 0 || view.scope.size === 0) return base;
+    const names = this.#viewNames(view).sort();
+    if (names.length === 0) return base;
+    // The same array while nothing changes: adapters cache their conversions by its identity.
+    const key = names.join("\n");
+    const cached = this.#viewDefinitions.get(view.scope);
+    if (cached !== undefined && cached.base === base && cached.key === key) return cached.definitions;
+    const promoted = names.map((name) => (this.#tools.get(name) as RegisteredTool).definition);
+    const definitions = Object.freeze(
+      [...base, ...promoted].sort((a, b) => (a.function.name < b.function.name ? -1 : 1)),
+    );
+    this.#viewDefinitions.set(view.scope, { base, key, definitions });
+    return definitions;
+  }
+
   /**
    * Restricts later registrations (`register`, `registerHidden`) to these names, compared trimmed
    * and lower-cased: any other tool is skipped (logged at debug), as in picoclaw. `null` allows
@@ -354,34 +432,29 @@ export class ToolRegistry {
    * The hidden tools (promoted or not) whose name or description `pattern` matches, case-insensitively:
    * name matches first, then by name; at most `max`. The pattern runs on the linear-time engine of
    * schema patterns (RE2 syntax as JavaScript understands it: no backreferences or lookaround), so a
-   * model-written pattern cannot hang the process.
-   * @throws TypeError for an invalid pattern (saying why), one over 1,000 characters, or a `max`
-   * that is not an integer ≥ 0
+   * model-written pattern cannot hang the process; one too costly is refused, and a search stops
+   * after 500 ms of matching (the discovery tools' searches run in slices that yield).
+   * @throws TypeError for an invalid pattern (saying why), one over 1,000 characters, one too
+   * costly or too slow, or a `max` that is not an integer ≥ 0
    */
   searchRegex(pattern: string, max: number): ToolSearchResult[] {
-    return searchByRegex(this.#hiddenDocuments(), pattern, max).map(searchResult);
+    return this.#search.regex(pattern, max).map(searchResult);
   }
 
   /**
    * The hidden tools (promoted or not) ranked by BM25 against `query` over their name and
    * description (split at `_`, `-`, case changes and spaces): best first, then by name; at most
-   * `max`; only tools sharing a term with the query. The index is built on first use and rebuilt
-   * when hidden tools change.
+   * `max`; only tools sharing a term with the query. A hidden tool is indexed when a search first
+   * needs it (here at once; by the discovery tools in slices that yield), dropped when it goes.
    * @throws TypeError for a query over 1,000 characters or a `max` that is not an integer ≥ 0
    */
   searchBM25(query: string, max: number): ToolSearchResult[] {
-    const { version } = this.#hidden;
-    if (this.#bm25?.version !== version) {
-      this.#bm25 = { version, index: new Bm25Index([...this.#hiddenDocuments()]) };
-    }
-    return this.#bm25.index.search(query, max).map(searchResult);
+    return this.#search.bm25(query, max).map(searchResult);
   }
 
-  *#hiddenDocuments(): Generator<SearchDocument> {
-    for (const name of this.#hidden.names()) {
-      const { description } = (this.#tools.get(name) as RegisteredTool).definition.function;
-      yield { name, description };
-    }
+  /** @internal see SEARCH_HIDDEN_TOOLS. */
+  async [SEARCH_HIDDEN_TOOLS](request: HiddenToolSearchRequest): Promise<ToolSearchResult[]> {
+    return (await this.#search.inSlices(request)).map(searchResult);
   }
 
   /**
@@ -477,8 +550,8 @@ export class ToolRegistry {
   }
 
   /** @internal see EXECUTE_CHECKED: the loop's calls, whose options it checked once per run. */
-  [EXECUTE_CHECKED](call: CheckedCall): Promise<ToolResult> {
-    return dispatchCheckedCall(this.#dispatch, call);
+  [EXECUTE_CHECKED](call: CheckedCall, view?: PromotionView): Promise<ToolResult> {
+    return dispatchCheckedCall(view === undefined ? this.#dispatch : this.#viewTarget(view), call);
   }
 
   /** @internal see LOG_REFUSED_CALL: refused calls are logged like every other failed call. */

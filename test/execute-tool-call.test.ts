@@ -653,10 +653,8 @@ describe("execution metadata (seed 003's ToolMetadata, issue 10)", () => {
     const shared = newToolResult("same instance");
     const registry = registryWith(
       tool("same", () => shared),
-      tool("slow", async () => {
-        await new Promise((resolve) => setTimeout(resolve, 5));
-        return "late";
-      }),
+      // Never answers: its 1 ms timeout wins whatever the machine's load (a 5 ms tool could win the race).
+      tool("slow", () => new Promise<never>(() => {})),
       tool("boom", () => {
         throw new Error("boom");
       }),

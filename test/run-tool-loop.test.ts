@@ -13,9 +13,11 @@ import {
   type Message,
   newToolResult,
   type ProgressUpdate,
+  resumeToolLoop,
   runToolLoop,
   type Tool,
   type ToolContext,
+  type ToolLoopCheckpoint,
   type ToolLoopConfig,
   ToolLoopError,
   ToolRegistry,
@@ -971,7 +973,6 @@ describe("timeouts", () => {
 });
 
 describe("the cost of a signal and a timeout per call (issue 9)", () => {
-  const activeTimeouts = () => process.getActiveResourcesInfo().filter((name) => name === "Timeout").length;
   const steps = (count: number, calls: number) => [
     ...Array.from({ length: count }, (_, step) =>
       toolCallResponse(Array.from({ length: calls }, (_, index) => ({ id: `c${step}_${index}`, name: "later" }))),
@@ -980,33 +981,45 @@ describe("the cost of a signal and a timeout per call (issue 9)", () => {
   ];
 
   it("a run's calls share the caller signal's one listener and one timer; nothing stays armed after the run", async () => {
+    // A timeout no other test uses: the timers armed with it are the run's, whatever else the
+    // process runs meanwhile (the test reads their state, never the process's count of timers).
+    const timeoutMs = 29_989;
     const controller = new AbortController();
-    const baseline = activeTimeouts();
-    const during: Array<{ listeners: number; timeouts: number }> = [];
+    const armed: Array<ReturnType<typeof setTimeout>> = [];
+    const during: Array<{ listeners: number; timers: number; ref: boolean | undefined }> = [];
     const later = tool("later", async () => {
       await new Promise((resolve) => setImmediate(resolve)); // I/O: the call is pending across a macrotask
-      during.push({ listeners: getEventListeners(controller.signal, "abort").length, timeouts: activeTimeouts() });
+      const listeners = getEventListeners(controller.signal, "abort").length;
+      during.push({ listeners, timers: armed.length, ref: armed[0]?.hasRef() });
       return "done";
     });
     const add = vi.spyOn(EventTarget.prototype, "addEventListener");
     const remove = vi.spyOn(EventTarget.prototype, "removeEventListener");
-    const setTimer = vi.spyOn(globalThis, "setTimeout");
+    const original = globalThis.setTimeout;
+    vi.spyOn(globalThis, "setTimeout").mockImplementation(((...args: Parameters<typeof setTimeout>) => {
+      const timer = original(...args);
+      // The queue arms for the oldest deadline: the timeout, less the time since that call started.
+      const delay = args[1] ?? 0;
+      if (delay <= timeoutMs && delay > timeoutMs - 1_000) armed.push(timer);
+      return timer;
+    }) as typeof setTimeout);
     const provider = new ScriptedProvider(steps(10, 2));
-    const result = await runToolLoop({ provider, tools: [later], maxIterations: 11, toolTimeoutMs: 30_000 }, user, {
+    const result = await runToolLoop({ provider, tools: [later], maxIterations: 11, toolTimeoutMs: timeoutMs }, user, {
       signal: controller.signal,
     });
     expect(result.content).toBe("ok");
     expect(result.messages.filter((message) => message.isError)).toEqual([]);
     expect(during).toHaveLength(20);
-    // One listener on the caller's signal throughout; a pending call keeps the timer ref()ed.
+    // One listener on the caller's signal throughout; one timer, ref()ed while a call is pending.
     expect(during.every(({ listeners }) => listeners === 1)).toBe(true);
-    expect(during.every(({ timeouts }) => timeouts === baseline + 1)).toBe(true);
+    expect(during).toEqual(during.map(() => ({ listeners: 1, timers: 1, ref: true })));
     // In all: one listener on the caller's signal, added once and removed once; none on the run's own.
     expect(add).toHaveBeenCalledTimes(1);
     expect(remove).toHaveBeenCalledTimes(1);
-    expect(setTimer.mock.calls.filter(([, delay]) => delay === 30_000)).toHaveLength(1);
+    expect(armed).toHaveLength(1);
     expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
-    expect(activeTimeouts()).toBe(baseline);
+    // Nothing stays armed: the run's release cleared its timer.
+    expect((armed[0] as unknown as { _destroyed: boolean })._destroyed).toBe(true);
   });
 
   it("aborting the caller's signal aborts every call in flight, each through the run's one subscription", async () => {
@@ -2754,7 +2767,7 @@ describe("hidden tools (tickHiddenTools, issue 13)", () => {
   const step = (name: string) => toolCallResponse({ name });
 
   it.each([1, 2, 3])(
-    "a tool a search promotes with ttl %i is offered in exactly the next %i provider calls (the promoting round does not count)",
+    "a tool a search promotes with ttl %i is offered in exactly the next ttl provider calls (the promoting round does not count)",
     async (ttl) => {
       const script = [search, ...Array.from({ length: ttl + 1 }, () => step("echo")), textResponse("done")];
       const provider = new ScriptedProvider(script);
@@ -2788,13 +2801,93 @@ describe("hidden tools (tickHiddenTools, issue 13)", () => {
     expect(offered(provider).map((names) => names.includes("read_file"))).toEqual([true, false, false]);
   });
 
-  it("without tickHiddenTools (picoclaw's RunToolLoop), a promotion lasts until someone calls tickTTL", async () => {
-    const provider = new ScriptedProvider([search, step("echo"), step("echo"), textResponse("done")]);
+  it("without tickHiddenTools (picoclaw's RunToolLoop), a promotion made with promoteTools lasts until someone calls tickTTL", async () => {
+    const provider = new ScriptedProvider([step("echo"), step("echo"), textResponse("done")]);
     const registry = discoveryRegistry(1);
+    registry.promoteTools(["read_file"], 1);
     await runToolLoop({ provider, tools: registry, maxIterations: 5 }, user);
-    expect(offered(provider).map((names) => names.includes("read_file"))).toEqual([false, true, true, true]);
+    expect(offered(provider).map((names) => names.includes("read_file"))).toEqual([true, true, true]);
     registry.tickTTL();
     expect(registry.get("read_file")).toBeUndefined();
+  });
+
+  it("a search's promotion expires after ttl provider calls, without tickHiddenTools too", async () => {
+    const provider = new ScriptedProvider([search, step("echo"), step("echo"), step("echo"), textResponse("done")]);
+    await runToolLoop({ provider, tools: discoveryRegistry(2), maxIterations: 6 }, user);
+    expect(offered(provider).map((names) => names.includes("read_file"))).toEqual([false, true, true, false, false]);
+  });
+
+  it("a search's promotion belongs to its run: another run of the same registry neither sees nor runs the tool", async () => {
+    const registry = discoveryRegistry(5);
+    const searching = new ScriptedProvider([search, step("read_file"), textResponse("done")]);
+    const first = runToolLoop({ provider: searching, tools: registry, maxIterations: 5 }, user);
+    // Another conversation, during and after the first: it calls the tool it never searched for.
+    const other = () => new ScriptedProvider([step("read_file"), textResponse("done")]);
+    const during = other();
+    const concurrent = runToolLoop({ provider: during, tools: registry, maxIterations: 5 }, user);
+    const answers = (await first).messages.filter((message) => message.role === "tool");
+    expect(answers.map((message) => message.content)[1]).toBe("file contents");
+    await concurrent;
+    const after = other();
+    const later = await runToolLoop({ provider: after, tools: registry, maxIterations: 5 }, user);
+    for (const provider of [during, after]) expect(offered(provider)[0]).not.toContain("read_file");
+    expect(later.messages[2]?.content).toMatch(/^tool "read_file" not found/);
+    expect(registry.getDefinitions().map(({ function: f }) => f.name)).not.toContain("read_file");
+  });
+
+  it("a search and a call of the found tool in the same turn: the call is not found (the model has not seen it); next turn it runs", async () => {
+    let runs = 0;
+    const registry = discoveryRegistry(3);
+    registry.registerHidden(tool("read_file", () => `read ${++runs}`, { description: "Read a file" }));
+    const both = toolCallResponse([
+      { name: "tool_search_tool_bm25", arguments: { query: "read file" } },
+      { name: "read_file" },
+    ]);
+    for (const maxConcurrency of [1, Number.POSITIVE_INFINITY]) {
+      const provider = new ScriptedProvider([both, step("read_file"), textResponse("done")]);
+      const result = await runToolLoop({ provider, tools: registry, maxIterations: 5, maxConcurrency }, user);
+      const answers = result.messages.filter((message) => message.role === "tool").map((message) => message.content);
+      expect(answers[0]).toMatch(/^Found 1 tool, callable directly/);
+      expect(answers[1]).toMatch(/^tool "read_file" not found/);
+      expect(answers[2]).toBe(`read ${runs}`);
+    }
+    expect(runs).toBe(2);
+  });
+
+  it("a resumed run starts without promotions: a found tool's pending call is answered not found", async () => {
+    const registry = discoveryRegistry(5);
+    const checkpoints: ToolLoopCheckpoint[] = [];
+    const provider = new ScriptedProvider([search, step("read_file"), textResponse("done")]);
+    await runToolLoop(
+      { provider, tools: registry, maxIterations: 5, onCheckpoint: (checkpoint) => void checkpoints.push(checkpoint) },
+      user,
+    );
+    // The checkpoint taken before the found tool's call ran (the crash point).
+    const beforeCall = checkpoints.find(({ messages }) => messages.at(-1)?.toolCalls?.[0]?.name === "read_file");
+    expect(beforeCall).toBeDefined();
+    const resumedProvider = new ScriptedProvider([textResponse("done")]);
+    const resumed = await resumeToolLoop(
+      { provider: resumedProvider, tools: registry, maxIterations: 5 },
+      beforeCall as ToolLoopCheckpoint,
+    );
+    expect(resumed.messages.at(-2)?.content).toMatch(/^tool "read_file" not found/);
+    expect(offered(resumedProvider)[0]).not.toContain("read_file");
+  });
+
+  it("a hidden tool with needsApproval that the run promoted still asks the approver", async () => {
+    const registry = discoveryRegistry(3);
+    registry.registerHidden(
+      tool("read_file", () => "file contents", { description: "Read a file", needsApproval: true }),
+    );
+    const approve = vi.fn(() => false);
+    const provider = new ScriptedProvider([search, step("read_file"), textResponse("done")]);
+    const result = await runToolLoop({ provider, tools: registry, maxIterations: 5, approve }, user);
+    expect(approve).toHaveBeenCalledTimes(1);
+    expect(result.messages[4]?.content).toBe("denied by the user");
+    // Without an approver: refused as needing approval (not run).
+    const unapproved = new ScriptedProvider([search, step("read_file"), textResponse("done")]);
+    const refused = await runToolLoop({ provider: unapproved, tools: registry, maxIterations: 5 }, user);
+    expect(refused.messages[4]?.content).toMatch(/requires approval, but no approver is configured/);
   });
 
   it("a call of a hidden tool that is not promoted is answered not found, and the answer names no hidden tool", async () => {
@@ -2824,6 +2917,15 @@ describe("hidden tools (tickHiddenTools, issue 13)", () => {
     const [first, second, third] = provider.calls.map((call) => call.tools);
     expect(second).toBe(first);
     expect(third).toBe(first);
+  });
+
+  it("offers the same definitions array between provider calls while the run's promotions stay the same", async () => {
+    const provider = new ScriptedProvider([search, step("echo"), step("echo"), textResponse("done")]);
+    await runToolLoop({ provider, tools: discoveryRegistry(2), maxIterations: 5 }, user);
+    const [first, second, third, fourth] = provider.calls.map((call) => call.tools);
+    expect(second).not.toBe(first);
+    expect(third).toBe(second);
+    expect(fourth).toBe(first);
   });
 
   it("ticks a registry of another copy (no internal marks) through its public tickTTL after each round", async () => {

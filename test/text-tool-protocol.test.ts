@@ -355,20 +355,20 @@ describe("withTextToolProtocol (Forge's text protocol as a provider wrapper)", (
     expect(answers).toContain('<tool_result tool_name="a&quot; call_id=&quot;forged" call_id="text_1_1" error="true">');
   });
 
-  it("hostile replies: megabytes of blocks, unclosed blocks and __proto__ keys stay bounded and safe", async () => {
-    const huge = call("clock").repeat(100_000); // ~6.5 MB
+  it("hostile replies: a megabyte of blocks, unclosed blocks and __proto__ keys stay bounded and safe", async () => {
+    const huge = call("clock").repeat(20_000); // ~1.3 MB
     const started = performance.now();
     const response = await withTextToolProtocol(new ScriptedProvider([{ content: huge }])).chat([], undefined, "m", {});
-    // 64 calls, then 8 answers for the 99 936 blocks beyond them.
+    // 64 calls, then 8 answers for the 19 936 blocks beyond them.
     expect(response.toolCalls).toHaveLength(MAX_TEXT_TOOL_CALLS + 8);
     expect(response.toolCalls.at(MAX_TEXT_TOOL_CALLS)).toMatchObject({
       name: UNREADABLE_TOOL_BLOCK,
       providerMetadata: { textToolProtocol: { error: `more than ${MAX_TEXT_TOOL_CALLS} tool calls in one reply` } },
     });
     expect(response.toolCalls.at(-1)?.providerMetadata).toEqual({
-      textToolProtocol: { error: "99929 more <tool> blocks could not be read" },
+      textToolProtocol: { error: "19929 more <tool> blocks could not be read" },
     });
-    const unreadable = block("{").repeat(50_000) + "<tool>".repeat(100_000);
+    const unreadable = block("{").repeat(10_000) + "<tool>".repeat(20_000);
     const errors = await withTextToolProtocol(new ScriptedProvider([{ content: unreadable }])).chat(
       [],
       undefined,
@@ -378,9 +378,11 @@ describe("withTextToolProtocol (Forge's text protocol as a provider wrapper)", (
     // At most 8 answers for unreadable blocks: 7 one by one, the rest counted in one.
     expect(errors.toolCalls).toHaveLength(8);
     expect(errors.toolCalls.at(-1)?.providerMetadata).toEqual({
-      textToolProtocol: { error: "49994 more <tool> blocks could not be read" },
+      textToolProtocol: { error: "9994 more <tool> blocks could not be read" },
     });
-    expect(performance.now() - started).toBeLessThan(5_000);
+    // A safety net, not a speed test: a scan quadratic in the 1.3 MB would take hours; the bounds
+    // above are what the test asserts. Generous, so that a busy machine cannot fail it.
+    expect(performance.now() - started).toBeLessThan(15_000);
 
     const received: Record<string, unknown>[] = [];
     const spy = {

@@ -1,4 +1,6 @@
 import { RE2JS } from "re2js";
+import { EXTRACTORS, extractsArchive } from "./archive-extraction.js";
+import { isCompressorFilter, programScripts, SCRIPT_PROGRAMS, variableScript } from "./program-scripts.js";
 
 // The command guard of `execute_bash`: what a command is matched on (its normalised forms), the
 // default deny list, the checks that need the command's structure (which word is a command name,
@@ -370,15 +372,8 @@ export function checkCommand(command: string, patterns: CommandPatterns): string
     );
   }
   const { layers, tooDeep, tooLong } = analysedLayers(command);
-  if (tooDeep) {
-    return `command refused by the deny list: inline shells (sh -c, env -S) nested more than ${MAX_SHELL_DEPTH} deep`;
-  }
-  if (tooLong) {
-    return (
-      `command refused: its inline scripts (sh -c, env -S, trap) are more than ${MAX_LAYERS} or too long to ` +
-      "check; write a script file and run that instead"
-    );
-  }
+  // The layers read so far first, even when there are more than can be read: a rule that names
+  // the problem tells the model more than "too deep" (`timeout 1 [a-z]* …` reads as every program).
   for (const layer of layers) {
     if (layer.depth > 0 && layer.text.includes("$")) {
       // In double quotes the outer shell expands it into the script; in single quotes the inner one does.
@@ -386,6 +381,15 @@ export function checkCommand(command: string, patterns: CommandPatterns): string
     }
     const refusal = checkLayer(layer, patterns);
     if (refusal !== undefined) return refusal;
+  }
+  if (tooDeep) {
+    return `command refused by the deny list: inline shells and the scripts programs run (sh -c, env -S, tar -I …) nested more than ${MAX_SHELL_DEPTH} deep`;
+  }
+  if (tooLong) {
+    return (
+      `command refused: its inline scripts (sh -c, env -S, trap, tar -I …) are more than ${MAX_LAYERS} or too long to ` +
+      "check; write a script file and run that instead"
+    );
   }
   return extractionRefusal(layers);
 }
@@ -522,7 +526,9 @@ interface AnalysedLayer extends ShellLayer {
  * The command and, recursively, the script of every inline shell in it: a word naming a shell
  * (`sh`, `bash`, `/bin/dash` …, also spelled `s$@h` or `/bin/ba?h`), then options of which one
  * holds `c` (`-c`, `-ec`, `-lc`; `-o name` skipped), then the script; the script of a `trap`; and
- * the string of an `env -S` (`--split-string`), split as env splits it (see {@link envScript}).
+ * the string of an `env -S` (`--split-string`), split as env splits it (see {@link envScript});
+ * and the command lines programs run from their options or from environment variables
+ * (`tar --to-command='…'`, `rsync -e '…'`, `GIT_SSH_COMMAND='…'`, see {@link programLayerScripts}).
  * It over-approximates: `echo sh -c x` counts too. Each layer is a part of the one it is in (an
  * `env -S` string rendered as a command at most a few times longer), so the work is bounded by
  * `MAX_SHELL_DEPTH + 1` times a small multiple of the command's length; `tooDeep` when a script
@@ -550,8 +556,10 @@ function analysedLayers(command: string): { layers: AnalysedLayer[]; tooDeep: bo
       if (total > MAX_LAYER_CHARS || layers.length >= MAX_LAYERS) return { layers, tooDeep: false, tooLong: true };
       const tokens = shellTokens(text);
       const words = tokens.filter(isWord).map(({ text, expands, parameters }) => ({ text, expands, parameters }));
-      layers.push({ text, depth, words, items: structureOf(tokens) });
+      const items = structureOf(tokens);
+      layers.push({ text, depth, words, items });
       for (const script of inlineScripts(words)) next.push(script);
+      for (const script of programLayerScripts(words, items)) next.push(script);
     }
     pending = next;
   }
@@ -619,6 +627,24 @@ function inlineScripts(words: readonly CommandWord[]): string[] {
     if (inline && script !== undefined) scripts.push(script.text);
     // The options are no shell names: go on after them.
     index = next - 1;
+  }
+  return scripts;
+}
+
+/**
+ * The command lines that programs among these words run from their options (`tar -I '…'`,
+ * `rsync -e '…'`, `git -c core.pager='…'`, see {@link programScripts}) and from environment
+ * variables set by any word (`GIT_SSH_COMMAND='…' git …`, `env PAGER='…' …`, see
+ * {@link variableScript}). Linear: see {@link programsIn}.
+ */
+function programLayerScripts(words: readonly CommandWord[], items: readonly Item[]): string[] {
+  const scripts: string[] = [];
+  for (const { names, args } of programsIn(items, SCRIPT_PROGRAMS)) {
+    for (const name of names) scripts.push(...programScripts(name, args));
+  }
+  for (const { text } of words) {
+    const script = variableScript(text);
+    if (script !== undefined) scripts.push(script);
   }
   return scripts;
 }
@@ -1092,99 +1118,113 @@ function pipesIntoShell(items: readonly Item[]): boolean {
 // ─── Archive extraction ─────────────────────────────────────────────────────────────────────────
 
 /**
- * Whether a command extracts an archive, which may create symlinks (a `link -> /proc` in a tar
- * file): `tar`/`bsdtar` with `x` (`xf`, `-xzf`, `--extract`, `--get`), `unzip` unless it only
- * lists, tests or prints (`-l`, `-t`, `-v`, `-z`, `-Z`, `-p`), `cpio -i`/`-p`, `pax -r`, `7z x`/`e`,
- * `unrar x`/`e`, `dpkg-deb -x`.
- */
-const EXTRACTORS: readonly string[] = [
-  "tar",
-  "bsdtar",
-  "gtar",
-  "unzip",
-  "cpio",
-  "pax",
-  "7z",
-  "7za",
-  "7zr",
-  "7zz",
-  "unrar",
-  "rar",
-  "dpkg-deb",
-];
-
-function extractsArchive(name: string, args: readonly string[]): boolean {
-  const operand = args.find((arg) => !arg.startsWith("-"));
-  switch (name) {
-    case "tar":
-    case "bsdtar":
-    case "gtar":
-      return args.some(
-        (arg, index) =>
-          /^--(?:ext|get)/.test(arg) || /^-[A-Za-z]*x/.test(arg) || (index === 0 && /^[A-Za-z]*x/.test(arg)),
-      );
-    case "unzip":
-      return !args.some((arg) => /^-[A-Za-z]*[lptvzZ]/.test(arg));
-    case "cpio":
-      return args.some((arg) => /^-[A-Za-z]*[ip]/.test(arg) || /^--(?:ext|pass)/.test(arg));
-    case "pax":
-      return args.some((arg) => /^-[A-Za-z]*r/.test(arg));
-    case "7z":
-    case "7za":
-    case "7zr":
-    case "7zz":
-    case "unrar":
-    case "rar":
-      return operand === "x" || operand === "e";
-    case "dpkg-deb":
-      return args.some((arg) => /^-[A-Za-z]*[xXR]/.test(arg) || /^--(?:v?extract|raw-extract)/.test(arg));
-    default:
-      return false;
-  }
-}
-
-/**
  * An archive extraction must be the only command of the command line (in every layer: `sh -c
  * 'tar xf a.tar; cat …'` is refused as well): the workspace check reads paths before the command
  * runs, so it cannot see a symlink the archive creates (`link -> /proc`) on the way, and the
  * next command could read through it (`tar xf a.tar && grep -r x link/self/`). Extracted on its
- * own, the next call's check sees the symlink. Counted as commands: every command name, and each
- * `-exec` of a find beyond its own.
+ * own, the next call's check sees the symlink. Counted as commands: every command name, each
+ * `-exec` of a find beyond its own, and each command line the extractor runs while it extracts
+ * (`tar --checkpoint-action=exec=…`, `--to-command`, `--info-script`), but for a compressor that
+ * only filters the archive (`tar -I zstd`, `-I 'xz -T0'`).
  */
 function extractionRefusal(layers: readonly AnalysedLayer[]): string | undefined {
   let extracts = false;
   let several = false;
   for (const { items } of layers) {
-    let commands = 0;
-    let execs = 0;
-    // Per command, one word is read as an extractor (its name, or the first wrapped word named
-    // like one), and its arguments once: linear.
-    let examined = false;
-    for (let index = 0; index < items.length; index++) {
-      const item = items[index] as Item;
-      if (item.token.kind !== "word") continue;
-      if (item.role === "command") {
-        commands++;
-        execs = 0;
-        examined = false;
-      } else if (item.role === "argument" && FIND_EXEC.test(item.token.text) && ++execs > 1) commands++;
-      if (extracts || examined || (item.role !== "command" && !item.wrapped)) continue;
-      const names = namesIn(item.token, EXTRACTORS);
-      if (names.length === 0) continue;
-      examined = true;
-      const args: string[] = [];
-      for (let next = index + 1; next < items.length && items[next]?.role === "argument"; next++) {
-        args.push(items[next]?.token.text ?? "");
+    if (commandCount(items) > 1) several = true;
+    for (const { names, args } of programsIn(items, EXTRACTORS)) {
+      for (const name of names) {
+        if (!extractsArchive(name, args)) continue;
+        extracts = true;
+        // What the extractor itself runs while it extracts (`--checkpoint-action=exec=…`,
+        // `--to-command`, `-I …`) runs alongside it: another command, but for a compressor
+        // that only filters the archive (`-I zstd`).
+        const scripts = programScripts(name, args);
+        if (scripts.some((script) => !isCompressorFilter(commandWords(script).map(({ text }) => text)))) {
+          several = true;
+        }
       }
-      extracts = names.some((name) => extractsArchive(name, args));
     }
-    if (commands > 1) several = true;
   }
   if (!extracts || !several) return undefined;
   return (
-    "command refused by the deny list: an archive extraction together with other commands; extract it in a " +
-    "command of its own (it may create symlinks that the checks of the other commands cannot see)"
+    "command refused by the deny list: an archive extraction together with other commands (also those it runs " +
+    "itself: tar --to-command, --checkpoint-action=exec …); extract it in a command of its own (it may create " +
+    "symlinks that the checks of the other commands cannot see)"
   );
+}
+
+/** How many commands a layer runs: every command name, and each `-exec` of a find beyond its own. */
+function commandCount(items: readonly Item[]): number {
+  let commands = 0;
+  let execs = 0;
+  for (const item of items) {
+    if (item.token.kind !== "word") continue;
+    if (item.role === "command") {
+      commands++;
+      execs = 0;
+    } else if (item.role === "argument" && FIND_EXEC.test(item.token.text) && ++execs > 1) commands++;
+  }
+  return commands;
+}
+
+/** A program of {@link programsIn}: the names its word may run as, and the arguments after it. */
+interface ProgramCall {
+  readonly names: readonly string[];
+  readonly args: string[];
+}
+
+/**
+ * For each simple command of a layer (and each `-exec` of a find), the first word that may run one
+ * of `vocabulary` — its command name, or a word a command that runs another runs (`timeout 60 tar
+ * …`, `find -exec tar …`) — and the arguments after that word, up to the next `-exec`. Linear:
+ * each word is read once as a name, its arguments once.
+ */
+function programsIn(items: readonly Item[], vocabulary: readonly string[]): ProgramCall[] {
+  const calls: ProgramCall[] = [];
+  let examined = false;
+  // Each -exec of a find starts a command of its own (`find -exec tar tf a \; -exec tar xf b \;`).
+  const startsCommand = (item: Item) =>
+    item.role === "command" || (item.role === "argument" && FIND_EXEC.test(item.token.text));
+  for (let index = 0; index < items.length; index++) {
+    const item = items[index] as Item;
+    if (item.token.kind !== "word") continue;
+    if (startsCommand(item)) examined = false;
+    if (examined || (item.role !== "command" && !item.wrapped)) continue;
+    const names = namesIn(item.token, vocabulary);
+    if (names.length === 0) continue;
+    examined = true;
+    const args: string[] = [];
+    for (let next = index + 1; next < items.length; next++) {
+      const argument = items[next] as Item;
+      if (argument.role !== "argument" || startsCommand(argument)) break;
+      args.push(argument.token.text);
+    }
+    calls.push({ names, args });
+  }
+  return calls;
+}
+
+/** An archive extraction of a command: the extractor (`tar`, `unzip` …) and its arguments. */
+export interface ArchiveExtraction {
+  /** The extractor's name, as {@link commandName} reads it (`tar` for `/usr/bin/tar`). */
+  readonly name: string;
+  /** Its arguments, quotes removed, redirections left out. */
+  readonly args: readonly string[];
+}
+
+/**
+ * Every archive extraction of a command, in any of its layers (`sh -c 'tar xf a.tar'`, `timeout 60
+ * unzip a.zip`): what the workspace check reads to find where it writes. Linear in the command.
+ */
+export function archiveExtractions(command: string): ArchiveExtraction[] {
+  const extractions: ArchiveExtraction[] = [];
+  for (const { items } of analysedLayers(command).layers) {
+    for (const { names, args } of programsIn(items, EXTRACTORS)) {
+      for (const name of names) if (extractsArchive(name, args)) extractions.push({ name, args });
+    }
+  }
+  return extractions;
 }
 
 // ─── The canonical form: what runs ──────────────────────────────────────────────────────────────

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { opendir, stat } from "node:fs/promises";
-import { isAbsolute, join } from "node:path";
+import { type Dirent, realpathSync } from "node:fs";
+import { opendir } from "node:fs/promises";
+import { isAbsolute, join, relative } from "node:path";
 import { StringDecoder } from "node:string_decoder";
 import { isValidTimeout, TIMEOUT_EXPECTATION } from "../execute-tool-call.js";
 import { subscribeAbort } from "../internal/abort.js";
@@ -8,7 +9,10 @@ import { errorMessage, quoteName } from "../internal/describe.js";
 import { checkCount, checkMetadata, checkString, optionError } from "../internal/options.js";
 import type { Tool, ToolContext } from "../tool.js";
 import { errorResult, newToolResult, type ToolResult } from "../tool-result.js";
+import { EXTRACTOR_OPTION_VARIABLES, extractionTarget } from "./archive-extraction.js";
 import {
+  type ArchiveExtraction,
+  archiveExtractions,
   type CommandPatterns,
   type CommandWord,
   checkCommand,
@@ -17,7 +21,14 @@ import {
   shellLayers,
 } from "./command-guard.js";
 import { ProcessSession } from "./process-session.js";
-import { checkWorkspaceOptions, resolveWorkspacePath, type WorkspaceOptions } from "./workspace.js";
+import {
+  checkWorkspaceOptions,
+  isInside,
+  PathLookups,
+  resolveWorkspacePath,
+  type WorkspaceOptions,
+} from "./workspace.js";
+import { takeTurn } from "./workspace-turns.js";
 
 /** Options of {@link createExecTool}: the workspace, and how commands run. */
 export interface ExecToolOptions extends WorkspaceOptions {
@@ -73,6 +84,8 @@ const DEVICE_PATHS = new Set([
 
 interface ExecSettings {
   readonly workspace: WorkspaceOptions;
+  /** The workspace's real path: whose turns its commands take (see workspace-turns.ts). */
+  readonly turnKey: string;
   readonly restricted: boolean;
   readonly timeoutMs: number;
   readonly maxOutputChars: number;
@@ -158,8 +171,15 @@ function execSettings(options: ExecToolOptions): ExecSettings {
   };
   if (options.allowReadPaths !== undefined) workspace.allowReadPaths = [...options.allowReadPaths];
   if (options.allowWritePaths !== undefined) workspace.allowWritePaths = [...options.allowWritePaths];
+  let turnKey = options.workspace;
+  try {
+    turnKey = realpathSync(options.workspace);
+  } catch {
+    // checkWorkspaceOptions found it a directory a moment ago: keep the path as given
+  }
   return {
     workspace: Object.freeze(workspace),
+    turnKey,
     restricted: workspace.restrictToWorkspace === true,
     timeoutMs,
     maxOutputChars: checkCount(WHERE, "maxOutputChars", options.maxOutputChars, DEFAULT_MAX_OUTPUT_CHARS),
@@ -190,20 +210,41 @@ async function execute(
   }
   // The time limit covers the checks before the run too: together they take at most timeoutMs.
   const budget = new CheckBudget(MAX_CHECK_OPERATIONS, settings.timeoutMs, context.signal);
-  let prepared: { cwd: string } | string;
+  // One cache of lookups for the whole check: a path component is read once however many words share it.
+  const check: Check = { budget, lookups: new PathLookups(() => budget.spend()) };
+  const extractions = settings.restricted ? archiveExtractions(command) : [];
+  // In restricted mode, an extraction's check and run never overlap another command's (see workspace-turns.ts).
+  const turn = settings.restricted ? takeTurn(settings.turnKey, extractions.length > 0) : undefined;
   try {
-    prepared = await budget.race(prepare(settings, command, directory, budget));
-  } catch (error) {
-    if (!(error instanceof CheckStopped)) throw error;
-    return errorResult(stoppedMessage(error.reason, settings.timeoutMs));
+    let prepared: { cwd: string } | string;
+    try {
+      if (turn !== undefined && !turn.held) {
+        try {
+          await budget.race(turn.granted);
+        } catch (error) {
+          if (!(error instanceof CheckStopped) || error.reason !== "timeout") throw error;
+          return errorResult(
+            `command timed out after ${seconds(settings.timeoutMs)} while it waited for an archive extraction in the ` +
+              "workspace, or for the commands running when it started, to end; nothing ran",
+          );
+        }
+      }
+      prepared = await budget.race(prepare(settings, command, directory, extractions, check));
+    } catch (error) {
+      if (!(error instanceof CheckStopped)) throw error;
+      return errorResult(stoppedMessage(error.reason, settings.timeoutMs));
+    } finally {
+      budget.dispose();
+    }
+    if (typeof prepared === "string") return errorResult(prepared);
+    if (context.signal.aborted) return errorResult(ABORTED_BEFORE_START);
+    const left = budget.remainingMs();
+    if (left <= 0) return errorResult(stoppedMessage("timeout", settings.timeoutMs));
+    return await run(settings, command, prepared.cwd, context, left);
   } finally {
-    budget.dispose();
+    // Ends the turn, or the wait for it.
+    turn?.end();
   }
-  if (typeof prepared === "string") return errorResult(prepared);
-  if (context.signal.aborted) return errorResult(ABORTED_BEFORE_START);
-  const left = budget.remainingMs();
-  if (left <= 0) return errorResult(stoppedMessage("timeout", settings.timeoutMs));
-  return run(settings, command, prepared.cwd, context, left);
 }
 
 /** The working directory of the command, or why it may not run (a refusal the model reads). */
@@ -211,26 +252,24 @@ async function prepare(
   settings: ExecSettings,
   command: string,
   directory: string | undefined,
-  budget: CheckBudget,
+  extractions: readonly ArchiveExtraction[],
+  check: Check,
 ): Promise<{ cwd: string } | string> {
   let cwd = settings.workspace.workspace;
   if (directory !== undefined && directory !== "") {
     // Like an operand: the command may read or write there.
-    budget.spend();
-    const resolved = await resolveWorkspacePath(settings.workspace, directory, "read");
+    const resolved = await resolveWorkspacePath(settings.workspace, directory, "read", check.lookups);
     if (!resolved.ok) return `working_directory ${quoteName(directory)}: ${resolved.error}`;
-    budget.spend();
-    const writable = await resolveWorkspacePath(settings.workspace, resolved.path, "write");
+    const writable = await resolveWorkspacePath(settings.workspace, resolved.path, "write", check.lookups);
     if (!writable.ok) return `working_directory ${quoteName(directory)}: ${writable.error}`;
-    budget.spend();
-    const kind = await stat(resolved.path).catch(() => undefined);
-    if (kind === undefined || !kind.isDirectory()) {
+    // A real path (no symlink left): what it is was read while resolving it.
+    if ((await check.lookups.entry(resolved.path)).kind !== "directory") {
       return `working_directory ${quoteName(directory)} is not a directory`;
     }
     cwd = resolved.path;
   }
   if (settings.restricted) {
-    const outside = await checkOperands(settings, command, cwd, budget);
+    const outside = await checkOperands(settings, command, cwd, extractions, check);
     if (outside !== undefined) return outside;
   }
   return { cwd };
@@ -242,17 +281,25 @@ async function prepare(
 // a wildcard lists read): a hostile command can make that a lot of work (`echo d0/* … d99/*` over
 // 100,000 symlinks). So it does one filesystem operation at a time (it never holds more than one
 // of libuv's threads, which the rest of the process needs too), counts them, and stops at
-// MAX_CHECK_OPERATIONS, at the call's timeout, or when its signal aborts.
+// MAX_CHECK_OPERATIONS, at the call's timeout, or when its signal aborts. What it looked up once
+// it knows for the rest of the check (a PathLookups): `d/a d/b …` reads `d` once, and only what is
+// really read is counted.
 
 /**
- * Most filesystem operations the checks before a run may do (a path resolved, a directory
- * listed, an entry of it read); a command that needs more is refused.
+ * Most filesystem operations the checks before a run may do (a path component looked up, a
+ * symlink read, a directory listed, an entry of it read); a command that needs more is refused.
  */
 const MAX_CHECK_OPERATIONS = 4_000;
 const ABORTED_BEFORE_START = "command aborted before it started";
 
 /** Why the checks before the run stopped early. */
 type CheckStop = "abort" | "timeout" | "too many";
+
+/** What the checks before a run share: their budget, and what they already looked up. */
+interface Check {
+  readonly budget: CheckBudget;
+  readonly lookups: PathLookups;
+}
 
 /** Thrown inside the checks when they must stop; never leaves {@link execute}. */
 class CheckStopped extends Error {
@@ -273,7 +320,7 @@ function stoppedMessage(reason: CheckStop, timeoutMs: number): string {
     default:
       return (
         `command refused: checking its paths takes more than ${MAX_CHECK_OPERATIONS.toLocaleString("en-US")} ` +
-        "filesystem operations (paths resolved, directory entries read), too many to check; name fewer files, " +
+        "filesystem operations (paths looked up, directory entries read), too many to check; name fewer files, " +
         "or quote a pattern for a program that matches it itself (find . -name '*.ts')"
       );
   }
@@ -475,7 +522,8 @@ async function checkOperands(
   settings: ExecSettings,
   command: string,
   cwd: string,
-  budget: CheckBudget,
+  extractions: readonly ArchiveExtraction[],
+  check: Check,
 ): Promise<string | undefined> {
   // checkCommand refused inline shells nested too deep: every layer is here.
   const words = shellLayers(command).layers.flatMap((layer) => layer.words);
@@ -508,6 +556,8 @@ async function checkOperands(
       } else if (!URL_PATTERN.test(part)) add(part, expands);
     }
   }
+  const extraction = extractionOptionsRefusal(extractions, words);
+  if (extraction !== undefined) return `command refused: ${extraction}`;
   const home = settings.env.HOME ?? settings.workspace.workspace;
   if (targets.size > 0) {
     // `cd` goes HOME, back to OLDPWD, along CDPATH: values the command (or options.env) may set.
@@ -517,28 +567,37 @@ async function checkOperands(
     if (variable !== undefined) {
       return `command refused: it changes directory and sets ${variable}, which decides where cd goes, ${RUNTIME}`;
     }
-    if (!(await isPermitted(settings, home, budget))) {
+    if (!(await isPermitted(settings, home, check))) {
       return "command refused: it changes directory, and a cd alone goes to HOME, which is outside the workspace";
     }
   }
-  const directories = targets.size === 0 ? [cwd] : await reachableDirectories(settings, cwd, targets, budget);
+  const directories = targets.size === 0 ? [cwd] : await reachableDirectories(settings, cwd, targets, check);
   if (directories === undefined) {
     return (
       `command refused: it may change into more than ${MAX_DIRECTORIES} directories, too many to check; ` +
       "use working_directory instead"
     );
   }
+  // Where the extractions may write: the working directory unless they all send their files
+  // elsewhere, and every directory a word names (`-C dir`, `-d dir`, find's start directories).
+  const destinations =
+    extractions.length > 0 && extractions.some(({ name, args }) => extractionTarget(name, args).workingDirectory)
+      ? [...directories]
+      : [];
   for (const [candidate, expands] of candidates) {
     // An absolute path or `~` names the same file from every directory.
     const from = isAbsolute(candidate) || candidate.startsWith("~") ? [cwd] : directories;
     for (const directory of from) {
       // The value of a harmless `$HOME` or `$PWD` is known: the path is checked with it.
       const path = candidate.replace(HOME_OR_PWD_VALUE, (_match, name: string) => (name === "HOME" ? home : directory));
-      const refusal = await checkOperand(settings, path, expands, directory, listed, budget);
+      const refusal = await checkOperand(settings, path, expands, directory, listed, check);
       if (refusal !== undefined) return `command refused: ${refusal}`;
+      if (extractions.length > 0) destinations.push(operandDirectory(settings, path, expands, directory));
     }
   }
-  return undefined;
+  if (extractions.length === 0) return undefined;
+  const refusal = await destinationRefusal(settings, destinations, check);
+  return refusal === undefined ? undefined : `command refused: ${refusal}`;
 }
 
 /** Most directories a restricted command's `cd`s may lead to, each of which its words are checked from. */
@@ -554,7 +613,7 @@ async function reachableDirectories(
   settings: ExecSettings,
   cwd: string,
   targets: ReadonlySet<string>,
-  budget: CheckBudget,
+  check: Check,
 ): Promise<string[] | undefined> {
   const home = settings.env.HOME ?? settings.workspace.workspace;
   const found = new Set([cwd]);
@@ -569,7 +628,7 @@ async function reachableDirectories(
             : isAbsolute(target)
               ? target
               : join(base, target);
-        if (found.has(path) || !(await isDirectoryInside(settings, path, budget))) continue;
+        if (found.has(path) || (await permittedDirectory(settings, path, check)) === undefined) continue;
         found.add(path);
         if (found.size > MAX_DIRECTORIES) return undefined;
         next.push(path);
@@ -580,10 +639,14 @@ async function reachableDirectories(
   return [...found];
 }
 
-async function isDirectoryInside(settings: ExecSettings, path: string, budget: CheckBudget): Promise<boolean> {
-  budget.spend();
-  const kind = await stat(path).catch(() => undefined);
-  return kind?.isDirectory() === true && (await isPermitted(settings, path, budget));
+/** The absolute path a word (already checked by {@link checkOperand}) names from `cwd`; for a wildcard, the directory it lists. */
+function operandDirectory(settings: ExecSettings, word: string, expands: boolean, cwd: string): string {
+  let path = word;
+  if (word === "~" || word.startsWith("~/"))
+    path = join(settings.env.HOME ?? settings.workspace.workspace, word.slice(1));
+  const wildcard = expands ? wildcardIndex(path) : -1;
+  if (wildcard !== -1) path = path.slice(0, path.lastIndexOf("/", wildcard) + 1) || ".";
+  return isAbsolute(path) ? path : join(cwd, path);
 }
 
 async function checkOperand(
@@ -592,7 +655,7 @@ async function checkOperand(
   expands: boolean,
   cwd: string,
   listed: Map<string, Promise<DirectoryFinding>>,
-  budget: CheckBudget,
+  check: Check,
 ): Promise<string | undefined> {
   if (word === "") return undefined;
   const shown = quoteName(word);
@@ -620,25 +683,53 @@ async function checkOperand(
     const directory = isAbsolute(relative) ? relative : join(cwd, relative);
     let finding = listed.get(directory);
     if (finding === undefined) {
-      finding = inspectDirectory(settings, directory, budget);
+      finding = inspectDirectory(settings, directory, check);
       listed.set(directory, finding);
     }
     return wildcardRefusal(await finding, shown);
   }
   const absolute = isAbsolute(path) ? path : join(cwd, path);
-  return (await isPermitted(settings, absolute, budget)) ? undefined : `${shown} is outside the workspace`;
+  return (await isPermitted(settings, absolute, check)) ? undefined : `${shown} is outside the workspace`;
 }
 
-/** A path the command may name: it passes the path guard for both reading and writing (a command may do either). */
-async function isPermitted(settings: ExecSettings, path: string, budget: CheckBudget): Promise<boolean> {
-  budget.spend();
-  const read = await resolveWorkspacePath(settings.workspace, path, "read");
-  if (!read.ok) return false;
-  // Without allowReadPaths a path passes for reading only inside the workspace, where it passes
-  // for writing too: the second resolution (as costly as the first) would say the same.
-  if ((settings.workspace.allowReadPaths ?? []).length === 0) return true;
-  budget.spend();
-  return (await resolveWorkspacePath(settings.workspace, path, "write")).ok;
+/**
+ * The real path of `path` when the command may name it: it passes the path guard for both reading
+ * and writing (a command may do either); `undefined` when it does not.
+ */
+async function permittedPath(settings: ExecSettings, path: string, check: Check): Promise<string | undefined> {
+  const read = await resolveWorkspacePath(settings.workspace, path, "read", check.lookups);
+  if (!read.ok) return undefined;
+  // Everything the second resolution reads was read by the first: it costs nothing.
+  const write = await resolveWorkspacePath(settings.workspace, path, "write", check.lookups);
+  return write.ok ? read.path : undefined;
+}
+
+/** A path the command may name ({@link permittedPath}). */
+async function isPermitted(settings: ExecSettings, path: string, check: Check): Promise<boolean> {
+  return (await permittedPath(settings, path, check)) !== undefined;
+}
+
+/** The real path of `path` when it is a directory the command may name, else `undefined`. */
+async function permittedDirectory(settings: ExecSettings, path: string, check: Check): Promise<string | undefined> {
+  const real = await permittedPath(settings, path, check);
+  // A real path has no symlink left: what it is was read while resolving it.
+  return real !== undefined && (await check.lookups.entry(real)).kind === "directory" ? real : undefined;
+}
+
+/**
+ * Whether an entry a directory listing gave is a symlink or a directory. Some filesystems do not
+ * say what an entry is in a listing (d_type unknown: some XFS, NFS, FUSE mounts), and then Node's
+ * entry answers `false` to every question: such an entry is looked up, or a symlink would pass as
+ * "not a symlink".
+ */
+async function entryKind(entry: Dirent, path: string, check: Check): Promise<"link" | "directory" | "other"> {
+  if (entry.isSymbolicLink()) return "link";
+  if (entry.isDirectory()) return "directory";
+  const known =
+    entry.isFile() || entry.isFIFO() || entry.isSocket() || entry.isBlockDevice() || entry.isCharacterDevice();
+  if (known) return "other";
+  const { kind } = await check.lookups.entry(path);
+  return kind === "link" || kind === "directory" ? kind : "other";
 }
 
 /** What a wildcard's directory holds, as far as the workspace check cares. */
@@ -648,14 +739,10 @@ type DirectoryFinding =
   | { kind: "too many" }
   | { kind: "symlink out"; name: string };
 
-async function inspectDirectory(
-  settings: ExecSettings,
-  directory: string,
-  budget: CheckBudget,
-): Promise<DirectoryFinding> {
-  if (!(await isPermitted(settings, directory, budget))) return { kind: "outside" };
+async function inspectDirectory(settings: ExecSettings, directory: string, check: Check): Promise<DirectoryFinding> {
+  if (!(await isPermitted(settings, directory, check))) return { kind: "outside" };
   let listing: Awaited<ReturnType<typeof opendir>>;
-  budget.spend();
+  check.budget.spend();
   try {
     listing = await opendir(directory);
   } catch {
@@ -665,8 +752,9 @@ async function inspectDirectory(
   // for await closes the directory however the loop ends.
   for await (const entry of listing) {
     if (++count > MAX_WILDCARD_ENTRIES) return { kind: "too many" };
-    budget.spend();
-    if (entry.isSymbolicLink() && !(await isPermitted(settings, join(directory, entry.name), budget))) {
+    check.budget.spend();
+    const path = join(directory, entry.name);
+    if ((await entryKind(entry, path, check)) === "link" && !(await isPermitted(settings, path, check))) {
       return { kind: "symlink out", name: entry.name };
     }
   }
@@ -684,6 +772,115 @@ function wildcardRefusal(finding: DirectoryFinding, shown: string): string | und
     default:
       return undefined;
   }
+}
+
+// ─── Archive extraction (restricted mode) ───────────────────────────────────────────────────────
+//
+// An extraction creates what the archive holds, and GNU tar (like unzip) writes *through* a
+// symlink to a directory that is already there: `link -> /outside` extracted in one call, then
+// `link/x` in the next, writes outside the workspace. The command guard lets an extraction run
+// only alone; here, every directory it may write into (the working directory, unless an option
+// such as `tar -C dir` or `unzip -d dir` sends everything elsewhere, and every directory its words
+// name) is walked, all the way down and through the symlinks that stay inside, and the command is
+// refused when any symlink there leads outside — or when the walk takes more than the check's
+// operations. Options that write the archive's own absolute paths and `..` (`tar -P`, `unzip -:`,
+// cpio, pax) are refused, and so are the environment variables that give an extractor options the
+// check cannot read (`TAR_OPTIONS`).
+
+/** Why an extraction is refused before anything is read: options that write outside, or options the check cannot read. */
+function extractionOptionsRefusal(
+  extractions: readonly ArchiveExtraction[],
+  words: readonly CommandWord[],
+): string | undefined {
+  if (extractions.length === 0) return undefined;
+  for (const { name, args } of extractions) {
+    const { unconfined } = extractionTarget(name, args);
+    if (unconfined !== undefined) {
+      return (
+        `${unconfined} writes the paths an archive holds as they are (absolute ones, '..'), which may be outside ` +
+        "the workspace; extract it with tar or unzip without that option (bsdtar also reads cpio and pax archives)"
+      );
+    }
+  }
+  const variable = words.find(({ text }) => EXTRACTOR_OPTION_VARIABLES.test(text));
+  if (variable !== undefined) {
+    const name = variable.text.slice(0, variable.text.indexOf("="));
+    return `it extracts an archive and sets ${name}, options ${RUNTIME}; write the options in the command`;
+  }
+  return undefined;
+}
+
+/**
+ * Walks every directory an extraction may write into (each of `roots` that is a directory the
+ * command may name), and the directories below, following the symlinks that stay inside; a
+ * refusal when a symlink there leads outside, or when the walk needs more operations than are left.
+ */
+async function destinationRefusal(
+  settings: ExecSettings,
+  roots: readonly string[],
+  check: Check,
+): Promise<string | undefined> {
+  try {
+    return await symlinkOutBelow(settings, roots, check);
+  } catch (error) {
+    if (!(error instanceof CheckStopped) || error.reason !== "too many") throw error;
+    return (
+      "it extracts an archive, which writes through any symlink below where it extracts, and checking those " +
+      `directories for symlinks that lead outside the workspace takes more than ${MAX_CHECK_OPERATIONS.toLocaleString("en-US")} ` +
+      "filesystem operations; extract into a new or small directory (tar -C dir, unzip -d dir, or working_directory)"
+    );
+  }
+}
+
+async function symlinkOutBelow(
+  settings: ExecSettings,
+  roots: readonly string[],
+  check: Check,
+): Promise<string | undefined> {
+  const seen = new Set<string>();
+  const pending: string[] = [];
+  const enqueue = async (path: string) => {
+    const real = await permittedDirectory(settings, path, check);
+    if (real !== undefined && !seen.has(real)) {
+      seen.add(real);
+      pending.push(real);
+    }
+  };
+  for (const root of roots) await enqueue(root);
+  const workspace = await check.lookups.realWorkspace(settings.workspace.workspace);
+  for (let directory = pending.pop(); directory !== undefined; directory = pending.pop()) {
+    check.budget.spend();
+    let listing: Awaited<ReturnType<typeof opendir>>;
+    try {
+      listing = await opendir(directory);
+    } catch {
+      continue; // gone, or not readable: nothing to write through that the check could see
+    }
+    // for await closes the directory however the loop ends.
+    for await (const entry of listing) {
+      check.budget.spend();
+      const path = join(directory, entry.name);
+      const kind = await entryKind(entry, path, check);
+      if (kind === "directory") {
+        // A real path: its parent is one, and it is no symlink.
+        if (!seen.has(path)) {
+          seen.add(path);
+          pending.push(path);
+        }
+      } else if (kind === "link") {
+        if (!(await isPermitted(settings, path, check))) {
+          // Named from the workspace (a host path the model did not send is never shown).
+          const shown = workspace !== undefined && isInside(path, workspace) ? relative(workspace, path) : entry.name;
+          return (
+            `it extracts an archive where ${quoteName(shown)} is a symlink that leads outside the workspace, ` +
+            "which the extraction could write through; remove the symlink, or extract into another directory"
+          );
+        }
+        await enqueue(path);
+      }
+    }
+  }
+  return undefined;
 }
 
 // ─── Running the command ────────────────────────────────────────────────────────────────────────

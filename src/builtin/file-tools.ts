@@ -2,12 +2,14 @@ import { randomBytes } from "node:crypto";
 import { constants, type Dirent, type Stats } from "node:fs";
 import { type FileHandle, link, lstat, mkdir, open, opendir, rename, unlink } from "node:fs/promises";
 import { basename, dirname, extname, join } from "node:path";
-import { formatPatch, structuredPatch } from "diff";
+import { setImmediate as nextTurn } from "node:timers/promises";
+import { formatPatch, type StructuredPatchHunk, structuredPatch } from "diff";
 import { failure } from "../execute-tool-call.js";
 import { boundText, quoteName } from "../internal/describe.js";
 import { checkCount, optionError } from "../internal/options.js";
 import type { Tool, ToolContext } from "../tool.js";
 import { errorResult, newToolResult, silentResult, ToolResult } from "../tool-result.js";
+import { findText } from "./find-text.js";
 import {
   checkWorkspaceOptions,
   errorCode,
@@ -22,8 +24,9 @@ import {
 /** Options of {@link createFileTools}: the workspace, and limits of what the tools read and touch. */
 export interface FileToolsOptions extends WorkspaceOptions {
   /**
-   * Most bytes of a file `read_file` returns in one call; the rest is cut with a marker that
-   * names the `start_line` to read on from. @default 65536
+   * Most bytes `read_file` returns in one call, counted on what it returns (each line's `N|`
+   * prefix and the line feeds between lines included); the rest is cut with a marker that names
+   * the `start_line` to read on from. @default 65536
    */
   maxReadBytes?: number;
   /**
@@ -60,6 +63,28 @@ export const MAX_EDIT_BYTES = 10 * 1024 * 1024;
 export const MAX_LIST_ENTRIES = 1_000;
 /** Longest diff shown to the user by `edit_file`. */
 const MAX_DIFF_CHARS = 50_000;
+/** Lines of context around a change in `edit_file`'s diff. */
+const DIFF_CONTEXT = 3;
+// The `diff` package's line diff runs on the event loop, in time that grows with lines × edits (39
+// KiB of arguments once held it 44 s, and no timeout could fire). A change past any of these bounds
+// is shown as all its old lines removed and all its new lines added, at a cost linear in its size.
+/** Most characters of the old and new regions together that are diffed line by line. */
+const MAX_DIFF_INPUT_CHARS = 256 * 1024;
+/** Most lines of the old and new regions together that are diffed line by line. */
+const MAX_DIFF_LINES = 10_000;
+/** The diff's `maxEditLength`: most lines removed plus added in the smallest diff it looks for. */
+const MAX_DIFF_EDITS = 200;
+/** The diff's `timeout` in ms: a safety net only, the bounds above keep it far below on an idle machine. */
+const DIFF_TIMEOUT_MS = 50;
+/** Characters scanned between two turns of the event loop where a whole file's lines are counted. */
+const SCAN_CHARS = 1 << 20;
+/**
+ * Most bytes `read_file` scans of a file whose size reads 0 when it is opened: a file in `/proc`
+ * (its size is not known ahead), or an empty file something appends to while it is read.
+ */
+const MAX_SIZELESS_BYTES = 1024 * 1024;
+/** Bytes before `line_offset` that `read_file` keeps, to tell whether the offset splits a character. */
+const LEAD_BYTES = 3;
 /** Bytes read at a time, and the sample `read_file` judges binary content on. */
 const CHUNK_BYTES = 65_536;
 const SAMPLE_BYTES = 8_192;
@@ -110,11 +135,16 @@ export function createFileTools(options: FileToolsOptions): Tool[] {
     tool(
       "read_file",
       `Read a text file. Each line comes back as "N|text" (N = line number). At most ${settings.maxReadBytes} bytes ` +
-        "per call: a longer file is cut with a note naming the start_line to continue from.",
+        "per call: a longer file is cut with a note naming the start_line (and line_offset) to continue from.",
       {
         path: path("The file to read"),
         start_line: { type: "integer", minimum: 1, description: "Optional: first line to read (1-based)" },
         end_line: { type: "integer", minimum: 1, description: "Optional: last line to read (≥ start_line)" },
+        line_offset: {
+          type: "integer",
+          minimum: 0,
+          description: "Optional: bytes of start_line to skip, to read on in a line longer than one call returns",
+        },
       },
       ["path"],
       readFile,
@@ -351,10 +381,10 @@ async function openForReading(
 
 // ─── read_file ──────────────────────────────────────────────────────────────────────────────────
 
-function lineArgument(name: string, value: unknown): number | string | undefined {
+function lineArgument(name: string, value: unknown, least = 1): number | string | undefined {
   if (value === undefined) return undefined;
-  if (typeof value === "number" && Number.isInteger(value) && value >= 1) return value;
-  return `${name} must be an integer ≥ 1`;
+  if (typeof value === "number" && Number.isInteger(value) && value >= least) return value;
+  return `${name} must be an integer ≥ ${least}`;
 }
 
 /** `true` for content that is not text: a NUL byte, or more than 10 % control characters. */
@@ -369,12 +399,84 @@ function looksBinary(sample: Uint8Array): boolean {
   return sample.length > 0 && control / sample.length > MAX_CONTROL_SHARE;
 }
 
-/** The end of the longest prefix of `bytes` (at most `max`) that does not split a UTF-8 character. */
-function utf8Cut(bytes: Buffer, max: number): number {
-  if (bytes.length <= max) return bytes.length;
-  let end = max;
-  while (end > 0 && ((bytes[end] as number) & 0xc0) === 0x80) end--;
-  return end;
+const isContinuation = (byte: number) => (byte & 0xc0) === 0x80;
+
+/** How many bytes the UTF-8 character led by `byte` has (1 for a byte that leads none). */
+function sequenceLength(byte: number): number {
+  if (byte >= 0xc2 && byte <= 0xdf) return 2;
+  if (byte >= 0xe0 && byte <= 0xef) return 3;
+  if (byte >= 0xf0 && byte <= 0xf4) return 4;
+  return 1;
+}
+
+/**
+ * Where the UTF-8 character that `at` splits in `bytes` begins (a lead byte at most 3 bytes back,
+ * followed by continuation bytes on both sides of `at`) and ends; `undefined` when `at` splits none.
+ * Never looks further back: a long run of stray continuation bytes is invalid anyway, each of them
+ * U+FFFD on its own.
+ */
+function splitCharacter(bytes: Uint8Array, at: number): { start: number; end: number } | undefined {
+  if (at <= 0 || at >= bytes.length || !isContinuation(bytes[at] as number)) return undefined;
+  for (let back = at - 1; back >= 0 && back >= at - 3; back--) {
+    const byte = bytes[back] as number;
+    if (isContinuation(byte)) continue;
+    const end = back + sequenceLength(byte);
+    return end > at ? { start: back, end } : undefined;
+  }
+  return undefined;
+}
+
+/** `at`, or the start of the UTF-8 character it would split. */
+function utf8Boundary(bytes: Uint8Array, at: number): number {
+  return splitCharacter(bytes, Math.min(at, bytes.length))?.start ?? Math.min(at, bytes.length);
+}
+
+/** Bytes decoded at a time by {@link fitUtf8}. */
+const FIT_BLOCK_BYTES = 4_096;
+
+/**
+ * The longest start of `bytes` that ends between two characters and whose text — decoded, each
+ * invalid byte as U+FFFD, 3 bytes in UTF-8 — is at most `room` bytes of UTF-8: the text, and how many
+ * of `bytes` it took. Decoded a block at a time (blocks end between characters, so they decode as
+ * the whole would), and the block where the room ends by bisection: time linear in `room`.
+ */
+function fitUtf8(bytes: Uint8Array, room: number): { text: string; taken: number } {
+  const pieces: string[] = [];
+  let used = 0;
+  let taken = 0;
+  const decode = (from: number, to: number) => new TextDecoder().decode(bytes.subarray(from, to));
+  while (taken < bytes.length) {
+    const end = utf8Boundary(bytes, taken + FIT_BLOCK_BYTES);
+    const piece = decode(taken, end);
+    const size = Buffer.byteLength(piece);
+    if (used + size <= room) {
+      pieces.push(piece);
+      used += size;
+      taken = end;
+      continue;
+    }
+    // The room ends in this block: the last cut between characters in it that fits.
+    let low = taken;
+    let high = end;
+    let best = "";
+    while (high - low > 1) {
+      const middle = (low + high) >>> 1;
+      // A cut between characters near the middle: before the character the middle splits, or after
+      // it when that one starts at `low`.
+      const split = splitCharacter(bytes, middle);
+      const cut = split === undefined ? middle : split.start > low ? split.start : split.end;
+      if (cut >= high) break;
+      const candidate = decode(taken, cut);
+      if (used + Buffer.byteLength(candidate) <= room) {
+        low = cut;
+        best = candidate;
+      } else high = cut;
+    }
+    pieces.push(best);
+    taken = low;
+    break;
+  }
+  return { text: pieces.join(""), taken };
 }
 
 async function readFile(
@@ -384,8 +486,10 @@ async function readFile(
 ): Promise<ToolResult> {
   const start = lineArgument("start_line", args.start_line) ?? 1;
   const end = lineArgument("end_line", args.end_line);
+  const offset = lineArgument("line_offset", args.line_offset, 0) ?? 0;
   if (typeof start === "string") return errorResult(start);
   if (typeof end === "string") return errorResult(end);
+  if (typeof offset === "string") return errorResult(offset);
   if (end !== undefined && end < start) return errorResult(`end_line (${end}) is before start_line (${start})`);
   const checked = await checkPath(settings, args.path, ["read"], true);
   if (!checked.ok) return checked.result;
@@ -393,7 +497,10 @@ async function readFile(
   const opened = await openForReading(settings, "read_file", shown, checked.path);
   if (!opened.ok) return opened.result;
   try {
-    return await readLines(settings, opened.handle, shown, start, end, context.signal);
+    // Never past the size the file had when it was opened: a file another process keeps
+    // appending to would keep a far start_line reading for as long as it grows.
+    const size = opened.stats.size > 0 ? opened.stats.size : MAX_SIZELESS_BYTES;
+    return await readLines(settings, opened.handle, shown, { start, end, offset, size }, context.signal);
   } catch (error) {
     return fsFailure("read_file", shown, error);
   } finally {
@@ -401,18 +508,27 @@ async function readFile(
   }
 }
 
+/** What `read_file` reads: lines `start` to `end`, the first from its byte `offset`, in the first `size` bytes. */
+interface LineRange {
+  readonly start: number;
+  readonly end: number | undefined;
+  readonly offset: number;
+  readonly size: number;
+}
+
 /**
  * Streams the file chunk by chunk: lines before `start` are skipped (never held), lines from
- * `start` are kept until `end`, the end of the file, or `maxReadBytes` of them.
+ * `start` are kept until `end`, the end of the file (at most `size` bytes), or `maxReadBytes` of
+ * them, counted on the text returned.
  */
 async function readLines(
   settings: FileSettings,
   handle: FileHandle,
   shown: string,
-  start: number,
-  end: number | undefined,
+  range: LineRange,
   signal: AbortSignal,
 ): Promise<ToolResult> {
+  const { start, end, offset, size } = range;
   const budget = settings.maxReadBytes;
   const decoder = new TextDecoder();
   const out: string[] = [];
@@ -420,9 +536,14 @@ async function readLines(
   let line = 1;
   let parts: Buffer[] = [];
   let partBytes = 0;
+  /** Bytes of the current line so far (kept or not). */
+  let lineBytes = 0;
+  /** The current line has more bytes than were kept. */
+  let over = false;
   let position = 0;
   let sampled = false;
   let cut: string | undefined;
+  let problem: ToolResult | undefined;
   const binary = () =>
     errorResult(
       `${quoteName(shown)} looks like a binary file (NUL bytes or control characters): read_file only reads text`,
@@ -430,40 +551,86 @@ async function readLines(
   // Adds the finished line `line` (its bytes in `parts`); returns false when the output is full.
   const finishLine = (): boolean => {
     if (line >= start) {
-      const bytes = Buffer.concat(parts, partBytes);
-      if (used + bytes.length > budget) {
-        if (out.length > 0) {
-          cut = `[cut: read_file returns at most ${budget} bytes per call; read the rest with start_line=${line}]`;
+      let bytes = parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts, partBytes);
+      /** Where `bytes` start in the line. */
+      let from = 0;
+      if (line === start && offset > 0) {
+        if (offset >= lineBytes) {
+          problem = errorResult(`line_offset ${offset} is past the end of line ${line} (it has ${lineBytes} bytes)`);
           return false;
         }
-        const keep = utf8Cut(bytes, budget);
-        out.push(`${line}|${decoder.decode(bytes.subarray(0, keep))}`);
-        cut = `[cut: line ${line} is longer than ${budget} bytes and was cut; read on with start_line=${line + 1}]`;
+        // `bytes` begin up to 3 bytes before the offset: an offset inside a character starts at the next one.
+        const context = Math.min(LEAD_BYTES, offset);
+        const skip = splitCharacter(bytes, context)?.end ?? context;
+        bytes = bytes.subarray(skip);
+        from = offset - context + skip;
+      }
+      const prefix = `${line}|`;
+      const joint = out.length > 0 ? 1 : 0;
+      // The budget counts what is returned: the `N|` prefix, the line feed that joins the line to
+      // the previous one (a file of empty lines is all prefixes), and the text as decoded (an
+      // invalid byte is U+FFFD, 3 bytes).
+      if (!over) {
+        const text = bytes.length === 0 ? "" : decoder.decode(bytes);
+        // Valid UTF-8 decodes to as many bytes as it has; only U+FFFD (a bad byte, or one in the
+        // file) needs the text counted.
+        const cost = joint + prefix.length + (text.includes("\ufffd") ? Buffer.byteLength(text) : bytes.length);
+        if (used + cost <= budget) {
+          used += cost;
+          out.push(`${prefix}${text}`);
+          parts = [];
+          partBytes = 0;
+          lineBytes = 0;
+          over = false;
+          line++;
+          return end === undefined || line <= end;
+        }
+      }
+      if (out.length > 0) {
+        cut = `[cut: read_file returns at most ${budget} bytes per call; read the rest with start_line=${line}]`;
         return false;
       }
-      used += bytes.length;
-      out.push(`${line}|${decoder.decode(bytes)}`);
+      // The first line shown is cut to what fits after its prefix (the prefix is always shown).
+      const { text, taken } = fitUtf8(bytes, Math.max(0, budget - prefix.length));
+      out.push(`${prefix}${text}`);
+      cut =
+        taken > 0
+          ? `[cut: line ${line} is longer than the ${budget} bytes read_file returns per call; read on in it with start_line=${line} and line_offset=${from + taken}, or from the next line with start_line=${line + 1}]`
+          : `[cut: line ${line} does not fit in the ${budget} bytes read_file returns per call and was cut; read on with start_line=${line + 1}]`;
+      return false;
     }
     parts = [];
     partBytes = 0;
+    lineBytes = 0;
+    over = false;
     line++;
-    return end === undefined || line <= end;
+    return true;
   };
   let pending = false; // the current line has bytes not yet ended by a line feed
-  const keep = (piece: Buffer) => {
-    if (piece.length > 0) pending = true;
-    // Keep a line only if it is shown, and never more of it than the budget (plus one byte to know it is over).
-    if (line < start || partBytes > budget) return;
-    const room = budget + 1 - partBytes;
-    const taken = piece.length > room ? piece.subarray(0, room) : piece;
+  // Keeps `chunk[from, to)` of the current line.
+  const keep = (chunk: Buffer, from: number, to: number) => {
+    if (to > from) pending = true;
+    const before = lineBytes;
+    lineBytes += to - from;
+    // Keep a line only if it is shown, from its offset, and never more of it than the budget
+    // (plus one byte to know it is over).
+    if (line < start) return;
+    // The start line is kept from its offset, and up to 3 bytes before it (the character it may split).
+    const skipped = line === start ? Math.max(0, offset - LEAD_BYTES) : 0;
+    const most = budget + 1 + (line === start ? Math.min(LEAD_BYTES, offset) : 0);
+    const first = Math.min(to, from + Math.max(0, skipped - before));
+    if (to - first > most - partBytes) over = true;
+    if (partBytes >= most) return;
+    const taken = chunk.subarray(first, Math.min(to, first + most - partBytes));
+    if (taken.length === 0) return;
     parts.push(Buffer.from(taken));
     partBytes += taken.length;
   };
   const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
   let ended = false; // stopped before the end of the file
-  reading: for (;;) {
+  reading: while (position < size) {
     if (signal.aborted) return errorResult("read_file aborted");
-    const { bytesRead } = await handle.read(buffer, 0, CHUNK_BYTES, position);
+    const { bytesRead } = await handle.read(buffer, 0, Math.min(CHUNK_BYTES, size - position), position);
     if (bytesRead === 0) break;
     position += bytesRead;
     const chunk = buffer.subarray(0, bytesRead);
@@ -474,7 +641,7 @@ async function readLines(
     if (chunk.includes(0)) return binary();
     let from = 0;
     for (let newline = chunk.indexOf(10, from); newline !== -1; newline = chunk.indexOf(10, from)) {
-      keep(chunk.subarray(from, newline));
+      keep(chunk, from, newline);
       from = newline + 1;
       pending = false;
       if (!finishLine()) {
@@ -482,12 +649,13 @@ async function readLines(
         break reading;
       }
     }
-    keep(chunk.subarray(from));
+    keep(chunk, from, chunk.length);
   }
   // The last line of a file that does not end with a line feed.
   if (!ended && pending) finishLine();
+  if (problem !== undefined) return problem;
   if (out.length === 0) {
-    if (position === 0 && start === 1) return newToolResult("(empty file)");
+    if (position === 0 && start === 1 && offset === 0) return newToolResult("(empty file)");
     const lines = line - 1;
     return errorResult(
       `start_line ${start} is past the end of ${quoteName(shown)} (it has ${lines} ${lines === 1 ? "line" : "lines"})`,
@@ -627,7 +795,8 @@ async function placeByPath(
 }
 
 /**
- * Writes `content` to `path` (real, checked) all at once: into a new temporary file in the held
+ * Writes `content` (one string, or consecutive parts) to `path` (real, checked) all at once — see
+ * {@link writeParts} for how it is encoded: into a new temporary file in the held
  * directory (`O_EXCL | O_NOFOLLOW`), which is checked to be inside what the guard accepts before
  * a byte is written, then renamed over the target (`overwrite`) or hard-linked to it (fails when
  * the target exists, so no check-then-write window), both through the held directory. The target
@@ -639,7 +808,7 @@ async function writeAtomically(
   tool: string,
   shown: string,
   path: string,
-  content: string,
+  content: string | readonly string[],
   overwrite: boolean,
 ): Promise<ToolResult | undefined> {
   const opened = await openPlace(settings, tool, shown, path);
@@ -668,7 +837,7 @@ async function writeAtomically(
     created = true;
     if (!(await isHeldAllowed(settings, handle, temp, "write"))) return errorResult(OUTSIDE_WORKSPACE);
     await handle.chmod(mode); // the umask may have narrowed it
-    await handle.writeFile(content, "utf8");
+    await writeParts(handle, typeof content === "string" ? [content] : content);
     await handle.sync();
     await handle.close();
     handle = undefined;
@@ -702,6 +871,43 @@ async function writeAtomically(
   }
 }
 
+/** Characters of text encoded and written at a time by {@link writeParts}. */
+const WRITE_CHARS = 1 << 20;
+
+const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff;
+const isLowSurrogate = (code: number) => code >= 0xdc00 && code <= 0xdfff;
+
+/**
+ * Writes the parts of a text one after the other from the start of the file, as UTF-8, encoding at
+ * most {@link WRITE_CHARS} characters at a time (with a turn of the event loop for each write), so a
+ * 10 MiB text is never encoded in one go. The bytes are those of the joined text: a surrogate pair
+ * is never split, also where one part ends with its first half and the next begins with its second.
+ */
+async function writeParts(handle: FileHandle, parts: readonly string[]): Promise<void> {
+  let position = 0;
+  let carry = "";
+  for (const [number, part] of parts.entries()) {
+    let text = carry + part;
+    carry = "";
+    const next = parts[number + 1];
+    if (next !== undefined && isHighSurrogate(text.charCodeAt(text.length - 1)) && isLowSurrogate(next.charCodeAt(0))) {
+      carry = text.slice(-1);
+      text = text.slice(0, -1);
+    }
+    for (let at = 0; at < text.length; ) {
+      let end = Math.min(text.length, at + WRITE_CHARS);
+      if (end < text.length && isHighSurrogate(text.charCodeAt(end - 1))) end--;
+      const bytes = Buffer.from(text.slice(at, end), "utf8");
+      for (let written = 0; written < bytes.length; ) {
+        const { bytesWritten } = await handle.write(bytes, written, bytes.length - written, position);
+        written += bytesWritten;
+        position += bytesWritten;
+      }
+      at = end;
+    }
+  }
+}
+
 async function writeFile(settings: FileSettings, args: Record<string, unknown>): Promise<ToolResult> {
   const { content, overwrite = false } = args;
   if (typeof content !== "string") return errorResult("content must be a string");
@@ -713,65 +919,256 @@ async function writeFile(settings: FileSettings, args: Record<string, unknown>):
   return failed ?? silentResult(`File written: ${quoteName(shown)} (${Buffer.byteLength(content)} bytes)`);
 }
 
-/** At most `max` bytes from the start of the file `handle` holds (a file that grows while read stays bounded). */
-async function readAtMost(handle: FileHandle, max: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
+/**
+ * The file `handle` holds as text, read and decoded a chunk at a time (never 10 MiB copied and
+ * decoded in one go on the event loop): `large` past `max` bytes (a file that grows while read stays
+ * bounded), `binary` with a NUL byte anywhere, `invalid` when it is not UTF-8.
+ */
+async function readText(
+  handle: FileHandle,
+  max: number,
+): Promise<{ ok: true; text: string } | { ok: false; problem: "large" | "binary" | "invalid" }> {
+  const decoder = new TextDecoder("utf-8", { fatal: true });
+  const pieces: string[] = [];
+  let valid = true;
   let length = 0;
-  while (length < max) {
-    const chunk = Buffer.allocUnsafe(Math.min(CHUNK_BYTES, max - length));
-    const { bytesRead } = await handle.read(chunk, 0, chunk.length, length);
+  const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+  for (;;) {
+    const { bytesRead } = await handle.read(chunk, 0, CHUNK_BYTES, length);
     if (bytesRead === 0) break;
-    chunks.push(chunk.subarray(0, bytesRead));
     length += bytesRead;
+    if (length > max) return { ok: false, problem: "large" };
+    const bytes = chunk.subarray(0, bytesRead);
+    if (bytes.includes(0)) return { ok: false, problem: "binary" };
+    // After a decoding error, read on: a NUL byte later makes it binary rather than invalid.
+    if (valid) {
+      try {
+        pieces.push(decoder.decode(bytes, { stream: true }));
+      } catch {
+        valid = false;
+      }
+    }
   }
-  return Buffer.concat(chunks, length);
+  try {
+    if (valid) pieces.push(decoder.decode());
+  } catch {
+    valid = false;
+  }
+  return valid ? { ok: true, text: pieces.join("") } : { ok: false, problem: "invalid" };
 }
 
 // ─── edit_file ──────────────────────────────────────────────────────────────────────────────────
 
-/** Where `needle` occurs in `text`: the first index, and whether there are more (non-overlapping). */
-function findOnce(text: string, needle: string): { index: number; count: 0 | 1 | 2 } {
-  const index = text.indexOf(needle);
+/** Thrown by {@link findOnce}'s pause when the call's signal aborted. */
+class EditAborted extends Error {}
+
+/**
+ * Where `needle` occurs in `text`: the first index, and whether there are more (non-overlapping).
+ * A linear search done in slices ({@link findText}; `String#indexOf` can take seconds on one
+ * hostile `old_text`), with a turn of the event loop between slices; stops with
+ * {@link EditAborted} when `signal` aborts.
+ */
+async function findOnce(
+  text: string,
+  needle: string,
+  signal: AbortSignal,
+): Promise<{ index: number; count: 0 | 1 | 2 }> {
+  const pause = async () => {
+    await nextTurn();
+    if (signal.aborted) throw new EditAborted();
+  };
+  const index = await findText(text, needle, 0, { pause });
   if (index === -1) return { index, count: 0 };
-  return { index, count: text.indexOf(needle, index + needle.length) === -1 ? 1 : 2 };
+  return { index, count: (await findText(text, needle, index + needle.length, { pause })) === -1 ? 1 : 2 };
 }
 
-/** The line-based unified diff of one replacement, computed on the changed lines and their context only. */
-function editDiff(name: string, before: string, after: string, index: number, removed: number, added: number): string {
-  const context = 3;
-  let regionStart = index;
-  for (let lines = 0; regionStart > 0; regionStart--) {
-    if (before.charCodeAt(regionStart - 1) === 10 && ++lines > context) break;
+/** Line feeds in `text[from, to)`, counted a slice at a time with a turn of the event loop between slices. */
+async function countLineFeeds(text: string, from: number, to: number): Promise<number> {
+  let count = 0;
+  for (let start = from; start < to; start += SCAN_CHARS) {
+    if (start > from) await nextTurn();
+    const end = Math.min(to, start + SCAN_CHARS);
+    for (let at = start; at < end; at++) if (text.charCodeAt(at) === 10) count++;
   }
-  let regionEnd = index + removed;
-  for (let lines = 0; regionEnd < before.length; regionEnd++) {
-    if (before.charCodeAt(regionEnd) === 10 && ++lines > context) {
-      regionEnd++;
-      break;
+  return count;
+}
+
+/** Lines in `text[from, to)`, a range that starts a line: its line feeds, and one more for a last line without one. */
+async function countLines(text: string, from: number, to: number): Promise<number> {
+  if (to <= from) return 0;
+  return (await countLineFeeds(text, from, to)) + (text.charCodeAt(to - 1) === 10 ? 0 : 1);
+}
+
+/** Where a replacement's diff reads: line starts and ends in `before`, `shift` from there on in `after`. */
+interface EditSpan {
+  /** Start of the first line of context (up to {@link DIFF_CONTEXT} lines before `lineStart`). */
+  readonly regionStart: number;
+  /** Start of the line where the replaced text begins. */
+  readonly lineStart: number;
+  /** End (after its line feed) of the line holding the first character after the replaced text. */
+  readonly lineEnd: number;
+  /** End of the last line of context after `lineEnd`. */
+  readonly contextEnd: number;
+  /** `new_text.length - old_text.length`: where `before[lineEnd]` is in `after`. */
+  readonly shift: number;
+}
+
+/** The lines around one replacement, found with native searches only (a file may be one 10 MiB line). */
+function editSpan(before: string, index: number, removed: number, added: number): EditSpan {
+  const lineStart = index === 0 ? 0 : before.lastIndexOf("\n", index - 1) + 1;
+  let regionStart = lineStart;
+  for (let lines = 0; lines < DIFF_CONTEXT && regionStart > 0; lines++) {
+    // before[regionStart - 1] ends the line above; that line starts after the line feed before it.
+    regionStart = regionStart < 2 ? 0 : before.lastIndexOf("\n", regionStart - 2) + 1;
+  }
+  // The first line feed at or after the replaced text: in `after` the new text runs on to it (old
+  // text that ends with a line feed may be replaced by new text that does not).
+  const feed = before.indexOf("\n", index + removed);
+  const lineEnd = feed === -1 ? before.length : feed + 1;
+  let contextEnd = lineEnd;
+  for (let lines = 0; lines < DIFF_CONTEXT && contextEnd < before.length; lines++) {
+    const next = before.indexOf("\n", contextEnd);
+    contextEnd = next === -1 ? before.length : next + 1;
+  }
+  return { regionStart, lineStart, lineEnd, contextEnd, shift: added - removed };
+}
+
+/**
+ * The unified diff of one replacement shown to the user: the smallest line diff of the changed
+ * lines and their context when the change is small enough to look for it quickly (see
+ * {@link MAX_DIFF_EDITS}), else {@link wholeLinesDiff}. Either is cut at {@link MAX_DIFF_CHARS}.
+ */
+async function editDiff(
+  name: string,
+  before: string,
+  newText: string,
+  index: number,
+  removed: number,
+): Promise<string> {
+  const span = editSpan(before, index, removed, newText.length);
+  // `after[from, to)` around the new text, from its parts: the new file is never made one string here.
+  const after = (from: number, to: number) =>
+    before.slice(from, index) + newText + before.slice(index + removed, to - span.shift);
+  const offset = await countLineFeeds(before, 0, span.regionStart);
+  const oldChars = span.contextEnd - span.regionStart;
+  const newChars = oldChars + span.shift;
+  if (oldChars + newChars <= MAX_DIFF_INPUT_CHARS) {
+    const oldRegion = before.slice(span.regionStart, span.contextEnd);
+    const newRegion = after(span.regionStart, span.contextEnd + span.shift);
+    const lines =
+      (await countLines(oldRegion, 0, oldRegion.length)) + (await countLines(newRegion, 0, newRegion.length));
+    const patch =
+      lines <= MAX_DIFF_LINES
+        ? structuredPatch(name, name, oldRegion, newRegion, undefined, undefined, {
+            context: DIFF_CONTEXT,
+            maxEditLength: MAX_DIFF_EDITS,
+            timeout: DIFF_TIMEOUT_MS,
+          })
+        : undefined;
+    if (patch !== undefined) {
+      for (const hunk of patch.hunks) {
+        hunk.oldStart += offset;
+        hunk.newStart += offset;
+      }
+      return boundText(formatPatch(patch), MAX_DIFF_CHARS);
     }
   }
-  const offset = before.slice(0, regionStart).split("\n").length - 1;
-  const patch = structuredPatch(
-    name,
-    name,
-    before.slice(regionStart, regionEnd),
-    after.slice(regionStart, regionEnd - removed + added),
-    undefined,
-    undefined,
-    { context },
-  );
-  for (const hunk of patch.hunks) {
-    hunk.oldStart += offset;
-    hunk.newStart += offset;
-  }
-  return boundText(formatPatch(patch), MAX_DIFF_CHARS);
+  return wholeLinesDiff(name, before, after(span.lineStart, span.lineEnd + span.shift), span, offset);
 }
 
-async function editFile(settings: FileSettings, args: Record<string, unknown>): Promise<ToolResult> {
+/**
+ * A unified diff of one replacement that is not the smallest: one hunk, the context, every line
+ * the replacement touches removed, then every line it makes added — built in time linear in the
+ * change, and only up to {@link MAX_DIFF_CHARS}; a first line says so.
+ */
+async function wholeLinesDiff(
+  name: string,
+  before: string,
+  added: string,
+  span: EditSpan,
+  offset: number,
+): Promise<string> {
+  const { regionStart, lineStart, lineEnd, contextEnd } = span;
+  const lines: string[] = [];
+  let room = MAX_DIFF_CHARS;
+  let cut = false;
+  // The lines of text[from, to) (a range of whole lines), each after `mark`, while there is room.
+  const add = (mark: string, text: string, from: number, to: number) => {
+    for (let at = from; at < to && !cut; ) {
+      const feed = text.indexOf("\n", at);
+      const end = feed === -1 || feed >= to ? to : feed;
+      const width = mark.length + end - at + 1;
+      if (width > room) {
+        let keep = at + Math.max(0, room - mark.length - 1);
+        const last = text.charCodeAt(keep - 1);
+        if (keep > at && last >= 0xd800 && last <= 0xdbff) keep--; // never half a surrogate pair
+        lines.push(`${mark}${text.slice(at, keep)}`);
+        cut = true;
+        return;
+      }
+      lines.push(`${mark}${text.slice(at, end)}`);
+      room -= width;
+      if (end === to && text.charCodeAt(to - 1) !== 10) lines.push("\\ No newline at end of file");
+      at = end + 1;
+    }
+  };
+  add(" ", before, regionStart, lineStart);
+  add("-", before, lineStart, lineEnd);
+  add("+", added, 0, added.length);
+  add(" ", before, lineEnd, contextEnd);
+  const leading = await countLines(before, regionStart, lineStart);
+  const trailing = await countLines(before, lineEnd, contextEnd);
+  const removedLines = await countLines(before, lineStart, lineEnd);
+  const addedLines = await countLines(added, 0, added.length);
+  const hunk: StructuredPatchHunk = {
+    oldStart: offset + 1,
+    oldLines: leading + removedLines + trailing,
+    newStart: offset + 1,
+    newLines: leading + addedLines + trailing,
+    lines,
+  };
+  const note =
+    `[the change is too large to compare line by line: its ${removedLines} old ${removedLines === 1 ? "line is" : "lines are"} ` +
+    `shown removed and its ${addedLines} new ${addedLines === 1 ? "line" : "lines"} added]`;
+  const patch = formatPatch({
+    oldFileName: name,
+    newFileName: name,
+    oldHeader: undefined,
+    newHeader: undefined,
+    hunks: [hunk],
+  });
+  return `${note}\n${patch}${cut ? `… [the diff is cut at ${MAX_DIFF_CHARS} characters]\n` : ""}`;
+}
+
+/**
+ * `true` when replacing `before[index, index + removed)` by `added` leaves half of a character of
+ * the file alone: the match begins with the second half of a surrogate pair (or ends with the
+ * first) and what comes next to the other half is not its match. A file read as valid UTF-8 holds
+ * whole pairs only, and a lone half would be written as U+FFFD: a character outside old_text lost.
+ * (A match may still replace half a pair by another half: "\ude00" by "\ude01" turns 😀 into 😁.)
+ */
+function splitsCharacter(before: string, index: number, removed: number, added: string): boolean {
+  const end = index + removed;
+  const first = added.length > 0 ? added.charCodeAt(0) : before.charCodeAt(end);
+  const last = added.length > 0 ? added.charCodeAt(added.length - 1) : before.charCodeAt(index - 1);
+  return (
+    (isHighSurrogate(before.charCodeAt(index - 1)) && !isLowSurrogate(first)) ||
+    (isLowSurrogate(before.charCodeAt(end)) && !isHighSurrogate(last))
+  );
+}
+
+async function editFile(
+  settings: FileSettings,
+  args: Record<string, unknown>,
+  context: ToolContext,
+): Promise<ToolResult> {
   const { old_text: oldText, new_text: newText } = args;
   if (typeof oldText !== "string" || typeof newText !== "string")
     return errorResult("old_text and new_text must be strings");
   if (oldText === "") return errorResult("old_text is empty: give the exact text to replace");
+  const signal = context.signal;
+  const aborted = () => errorResult("edit_file aborted: the file was not changed");
+  if (signal.aborted) return aborted();
   const checked = await checkPath(settings, args.path, ["read", "write"], true);
   if (!checked.ok) return checked.result;
   const shown = args.path as string;
@@ -784,23 +1181,28 @@ async function editFile(settings: FileSettings, args: Record<string, unknown>): 
         `${quoteName(shown)} is too large to edit (${opened.stats.size} bytes; at most ${MAX_EDIT_BYTES})`,
       );
     }
-    const bytes = await readAtMost(opened.handle, MAX_EDIT_BYTES + 1);
-    if (bytes.length > MAX_EDIT_BYTES) {
+    const read = await readText(opened.handle, MAX_EDIT_BYTES);
+    if (!read.ok && read.problem === "large") {
       return errorResult(`${quoteName(shown)} is too large to edit (more than ${MAX_EDIT_BYTES} bytes)`);
     }
-    if (bytes.includes(0))
+    if (!read.ok && read.problem === "binary")
       return errorResult(`${quoteName(shown)} looks like a binary file: edit_file only edits text`);
-    try {
-      before = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-    } catch {
-      return errorResult(`${quoteName(shown)} is not valid UTF-8: edit_file would change its other bytes`);
-    }
+    if (!read.ok) return errorResult(`${quoteName(shown)} is not valid UTF-8: edit_file would change its other bytes`);
+    before = read.text;
   } catch (error) {
     return fsFailure("edit_file", shown, error);
   } finally {
     await closeQuietly(opened.handle);
   }
-  const { index, count } = findOnce(before, oldText);
+  if (signal.aborted) return aborted();
+  let found: { index: number; count: 0 | 1 | 2 };
+  try {
+    found = await findOnce(before, oldText, signal);
+  } catch (error) {
+    if (error instanceof EditAborted) return aborted();
+    throw error;
+  }
+  const { index, count } = found;
   if (count === 0) {
     return errorResult(
       `old_text was not found in ${quoteName(shown)}: it must match the file exactly (spaces, indentation, line breaks); read the file and copy the text`,
@@ -811,13 +1213,20 @@ async function editFile(settings: FileSettings, args: Record<string, unknown>): 
       `old_text matches several places in ${quoteName(shown)}: include more surrounding lines so that it matches exactly one`,
     );
   }
-  // Slices, not String#replace: `$&` and `$1` in the model's text stay as written.
-  const after = before.slice(0, index) + newText + before.slice(index + oldText.length);
+  if (splitsCharacter(before, index, oldText.length, newText)) {
+    return errorResult(
+      `old_text matches half of a character in ${quoteName(shown)} (one half of a UTF-16 surrogate pair) and new_text does not complete it: include the whole character in old_text`,
+    );
+  }
+  // Slices, not String#replace: `$&` and `$1` in the model's text stay as written. Written as its
+  // three parts, so the new file is never one more 10 MiB string made on the event loop.
+  const after = [before.slice(0, index), newText, before.slice(index + oldText.length)];
+  if (signal.aborted) return aborted();
   const failed = await writeAtomically(settings, "edit_file", shown, checked.path, after, true);
   if (failed !== undefined) return failed;
   return new ToolResult({
     forLLM: `File edited: ${quoteName(shown)}`,
-    forUser: editDiff(basename(shown), before, after, index, oldText.length, newText.length),
+    forUser: await editDiff(basename(shown), before, newText, index, oldText.length),
   });
 }
 

@@ -17,6 +17,7 @@ import {
   checkResolvedHost,
   guardedLookup,
 } from "./address-guard.js";
+import { prettyJson } from "./pretty-json.js";
 
 /** Options of {@link createWebFetchTool}. */
 export interface WebFetchToolOptions {
@@ -457,7 +458,7 @@ function kindOf(essence: string): Kind {
   return "binary";
 }
 
-/** A body without a content type: binary when it has a NUL byte early, HTML or JSON by its start, else text. */
+/** A body without a content type, by its first bytes: binary with a NUL byte, HTML or JSON by its start, else text. */
 function sniff(body: Uint8Array): Kind {
   const head = body.subarray(0, 1024);
   if (head.includes(0)) return "binary";
@@ -467,36 +468,56 @@ function sniff(body: Uint8Array): Kind {
   return "text";
 }
 
-function decode(body: Uint8Array, contentType: string): string {
+/** A streaming decoder for the `charset` of `contentType` (UTF-8 when there is none or it is unknown). */
+function decoderFor(contentType: string) {
   const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(contentType)?.[1];
   try {
-    return new TextDecoder(charset ?? "utf-8").decode(body);
+    return new TextDecoder(charset ?? "utf-8");
   } catch {
     // An unknown charset label: read it as UTF-8 (bad bytes become U+FFFD).
-    return new TextDecoder().decode(body);
+    return new TextDecoder();
   }
 }
 
-/** Reads at most `maxBytes` of the body; `cut` when there was more. */
-async function readBody(response: Fetched, maxBytes: number): Promise<{ body: Uint8Array; cut: boolean }> {
-  const chunks: Uint8Array[] = [];
+/** Bytes of the body kept to sniff its kind. */
+const SNIFF_BYTES = 1024;
+
+/**
+ * Reads at most `maxBytes` of the body, decoding each chunk as it arrives into `pieces` (so a
+ * 10 MiB body is never copied or decoded in one go on the event loop); `cut` when there was more.
+ * `head` is its first {@link SNIFF_BYTES} bytes.
+ */
+async function readBody(
+  response: Fetched,
+  maxBytes: number,
+): Promise<{ pieces: string[]; head: Uint8Array; bytes: number; cut: boolean }> {
+  const decoder = decoderFor(response.contentType);
+  const pieces: string[] = [];
+  const headChunks: Uint8Array[] = [];
+  let headBytes = 0;
   let total = 0;
   let cut = false;
   try {
     for await (const chunk of response.body) {
+      let part = chunk;
       if (total + chunk.length > maxBytes) {
-        chunks.push(chunk.subarray(0, maxBytes - total));
-        total = maxBytes;
+        part = chunk.subarray(0, maxBytes - total);
         cut = true;
-        break;
       }
-      chunks.push(chunk);
-      total += chunk.length;
+      if (headBytes < SNIFF_BYTES) {
+        const kept = part.subarray(0, SNIFF_BYTES - headBytes);
+        headChunks.push(kept);
+        headBytes += kept.length;
+      }
+      pieces.push(decoder.decode(part, { stream: true }));
+      total += part.length;
+      if (cut) break;
     }
   } finally {
     if (cut) response.cancel();
   }
-  return { body: Buffer.concat(chunks, total), cut };
+  pieces.push(decoder.decode());
+  return { pieces, head: Buffer.concat(headChunks, headBytes), bytes: total, cut };
 }
 
 async function readResponse(
@@ -525,59 +546,107 @@ async function readResponse(
       `web_fetch: ${where} sent a ${boundText(encoding, 40)}-compressed body although identity was asked for; it is not read`,
     );
   }
-  const { body, cut } = await readBody(response, settings.maxBytes);
-  if (kind === "unknown") kind = sniff(body);
+  const { pieces, head, bytes, cut } = await readBody(response, settings.maxBytes);
+  if (kind === "unknown") kind = sniff(head);
   if (kind === "binary") {
     return errorResult(`web_fetch: ${where} returned binary content without a content type; it is not shown`);
   }
-  const text = decode(body, contentType);
-  const content =
-    kind === "html"
-      ? await htmlToText(text, signal).catch((error: unknown) => {
-          if (signal.aborted) throw error;
-          throw new FetchProblem(`web_fetch could not convert the HTML of ${where} to text: ${errorMessage(error)}`, {
-            cause: error,
-          });
-        })
-      : kind === "json"
-        ? prettyJson(text)
-        : text;
   const header = [`URL: ${boundText(url.href, 2_000)}`, `Status: ${status}`, `Content-Type: ${shownType}`];
   if (cut)
     header.push(
       `Note: the body is larger than ${settings.maxBytes} bytes; only the first ${settings.maxBytes} were read`,
     );
-  const shown = content.trim() === "" ? "(empty body)" : boundText(content, limit);
-  const forLLM = `${header.join("\n")}\n\n${shown}`;
+  let content: CutContent;
+  // JSON is pretty-printed only as far as it is shown, from the pieces as they were decoded: a body
+  // nested 500 deep would otherwise take gigabytes of indentation (and minutes of the event loop).
+  const pretty = kind === "json" ? await prettyJson(pieces, limit + 1, signal) : undefined;
+  if (pretty !== undefined) {
+    const chars = pieces.reduce((sum, piece) => sum + piece.length, 0);
+    content =
+      pretty.cut || pretty.text.length > limit
+        ? cutToLimit(pretty.text, limit, {
+            inside: ` … [the pretty-printed JSON is cut at ${limit} characters; the body has ${chars}]`,
+            header: `Note: the pretty-printed JSON is cut at ${limit} characters; the body has ${chars}`,
+          })
+        : { shown: pretty.text, cut: false };
+  } else {
+    const text = pieces.join("");
+    // HTML comes back from the converter only as far as it can be shown, with its whole length.
+    const converted =
+      kind === "html"
+        ? await htmlToText(text, signal, limit).catch((error: unknown) => {
+            if (signal.aborted) throw error;
+            throw new FetchProblem(`web_fetch could not convert the HTML of ${where} to text: ${errorMessage(error)}`, {
+              cause: error,
+            });
+          })
+        : { text, length: text.length, blank: text.trim() === "" }; // JSON that does not parse is shown as it is
+    if (converted.blank) content = { shown: "(empty body)", cut: false };
+    else if (converted.length <= limit) content = { shown: converted.text, cut: false };
+    else {
+      content = cutToLimit(converted.text, limit, {
+        // The marker's own length depends on the count; room is kept for the longest one.
+        inside: ` … [${converted.length} more characters cut]`,
+        count: (kept) => ` … [${converted.length - kept} more characters cut]`,
+        header: `Note: the content has ${converted.length} characters; only the first ${limit} are shown`,
+      });
+    }
+  }
+  if (content.note !== undefined) header.push(content.note);
+  const forLLM = `${header.join("\n")}\n\n${content.shown}`;
   const result = response.status >= 400 ? errorResult(forLLM) : newToolResult(forLLM);
   return result.withData({
     url: url.href,
     status: response.status,
     contentType,
-    bytes: body.length,
+    bytes,
     bodyCut: cut,
-    contentCut: shown.length < content.length,
+    contentCut: content.cut,
   });
 }
 
-/** JSON text pretty-printed with two spaces; as it is when it does not parse (or nests too deep to print). */
-function prettyJson(text: string): string {
-  try {
-    return JSON.stringify(JSON.parse(text), null, 2);
-  } catch {
-    return text;
-  }
+/** Content as shown: at most the limit in characters, and a note for the header when the cut marker did not fit. */
+interface CutContent {
+  readonly shown: string;
+  readonly cut: boolean;
+  readonly note?: string;
+}
+
+/**
+ * `text` (at least its first `limit` characters) cut to `limit` characters: with the marker
+ * `inside` at its end (counted in the limit; `count` gives its final wording from the characters
+ * kept), or — when the marker alone is longer than the limit (`max_chars: 1`) — the first `limit`
+ * characters, and the marker's words as a header note instead. Never half a surrogate pair. For
+ * pretty-printed JSON the whole length is not known (it was not made): its marker gives the body's.
+ */
+function cutToLimit(
+  text: string,
+  limit: number,
+  marker: { inside: string; count?: (kept: number) => string; header: string },
+): CutContent {
+  const fits = marker.inside.length <= limit;
+  let keep = fits ? limit - marker.inside.length : limit;
+  const last = text.charCodeAt(keep - 1);
+  if (last >= 0xd800 && last <= 0xdbff) keep--; // never half a surrogate pair
+  const kept = text.slice(0, keep);
+  if (!fits) return { shown: kept, cut: true, note: marker.header };
+  return { shown: `${kept}${marker.count?.(keep) ?? marker.inside}`, cut: true };
 }
 
 // The HTML converter runs in a worker thread: html-to-text's parser is quadratic in the nesting
 // depth (200,000 nested <div>s — 2 MB — take about a minute), and a page is chosen by whoever the
 // model fetches. In a worker it cannot block the event loop, it is stopped at the call's timeout
 // or abort, and its heap is bounded. Its console is silenced (html-to-text may warn).
+// Only as much of the text as can be shown is posted back, with its length: a page of nested lists
+// indents every line by every list's prefix (a 103 KB page became 40 M characters), and receiving
+// that string cost the event loop half a second and the process hundreds of MB.
 const CONVERTER_SOURCE = `"use strict";
 const { parentPort, workerData } = require("node:worker_threads");
 for (const level of ["log", "info", "warn", "error", "debug", "trace"]) console[level] = () => {};
 const { convert } = require(workerData.modulePath);
-parentPort.postMessage(convert(workerData.html, workerData.options));
+const text = convert(workerData.html, workerData.options);
+const max = workerData.maxChars;
+parentPort.postMessage({ text: text.length > max ? text.slice(0, max) : text, length: text.length, blank: !/\\S/.test(text) });
 `;
 
 let converterPath: string | undefined;
@@ -607,12 +676,26 @@ function releaseConverter(): void {
   converters--;
 }
 
+/** What {@link htmlToText} gives back of a page. */
+export interface ConvertedHtml {
+  /** The first `maxChars` characters of the text (all of it when it is no longer). */
+  readonly text: string;
+  /** Characters of the whole text. */
+  readonly length: number;
+  /** `true` when the whole text is whitespace (or empty). */
+  readonly blank: boolean;
+}
+
 /**
  * HTML as readable text (html-to-text: block structure kept, links as `text [href]`, no word
  * wrap), in a worker; at most {@link MAX_CONVERTERS} at once (each may hold a 256 MiB heap), the
- * others wait their turn or the call's end.
+ * others wait their turn or the call's end. Only the first `maxChars` characters leave the worker.
  */
-export async function htmlToText(html: string, signal: AbortSignal): Promise<string> {
+export async function htmlToText(
+  html: string,
+  signal: AbortSignal,
+  maxChars: number = Number.MAX_SAFE_INTEGER,
+): Promise<ConvertedHtml> {
   if (converters < MAX_CONVERTERS) converters++;
   else {
     const waiter: ConverterWaiter = { start: () => {}, started: false, abandoned: false };
@@ -632,19 +715,20 @@ export async function htmlToText(html: string, signal: AbortSignal): Promise<str
     }
   }
   try {
-    return await convertInWorker(html, signal);
+    return await convertInWorker(html, signal, maxChars);
   } finally {
     releaseConverter();
   }
 }
 
-async function convertInWorker(html: string, signal: AbortSignal): Promise<string> {
+async function convertInWorker(html: string, signal: AbortSignal, maxChars: number): Promise<ConvertedHtml> {
   converterPath ??= createRequire(import.meta.url).resolve("html-to-text");
   const worker = new Worker(CONVERTER_SOURCE, {
     eval: true,
     workerData: {
       modulePath: converterPath,
       html,
+      maxChars,
       options: { wordwrap: false, limits: { maxInputLength: Number.MAX_SAFE_INTEGER } },
     },
     // Nothing of the process's: no flags, no environment (tokens), no console.
@@ -656,8 +740,16 @@ async function convertInWorker(html: string, signal: AbortSignal): Promise<strin
   });
   worker.stdout.resume();
   worker.stderr.resume();
-  const converted = new Promise<string>((resolve, reject) => {
-    worker.once("message", (text: unknown) => resolve(typeof text === "string" ? text : ""));
+  const converted = new Promise<ConvertedHtml>((resolve, reject) => {
+    worker.once("message", (message: unknown) => {
+      // Only our worker posts here; a message of another shape would be empty text.
+      const { text, length, blank } = isRecord(message) ? message : {};
+      resolve(
+        typeof text === "string" && typeof length === "number" && typeof blank === "boolean"
+          ? { text: text.slice(0, maxChars), length, blank }
+          : { text: "", length: 0, blank: true },
+      );
+    });
     worker.on("error", reject);
     worker.once("exit", (code) => reject(new Error(`the HTML converter stopped (exit code ${code})`)));
   });

@@ -87,13 +87,17 @@ export function checkWorkspaceOptions(options: unknown, where: string): asserts 
  * dangling one or the nearest existing ancestor of a new file) that leads out — unless the real
  * path matches `allowReadPaths` (for `"read"`) or `allowWritePaths` (for `"write"`). An empty
  * path, a NUL byte, a path over {@link MAX_PATH_CHARS} characters and a symlink loop are refused
- * too. Never throws. Between this check and the use of the path the filesystem may change: a
- * tool that must not be raced opens first and checks what it opened (see docs/builtin-tools.md).
+ * too. Between this check and the use of the path the filesystem may change: a tool that must not
+ * be raced opens first and checks what it opened (see docs/builtin-tools.md).
+ * @param lookups where the filesystem is read: one {@link PathLookups} shared by the paths of one
+ * check reads each path component once (default: a fresh one, which caches nothing between calls)
+ * @throws only what the `onOperation` of `lookups` throws (a check's way to stop); never otherwise
  */
 export async function resolveWorkspacePath(
   options: WorkspaceOptions,
   path: string,
   access: WorkspaceAccess,
+  lookups: PathLookups = new PathLookups(),
 ): Promise<WorkspacePathResult> {
   if (typeof path !== "string") return refused("path must be a string");
   if (path === "") return refused("path is empty");
@@ -104,16 +108,12 @@ export async function resolveWorkspacePath(
   if (typeof workspace !== "string" || !isAbsolute(workspace))
     return refused("the workspace directory is not available");
   const restricted = options.restrictToWorkspace !== false;
-  let realWorkspace: string;
-  try {
-    realWorkspace = await realpath(workspace);
-  } catch {
-    return refused("the workspace directory is not available");
-  }
+  const realWorkspace = await lookups.realWorkspace(workspace);
+  if (realWorkspace === undefined) return refused("the workspace directory is not available");
   const lexical = resolve(workspace, path);
   const lexicalWorkspace = resolve(workspace);
   // Resolved from the path as written (not `lexical`): `link/..` goes where the kernel goes.
-  const real = await realPath(isAbsolute(path) ? path : `${workspace}/${path}`);
+  const real = await realPath(isAbsolute(path) ? path : `${workspace}/${path}`, lookups);
   if (typeof real !== "string") return refused(real.error);
   if (!restricted) return { ok: true, path: real };
   const inside = isInside(lexical, lexicalWorkspace) || isInside(lexical, realWorkspace);
@@ -210,12 +210,91 @@ function matches(pattern: unknown, path: string): boolean {
 }
 
 /**
+ * What a path is, as far as resolving paths needs: nothing (`ENOENT`, `ENOTDIR`), a symlink and its
+ * target, a directory, anything else, or a filesystem error (its code).
+ */
+export type PathEntry =
+  | { readonly kind: "missing" }
+  | { readonly kind: "link"; readonly target: string }
+  | { readonly kind: "directory" }
+  | { readonly kind: "other" }
+  | { readonly kind: "error"; readonly code: string };
+
+/**
+ * The filesystem lookups of {@link resolveWorkspacePath}, cached for many paths checked together
+ * (the words of one command): each path it resolves through is looked up once (`lstat`, and
+ * `readlink` for a symlink), the workspace's real path once, so `d/a`, `d/b` … resolve `d` once.
+ * It keeps what it saw: use one per check, since the filesystem changes afterwards.
+ */
+export class PathLookups {
+  readonly #entries = new Map<string, Promise<PathEntry>>();
+  readonly #workspaces = new Map<string, Promise<string | undefined>>();
+  readonly #onOperation: (() => void) | undefined;
+  /** How many filesystem operations it did (a cached answer costs none). */
+  operations = 0;
+
+  /**
+   * @param onOperation called before each filesystem operation it really does (none for a cached
+   * answer); it may throw to stop the check, and the error propagates to the caller
+   */
+  constructor(onOperation?: () => void) {
+    this.#onOperation = onOperation;
+  }
+
+  /** What `path` (absolute) is, not following a symlink at its end: looked up once. */
+  entry(path: string): Promise<PathEntry> {
+    const known = this.#entries.get(path);
+    if (known !== undefined) return known;
+    // Counted (and maybe stopped) before the lookup; a stop throws here, before anything is cached.
+    this.#operation();
+    const looked = this.#lookUp(path);
+    this.#entries.set(path, looked);
+    return looked;
+  }
+
+  /** The real path of the workspace directory `workspace`, or `undefined` when it is not available: looked up once. */
+  realWorkspace(workspace: string): Promise<string | undefined> {
+    const known = this.#workspaces.get(workspace);
+    if (known !== undefined) return known;
+    this.#operation();
+    const looked = realpath(workspace).catch(() => undefined);
+    this.#workspaces.set(workspace, looked);
+    return looked;
+  }
+
+  #operation(): void {
+    this.operations++;
+    this.#onOperation?.();
+  }
+
+  async #lookUp(path: string): Promise<PathEntry> {
+    let kind: PathEntry["kind"];
+    try {
+      const stats = await lstat(path);
+      kind = stats.isSymbolicLink() ? "link" : stats.isDirectory() ? "directory" : "other";
+    } catch (error) {
+      const code = errorCode(error);
+      if (code === "ENOENT" || code === "ENOTDIR") return { kind: "missing" };
+      return { kind: "error", code: code ?? "error" };
+    }
+    if (kind !== "link") return { kind };
+    // A second operation: counted like the first (a stop rejects this lookup, and so every later one of it).
+    this.#operation();
+    try {
+      return { kind: "link", target: await readlink(path) };
+    } catch (error) {
+      return { kind: "error", code: errorCode(error) ?? "error" };
+    }
+  }
+}
+
+/**
  * The real path of `path` (absolute), resolving each component as the kernel does (`..` after a
  * symlink goes up from its target); from the first missing component on, the rest is kept as
  * written. Unlike `fs.realpath` it resolves a dangling symlink to where it points, so a new file
  * "behind" it is judged by where it would really be created.
  */
-async function realPath(path: string): Promise<string | { error: string }> {
+async function realPath(path: string, lookups: PathLookups): Promise<string | { error: string }> {
   const pending = path.split("/").reverse();
   let current = "/";
   let missing = false;
@@ -232,28 +311,20 @@ async function realPath(path: string): Promise<string | { error: string }> {
       current = next;
       continue;
     }
-    let isLink: boolean;
-    try {
-      isLink = (await lstat(next)).isSymbolicLink();
-    } catch (error) {
-      const code = errorCode(error);
-      if (code !== "ENOENT" && code !== "ENOTDIR") return { error: `path cannot be resolved (${code ?? "error"})` };
+    const entry = await lookups.entry(next);
+    if (entry.kind === "error") return { error: `path cannot be resolved (${entry.code})` };
+    if (entry.kind === "missing") {
       // Nothing is here: the rest is what a write would create.
       missing = true;
       current = next;
       continue;
     }
-    if (!isLink) {
+    if (entry.kind !== "link") {
       current = next;
       continue;
     }
     if (++links > MAX_SYMLINKS) return { error: "path cannot be resolved: too many levels of symlinks" };
-    let target: string;
-    try {
-      target = await readlink(next);
-    } catch (error) {
-      return { error: `path cannot be resolved (${errorCode(error) ?? "error"})` };
-    }
+    const { target } = entry;
     if (target.startsWith("/")) current = "/";
     pending.push(...target.split("/").reverse());
   }

@@ -1,5 +1,5 @@
 import { type ConnectionOptions, type Job, UnrecoverableError, Worker } from "bullmq";
-import { checkTimeout } from "../execute-tool-call.js";
+import { checkTimeout, failure } from "../execute-tool-call.js";
 import { raceAbort } from "../internal/abort.js";
 import {
   boundText,
@@ -9,6 +9,7 @@ import {
   isRecord,
   jsonText,
   MAX_ERROR_MESSAGE_CHARS,
+  quoteName,
 } from "../internal/describe.js";
 import { log, type ResolvedLogger, resolveLogger } from "../internal/logger.js";
 import { checkCount, optionError } from "../internal/options.js";
@@ -44,12 +45,30 @@ export interface ToolWorkerOptions {
   lockDurationMs?: number | undefined;
   /** How often this worker looks for jobs whose worker died (stalled jobs). @default 30000 */
   stalledIntervalMs?: number | undefined;
-  /** Each job's `timeoutMs` for `registry.executeWithContext` (a timeout is an error result, not retried). @default none */
+  /**
+   * How long a job may take, counted from its start: `registry.executeWithContext`'s `timeoutMs`,
+   * and for a tool that answers async itself, also the wait for what it reports through its
+   * callback (a report later than that is dropped). A timeout is the error result
+   * `tool "x" timed out after N ms`, not retried. Without it, an async tool that never reports
+   * holds its job, and one of the worker's `concurrency` slots, until the worker closes.
+   * @default none
+   */
   timeoutMs?: number | undefined;
   /**
-   * On SIGTERM, close the worker: it takes no more jobs, finishes those it runs, and the process
-   * then ends as it would have (unless you have SIGTERM listeners of your own). `false` leaves
-   * SIGTERM to you: call `close()` from your handler.
+   * How long `close()` (and so SIGTERM) lets the running jobs finish. Then it aborts their calls'
+   * signals and stops waiting for them: each such job goes back to the queue for another worker
+   * (it counts as an attempt, as a crash would; after the last one the completion is
+   * `tool "x" failed after N attempts: its worker closed while running it`). Below Kubernetes'
+   * default grace period of 30 s, so that a pod's jobs go back before it is killed. `Infinity`
+   * waits for them for good (then an async tool that never reports holds the process).
+   * @default 25000
+   */
+  closeGraceMs?: number | undefined;
+  /**
+   * On SIGTERM, close the worker: it takes no more jobs, lets those it runs finish for up to
+   * `closeGraceMs` (then aborts them, see there), and the process then ends as it would have
+   * (unless you have SIGTERM listeners of your own). `false` leaves SIGTERM to you: call `close()`
+   * from your handler.
    * @default true
    */
   closeOnSigterm?: boolean | undefined;
@@ -58,8 +77,10 @@ export interface ToolWorkerOptions {
 /** A running worker, from {@link createToolWorker}. */
 export interface ToolWorker {
   /**
-   * Takes no more jobs, waits for the running ones to finish, and closes the worker's Redis
-   * connections; with Redis unreachable it drops the connections it made 2 s after its last job.
+   * Takes no more jobs, waits for the running ones to finish (for up to `closeGraceMs`: then
+   * their calls are aborted and they go back to the queue), and closes the worker's Redis
+   * connections; with Redis unreachable (also when it never was) it drops the connections it made
+   * 2 s after its last job, so that nothing of the worker keeps the process alive.
    */
   close(): Promise<void>;
 }
@@ -71,7 +92,17 @@ function checkMilliseconds(where: string, option: string, value: unknown, fallba
 }
 
 /** How long `close()` waits for Redis after the worker's last job finished. */
-const CLOSE_GRACE_MS = 2_000;
+const REDIS_CLOSE_GRACE_MS = 2_000;
+
+/** The default `closeGraceMs`. */
+const DEFAULT_CLOSE_GRACE_MS = 25_000;
+
+/** The reason a job's call is aborted with when `close()` stops waiting for it. */
+class WorkerClosed extends Error {
+  constructor() {
+    super("its worker closed while running it");
+  }
+}
 
 /** A worker's stalled jobs are limited by `attempts` in the processor, not by BullMQ's own count. */
 const UNLIMITED_STALLS = Number.MAX_SAFE_INTEGER;
@@ -92,38 +123,17 @@ const UNLIMITED_STALLS = Number.MAX_SAFE_INTEGER;
  * ```
  */
 export function createToolWorker(registry: ToolRegistry, options: ToolWorkerOptions): ToolWorker {
-  const where = "createToolWorker";
-  if (!(registry instanceof ToolRegistry)) throw optionError(where, "registry", "a ToolRegistry", registry);
-  if (!isRecord(options)) throw optionError(where, "options", "an object", options);
-  const connection = checkConnection(where, options.connection);
-  const name = options.name ?? DEFAULT_QUEUE_NAME;
-  if (typeof name !== "string" || name === "" || name.includes(":")) {
-    throw optionError(where, "name", "a non-empty string without ':'", name);
-  }
-  const concurrency = checkCount(where, "concurrency", options.concurrency, 1);
-  const lockDuration = checkMilliseconds(where, "lockDurationMs", options.lockDurationMs, 30_000);
-  const stalledInterval = checkMilliseconds(where, "stalledIntervalMs", options.stalledIntervalMs, 30_000);
-  const timeoutMs = checkTimeout(where, "timeoutMs", options.timeoutMs);
-  const { closeOnSigterm: onSigterm = true } = options;
-  if (typeof onSigterm !== "boolean") throw optionError(where, "closeOnSigterm", "a boolean", onSigterm);
-  const logger = resolveLogger(options.logger, where);
-
-  // The jobs this worker is running, and who waits for them to be none.
-  let running = 0;
-  let idle = () => {};
+  const settings = checkWorkerOptions(registry, options);
+  const { name, logger } = settings;
+  const running = new RunningJobs();
   const worker = new Worker<unknown, ToolJobReturn>(
     name,
-    (job, _token, signal) => {
-      running++;
-      return processJob(registry, job, signal, timeoutMs, logger).finally(() => {
-        if (--running === 0) idle();
-      });
-    },
+    (job, _token, signal) => running.run(signal, (callSignal) => processJob(registry, job, callSignal, settings)),
     {
-      connection,
-      concurrency,
-      lockDuration,
-      stalledInterval,
+      connection: settings.connection,
+      concurrency: settings.concurrency,
+      lockDuration: settings.lockDurationMs,
+      stalledInterval: settings.stalledIntervalMs,
       maxStalledCount: UNLIMITED_STALLS,
     },
   );
@@ -139,38 +149,147 @@ export function createToolWorker(registry: ToolRegistry, options: ToolWorkerOpti
       closed ??= (async () => {
         closing = true;
         stopListening();
-        const workerClosed = worker.close().catch(() => {});
-        // BullMQ's close waits for the running jobs, then for Redis: with Redis gone, for good.
-        // After the jobs, Redis gets CLOSE_GRACE_MS; then the worker's own connections are dropped
-        // (the job whose completion did not reach Redis runs again elsewhere, as after a crash).
-        for (;;) {
-          if (running > 0) {
-            await new Promise<void>((resolve) => {
-              idle = resolve;
-            });
-          }
-          const gone = await raceAbort(workerClosed, AbortSignal.timeout(CLOSE_GRACE_MS)).then(
-            () => true,
-            () => false,
-          );
-          if (gone) return;
-          if (running === 0) break;
-        }
-        if (isPlainObject(options.connection)) dropConnections(worker);
+        await closeWorker(worker, running, settings);
       })();
       return closed;
     },
   };
-  if (onSigterm) stopListening = closeOnSigterm(handle);
+  if (settings.closeOnSigterm) stopListening = closeOnSigterm(handle);
   return handle;
+}
+
+/** A worker's checked options, all defaults applied. */
+interface WorkerSettings {
+  connection: ConnectionOptions;
+  name: string;
+  concurrency: number;
+  lockDurationMs: number;
+  stalledIntervalMs: number;
+  timeoutMs: number | undefined;
+  closeGraceMs: number;
+  closeOnSigterm: boolean;
+  logger: ResolvedLogger;
+}
+
+/** Checks `createToolWorker`'s arguments and applies the defaults. */
+function checkWorkerOptions(registry: ToolRegistry, options: ToolWorkerOptions): WorkerSettings {
+  const where = "createToolWorker";
+  if (!(registry instanceof ToolRegistry)) throw optionError(where, "registry", "a ToolRegistry", registry);
+  if (!isRecord(options)) throw optionError(where, "options", "an object", options);
+  const connection = checkConnection(where, options.connection);
+  const name = options.name ?? DEFAULT_QUEUE_NAME;
+  if (typeof name !== "string" || name === "" || name.includes(":")) {
+    throw optionError(where, "name", "a non-empty string without ':'", name);
+  }
+  const concurrency = checkCount(where, "concurrency", options.concurrency, 1);
+  const lockDurationMs = checkMilliseconds(where, "lockDurationMs", options.lockDurationMs, 30_000);
+  const stalledIntervalMs = checkMilliseconds(where, "stalledIntervalMs", options.stalledIntervalMs, 30_000);
+  const timeoutMs = checkTimeout(where, "timeoutMs", options.timeoutMs);
+  const closeGraceMs = checkTimeout(where, "closeGraceMs", options.closeGraceMs) ?? DEFAULT_CLOSE_GRACE_MS;
+  const { closeOnSigterm: onSigterm = true } = options;
+  if (typeof onSigterm !== "boolean") throw optionError(where, "closeOnSigterm", "a boolean", onSigterm);
+  const logger = resolveLogger(options.logger, where);
+  return {
+    connection,
+    name,
+    concurrency,
+    lockDurationMs,
+    stalledIntervalMs,
+    timeoutMs,
+    closeGraceMs,
+    closeOnSigterm: onSigterm,
+    logger,
+  };
+}
+
+/** The jobs a worker is running: the abort of each one's calls, and who waits for them to be none. */
+class RunningJobs {
+  readonly #aborts = new Set<AbortController>();
+  #idle = () => {};
+
+  /** How many jobs are running. */
+  get size(): number {
+    return this.#aborts.size;
+  }
+
+  /** Runs a job with an abort of its own for its calls, which BullMQ's own signal (a cancelled job) aborts too. */
+  run<T>(signal: AbortSignal | undefined, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    const abort = new AbortController();
+    this.#aborts.add(abort);
+    const unlink = signal === undefined ? () => {} : follow(signal, abort);
+    return work(abort.signal).finally(() => {
+      unlink();
+      this.#aborts.delete(abort);
+      if (this.#aborts.size === 0) this.#idle();
+    });
+  }
+
+  /** Resolves once no job runs any more (ask only while some do). */
+  idle(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      this.#idle = resolve;
+    });
+  }
+
+  /** Aborts the calls of every running job with `reason`. */
+  abortAll(reason: unknown): void {
+    for (const abort of this.#aborts) abort.abort(reason);
+  }
+}
+
+/**
+ * Closes the worker: it takes no more jobs, its running jobs get `closeGraceMs` (then their calls
+ * are aborted), then Redis gets `REDIS_CLOSE_GRACE_MS`, after which the worker's own connections
+ * are dropped.
+ */
+async function closeWorker(
+  worker: Worker,
+  running: RunningJobs,
+  settings: Pick<WorkerSettings, "closeGraceMs" | "connection">,
+): Promise<void> {
+  const workerClosed = worker.close().catch(() => {});
+  // The running jobs get closeGraceMs; then their calls are aborted and the worker stops
+  // waiting for them (processJob hands each back to the queue): a tool that ignores its
+  // signal, or an async one that never reports, cannot hold the worker (and the process).
+  if (running.size > 0) {
+    const finished = running.idle();
+    const { closeGraceMs } = settings;
+    const graceOver = closeGraceMs === Number.POSITIVE_INFINITY ? undefined : AbortSignal.timeout(closeGraceMs);
+    await raceAbort(finished, graceOver).catch(() => {});
+    running.abortAll(new WorkerClosed());
+  }
+  // BullMQ's close waits for the running jobs, then for Redis: with Redis gone, for good.
+  // After the jobs, Redis gets REDIS_CLOSE_GRACE_MS; then the worker's own connections are
+  // dropped (the job whose completion did not reach Redis runs again elsewhere, as after a
+  // crash), which also ends BullMQ's close, and with it its lock and stalled-job timers.
+  for (;;) {
+    if (running.size > 0) await running.idle();
+    const gone = await raceAbort(workerClosed, AbortSignal.timeout(REDIS_CLOSE_GRACE_MS)).then(
+      () => true,
+      () => false,
+    );
+    if (gone) return;
+    if (running.size === 0) break;
+  }
+  if (isPlainObject(settings.connection)) dropConnections(worker);
+}
+
+/** Aborts `abort` when `signal` aborts; returns the function that stops following it. */
+function follow(signal: AbortSignal, abort: AbortController): () => void {
+  if (signal.aborted) {
+    abort.abort(signal.reason);
+    return () => {};
+  }
+  const listener = () => abort.abort(signal.reason);
+  signal.addEventListener("abort", listener, { once: true });
+  return () => signal.removeEventListener("abort", listener);
 }
 
 async function processJob(
   registry: ToolRegistry,
   job: Job<unknown, ToolJobReturn>,
-  signal: AbortSignal | undefined,
-  timeoutMs: number | undefined,
-  logger: ResolvedLogger,
+  signal: AbortSignal,
+  { timeoutMs, logger }: Pick<WorkerSettings, "timeoutMs" | "logger">,
 ): Promise<ToolJobReturn> {
   const attempts = Math.max(1, job.opts.attempts ?? 1);
   const data = decodeJobData(job.data);
@@ -181,6 +300,9 @@ async function processJob(
   const final = job.attemptsStarted >= attempts || job.attemptsMade + 1 >= attempts;
   try {
     const result = await runTool(registry, data, signal, timeoutMs);
+    // Aborted by close(): whatever the call answered then (`aborted`), the job is not done; it
+    // goes back to the queue like the job of a worker that crashed.
+    if (signal.reason instanceof WorkerClosed) throw signal.reason;
     const encoded = encodeReturn(data.toolCallId, data.toolName, result);
     if (encoded.result.data !== undefined && jsonText(encoded.result.data) === undefined) {
       // BullMQ stores the return value as JSON: data that has none (a BigInt, a cycle) would fail
@@ -213,13 +335,18 @@ async function processJob(
   }
 }
 
-/** Runs the call; for a tool that answers async itself, waits for what it reports. */
+/**
+ * Runs the call; for a tool that answers async itself, waits for what it reports — until
+ * `timeoutMs` from the start (then the timeout's error result) or until `signal` aborts (then it
+ * rejects with the signal's reason).
+ */
 async function runTool(
   registry: ToolRegistry,
   data: ToolJobData,
-  signal: AbortSignal | undefined,
+  signal: AbortSignal,
   timeoutMs: number | undefined,
 ): Promise<ToolResult> {
+  const started = performance.now();
   let report: (result: ToolResult) => void = () => {};
   const reported = new Promise<ToolResult>((resolve) => {
     report = resolve;
@@ -235,5 +362,18 @@ async function runTool(
     { toolCallId: data.toolCallId, metadata: data.metadata, timeoutMs, signal },
   );
   if (!result.async) return result;
-  return raceAbort(reported, signal);
+  if (timeoutMs === undefined || timeoutMs === Number.POSITIVE_INFINITY) return raceAbort(reported, signal);
+  // What is left of the job's timeout (the synchronous part took some of it).
+  const left = Math.max(0, timeoutMs - (performance.now() - started));
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timedOut = new Promise<ToolResult>((resolve) => {
+    timer = setTimeout(() => {
+      resolve(failure(data.toolName, "timeout", `tool ${quoteName(data.toolName)} timed out after ${timeoutMs} ms`));
+    }, left);
+  });
+  try {
+    return await raceAbort(Promise.race([reported, timedOut]), signal);
+  } finally {
+    clearTimeout(timer);
+  }
 }

@@ -4,6 +4,7 @@
  * See docs/scale-out.md.
  * @packageDocumentation
  */
-export { createToolQueue, type ToolQueue, type ToolQueueOptions } from "./create-tool-queue.js";
+export { createToolQueue, type ToolQueueOptions } from "./create-tool-queue.js";
 export { createToolWorker, type ToolWorker, type ToolWorkerOptions } from "./create-tool-worker.js";
 export type { ToolCompletion } from "./tool-completion.js";
+export type { QueuedCall, ToolQueue } from "./tool-queue.js";

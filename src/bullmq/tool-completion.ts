@@ -1,5 +1,4 @@
 import type { ToolResult } from "../tool-result.js";
-import type { ToolQueue } from "./create-tool-queue.js";
 
 /**
  * The outcome of one queued tool call, as every {@link ToolQueue.onCompletion} handler and

@@ -1,6 +1,10 @@
 import { createHash } from "node:crypto";
-import { isPlainObject, isRecord } from "../internal/describe.js";
+import type { Job } from "bullmq";
+import { failure } from "../execute-tool-call.js";
+import { isPlainObject, isRecord, quoteName } from "../internal/describe.js";
+import { canonicalJson } from "../internal/json-schema-validator.js";
 import { ToolResult } from "../tool-result.js";
+import type { ToolCompletion } from "./tool-completion.js";
 
 /** The queue name when none is given. */
 export const DEFAULT_QUEUE_NAME = "toolloop";
@@ -51,6 +55,31 @@ export function jobIdFor(toolCallId: string): string {
   return `#${createHash("sha256").update(toolCallId).digest("hex")}`;
 }
 
+/**
+ * What identifies a call besides its id, as one text: its tool, channel, chat id and arguments
+ * (canonical JSON: object keys sorted, so a transcript saved and parsed again gives the same text).
+ * The arguments are taken as JSON gives them back — as the job stores them — so that a key whose
+ * value is `undefined` (dropped by JSON) or a `Date` (a string there) compares equal to its stored
+ * form. Call ids are not unique everywhere (the text tool protocol's `text_1_0` comes again in the
+ * next conversation; an MCP client's request ids restart), so a job is joined only by the same call.
+ * Throws for arguments that are not JSON or are nested too deeply to walk.
+ * @internal
+ */
+export function callIdentity(data: Pick<ToolJobData, "toolName" | "channel" | "chatId" | "args">): string {
+  const args: unknown = JSON.parse(JSON.stringify(data.args));
+  return canonicalJson([data.toolName, data.channel, data.chatId, args]);
+}
+
+/**
+ * The job id of a call whose call id's own job ({@link jobIdFor}) belongs to another call: that
+ * id, `#` and the first 32 hex digits of the SHA-256 of the call's identity ({@link callIdentity}).
+ * No id of `jobIdFor` has a `#` after its first character, so no call id can name this job.
+ * @internal
+ */
+export function alternateJobId(toolCallId: string, identity: string): string {
+  return `${jobIdFor(toolCallId)}#${createHash("sha256").update(identity).digest("hex").slice(0, 32)}`;
+}
+
 /** The return value a worker stores for a result (`err` and `metadata` are not kept). @internal */
 export function encodeReturn(toolCallId: string, toolName: string, result: ToolResult): ToolJobReturn {
   const json = result.toJSON();
@@ -66,7 +95,7 @@ export function encodeReturn(toolCallId: string, toolName: string, result: ToolR
 }
 
 /** The completion in a job's return value, or `undefined` when it is not one toolloop wrote. @internal */
-export function decodeReturn(value: unknown): { toolCallId: string; toolName: string; result: ToolResult } | undefined {
+export function decodeReturn(value: unknown): ToolCompletion | undefined {
   if (!isRecord(value) || value.v !== 1) return undefined;
   const { toolCallId, toolName, result } = value;
   if (typeof toolCallId !== "string" || typeof toolName !== "string" || !isRecord(result)) return undefined;
@@ -99,4 +128,44 @@ export function decodeJobData(value: unknown): ToolJobData | string {
 /** The reason of a job that failed for good: `failed after N attempts: <reason>`. @internal */
 export function failedAfter(attempts: number, reason: string): string {
   return `failed after ${attempts} attempt${attempts === 1 ? "" : "s"}: ${reason}`;
+}
+
+/** A finished job's completion; `undefined` while it has not finished (or it is not a tool job). @internal */
+export function completionOf(job: Job): ToolCompletion | undefined {
+  if (!job.finishedOn) return undefined;
+  const completed = decodeReturn(job.returnvalue);
+  if (completed !== undefined) return completed;
+  if (typeof job.failedReason !== "string") return undefined;
+  const data = decodeJobData(job.data);
+  const toolName = typeof data === "string" ? job.name : data.toolName;
+  const toolCallId = typeof data === "string" ? String(job.id) : data.toolCallId;
+  const reason = job.failedReason.startsWith("failed after ")
+    ? job.failedReason
+    : failedAfter(Math.max(1, job.attemptsStarted), job.failedReason);
+  return { toolCallId, toolName, result: failure(toolName, "tool_failed", `tool ${quoteName(toolName)} ${reason}`) };
+}
+
+/**
+ * Whether a stored job is this call's: the same call id, tool, channel, chat id and arguments
+ * (`identity`, see {@link callIdentity}). Another conversation's job is never joined, nor one
+ * whose call id came again with other arguments.
+ * @internal
+ */
+export function sameCall(job: Job, toolCallId: string, identity: string): boolean {
+  const stored = decodeJobData(job.data);
+  if (typeof stored === "string" || stored.toolCallId !== toolCallId) return false;
+  try {
+    return callIdentity(stored) === identity;
+  } catch {
+    return false; // arguments too deep to compare: not this call's
+  }
+}
+
+/** A call's identity, or `undefined` when its arguments are nested too deeply to walk. @internal */
+export function identityOf(data: Pick<ToolJobData, "toolName" | "channel" | "chatId" | "args">): string | undefined {
+  try {
+    return callIdentity(data);
+  } catch {
+    return undefined;
+  }
 }

@@ -2,12 +2,13 @@ import { failure, logCallEnd } from "../execute-tool-call.js";
 import { finishUnrun, NO_PROGRESS, type ProgressListener } from "../progress.js";
 import type { AsyncCallback, ToolContext } from "../tool.js";
 import type { ToolApprover } from "../tool-approval.js";
-import { APPROVAL_NAMES, LOG_REFUSED_CALL } from "../tool-registry.js";
+import { APPROVAL_NAMES, LOG_REFUSED_CALL, REGISTERED_TOOL } from "../tool-registry.js";
 import { errorResult, type ToolResult } from "../tool-result.js";
 import { raceAbort } from "./abort.js";
 import { boundText, errorMessage, isRecord, MAX_VALIDATION_MESSAGE_CHARS, quoteName } from "./describe.js";
 import type { ResolvedLogger } from "./logger.js";
 import type { NormalizedToolCall } from "./normalize-tool-call.js";
+import type { PromotionView } from "./promotion-scope.js";
 
 /** Runs one call of a turn (the loop's `runCall`, or a wrapper of it). */
 export type CallRunner<C, X> = (
@@ -36,6 +37,8 @@ export interface GateContext {
    * the wait for approval holds no slot. `undefined`: no bound.
    */
   slot?: ((run: () => Promise<ToolResult>) => Promise<ToolResult>) | undefined;
+  /** The run's current turn and its promoted hidden tools; `undefined` when the registry keeps none per run. */
+  promotions?: PromotionView | undefined;
 }
 
 /**
@@ -54,12 +57,20 @@ export function refuseCall(call: NormalizedToolCall["call"], result: ToolResult,
   return finishUnrun(onProgress, { toolName: call.name, toolCallId: call.id, logger }, result);
 }
 
-/** The `needsApproval` of the tool a call names, read through the registry's `get` (fail closed on a throw). */
-function approvalRule(tools: unknown, name: string): unknown {
+/**
+ * The `needsApproval` of the tool a call names, read through the registry's `get` (fail closed on a
+ * throw) — and in a run that promoted hidden tools, of the hidden tool it may call, so that a tool
+ * only this run can call still asks for approval.
+ */
+function approvalRule(tools: unknown, name: string, view: PromotionView | undefined): unknown {
   const get = isRecord(tools) ? tools.get : undefined;
   if (typeof get !== "function") return undefined;
   try {
-    const tool: unknown = get.call(tools, name);
+    let tool: unknown = get.call(tools, name);
+    const registered = (tools as Partial<Record<symbol, unknown>>)[REGISTERED_TOOL];
+    if (tool === undefined && view?.scope.callable(name, view.turn) === true && typeof registered === "function") {
+      tool = registered.call(tools, name);
+    }
     return isRecord(tool) ? tool.needsApproval : undefined;
   } catch {
     return true;
@@ -71,13 +82,13 @@ function approvalRule(tools: unknown, name: string): unknown {
  * path without any loop-control option. A registry that keeps the names of such tools (see
  * `APPROVAL_NAMES`) and has none answers at once; otherwise one lookup per call.
  */
-export function needsAnyApproval(tools: unknown, calls: readonly NormalizedToolCall[]): boolean {
+export function needsAnyApproval(tools: unknown, calls: readonly NormalizedToolCall[], view?: PromotionView): boolean {
   if (tools === null) return false;
   const names = (tools as Partial<Record<symbol, unknown>>)[APPROVAL_NAMES];
   if (typeof names === "function" && (names.call(tools) as ReadonlySet<string>).size === 0) return false;
   for (const { call, argumentsError } of calls) {
     if (argumentsError !== undefined) continue;
-    const rule = approvalRule(tools, call.name);
+    const rule = approvalRule(tools, call.name, view);
     if (rule !== undefined && rule !== false) return true;
   }
   return false;
@@ -137,7 +148,7 @@ export async function runApproved<C extends GateConfig, X extends GateContext>(
   const { call, argumentsError } = normalized;
   const start = () => run(normalized, config, context, asyncCallback);
   const runNow = () => (context.slot === undefined ? start() : context.slot(start));
-  const rule = argumentsError === undefined ? approvalRule(config.tools, call.name) : undefined;
+  const rule = argumentsError === undefined ? approvalRule(config.tools, call.name, context.promotions) : undefined;
   if (rule === undefined || rule === false) return runNow();
   const notRun = (result: ToolResult) => refuseCall(call, result, config);
   const toolContext = approvalContext(call, config, context);

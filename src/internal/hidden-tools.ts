@@ -7,8 +7,9 @@ interface Hidden {
 
 /**
  * The registry's hidden tools (picoclaw HEAD's non-core tools): which names are hidden, and for
- * how many more provider calls each promoted one is offered. Every method that changes what is
- * visible says so (`true`), so that the registry rebuilds its definitions only then.
+ * how many more provider calls each one `promoteTools` promoted is offered to everyone (a run's or
+ * session's own promotions are in its PromotionScope). Every method that changes what is visible
+ * says so (`true`), so that the registry rebuilds its definitions only then.
  */
 export class HiddenTools {
   readonly #tools = new Map<string, Hidden>();

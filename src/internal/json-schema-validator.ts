@@ -7,6 +7,7 @@ import type { ParseArgumentsResult } from "../tool.js";
 import { boundText, cutName, isRecord, jsonText, MAX_VALIDATION_MESSAGE_CHARS } from "./describe.js";
 import { unescapePointerSegment } from "./json-pointer.js";
 import { patternSize } from "./pattern-size.js";
+import { testWithSmallDfa } from "./re2-dfa.js";
 import {
   addCost,
   analyseSchema,
@@ -286,7 +287,7 @@ const PATTERN_WORK_EXCEEDED = Symbol("pattern work exceeded");
  * Ajv's `code.regExp` engine: compiles a schema pattern for re2js, so that matching takes time
  * linear in the input whatever the pattern. Throws (at registration) for a pattern that is not a
  * valid JS regular expression or that RE2 cannot run, naming the pattern and saying why. The flag
- * `i` makes it case-insensitive (the registry's tool search); other flags only shape the JS check.
+ * `i` makes it case-insensitive; other flags only shape the JS check. Cached, with little DFA kept.
  */
 export function linearRegExp(pattern: string, flags: string): LinearRegExp {
   // Ajv dedupes compiled patterns by `toString()`: it must name the pattern (and it is never the
@@ -294,6 +295,33 @@ export function linearRegExp(pattern: string, flags: string): LinearRegExp {
   const key = `re2:${flags}:${pattern}`;
   const cached = compiledPatterns.get(key);
   if (cached !== undefined) return cached.regExp;
+  const re2 = compileLinearPattern(pattern, flags, MAX_PATTERN_SIZE);
+  const steps = re2.programSize();
+  const test = testWithSmallDfa(re2);
+  const compiled: LinearRegExp = {
+    test: (text) => {
+      patternWorkLeft -= steps * (text.length + 1);
+      if (patternWorkLeft < 0) throw PATTERN_WORK_EXCEEDED;
+      return test(text);
+    },
+    toString: () => key,
+  };
+  compiledPatterns.set(key, { regExp: compiled, size: steps });
+  cachedInstructions += steps;
+  while (compiledPatterns.size > MAX_CACHED_PATTERNS || cachedInstructions > MAX_CACHED_INSTRUCTIONS) {
+    const [oldest, evicted] = compiledPatterns.entries().next().value as [string, { size: number }];
+    compiledPatterns.delete(oldest);
+    cachedInstructions -= evicted.size;
+  }
+  return compiled;
+}
+
+/**
+ * {@link linearRegExp}'s compilation, uncached: the tool search's patterns are forgotten after
+ * their search. A pattern whose program is estimated over `maxSize` instructions is refused before
+ * RE2 builds it.
+ */
+export function compileLinearPattern(pattern: string, flags: string, maxSize = Number.POSITIVE_INFINITY): RE2JS {
   const translated = translatePattern(pattern);
   try {
     new RegExp(translated.js, flags);
@@ -306,10 +334,10 @@ export function linearRegExp(pattern: string, flags: string): LinearRegExp {
   }
   // Before RE2 builds it: a counted repetition multiplies the program (1 KB made 920,000 instructions).
   const size = patternSize(pattern);
-  if (size > MAX_PATTERN_SIZE) {
+  if (size > maxSize) {
     throw patternError(
       pattern,
-      `is too large for ${LINEAR_ENGINE}: it would compile to about ${size} instructions, at most ${MAX_PATTERN_SIZE} (use fewer or smaller counted repetitions)`,
+      `is too large for ${LINEAR_ENGINE}: it would compile to about ${size} instructions, at most ${maxSize} (use fewer or smaller counted repetitions)`,
     );
   }
   let re2: RE2JS;
@@ -322,23 +350,7 @@ export function linearRegExp(pattern: string, flags: string): LinearRegExp {
       : "";
     throw patternError(pattern, `cannot run on ${LINEAR_ENGINE}: ${reason}${hint}`);
   }
-  const steps = re2.programSize();
-  const compiled: LinearRegExp = {
-    test: (text) => {
-      patternWorkLeft -= steps * (text.length + 1);
-      if (patternWorkLeft < 0) throw PATTERN_WORK_EXCEEDED;
-      return re2.test(text);
-    },
-    toString: () => key,
-  };
-  compiledPatterns.set(key, { regExp: compiled, size: steps });
-  cachedInstructions += steps;
-  while (compiledPatterns.size > MAX_CACHED_PATTERNS || cachedInstructions > MAX_CACHED_INSTRUCTIONS) {
-    const [oldest, evicted] = compiledPatterns.entries().next().value as [string, { size: number }];
-    compiledPatterns.delete(oldest);
-    cachedInstructions -= evicted.size;
-  }
-  return compiled;
+  return re2;
 }
 // Ajv writes `code` into standalone validation code only, which toolloop never generates.
 linearRegExp.code = "toolloopLinearRegExp";
@@ -400,7 +412,8 @@ function dialectOf(schema: Record<string, unknown>): Dialect {
 // with `allErrors`). The keyword is replaced by one pass that keys each item by a canonical JSON
 // text (object keys sorted, as JSON Schema equality ignores their order).
 
-function canonicalJson(value: unknown): string {
+/** JSON text with object keys sorted: equal for equal JSON values, whatever their key order. @internal */
+export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
   if (typeof value === "object" && value !== null) {
     const record = value as Record<string, unknown>;

@@ -218,7 +218,13 @@ export class LoopRun {
     });
   }
 
-  /** Wraps the loop's call runner: events, approval, the async callback, the final turn's refusal. */
+  /**
+   * Wraps the loop's call runner: events, approval, the async callback, the final turn's refusal.
+   * A listener failure stops every call not started yet, also one that waited for approval or for
+   * its `maxConcurrency` slot: once it holds the slot, it first lets the deliveries queued before it
+   * settle — among them the `tool-call-end` of the call whose slot it takes, queued (by `end`)
+   * before that slot frees.
+   */
   wrap<C extends GateConfig, X extends GateContext>(run: CallRunner<C, X>): CallRunner<C, X> {
     return async (normalized, config, context) => {
       const { call } = normalized;
@@ -231,29 +237,36 @@ export class LoopRun {
         toolName: call.name,
         arguments: call.arguments,
       });
+      let ended: Promise<void> | undefined;
+      const end = (result: ToolResult) =>
+        (ended ??= this.#emit({
+          type: "tool-call-end",
+          iteration,
+          toolCallId: call.id,
+          toolName: call.name,
+          result,
+          durationMs: performance.now() - started,
+        }));
+      const stopping = () =>
+        refuseCall(call, errorResult(`tool ${quoteName(call.name)} was not run: the loop is stopping`), config);
       let result: ToolResult;
-      if (this.#failure !== undefined || iteration > this.#maxIterations) {
-        const refusal =
-          this.#failure !== undefined
-            ? errorResult(`tool ${quoteName(call.name)} was not run: the loop is stopping`)
-            : errorResult(FINAL_TURN_REFUSAL);
-        result = refuseCall(call, refusal, config);
-      } else {
+      if (this.#failure !== undefined) result = stopping();
+      else if (iteration > this.#maxIterations) result = refuseCall(call, errorResult(FINAL_TURN_REFUSAL), config);
+      else {
         const callback = this.#async?.callback(call.name, call.id);
-        result = await runApproved(run, normalized, config, context, this.#features.approve, callback);
+        const unlessFailing: CallRunner<C, X> = async (...args) => {
+          if (context.slot !== undefined) await this.#tail;
+          const done = this.#failure !== undefined ? stopping() : await run(...args);
+          void end(done);
+          return done;
+        };
+        result = await runApproved(unlessFailing, normalized, config, context, this.#features.approve, callback);
         this.#async?.started(call.id, result, call.name);
         if (this.#asyncCalls !== undefined && result.async === true) {
           this.#asyncCalls.push({ toolCallId: call.id, toolName: call.name });
         }
       }
-      await this.#emit({
-        type: "tool-call-end",
-        iteration,
-        toolCallId: call.id,
-        toolName: call.name,
-        result,
-        durationMs: performance.now() - started,
-      });
+      await end(result);
       return result;
     };
   }

@@ -1,10 +1,13 @@
+import type { RE2JS } from "re2js";
 import { boundText, errorMessage } from "./describe.js";
-import { linearRegExp } from "./json-schema-validator.js";
+import { compileLinearPattern } from "./json-schema-validator.js";
 import { optionError } from "./options.js";
-import { patternSize } from "./pattern-size.js";
+import { patternCost } from "./pattern-size.js";
+import { fitDfa } from "./re2-dfa.js";
+import { type WorkBudget, WorkMeter } from "./work-meter.js";
 
-// The estimate lives in pattern-size.ts (schema limits use it too); callers still find it here.
-export { patternSize };
+// The estimates live in pattern-size.ts (schema limits use them too); callers still find them here.
+export { type PatternCost, patternCost, patternSize } from "./pattern-size.js";
 
 /** A hidden tool as the search sees it: its name and the description read at registration. */
 export interface SearchDocument {
@@ -12,55 +15,45 @@ export interface SearchDocument {
   description: string;
 }
 
+/** A document a search matched, and how well. */
+export interface Scored {
+  document: SearchDocument;
+  score: number;
+}
+
 /** Longest regex pattern or BM25 query accepted (both come from the model). */
 export const MAX_SEARCH_QUERY_CHARS = 1_000;
-/** Most distinct terms of a BM25 query that are scored (the rest are ignored). */
-const MAX_QUERY_TERMS = 32;
 /** Only the start of a long description is searched: a hostile server's megabyte stays cheap. */
 const MAX_SEARCHED_DESCRIPTION_CHARS = 4_096;
 /**
  * Largest regex accepted, in (estimated) instructions of its RE2 program: `.{1000}` repeated to
- * 1,000 characters compiles to 140,000 of them (100 ms and 10 MB each, kept in the pattern cache).
+ * 1,000 characters compiles to 140,000 of them (100 ms and 10 MB each).
  */
 const MAX_PATTERN_SIZE = 1_000;
 /**
- * Most work one regex search may do: program size × characters searched. Linear-time matching
- * still costs up to one step per instruction and character (a `.{1000}` over 200 descriptions of
- * 4 KiB held the event loop for a minute); this bounds it to a fraction of a second.
+ * Most work one regex search may do, in estimated steps of the engine: characters searched × steps
+ * per character (see {@link searchByRegex}). A pattern over it is refused before it runs; one
+ * under it is still stopped by its time budget.
  */
 const MAX_REGEX_WORK = 20_000_000;
-
 /**
- * English words a query's meaning does not rest on: as query terms they would give almost every tool
- * a small score, and so promote unrelated tools ("read a file" finds every description with "a").
+ * Most bytes of DFA one search's pattern may build (re2js's default is 8 MB): the pattern is
+ * forgotten after the search, and a DFA that thrashes within a smaller one costs less per document.
  */
-const STOP_WORDS: ReadonlySet<string> = new Set(
-  "a an and are as at be by can for from i in is it me my of on or please the this to use want with".split(" "),
-);
+const SEARCH_DFA_BYTES = 2 * 1024 * 1024;
 
-// BM25's usual constants (Robertson & Zaragoza): term-frequency saturation and length normalisation.
-const K1 = 1.2;
-const B = 0.75;
+/** Most milliseconds of matching one regex search may take by default (see {@link searchByRegex}). */
+export const DEFAULT_SEARCH_MS = 500;
+/** A regex search yields to the event loop (when searching in slices) every 10 ms or 1,000 tools. */
+const SEARCH_SLICE = { sliceMs: 10, sliceUnits: 1_000 } as const;
 
 /** What a search compares against: the name and the start of the description. */
-function searchedText(document: SearchDocument): string {
+export function searchedText(document: SearchDocument): string {
   return `${document.name} ${document.description.slice(0, MAX_SEARCHED_DESCRIPTION_CHARS)}`;
 }
 
-/**
- * Splits text into lower-cased search terms at `_`, `-`, spaces and other non-alphanumerics, and
- * at case changes (`readFile` → `read`, `file`; `HTTPServer` → `http`, `server`).
- */
-export function searchTerms(text: string): string[] {
-  const spaced = text
-    .replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, "$1 $2")
-    .replace(/(\p{Lu})(\p{Lu}\p{Ll})/gu, "$1 $2")
-    .toLowerCase();
-  return spaced.split(/[^\p{L}\p{N}]+/u).filter((term) => term !== "");
-}
-
 /** Checks a search's query (a string of at most 1,000 characters) and `max` (an integer ≥ 0). */
-function checkSearch(where: string, option: string, query: unknown, max: unknown): asserts query is string {
+export function checkSearch(where: string, option: string, query: unknown, max: unknown): asserts query is string {
   if (!Number.isInteger(max) || (max as number) < 0) throw optionError(where, "max", "an integer ≥ 0", max);
   if (typeof query !== "string") throw optionError(where, option, "a string", query);
   if (query.length > MAX_SEARCH_QUERY_CHARS) {
@@ -69,7 +62,7 @@ function checkSearch(where: string, option: string, query: unknown, max: unknown
 }
 
 /** Best first: higher score, then name (deterministic whatever the registration order). */
-function ranked(scored: { document: SearchDocument; score: number }[], max: number): SearchDocument[] {
+export function ranked(scored: Scored[], max: number): SearchDocument[] {
   scored.sort((a, b) =>
     b.score !== a.score
       ? b.score - a.score
@@ -80,98 +73,143 @@ function ranked(scored: { document: SearchDocument; score: number }[], max: numb
   return scored.slice(0, max).map(({ document }) => document);
 }
 
+/** A regex search under way: the compiled pattern, the documents, how far it got. */
+interface RegexSearch {
+  readonly regex: RE2JS;
+  readonly documents: readonly SearchDocument[];
+  next: number;
+  readonly scored: Scored[];
+  readonly maxMs: number;
+}
+
 /**
- * The documents whose name or description `pattern` matches, case-insensitively, on the linear-time
- * engine of schema patterns: a name match ranks before a description-only match, then by name.
- * @throws TypeError for an invalid pattern (its message says why), one longer than 1,000
- * characters, one too complex (its program, or its program times the characters to search, too
- * large), or a `max` that is not an integer ≥ 0
+ * Checks `pattern` and `max`, refuses a pattern too costly for `documents` from its cost, and
+ * compiles it (not cached: the model's patterns are forgotten after their search). `undefined`
+ * for `max` 0.
  */
-export function searchByRegex(documents: Iterable<SearchDocument>, pattern: string, max: number): SearchDocument[] {
+function startRegexSearch(
+  documents: Iterable<SearchDocument>,
+  pattern: string,
+  max: number,
+  maxMs: number,
+): RegexSearch | undefined {
   checkSearch("searchRegex", "pattern", pattern, max);
-  const size = patternSize(pattern);
+  const { size, branching } = patternCost(pattern);
   if (size > MAX_PATTERN_SIZE) {
     throw new TypeError(
       `searchRegex: pattern is too complex (about ${size} steps per character, at most ${MAX_PATTERN_SIZE}): use fewer or smaller repetitions`,
     );
   }
-  let regex: { test(text: string): boolean };
+  let regex: RE2JS;
   try {
-    regex = linearRegExp(pattern, "iu");
+    regex = compileLinearPattern(pattern, "iu");
   } catch (error) {
     throw new TypeError(`searchRegex: ${errorMessage(error)}`, { cause: error });
   }
-  if (max === 0) return [];
+  if (max === 0) return undefined;
   const searched = [...documents];
   let characters = 0;
   for (const { name, description } of searched) {
     characters += name.length + Math.min(description.length, MAX_SEARCHED_DESCRIPTION_CHARS);
   }
-  if (size * characters > MAX_REGEX_WORK) {
+  // One step per character on the engine's DFA, when its states fit: about 2^branching of them,
+  // each with a table of the pattern's character classes. Otherwise the engine simulates the
+  // program: its size in steps per character. (The bound was once size × characters for every
+  // pattern: over 10,000 tools it refused any plain word of more than 7 letters.)
+  const states = 2 ** Math.min(branching, 64) + size + 1;
+  const steps = fitDfa(regex, states, size + 1, SEARCH_DFA_BYTES) ? 1 : size;
+  if (steps * characters > MAX_REGEX_WORK) {
+    if (steps === 1) {
+      throw new TypeError(
+        `searchRegex: the tools have too many characters of names and descriptions to search by pattern (${characters}, at most ${MAX_REGEX_WORK}): search by keywords`,
+      );
+    }
     throw new TypeError(
-      `searchRegex: pattern is too complex to search ${characters} characters of tool names and descriptions (about ${size} steps per character, at most ${Math.floor(MAX_REGEX_WORK / characters)} here): use a simpler one`,
+      `searchRegex: pattern is too complex to search ${characters} characters of tool names and descriptions (about ${steps} steps per character, at most ${Math.floor(MAX_REGEX_WORK / characters)} here): use fewer wildcards, classes and repetitions`,
     );
   }
-  const scored: { document: SearchDocument; score: number }[] = [];
-  for (const document of searched) {
+  return { regex, documents: searched, next: 0, scored: [], maxMs };
+}
+
+/**
+ * Matches documents until `meter`'s slice is over: `true` when all are done.
+ * @throws TypeError once the search has taken more than its budget, documents left
+ */
+function continueRegexSearch(search: RegexSearch, meter: WorkMeter): boolean {
+  const { regex, documents, scored } = search;
+  while (search.next < documents.length) {
+    const document = documents[search.next++] as SearchDocument;
     if (regex.test(document.name)) scored.push({ document, score: 2 });
     else if (regex.test(document.description.slice(0, MAX_SEARCHED_DESCRIPTION_CHARS)))
       scored.push({ document, score: 1 });
+    if (!meter.tick() || search.next === documents.length) continue;
+    if (meter.exhausted) {
+      throw new TypeError(
+        `searchRegex: pattern took too long to search the tools (over ${search.maxMs} ms, ${search.next} of ${documents.length} searched): use a simpler pattern, or search by keywords`,
+      );
+    }
+    return false;
   }
-  return ranked(scored, max);
+  return true;
 }
 
-/** BM25 over the name and description of a fixed set of documents; built once, searched many times. */
-export class Bm25Index {
-  readonly #documents: readonly SearchDocument[];
-  /** Per document: term → count. */
-  readonly #frequencies: Map<string, number>[] = [];
-  readonly #lengths: number[] = [];
-  /** Term → how many documents hold it. */
-  readonly #documentFrequency = new Map<string, number>();
-  readonly #averageLength: number;
+/** How long a search may take and the clock it is measured with (tests pass their own). */
+export interface SearchTime {
+  /** Most milliseconds of matching. @default 500 */
+  maxMs?: number | undefined;
+  /** The clock, in milliseconds. @default performance.now */
+  now?: (() => number) | undefined;
+}
 
-  constructor(documents: readonly SearchDocument[]) {
-    this.#documents = documents;
-    let total = 0;
-    for (const document of documents) {
-      const terms = searchTerms(searchedText(document));
-      const counts = new Map<string, number>();
-      for (const term of terms) counts.set(term, (counts.get(term) ?? 0) + 1);
-      for (const term of counts.keys()) this.#documentFrequency.set(term, (this.#documentFrequency.get(term) ?? 0) + 1);
-      this.#frequencies.push(counts);
-      this.#lengths.push(terms.length);
-      total += terms.length;
-    }
-    this.#averageLength = documents.length === 0 ? 0 : total / documents.length;
-  }
+function regexBudget({ maxMs = DEFAULT_SEARCH_MS, now }: SearchTime): WorkBudget {
+  return { ...SEARCH_SLICE, maxMs, now };
+}
 
-  /**
-   * The documents that share a term with `query`, best BM25 score first, then by name; at most `max`.
-   * Only the first 32 distinct terms of the query count.
-   * @throws TypeError for a query longer than 1,000 characters or a `max` that is not an integer ≥ 0
-   */
-  search(query: string, max: number): SearchDocument[] {
-    checkSearch("searchBM25", "query", query, max);
-    const terms = [...new Set(searchTerms(query))].filter((term) => !STOP_WORDS.has(term)).slice(0, MAX_QUERY_TERMS);
-    if (max === 0 || terms.length === 0) return [];
-    const count = this.#documents.length;
-    const scored: { document: SearchDocument; score: number }[] = [];
-    for (let index = 0; index < count; index++) {
-      const frequencies = this.#frequencies[index] as Map<string, number>;
-      const length = this.#lengths[index] as number;
-      let score = 0;
-      for (const term of terms) {
-        const frequency = frequencies.get(term);
-        if (frequency === undefined) continue;
-        const holders = this.#documentFrequency.get(term) as number;
-        const idf = Math.log(1 + (count - holders + 0.5) / (holders + 0.5));
-        score += (idf * frequency * (K1 + 1)) / (frequency + K1 * (1 - B + (B * length) / (this.#averageLength || 1)));
-      }
-      if (score > 0) scored.push({ document: this.#documents[index] as SearchDocument, score });
-    }
-    return ranked(scored, max);
-  }
+/**
+ * The documents whose name or description `pattern` matches, case-insensitively, on the linear-time
+ * engine of schema patterns: a name match ranks before a description-only match, then by name.
+ *
+ * Its work is bounded twice. Before it runs: characters searched × steps per character at most 20
+ * million, where a pattern whose DFA fits in memory (plain words, alternatives, a few wildcards:
+ * few choices open at once, see {@link PatternCost.branching}, and few classes of characters)
+ * costs one step per character and any other its program's size. While it runs: at most
+ * `time.maxMs` (500) milliseconds of matching, checked after each document.
+ * @throws TypeError for an invalid pattern (its message says why), one longer than 1,000
+ * characters, one too complex (its program too large, or its work over these documents), one that
+ * took too long, or a `max` that is not an integer ≥ 0
+ */
+export function searchByRegex(
+  documents: Iterable<SearchDocument>,
+  pattern: string,
+  max: number,
+  time: SearchTime = {},
+): SearchDocument[] {
+  const budget = regexBudget(time);
+  const search = startRegexSearch(documents, pattern, max, budget.maxMs);
+  if (search === undefined) return [];
+  const meter = new WorkMeter(budget);
+  while (!continueRegexSearch(search, meter)) {}
+  return ranked(search.scored, max);
+}
+
+/**
+ * {@link searchByRegex} in slices: it yields to the event loop every 10 ms (or 1,000 documents),
+ * so that other work goes on while it searches; the slices' time counts against `time.maxMs`.
+ * @throws TypeError as {@link searchByRegex}; the signal's reason once `signal` is aborted
+ */
+export async function searchByRegexInSlices(
+  documents: Iterable<SearchDocument>,
+  pattern: string,
+  max: number,
+  time: SearchTime = {},
+  signal?: AbortSignal,
+): Promise<SearchDocument[]> {
+  const budget = regexBudget(time);
+  const search = startRegexSearch(documents, pattern, max, budget.maxMs);
+  if (search === undefined) return [];
+  const meter = new WorkMeter(budget);
+  while (!continueRegexSearch(search, meter)) await meter.pause(signal);
+  return ranked(search.scored, max);
 }
 
 /** One line per match for the model: `- name: description`, the description on one line and bounded. */

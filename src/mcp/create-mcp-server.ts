@@ -1,20 +1,24 @@
+import { createHmac, randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import {
   CallToolRequestParamsSchema,
   CallToolRequestSchema,
   type CallToolResult,
+  ErrorCode,
   ListToolsRequestSchema,
   type ListToolsResult,
+  McpError,
   type ProgressToken,
   type ServerNotification,
 } from "@modelcontextprotocol/sdk/types.js";
 import PQueue from "p-queue";
-import { checkTimeout } from "../execute-tool-call.js";
+import { type CheckedCall, checkTimeout } from "../execute-tool-call.js";
 import { errorMessage, isRecord } from "../internal/describe.js";
 import { checkCount, optionError } from "../internal/options.js";
+import { PromotionScope, type PromotionView } from "../internal/promotion-scope.js";
 import type { ProgressListener } from "../progress.js";
 import type { ToolDefinition } from "../provider.js";
-import type { ExecuteOptions, ToolRegistry } from "../tool-registry.js";
+import { EXECUTE_CHECKED, type ExecuteOptions, ToolRegistry, VIEW_DEFINITIONS } from "../tool-registry.js";
 import type { ToolResult } from "../tool-result.js";
 
 /** Options of {@link createMcpServer}: what one client may ask of the server at once. */
@@ -28,6 +32,13 @@ export interface McpServerOptions {
   maxConcurrency?: number | undefined;
   /** A call still running after this many milliseconds is answered with a timeout error and its tool's signal aborted. @default no timeout (the client's own timeout or cancellation still aborts it) */
   timeoutMs?: number | undefined;
+  /**
+   * Most tools one `tools/list` response lists: with more, it carries a `nextCursor` the client
+   * sends back for the next page (MCP's pagination), so that no listing costs more than a page. A
+   * cursor is signed for its connection: a made-up one, or another connection's, is `-32602`.
+   * @default 100
+   */
+  pageSize?: number | undefined;
 }
 
 /** Calls that may wait for a slot before the server answers "busy". */
@@ -43,16 +54,80 @@ export interface McpServerInfo {
 
 // `tools/call` as the SDK's schema, except that `arguments` is passed on exactly as the client sent
 // it: the SDK's own record parse drops a top-level `__proto__` key, and a tool must see (and its
-// schema judge) the same arguments as a direct registry call. The SDK still checks the request
-// against its strict schema before the handler runs, so `arguments` is an object or absent here.
+// schema judge) the same arguments as a direct registry call. Nor is `name` checked here: this
+// schema's own failure would be answered -32603 (internal error). The SDK checks the request against
+// its strict schema before the handler runs (a failure there is -32602, invalid params), so `name` is
+// a string and `arguments` an object or absent in the handler.
 const RawCallToolRequestSchema = CallToolRequestSchema.extend({
-  params: CallToolRequestParamsSchema.omit({ arguments: true }).loose(),
+  params: CallToolRequestParamsSchema.omit({ arguments: true, name: true }).loose(),
 });
 
+type McpTool = ListToolsResult["tools"][number];
+
 /** The MCP `tools/list` entry of a registry definition; `inputSchema` always has `type: "object"`, as MCP requires. */
-function toMcpTool({ function: { name, description, parameters } }: ToolDefinition): ListToolsResult["tools"][number] {
+function toMcpTool({ function: { name, description, parameters } }: ToolDefinition): McpTool {
   // The registry also accepts a schema without `type` (its `type`, when present, is "object").
-  return { name, description, inputSchema: { ...parameters, type: "object" } };
+  return Object.freeze({ name, description, inputSchema: { ...parameters, type: "object" as const } });
+}
+
+/** Longest cursor read: the base64url of a 64-character tool name, a dot and a 22-character MAC. */
+const MAX_CURSOR_CHARS = 128;
+/** Bytes of the MAC a cursor carries (128 bits). */
+const CURSOR_MAC_BYTES = 16;
+
+type CursorKey = Pick<Session, "cursorKey">;
+
+/**
+ * The cursor of the page after the one ending with `name`, for one session: the name (the page
+ * after it starts at the first name after it, whatever changed in between) and its HMAC under the
+ * session's own key, so that the server takes back only cursors it gave that session.
+ */
+function cursorAfter({ cursorKey }: CursorKey, name: string): string {
+  const mac = createHmac("sha256", cursorKey).update(name).digest().subarray(0, CURSOR_MAC_BYTES);
+  return `${Buffer.from(name).toString("base64url")}.${mac.toString("base64url")}`;
+}
+
+/** The name a cursor of this session ends at. @throws McpError -32602 for any other cursor */
+function cursorName(session: CursorKey, cursor: unknown): string {
+  if (typeof cursor === "string" && cursor.length <= MAX_CURSOR_CHARS) {
+    const dot = cursor.indexOf(".");
+    const name = Buffer.from(cursor.slice(0, Math.max(dot, 0)), "base64url").toString();
+    const expected = Buffer.from(cursorAfter(session, name));
+    const given = Buffer.from(cursor);
+    // Compared in constant time: how much of a guess matched must not show in the time taken.
+    if (dot > 0 && given.length === expected.length && timingSafeEqual(given, expected)) return name;
+  }
+  throw new McpError(ErrorCode.InvalidParams, "invalid cursor: send back the nextCursor of the previous page");
+}
+
+/** Where the page after `cursor` starts in `definitions` (sorted by name): the first name after its name. */
+function pageStart(definitions: readonly ToolDefinition[], session: CursorKey, cursor: unknown): number {
+  if (cursor === undefined) return 0;
+  const after = cursorName(session, cursor);
+  let low = 0;
+  let high = definitions.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if ((definitions[middle] as ToolDefinition).function.name <= after) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
+/**
+ * One client's connection: the ids of its calls and the hidden tools its searches promoted. Nothing
+ * here is shared with another connection.
+ */
+interface Session {
+  /** Random: JSON-RPC ids restart with every client, so a call's id needs the connection's. */
+  readonly id: string;
+  /** Its `tools/call` requests so far: a call's number is its turn, and the end of its id. */
+  calls: number;
+  readonly scope: PromotionScope;
+  /** The promoted tools offered when the client was last told that its list changed. */
+  announced: string;
+  /** Signs this session's `tools/list` cursors: a cursor of another session, or made up, is refused. */
+  readonly cursorKey: Buffer;
 }
 
 /** What crosses the boundary of a result: the model's text (`contentForLLM`) and `isError`, nothing else. */
@@ -87,17 +162,44 @@ function forwardProgress(
 }
 
 /**
+ * Tells the session's client that its tool list changed when the hidden tools offered to its next
+ * call are not those offered when it was last told: a search promoted some, or their turns ran out.
+ */
+async function announce(
+  session: Session,
+  sendNotification: (notification: ServerNotification) => Promise<void>,
+): Promise<void> {
+  if (session.scope.size === 0 && session.announced === "") return;
+  const offered = session.scope
+    .offered(session.calls + 1)
+    .sort()
+    .join("\n");
+  if (offered === session.announced) return;
+  session.announced = offered;
+  // A closed transport: the client lists again when it reconnects.
+  await sendNotification({ method: "notifications/tools/list_changed" }).catch(() => {});
+}
+
+/**
  * Serves a registry as an MCP server (the SDK v1's `McpServer`; connect it to any transport with
  * `await server.connect(transport)`). `tools/list` lists the registry's visible tools — name,
- * description and `parameters` as `inputSchema` — read afresh on every request; `tools/call` runs
- * `registry.execute` under the request's signal, so a client's cancellation (or its request timeout,
- * or a closed connection) aborts the tool's `context.signal`.
+ * description and `parameters` as `inputSchema` — read afresh on every request, in pages of
+ * `options.pageSize` (100) with MCP's `nextCursor` (valid for that connection only: any other cursor
+ * is `-32602`, invalid params); `tools/call` runs `registry.execute` under the
+ * request's signal, so a client's cancellation (or its request timeout, or a closed connection)
+ * aborts the tool's `context.signal`. Each call's `context.toolCallId` is `mcp-<connection>-<n>`:
+ * unique per connection and across connections (JSON-RPC request ids restart with every client).
  *
  * Every outcome of a call is a result, never a JSON-RPC error: success → one text block with the
  * result's `contentForLLM()`; an error result, invalid arguments, an unknown tool or a throw →
  * `isError: true` with the message the model would read. `forUser`, `silent`, `data`, `metadata`
  * and `err` never cross (`data` is for your code, not the model: there is no `structuredContent`).
  * Progress the tool reports goes to clients that sent a `progressToken`.
+ *
+ * Each connection is a session of its own: the hidden tools a client's search (the discovery tools
+ * of `createToolSearchTools`) finds are offered to that client only, for its next `ttl` tool calls,
+ * and run only once its `tools/list` showed them; the server sends that client
+ * `notifications/tools/list_changed` when they come and go. No client changes what another sees.
  *
  * The registry has no change event: the server declares `tools.listChanged` and you call
  * `server.sendToolListChanged()` after registering, removing or promoting tools. Serve further tools
@@ -130,29 +232,99 @@ export function createMcpServer(
   if (!isRecord(options)) throw optionError("createMcpServer", "options", "an object", options);
   const maxConcurrency = checkCount("createMcpServer", "options.maxConcurrency", options.maxConcurrency, 16);
   const timeoutMs = checkTimeout("createMcpServer", "options.timeoutMs", options.timeoutMs);
+  const pageSize = checkCount("createMcpServer", "options.pageSize", options.pageSize, 100);
   const slots = new PQueue({ concurrency: maxConcurrency });
+  // A registry of this copy serves each session its own view (its calls as the loop's: the server
+  // made their options itself). One whose execute is overridden keeps getting every call, and
+  // another copy's (or a stand-in) is served as one view for all, its searches promoting nothing.
+  const { [VIEW_DEFINITIONS]: viewDefinitions, [EXECUTE_CHECKED]: executeChecked } = registry as unknown as Partial<
+    Record<symbol, unknown>
+  >;
+  const inView =
+    typeof viewDefinitions === "function" &&
+    typeof executeChecked === "function" &&
+    registry.execute === ToolRegistry.prototype.execute &&
+    registry.executeWithContext === ToolRegistry.prototype.executeWithContext
+      ? { definitions: viewDefinitions, execute: executeChecked }
+      : undefined;
+  // Registry definitions are frozen and kept until the registry changes: each is converted once.
+  const converted = new WeakMap<ToolDefinition, McpTool>();
+  const convert = (definition: ToolDefinition): McpTool => {
+    let tool = converted.get(definition);
+    if (tool === undefined) {
+      tool = toMcpTool(definition);
+      converted.set(definition, tool);
+    }
+    return tool;
+  };
 
   const server = new McpServer({ name, version });
+  // One session per connection, keyed by its transport (a reconnection is a new session).
+  const sessions = new WeakMap<object, Session>();
+  const unconnected = {};
+  const sessionOf = (): Session => {
+    const transport: object = server.server.transport ?? unconnected;
+    let session = sessions.get(transport);
+    if (session === undefined) {
+      session = { id: randomUUID(), calls: 0, scope: new PromotionScope(), announced: "", cursorKey: randomBytes(32) };
+      sessions.set(transport, session);
+    }
+    return session;
+  };
   // Declared before any handler (the SDK checks) and before connect (it refuses later).
   server.server.registerCapabilities({ tools: { listChanged: true } });
-  server.server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: registry.getDefinitions().map(toMcpTool),
-  }));
+  server.server.setRequestHandler(ListToolsRequestSchema, (request): ListToolsResult => {
+    const session = sessionOf();
+    // What the session's next call may run: the page shows those tools to the client's model.
+    const view: PromotionView = { scope: session.scope, turn: session.calls + 1 };
+    const definitions =
+      inView === undefined
+        ? registry.getDefinitions()
+        : (inView.definitions.call(registry, view) as readonly ToolDefinition[]);
+    const start = pageStart(definitions, session, request.params?.cursor);
+    const page = definitions.slice(start, start + pageSize);
+    const names = page.map((definition) => definition.function.name);
+    session.scope.show(names, view.turn);
+    const result: ListToolsResult = { tools: page.map(convert) };
+    if (start + pageSize < definitions.length) result.nextCursor = cursorAfter(session, names.at(-1) as string);
+    return result;
+  });
   server.server.setRequestHandler(RawCallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
-    const { name: toolName, arguments: args = {} } = request.params;
+    // The SDK checked `name` (a string) and `arguments` (an object, when present) before this runs.
+    const { name: toolName, arguments: args = {} } = request.params as { name: string; arguments?: unknown };
+    const session = sessionOf();
+    const turn = ++session.calls;
     if (slots.size >= MAX_WAITING_CALLS) {
       const text = `MCP server busy: ${slots.pending} calls running and ${slots.size} waiting; try again later`;
       return { content: [{ type: "text", text }], isError: true };
     }
     try {
-      const execute: ExecuteOptions = { signal: extra.signal, toolCallId: String(extra.requestId), timeoutMs };
+      const toolCallId = `mcp-${session.id}-${turn}`;
       const onProgress = forwardProgress(extra._meta?.progressToken, extra.sendNotification);
-      if (onProgress !== undefined) execute.onProgress = onProgress;
-      // The SDK checked `arguments` against its strict schema (an object, when present). A call
-      // cancelled while it waits for a slot never runs (p-queue rejects with the signal's reason).
-      const result = await slots.add(() => registry.execute(toolName, args as Record<string, unknown>, execute), {
-        signal: extra.signal,
-      });
+      let run: () => Promise<ToolResult>;
+      if (inView === undefined) {
+        const execute: ExecuteOptions = { signal: extra.signal, toolCallId, timeoutMs };
+        if (onProgress !== undefined) execute.onProgress = onProgress;
+        run = () => registry.execute(toolName, args as Record<string, unknown>, execute);
+      } else {
+        const call: CheckedCall = {
+          name: toolName,
+          args: args as Record<string, unknown>,
+          channel: "",
+          chatId: "",
+          asyncCallback: undefined,
+          signal: extra.signal,
+          metadata: undefined,
+          toolCallId,
+          timeoutMs,
+          onProgress,
+        };
+        const view: PromotionView = { scope: session.scope, turn };
+        run = () => inView.execute.call(registry, call, view) as Promise<ToolResult>;
+      }
+      // A call cancelled while it waits for a slot never runs (p-queue rejects with the signal's reason).
+      const result = await slots.add(run, { signal: extra.signal });
+      await announce(session, extra.sendNotification);
       return toCallToolResult(result);
     } catch (error) {
       // The registry never rejects; a registry-like object or a result that cannot be read might.

@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
+  archiveExtractions,
   type CommandPatterns,
   checkCommand,
   commandWords,
@@ -371,6 +372,9 @@ describe("the default deny list", () => {
     ["unzip -o a.zip && cat link/x", "an archive extraction together with other commands"],
     ["cpio -idm < a.cpio; cat link/x", "an archive extraction together with other commands"],
     ["7z x a.7z; cat link/x", "an archive extraction together with other commands"],
+    ["unzip -dtmp a.zip; cat tmp/link/x", "an archive extraction together with other commands"],
+    ["unzip -Ppassword a.zip; cat link/x", "an archive extraction together with other commands"],
+    ["tar --ge -f a.tar; cat link/x", "an archive extraction together with other commands"],
     ["cat link/x & tar xf a.tar", "an archive extraction together with other commands"],
     ["timeout 60 tar xf a.tar; cat link/x", "an archive extraction together with other commands"],
     ["busybox tar xf a.tar; cat link/x", "an archive extraction together with other commands"],
@@ -547,7 +551,7 @@ describe("the default deny list: how far it reads (issue 26)", () => {
   it("refuses a command with more than 64 inline scripts, telling the model what to do instead", () => {
     expect(refusal("sh -c ls; ".repeat(63))).toBeUndefined();
     expect(refusal("sh -c ls; ".repeat(64))).toMatchInlineSnapshot(
-      `"command refused: its inline scripts (sh -c, env -S, trap) are more than 64 or too long to check; write a script file and run that instead"`,
+      `"command refused: its inline scripts (sh -c, env -S, trap, tar -I …) are more than 64 or too long to check; write a script file and run that instead"`,
     );
   });
 
@@ -666,6 +670,129 @@ describe("caller patterns", () => {
     const patterns = { deny: [copy], allow: [] };
     expect(refusal("cat secret", patterns)).toBeDefined();
     expect(refusal("cat secret", patterns)).toBeDefined();
+  });
+});
+
+describe("strings other programs run, checked as scripts (issue 26, follow-up)", () => {
+  // Each would pass as a quoted word: the rules read `rm 2>&1 -rf v` only once redirections are
+  // taken out, which happens for a script, not for a word.
+  it.each([
+    ["tar -xf a.tar --to-command='rm 2>&1 -rf victim'", "rm with -r/-f"],
+    ["tar -xf a.tar --to-c='rm 2>&1 -rf victim'", "rm with -r/-f"],
+    ["tar -I 'rm</dev/null -rf victim' -xf a.tar", "rm with -r/-f"],
+    ["tar -xvI'rm 2>&1 -rf v' -f a.tar", "rm with -r/-f"],
+    ["tar xIf 'rm 2>&1 -rf v' a.tar", "rm with -r/-f"],
+    ["tar --use-compress-program 'rm 2>&1 -rf v' -xf a.tar", "rm with -r/-f"],
+    ["tar -xf a.tar --checkpoint=1 --checkpoint-action=exec='rm 2>&1 -rf v'", "rm with -r/-f"],
+    ["tar -cf a.tar -F 'chmod>/dev/null 4777 x' -M .", "chmod making files world-writable"],
+    ["tar -cf a.tar --info-script='git>/dev/null push' -M .", "git push"],
+    ["tar -cf a.tar --new-volume-script='docker>/dev/null run x' -M .", "docker run"],
+    ["timeout 60 tar -I 'rm 2>&1 -rf v' -xf a.tar", "rm with -r/-f"],
+    ["zip -T -TT '/bin/kil? 1' a.zip f", "a wildcard or brace expansion in a command name"],
+    ["zip -T --unzip-command='rm 2>&1 -rf v' a.zip f", "rm with -r/-f"],
+    ["rsync -e 'find>/dev/null victim -delete' a b:", "find -delete"],
+    ["rsync -avze 'rm 2>&1 -rf v' a b:", "rm with -r/-f"],
+    ["rsync --rsync-path='rm 2>&1 -rf v' a b:", "rm with -r/-f"],
+    ["flock f -c 'git>/dev/null push'", "git push"],
+    // behind a program that runs the words after it as they are
+    ["flock /tmp/l rsync -e 'rm 2>&1 -rf v' a b:", "rm with -r/-f"],
+    ["flock -w 5 /tmp/l zip -TT 'rm 2>&1 -rf v' a.zip f", "rm with -r/-f"],
+    ["runuser -u nobody -- rsync -e 'rm 2>&1 -rf v' a b:", "rm with -r/-f"],
+    // each -exec of a find is a command of its own
+    ["find . -exec git log \\; -exec rsync -e 'rm 2>&1 -rf v' a b: \\;", "rm with -r/-f"],
+    ["script -qc 'rm 2>&1 -rf v' /dev/null", "rm with -r/-f"],
+    ["watch -n 1 'rm 2>&1' -rf v", "rm with -r/-f"],
+    ["sg users 'rm 2>&1 -rf v'", "rm with -r/-f"],
+    ["runuser -u nobody -c 'rm 2>&1 -rf v'", "rm with -r/-f"],
+    ["git -c core.pager='rm 2>&1 -rf v' log", "rm with -r/-f"],
+    ["git -c alias.x='!f()(f|f&);f' x", "shell function definition"],
+    ["git rebase -x 'rm 2>&1 -rf v' main", "rm with -r/-f"],
+    ["git submodule foreach 'rm 2>&1 -rf v'", "rm with -r/-f"],
+    ["git filter-branch --tree-filter 'rm 2>&1 -rf v' HEAD", "rm with -r/-f"],
+    ["GIT_SSH_COMMAND='rm 2>&1 -rf v' git fetch", "rm with -r/-f"],
+    ["env RSYNC_RSH='rm 2>&1 -rf v' rsync a h:b", "rm with -r/-f"],
+    ["GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0='rm 2>&1 -rf v' git log", "rm with -r/-f"],
+    [`TAR_OPTIONS="--to-command='rm 2>&1 -rf v'" tar xf a.tar`, "rm with -r/-f"],
+    ["tar -xf a.tar --to-command='cat $HOME/x'", "a $ in the script of an inline shell"],
+  ])("refuses %j (%s)", (command, rule) => {
+    const reason = refusal(command);
+    expect(reason).toMatch(/^command refused by the deny list: /);
+    expect(reason).toContain(rule);
+  });
+
+  it.each([
+    "tar -I zstd -xf a.tar.zst",
+    "tar --use-compress-program=unzstd -xf a.tar.zst",
+    "tar -cf a.tar --to-command=cat src",
+    "tar xIf zstd a.tar.zst",
+    "tar -xf a.tar.xz -I 'xz -T0'",
+    "tar czf out.tgz -C src .",
+    "zip -r -T out.zip src",
+    "rsync -a src/ backup/",
+    "flock /tmp/lock -c 'npm test'",
+    "flock -w 5 /tmp/lock npm test",
+    `flock /tmp/lock echo "it's fine"`,
+    "git -c user.name=Me -c user.email=me@example.com commit -m x",
+    "git log --format=%H -n 1",
+    "watch -n 5 ls",
+    "GIT_PAGER=cat git log -n 1",
+  ])("lets %j through", (command) => {
+    expect(refusal(command)).toBeUndefined();
+  });
+
+  it("reads such a string against the caller's patterns too, like an inline shell's script", () => {
+    const patterns = { deny: [/\bcurl\b/], allow: [/^tar\b/] };
+    expect(refusal("tar -I 'curl x' -xf a.tar", { ...patterns, allow: [] })).toBe(
+      "command refused by the deny list: a pattern of this application",
+    );
+    // tar runs zstd: zstd must be allowed too.
+    expect(refusal("tar -I zstd -xf a.tar.zst", patterns)).toBe(
+      "command refused: it is not on this application's allow list",
+    );
+    expect(refusal("tar -I zstd -xf a.tar.zst", { deny: [], allow: [/^tar\b/, /^zstd$/] })).toBeUndefined();
+  });
+
+  it.each([
+    "tar -xf a.tar --checkpoint=1 --checkpoint-action=exec='grep -r x link/'",
+    "tar -xf a.tar --to-command='cat link/x'",
+    "tar -xf a.tar --info-script='cat link/x' -M",
+    "tar -I 'zstd link/x' -xf a.tar.zst",
+    "timeout 60 tar -I 'cat link/x' -xf a.tar",
+  ])("refuses %j: what an extraction runs while it extracts is another command", (command) => {
+    expect(refusal(command)).toContain("an archive extraction together with other commands");
+  });
+
+  it("lists them among the layers the workspace check reads as paths", () => {
+    const { layers } = shellLayers("tar -xf a.tar --to-command='cat > /etc/x'");
+    expect(layers.map(({ text, depth }) => [text, depth])).toEqual([
+      ["tar -xf a.tar --to-command='cat > /etc/x'", 0],
+      ["cat > /etc/x", 1],
+    ]);
+  });
+
+  it("names the problem of the first layer that has one, rather than 'too deep'", () => {
+    expect(refusal("watch watch watch watch watch 'rm 2>&1 -rf v'")).toContain("rm with -r/-f");
+    expect(refusal("watch watch watch watch watch ls")).toContain("nested more than 3 deep");
+  });
+});
+
+describe("archiveExtractions", () => {
+  it("finds every extraction of a command, in any layer, with its arguments", () => {
+    expect(archiveExtractions("tar -xzf a.tgz -C out")).toEqual([
+      { name: "tar", args: ["-xzf", "a.tgz", "-C", "out"] },
+    ]);
+    expect(archiveExtractions("timeout 60 unzip -o a.zip 2>/dev/null")).toEqual([
+      { name: "unzip", args: ["-o", "a.zip"] },
+    ]);
+    expect(archiveExtractions("sh -c 'tar xf a.tar'")).toEqual([{ name: "tar", args: ["xf", "a.tar"] }]);
+    expect(archiveExtractions("find . -name '*.tar' -execdir tar xf {} \\;")).toEqual([
+      { name: "tar", args: ["xf", "{}", ";"] },
+    ]);
+    expect(archiveExtractions("find . -exec tar tf a.tar \\; -exec tar xf b.tar \\;")).toEqual([
+      { name: "tar", args: ["xf", "b.tar", ";"] },
+    ]);
+    expect(archiveExtractions("tar czf a.tgz src")).toEqual([]);
+    expect(archiveExtractions("unzip -l a.zip")).toEqual([]);
   });
 });
 

@@ -1,4 +1,4 @@
-import { execFile } from "node:child_process";
+import { execFile, execFileSync, spawnSync } from "node:child_process";
 import {
   existsSync,
   mkdirSync,
@@ -9,16 +9,25 @@ import {
   symlinkSync,
   writeFileSync,
 } from "node:fs";
+import * as fsPromises from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createExecTool, type ExecToolOptions } from "../../src/builtin/exec-tool.js";
+import { waitingTurns, workspacesInTurn } from "../../src/builtin/workspace-turns.js";
 import { createToolContext } from "../../src/testing/index.js";
 import type { ToolContext } from "../../src/tool.js";
 import { ToolRegistry } from "../../src/tool-registry.js";
 import type { ToolResult } from "../../src/tool-result.js";
+
+// The filesystem calls of the workspace check, observed (they still do what they do): how often a
+// path is looked up, and a listing that hides what its entries are.
+vi.mock("node:fs/promises", async (importOriginal) => {
+  const actual = await importOriginal<typeof import("node:fs/promises")>();
+  return { ...actual, lstat: vi.fn(actual.lstat), realpath: vi.fn(actual.realpath), opendir: vi.fn(actual.opendir) };
+});
 
 let root: string;
 let workspace: string;
@@ -570,7 +579,7 @@ describe("the workspace (restricted mode, the default)", () => {
       const result = await run(`echo ${wildcards}; touch ran`);
       expect(result.isError).toBe(true);
       expect(result.forLLM).toMatchInlineSnapshot(
-        `"command refused: checking its paths takes more than 4,000 filesystem operations (paths resolved, directory entries read), too many to check; name fewer files, or quote a pattern for a program that matches it itself (find . -name '*.ts')"`,
+        `"command refused: checking its paths takes more than 4,000 filesystem operations (paths looked up, directory entries read), too many to check; name fewer files, or quote a pattern for a program that matches it itself (find . -name '*.ts')"`,
       );
       expect(existsSync(join(workspace, "ran"))).toBe(false);
       // Four of them are fine.
@@ -693,6 +702,272 @@ describe("the workspace (restricted mode, the default)", () => {
   it("lets absolute paths through when restrictToWorkspace is false", async () => {
     const result = await run(`cat ${join(outside, "secret.txt")}`, { restrictToWorkspace: false });
     expect(result.forLLM).toBe("top secret");
+  });
+});
+
+describe("the workspace check's lookups (issue 26, follow-up)", () => {
+  it("looks a directory up once for a command of many words under it, and the workspace's real path once", async () => {
+    mkdirSync(join(workspace, "sub"));
+    const words = Array.from({ length: 200 }, (_, index) => `sub/w${index}`).join(" ");
+    vi.mocked(fsPromises.lstat).mockClear();
+    vi.mocked(fsPromises.realpath).mockClear();
+    const result = await run(`echo ${words} | wc -w`);
+    expect(result.forLLM).toBe("200");
+    const lookups = vi.mocked(fsPromises.lstat).mock.calls.filter(([path]) => path === join(workspace, "sub"));
+    expect(lookups).toHaveLength(1);
+    expect(vi.mocked(fsPromises.realpath).mock.calls.filter(([path]) => path === workspace)).toHaveLength(1);
+    // Each word costs its own lookup, and nothing else is read twice.
+    const paths = vi.mocked(fsPromises.lstat).mock.calls.map(([path]) => String(path));
+    expect(new Set(paths).size).toBe(paths.length);
+  });
+
+  it("sees a symlink in a directory whose listing does not say what its entries are (d_type unknown)", async () => {
+    symlinkSync(outside, join(workspace, "leak"));
+    hideEntryTypes();
+    expect((await run("cat l*")).forLLM).toBe(
+      'command refused: "l*" could match "leak", a symlink that leads outside the workspace',
+    );
+  });
+});
+
+/**
+ * The next directory listing gives entries that answer `false` to every question about their type,
+ * as Node's do on a filesystem that does not report it (some XFS, NFS, FUSE mounts).
+ */
+function hideEntryTypes(): void {
+  vi.mocked(fsPromises.opendir).mockImplementationOnce(async (path, options) => {
+    const directory = await vi
+      .importActual<typeof import("node:fs/promises")>("node:fs/promises")
+      .then((actual) => actual.opendir(path, options));
+    const no = () => false;
+    const entries = async function* () {
+      for await (const entry of directory) {
+        yield Object.assign(Object.create(null), {
+          name: entry.name,
+          isFile: no,
+          isDirectory: no,
+          isSymbolicLink: no,
+          isFIFO: no,
+          isSocket: no,
+          isBlockDevice: no,
+          isCharacterDevice: no,
+        });
+      }
+    };
+    return { [Symbol.asyncIterator]: entries } as unknown as Awaited<ReturnType<typeof fsPromises.opendir>>;
+  });
+}
+
+const hasTar = spawnSync("tar", ["--version"]).status === 0;
+
+describe.runIf(hasTar)("archive extraction (restricted mode): writing through a symlink (issue 26, follow-up)", () => {
+  /**
+   * Two archives made with the system tar: `link.tar` holds `link -> <outside>`, `through.tar`
+   * holds `link/x`. GNU tar follows a symlink to a directory that is already there: extracted one
+   * after the other, in two calls, they write `<outside>/x`.
+   */
+  function archives(): void {
+    const make = join(root, "make");
+    mkdirSync(make);
+    symlinkSync(outside, join(make, "link"));
+    execFileSync("tar", ["cf", join(workspace, "link.tar"), "link"], { cwd: make });
+    rmSync(join(make, "link"));
+    mkdirSync(join(make, "link"));
+    writeFileSync(join(make, "link", "x"), "written through");
+    execFileSync("tar", ["cf", join(workspace, "through.tar"), "link/x"], { cwd: make });
+  }
+
+  const THROUGH_LINK =
+    'command refused: it extracts an archive where "link" is a symlink that leads outside the workspace, ' +
+    "which the extraction could write through; remove the symlink, or extract into another directory";
+
+  it("refuses the second of two calls that would write outside, and nothing is written there", async () => {
+    archives();
+    expect((await run("tar xf link.tar")).isError).toBe(false);
+    for (const command of [
+      "tar xf through.tar",
+      "tar -xvf through.tar",
+      "timeout 60 tar --extract --file=through.tar",
+      "sh -c 'tar xf through.tar'",
+      "find . -name through.tar -execdir tar xf {} \\;",
+      "tar -xf through.tar -C .",
+    ]) {
+      const result = await run(command);
+      expect(result.isError).toBe(true);
+      expect(result.forLLM).toBe(THROUGH_LINK);
+    }
+    expect(existsSync(join(outside, "x"))).toBe(false);
+    // What the check stops: the same call, unchecked, writes outside.
+    expect((await run("tar xf through.tar", { restrictToWorkspace: false })).isError).toBe(false);
+    expect(readFileSync(join(outside, "x"), "utf8")).toBe("written through");
+  });
+
+  it("extracts into another directory (tar -C, working_directory) that holds no such symlink", async () => {
+    archives();
+    expect((await run("tar xf link.tar")).isError).toBe(false);
+    mkdirSync(join(workspace, "fresh"));
+    expect((await run("tar -C fresh -xf through.tar")).isError).toBe(false);
+    expect(readFileSync(join(workspace, "fresh", "link", "x"), "utf8")).toBe("written through");
+    mkdirSync(join(workspace, "other"));
+    expect((await run("tar xf ~/through.tar", {}, undefined, { working_directory: "other" })).isError).toBe(false);
+    expect(existsSync(join(workspace, "other", "link", "x"))).toBe(true);
+    // A member named before the -C goes into the working directory, which is checked then.
+    expect((await run("tar -xf through.tar x -C fresh")).forLLM).toBe(THROUGH_LINK);
+    expect(existsSync(join(outside, "x"))).toBe(false);
+  });
+
+  it("finds a symlink that leads outside anywhere below, also through a symlink that stays inside", async () => {
+    mkdirSync(join(workspace, "dest", "a", "b"), { recursive: true });
+    symlinkSync(outside, join(workspace, "dest", "a", "b", "deep"));
+    expect((await run("tar xf x.tar", {}, undefined, { working_directory: "dest" })).forLLM).toBe(
+      'command refused: it extracts an archive where "dest/a/b/deep" is a symlink that leads outside the workspace, ' +
+        "which the extraction could write through; remove the symlink, or extract into another directory",
+    );
+    // dest/inner -> ../elsewhere (inside), and elsewhere/leak leads out: dest/inner/leak/x would be written outside.
+    rmSync(join(workspace, "dest", "a"), { recursive: true });
+    mkdirSync(join(workspace, "elsewhere"));
+    symlinkSync(outside, join(workspace, "elsewhere", "leak"));
+    symlinkSync(join(workspace, "elsewhere"), join(workspace, "dest", "inner"));
+    expect((await run("unzip -o x.zip", {}, undefined, { working_directory: "dest" })).forLLM).toContain(
+      '"elsewhere/leak" is a symlink that leads outside the workspace',
+    );
+    // The same directories, the same symlink out, in a listing that does not say what its entries are.
+    hideEntryTypes();
+    expect((await run("unzip -o x.zip", {}, undefined, { working_directory: "dest" })).forLLM).toContain(
+      '"elsewhere/leak" is a symlink that leads outside the workspace',
+    );
+  });
+
+  it("walks the directory an option names with its value attached (unzip -dtmp)", async () => {
+    mkdirSync(join(workspace, "tmp"));
+    symlinkSync(outside, join(workspace, "tmp", "link"));
+    expect((await run("unzip -dtmp x.zip")).forLLM).toContain(
+      '"tmp/link" is a symlink that leads outside the workspace',
+    );
+    expect((await run("unzip -Pxyz -d tmp x.zip")).forLLM).toContain('"tmp/link" is a symlink');
+  });
+
+  it("refuses an extraction whose directories take more than the check's operations to walk", async () => {
+    mkdirSync(join(workspace, "big"));
+    for (let index = 0; index < 4_001; index++) writeFileSync(join(workspace, "big", `f${index}`), "");
+    const result = await run("tar xf x.tar");
+    expect(result.forLLM).toMatchInlineSnapshot(
+      `"command refused: it extracts an archive, which writes through any symlink below where it extracts, and checking those directories for symlinks that lead outside the workspace takes more than 4,000 filesystem operations; extract into a new or small directory (tar -C dir, unzip -d dir, or working_directory)"`,
+    );
+    // Into a small directory, it is checked and runs (tar fails: there is no x.tar).
+    mkdirSync(join(workspace, "small"));
+    expect((await run("tar -xf x.tar -C small")).forLLM).toContain("x.tar");
+    expect((await run("tar -xf x.tar -C small")).forLLM).not.toContain("command refused");
+  });
+
+  it.each([
+    ["tar -xPf a.tar", "tar -P (--absolute-names)"],
+    ["tar xPf a.tar", "tar -P (--absolute-names)"],
+    ["tar --absolute-names -xf a.tar", "tar -P (--absolute-names)"],
+    ["bsdtar --absolute-paths -xf a.tar", "bsdtar -P (--absolute-paths)"],
+    ["unzip -o: a.zip", "unzip -:"],
+    ["cpio -idm --no-absolute-filenames < a.cpio", "cpio"],
+    ["pax -r -f a.pax", "pax"],
+    ["7z x -spf a.7z", "7z -spf"],
+  ])("refuses %j, which writes the archive's absolute paths and '..' as they are", async (command, what) => {
+    expect((await run(command)).forLLM).toBe(
+      `command refused: ${what} writes the paths an archive holds as they are (absolute ones, '..'), which may be outside ` +
+        "the workspace; extract it with tar or unzip without that option (bsdtar also reads cpio and pax archives)",
+    );
+  });
+
+  describe("calls at the same time: an extraction's check and run never overlap another command's", () => {
+    /** A named pipe in the workspace: who reads it waits until the test writes it. */
+    function fifo(name: string): string {
+      const path = join(workspace, name);
+      execFileSync("mkfifo", [path]);
+      return path;
+    }
+
+    /**
+     * Writes `data` into the pipe once something reads it (a blocked open counts); gives up, with
+     * `false`, when `until` settles first.
+     */
+    async function feed(path: string, data: Buffer | string, until?: Promise<unknown>): Promise<boolean> {
+      let over = false;
+      void until?.then(() => {
+        over = true;
+      });
+      for (let waited = 0; waited < 10_000; waited += 20) {
+        if (over) return false;
+        const handle = await fsPromises
+          .open(path, fsPromises.constants.O_WRONLY | fsPromises.constants.O_NONBLOCK)
+          .catch(() => undefined); // ENXIO: nobody reads it yet
+        if (handle !== undefined) {
+          await handle.write(Buffer.from(data));
+          await handle.close();
+          return true;
+        }
+        await sleep(20);
+      }
+      throw new Error(`nothing read ${path} within 10 s`);
+    }
+
+    it("checks an extraction asked for while another runs only once that one ended", async () => {
+      archives();
+      const first = fifo("first.tar");
+      const second = fifo("second.tar");
+      const one = run("tar xf first.tar");
+      const two = run("tar xf second.tar");
+      await feed(first, readFileSync(join(workspace, "link.tar")));
+      expect((await one).isError).toBe(false);
+      // Checked now, the second sees the symlink; checked before the first ran, it would be reading its archive.
+      if (await feed(second, readFileSync(join(workspace, "through.tar")), two)) await two;
+      expect((await two).forLLM).toBe(THROUGH_LINK);
+      expect(existsSync(join(outside, "x"))).toBe(false);
+    });
+
+    it("starts an extraction only once the commands running when it came ended (they cannot read through it)", async () => {
+      archives();
+      const gate = fifo("gate");
+      // Checked now (there is no link yet), it reads link/secret.txt once the gate opens.
+      const reader = run("cat gate; cat link/secret.txt");
+      const extraction = run("tar xf link.tar");
+      // It waits for its turn: the reader's call holds one.
+      expect(waitingTurns(workspace)).toBe(1);
+      await feed(gate, "open\n");
+      const read = await reader;
+      expect(read.forLLM).not.toContain("top secret");
+      expect(read.forLLM).toContain("link/secret.txt");
+      expect((await extraction).isError).toBe(false);
+      expect(existsSync(join(workspace, "link"))).toBe(true);
+    });
+
+    it("ends the wait at the call's timeout, saying so, and nothing runs", async () => {
+      const gate = fifo("gate");
+      // It takes its turn as the call starts, and holds it until the gate opens.
+      const holder = run("cat gate");
+      vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+      let waiting: Promise<ToolResult>;
+      try {
+        waiting = run("tar xf a.tar --one-top-level=ran", { timeoutMs: 1_000 });
+        vi.advanceTimersByTime(1_000);
+      } finally {
+        vi.useRealTimers();
+      }
+      expect((await waiting).forLLM).toBe(
+        "command timed out after 1s while it waited for an archive extraction in the workspace, or for the commands " +
+          "running when it started, to end; nothing ran",
+      );
+      await feed(gate, "done\n");
+      expect((await holder).isError).toBe(false);
+      expect(existsSync(join(workspace, "ran"))).toBe(false);
+      // Nothing is left held or awaited.
+      expect(workspacesInTurn()).toBe(0);
+    });
+  });
+
+  it("refuses an extraction that sets its options through the environment (TAR_OPTIONS=-P)", async () => {
+    expect((await run("TAR_OPTIONS=-P tar xf a.tar")).forLLM).toBe(
+      "command refused: it extracts an archive and sets TAR_OPTIONS, options which the workspace check cannot see; " +
+        "write the options in the command",
+    );
+    expect((await run("env UNZIP=-: unzip a.zip")).forLLM).toContain("sets UNZIP,");
   });
 });
 

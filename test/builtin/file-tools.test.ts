@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import {
+  appendFileSync,
   existsSync,
   linkSync,
   lstatSync,
@@ -14,8 +15,10 @@ import {
   symlinkSync,
   writeFileSync,
 } from "node:fs";
+import { open } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { applyPatch } from "diff";
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FILE_TOOL_HOOKS, type FileToolHooks, MAX_EDIT_BYTES, MAX_LIST_ENTRIES } from "../../src/builtin/file-tools.js";
@@ -148,6 +151,11 @@ describe("createFileTools", () => {
               "end_line": {
                 "description": "Optional: last line to read (≥ start_line)",
                 "minimum": 1,
+                "type": "integer",
+              },
+              "line_offset": {
+                "description": "Optional: bytes of start_line to skip, to read on in a line longer than one call returns",
+                "minimum": 0,
                 "type": "integer",
               },
               "path": {
@@ -632,7 +640,8 @@ describe.runIf(linux)("the swap race against a real second process (zero leaks)"
       const temporary = directories.flatMap((path) => names(path).filter((name) => name.startsWith(".toolloop-")));
       expect(temporary).toEqual([]);
     },
-    10_000,
+    // The race lasts 1.5 s; starting the second process takes seconds more on a busy machine.
+    30_000,
   );
 });
 
@@ -785,7 +794,8 @@ describe("read_file", () => {
 
   it("cuts at maxReadBytes on a line boundary with a marker naming the start_line to read on", async () => {
     writeFileSync(ws("long.txt"), Array.from({ length: 100 }, (_, i) => `line ${i + 1}`).join("\n"));
-    const { call } = setup({ maxReadBytes: 30 });
+    // 44 bytes: exactly "1|line 1" and four more "\nN|line N" — the prefixes and line feeds count.
+    const { call } = setup({ maxReadBytes: 44 });
     const first = await read(call("read_file", { path: "long.txt" }));
     expect(first.text).toMatchInlineSnapshot(`
       "1|line 1
@@ -793,8 +803,12 @@ describe("read_file", () => {
       3|line 3
       4|line 4
       5|line 5
-      [cut: read_file returns at most 30 bytes per call; read the rest with start_line=6]"
+      [cut: read_file returns at most 44 bytes per call; read the rest with start_line=6]"
     `);
+    const { call: smaller } = setup({ maxReadBytes: 43 });
+    expect((await read(smaller("read_file", { path: "long.txt" }))).text).toBe(
+      "1|line 1\n2|line 2\n3|line 3\n4|line 4\n[cut: read_file returns at most 43 bytes per call; read the rest with start_line=5]",
+    );
     expect(await read(call("read_file", { path: "long.txt", start_line: 5, end_line: 6 }))).toEqual({
       text: "5|line 5\n6|line 6",
       isError: false,
@@ -812,41 +826,255 @@ describe("read_file", () => {
     );
   });
 
-  it("following the markers reads every line once, in order (property)", async () => {
-    const line = fc.string({ unit: fc.constantFrom("a", "é", " ", "\t", "😀"), maxLength: 12 });
+  it("following the markers reads every line once, in order, long lines a part at a time (property)", async () => {
+    const line = fc.string({ unit: fc.constantFrom("a", "é", " ", "\t", "😀", "€"), maxLength: 12 });
     await fc.assert(
       fc.asyncProperty(
         fc.array(line, { minLength: 1, maxLength: 40 }),
         fc.boolean(),
-        fc.integer({ min: 50, max: 120 }),
+        // From 8: the widest character (4 bytes) always fits after the longest prefix ("40|");
+        // lines longer than the budget are read with line_offset, a part per call.
+        fc.integer({ min: 8, max: 120 }),
         async (lines, finalNewline, budget) => {
           writeFileSync(ws("prop.txt"), lines.join("\n") + (finalNewline ? "\n" : ""));
           const { call } = setup({ maxReadBytes: budget });
-          const seen: string[] = [];
-          let start = 1;
-          for (let calls = 0; calls < 100; calls++) {
-            const { text, isError } = await read(call("read_file", { path: "prop.txt", start_line: start }));
+          const seen = new Map<number, string>();
+          let args: Record<string, unknown> = { start_line: 1 };
+          for (let calls = 0; calls < 1_000; calls++) {
+            const { text, isError } = await read(call("read_file", { path: "prop.txt", ...args }));
             if (isError || text === "(empty file)") break; // past the end
             const parts = text.split("\n");
-            const marker = /start_line=(\d+)\]$/.exec(parts.at(-1) ?? "");
+            const marker = /start_line=(\d+)(?: and line_offset=(\d+))?/.exec(parts.at(-1) ?? "");
             if (marker !== null) parts.pop();
-            seen.push(...parts);
+            for (const part of parts) {
+              const bar = part.indexOf("|");
+              const number = Number(part.slice(0, bar));
+              seen.set(number, (seen.get(number) ?? "") + part.slice(bar + 1));
+            }
+            expect(Buffer.byteLength(parts.join("\n"))).toBeLessThanOrEqual(budget);
             if (marker === null) break;
-            start = Number(marker[1]);
+            args = {
+              start_line: Number(marker[1]),
+              ...(marker[2] === undefined ? {} : { line_offset: Number(marker[2]) }),
+            };
           }
           const shown = finalNewline || lines.at(-1) !== "" ? lines : lines.slice(0, -1);
-          expect(seen).toEqual(shown.map((text, i) => `${i + 1}|${text}`));
+          expect([...seen.values()]).toEqual(shown);
+          expect([...seen.keys()]).toEqual(shown.map((_, i) => i + 1));
         },
       ),
       { numRuns: 60 },
     );
   });
 
-  it("cuts a single line longer than maxReadBytes, never inside a UTF-8 character", async () => {
+  it("reads lines of invalid UTF-8 in parts as the whole line decodes, never over maxReadBytes (property)", async () => {
+    // Valid characters, stray continuation bytes, cut and overlong sequences, bytes that lead nothing.
+    const piece = fc.constantFrom(
+      [0x61],
+      [0xc3, 0xa9],
+      [0xe2, 0x82, 0xac],
+      [0xf0, 0x9f, 0x98, 0x80],
+      [0x80],
+      [0xbf, 0x80],
+      [0xe2, 0x82],
+      [0xf0, 0x9f],
+      [0xc0, 0x80],
+      [0xe0, 0x80],
+      [0xff],
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.array(piece, { maxLength: 12 }), { minLength: 1, maxLength: 6 }),
+        fc.integer({ min: 16, max: 60 }),
+        async (lines, budget) => {
+          const bytes = lines.map((pieces) => Buffer.from(pieces.flat()));
+          writeFileSync(ws("bad.txt"), Buffer.concat(bytes.flatMap((line) => [line, Buffer.from("\n")])));
+          const { call } = setup({ maxReadBytes: budget });
+          const seen = new Map<number, string>();
+          let args: Record<string, unknown> = { start_line: 1 };
+          for (let calls = 0; calls < 1_000; calls++) {
+            const { text, isError } = await read(call("read_file", { path: "bad.txt", ...args }));
+            if (isError) break; // past the end
+            const parts = text.split("\n");
+            const marker = /start_line=(\d+)(?: and line_offset=(\d+))?/.exec(parts.at(-1) ?? "");
+            if (marker !== null) parts.pop();
+            expect(Buffer.byteLength(parts.join("\n"))).toBeLessThanOrEqual(budget);
+            for (const part of parts) {
+              const bar = part.indexOf("|");
+              const number = Number(part.slice(0, bar));
+              seen.set(number, (seen.get(number) ?? "") + part.slice(bar + 1));
+            }
+            if (marker === null) break;
+            args = {
+              start_line: Number(marker[1]),
+              ...(marker[2] === undefined ? {} : { line_offset: Number(marker[2]) }),
+            };
+          }
+          expect([...seen.values()]).toEqual(bytes.map((line) => new TextDecoder().decode(line)));
+        },
+      ),
+      { numRuns: 100 },
+    );
+  });
+
+  it("reads a long line of mixed valid and invalid UTF-8 in parts of many blocks, as it decodes whole", async () => {
+    const pieces = [[0x61], [0xc3, 0xa9], [0xf0, 0x9f, 0x98, 0x80], [0x80], [0xe2, 0x82], [0xff], [0xe0, 0x80]];
+    // A fixed pseudo-random mix, 40,000 pieces (about 80 KB), read 5,000 bytes at a time.
+    let seed = 7;
+    const line = Buffer.from(
+      Array.from({ length: 40_000 }, () => {
+        seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+        return pieces[seed % pieces.length] as number[];
+      }).flat(),
+    );
+    writeFileSync(ws("mixed.txt"), Buffer.concat([line, Buffer.from("\nend\n")]));
+    const { call } = setup({ maxReadBytes: 5_000 });
+    let text = "";
+    let args: Record<string, unknown> = {};
+    for (let calls = 0; calls < 100; calls++) {
+      const result = await read(call("read_file", { path: "mixed.txt", ...args }));
+      const [shown = "", marker = ""] = result.text.split("\n");
+      expect(Buffer.byteLength(shown)).toBeLessThanOrEqual(5_000);
+      text += shown.slice(2);
+      const offset = /line_offset=(\d+)/.exec(marker)?.[1];
+      if (offset === undefined) break;
+      // A part fills the budget but for what the next character (or up to 4 bad bytes, 12) needs.
+      expect(Buffer.byteLength(shown)).toBeGreaterThan(5_000 - 12);
+      args = { line_offset: Number(offset) };
+    }
+    expect(text === new TextDecoder().decode(line)).toBe(true);
+  });
+
+  it("cuts a single line longer than maxReadBytes, never inside a UTF-8 character, and reads on in it with line_offset", async () => {
     writeFileSync(ws("wide.txt"), `${"é".repeat(20)}\nnext\n`);
-    const { call } = setup({ maxReadBytes: 9 });
+    // 11 bytes: "1|" and 9 bytes of the line, which would end inside the fifth "é".
+    const { call } = setup({ maxReadBytes: 11 });
     expect(await read(call("read_file", { path: "wide.txt" }))).toEqual({
-      text: "1|éééé\n[cut: line 1 is longer than 9 bytes and was cut; read on with start_line=2]",
+      text: "1|éééé\n[cut: line 1 is longer than the 11 bytes read_file returns per call; read on in it with start_line=1 and line_offset=8, or from the next line with start_line=2]",
+      isError: false,
+    });
+    expect(await read(call("read_file", { path: "wide.txt", line_offset: 24 }))).toEqual({
+      text: "1|éééé\n[cut: line 1 is longer than the 11 bytes read_file returns per call; read on in it with start_line=1 and line_offset=32, or from the next line with start_line=2]",
+      isError: false,
+    });
+    // The rest of the line fits: the next lines follow as usual.
+    expect(await read(call("read_file", { path: "wide.txt", line_offset: 36 }))).toEqual({
+      text: "1|éé\n[cut: read_file returns at most 11 bytes per call; read the rest with start_line=2]",
+      isError: false,
+    });
+    // An offset inside a character starts at the next one; one past the line is refused.
+    expect((await read(call("read_file", { path: "wide.txt", line_offset: 37 }))).text).toBe("1|é\n2|next");
+    expect(await read(call("read_file", { path: "wide.txt", line_offset: 40 }))).toEqual({
+      text: "line_offset 40 is past the end of line 1 (it has 40 bytes)",
+      isError: true,
+    });
+    expect(await read(call("read_file", { path: "wide.txt", start_line: 2, line_offset: 2, end_line: 2 }))).toEqual({
+      text: "2|xt",
+      isError: false,
+    });
+    const negative = await call("read_file", { path: "wide.txt", line_offset: -1 });
+    expect(negative.err).toMatchObject({ code: "invalid_arguments" });
+  });
+
+  it("counts the text as returned against maxReadBytes: each invalid byte is U+FFFD, 3 bytes of UTF-8", async () => {
+    // 200 lines of 1,000 bytes 0xFF: once 65,338 characters, 195,338 bytes of UTF-8, for 65,536.
+    const line = Buffer.concat([Buffer.alloc(1_000, 0xff), Buffer.from("\n")]);
+    writeFileSync(ws("ff.txt"), Buffer.concat(Array<Buffer>(200).fill(line)));
+    const { call } = setup();
+    const { text, isError } = await read(call("read_file", { path: "ff.txt" }));
+    expect(isError).toBe(false);
+    const lines = text.split("\n");
+    expect(lines.pop()).toMatch(
+      /^\[cut: read_file returns at most 65536 bytes per call; read the rest with start_line=\d+]$/,
+    );
+    expect(Buffer.byteLength(lines.join("\n"))).toBeLessThanOrEqual(65_536);
+    expect(lines[0]).toBe(`1|${"\ufffd".repeat(1_000)}`);
+  });
+
+  it("cuts a first line of stray continuation bytes where the budget ends, not at its start", async () => {
+    // "A" and 70,000 bytes 0x80: the cut once walked back through all of them and showed "1|".
+    writeFileSync(
+      ws("cont.txt"),
+      Buffer.concat([Buffer.from("A"), Buffer.alloc(70_000, 0x80), Buffer.from("\nline two\n")]),
+    );
+    const { call } = setup();
+    const { text } = await read(call("read_file", { path: "cont.txt" }));
+    const [shown = "", marker] = text.split("\n");
+    // 65,534 bytes of room after "1|": "A" and 21,844 U+FFFD (3 bytes each).
+    expect(shown === `1|A${"\ufffd".repeat(21_844)}`).toBe(true);
+    expect(marker).toBe(
+      "[cut: line 1 is longer than the 65536 bytes read_file returns per call; read on in it with start_line=1 and line_offset=21845, or from the next line with start_line=2]",
+    );
+    const next = await read(call("read_file", { path: "cont.txt", line_offset: 21_845 }));
+    expect(next.text.split("\n")[0] === `1|${"\ufffd".repeat(21_844)}`).toBe(true);
+    expect(await read(call("read_file", { path: "cont.txt", line_offset: 70_000 }))).toEqual({
+      text: `1|\ufffd\n2|line two`,
+      isError: false,
+    });
+  });
+
+  it("reads no further than the size the file had when it was opened (a file that keeps growing)", async () => {
+    writeFileSync(ws("grow.log"), "one\ntwo\nthree\n");
+    // Another process appends 64 KiB of line feeds before each read: the reader never catches up.
+    const probe = await open(ws("grow.log"), "r");
+    const prototype = Object.getPrototypeOf(probe) as { read: (...args: unknown[]) => Promise<unknown> };
+    await probe.close();
+    const original = prototype.read;
+    const feeds = Buffer.alloc(65_536, 10);
+    let appended = 0;
+    prototype.read = function (this: unknown, ...args: unknown[]) {
+      // At most 4 MiB in all: enough to tell, without filling the disk when the bound is missing.
+      if (appended < 64) {
+        appendFileSync(ws("grow.log"), feeds);
+        appended++;
+      }
+      return original.apply(this, args);
+    };
+    try {
+      const { call } = setup();
+      expect(await read(call("read_file", { path: "grow.log", start_line: 1e15 }))).toEqual({
+        text: 'start_line 1000000000000000 is past the end of "grow.log" (it has 3 lines)',
+        isError: true,
+      });
+      expect(appended).toBe(1);
+    } finally {
+      prototype.read = original;
+    }
+  });
+
+  it.runIf(linux)("reads a file whose size reads 0 (in /proc), up to 1 MiB", async () => {
+    const status = `/proc/${process.pid}/status`;
+    const { call } = setup({ allowReadPaths: [/^\/proc\/\d+\/status$/] });
+    const { text, isError } = await read(call("read_file", { path: status }));
+    expect(isError).toBe(false);
+    expect(text).toMatch(/^1\|Name:\t/);
+  });
+
+  it("counts the N| prefixes against maxReadBytes: a file of empty lines returns at most maxReadBytes", async () => {
+    // 1 MiB of line feeds: once 8.3 M characters back, every "N|" prefix free.
+    writeFileSync(ws("empty-lines.txt"), "\n".repeat(1024 * 1024));
+    const { call } = setup();
+    const { text, isError } = await read(call("read_file", { path: "empty-lines.txt" }));
+    expect(isError).toBe(false);
+    const lines = text.split("\n");
+    const marker = lines.pop() ?? "";
+    const next = Number(/start_line=(\d+)\]$/.exec(marker)?.[1]);
+    expect(Buffer.byteLength(lines.join("\n"))).toBeLessThanOrEqual(65_536);
+    expect(Buffer.byteLength(lines.join("\n"))).toBeGreaterThan(65_536 - 10);
+    expect(lines).toEqual(Array.from({ length: next - 1 }, (_, i) => `${i + 1}|`));
+    // Far into the file, where each prefix is longer, the bound holds the same.
+    const far = await read(call("read_file", { path: "empty-lines.txt", start_line: 1_000_000 }));
+    const farLines = far.text.split("\n");
+    farLines.pop();
+    expect(farLines[0]).toBe("1000000|");
+    expect(Buffer.byteLength(farLines.join("\n"))).toBeLessThanOrEqual(65_536);
+  });
+
+  it("cuts a first line whose prefix alone fills maxReadBytes to its prefix, and reads on", async () => {
+    writeFileSync(ws("tiny.txt"), "abc\ndef\n");
+    const { call } = setup({ maxReadBytes: 1 });
+    expect(await read(call("read_file", { path: "tiny.txt", start_line: 2 }))).toEqual({
+      text: "2|\n[cut: line 2 does not fit in the 1 bytes read_file returns per call and was cut; read on with start_line=3]",
       isError: false,
     });
   });
@@ -1042,6 +1270,111 @@ describe("edit_file", () => {
     expect(result.forUser).toContain("-line 30");
   });
 
+  /** The unified diff in an edit's `forUser`, without the first line that marks a whole-lines diff. */
+  const patchOf = (forUser: string) => forUser.replace(/^\[the change is too large[^\n]*\n/, "");
+
+  it("shows a change past the diff's bounds as whole lines removed and added, and says so", async () => {
+    // 150 lines replaced by 150 others: the smallest diff needs 300 line edits, more than MAX_DIFF_EDITS.
+    const before = `keep 1\nkeep 2\nkeep 3\n${Array.from({ length: 150 }, (_, i) => `old ${i}\n`).join("")}tail 1\ntail 2\ntail 3\ntail 4\n`;
+    const oldText = Array.from({ length: 150 }, (_, i) => `old ${i}\n`).join("");
+    const newText = Array.from({ length: 150 }, (_, i) => `new ${i}\n`).join("");
+    writeFileSync(ws("big.txt"), before);
+    const { call } = setup();
+    const result = await call("edit_file", { path: "big.txt", old_text: oldText, new_text: newText });
+    expect(result.forLLM).toBe('File edited: "big.txt"');
+    const after = readFileSync(ws("big.txt"), "utf8");
+    expect(after).toBe(before.replace(oldText, newText));
+    const lines = result.forUser.split("\n");
+    // The line after the old text ("tail 1") is in the change: the new text runs on to its line feed.
+    expect(lines.slice(0, 9)).toEqual([
+      "[the change is too large to compare line by line: its 151 old lines are shown removed and its 151 new lines added]",
+      "Index: big.txt",
+      "===================================================================",
+      "--- big.txt",
+      "+++ big.txt",
+      "@@ -1,157 +1,157 @@",
+      " keep 1",
+      " keep 2",
+      " keep 3",
+    ]);
+    expect(lines.slice(9, 160)).toEqual([...oldText.split("\n").slice(0, 150), "tail 1"].map((line) => `-${line}`));
+    expect(lines.slice(160, 311)).toEqual([...newText.split("\n").slice(0, 150), "tail 1"].map((line) => `+${line}`));
+    expect(lines.slice(311)).toEqual([" tail 2", " tail 3", " tail 4", ""]);
+    expect(applyPatch(before, patchOf(result.forUser))).toBe(after);
+  });
+
+  it("answers the 39 KiB edit that held the event loop 44 s at once, its diff bounded", async () => {
+    // 10,000 lines replaced by 10,000 others: the line diff would take lines × edits (2 × 10^8).
+    writeFileSync(ws("bomb.txt"), "a\n".repeat(10_000));
+    const { call } = setup();
+    const result = await call("edit_file", {
+      path: "bomb.txt",
+      old_text: "a\n".repeat(10_000),
+      new_text: "b\n".repeat(10_000),
+    });
+    expect(result.isError).toBe(false);
+    expect(readFileSync(ws("bomb.txt"), "utf8")).toBe("b\n".repeat(10_000));
+    expect(
+      result.forUser.startsWith(
+        "[the change is too large to compare line by line: its 10000 old lines are shown removed and its 10000 new lines added]\n",
+      ),
+    ).toBe(true);
+    expect(result.forUser).toContain("\n@@ -1,10000 +1,10000 @@\n-a\n-a\n");
+    expect(result.forUser.endsWith("… [the diff is cut at 50000 characters]\n")).toBe(true);
+    expect(result.forUser.length).toBeLessThan(50_000 + 300);
+  });
+
+  it("bounds a whole-lines diff of one huge line, and numbers lines far into a large file", async () => {
+    writeFileSync(ws("wide.txt"), `${"\n".repeat(1_000_000)}${"x".repeat(400_000)}\nend`);
+    const { call } = setup();
+    const result = await call("edit_file", {
+      path: "wide.txt",
+      old_text: "x".repeat(400_000),
+      new_text: "😀".repeat(200_000),
+    });
+    expect(result.forUser.length).toBeLessThan(50_000 + 300);
+    expect(result.forUser).toContain("\n@@ -999998,5 +999998,5 @@\n \n \n \n-xxx");
+    expect(result.forUser.endsWith("… [the diff is cut at 50000 characters]\n")).toBe(true);
+    // Cut between two characters, never inside the surrogate pair of one.
+    expect(/[\ud800-\udbff]…/.test(result.forUser)).toBe(false);
+  });
+
+  it("shows every edit as a diff that turns the old file into the new one (property)", async () => {
+    const line = fc.constantFrom("a", "b", "c", "", "a b", "😀");
+    const lines = fc.array(line, { maxLength: 12 });
+    const text = (parts: string[], final: boolean) => parts.join("\n") + (final && parts.length > 0 ? "\n" : "");
+    await fc.assert(
+      fc.asyncProperty(
+        lines,
+        fc.array(line, { minLength: 1, maxLength: 4 }),
+        lines,
+        fc.boolean(),
+        fc.boolean(),
+        // Small new texts get the smallest diff; 300 distinct lines go past MAX_DIFF_EDITS (whole lines).
+        fc.oneof(
+          lines.map((parts) => parts.join("\n")),
+          fc.nat(300).map((shift) => Array.from({ length: 300 }, (_, i) => `new ${i + shift}`).join("\n")),
+        ),
+        fc.boolean(),
+        async (head, middle, tail, headFeed, finalFeed, replacement, replacementFeed) => {
+          const marker = `@${middle.join("|")}@`;
+          const prefix = text(head, true);
+          const oldText = `${marker}${middle.join("\n")}${headFeed ? "\n" : ""}`;
+          const before = `${prefix}${oldText}${text(tail, finalFeed)}`;
+          const newText = `${replacement}${replacementFeed ? "\n" : ""}`;
+          writeFileSync(ws("prop.txt"), before);
+          const { call } = setup();
+          const result = await call("edit_file", { path: "prop.txt", old_text: oldText, new_text: newText });
+          expect(result.isError).toBe(false);
+          const after = readFileSync(ws("prop.txt"), "utf8");
+          expect(after).toBe(`${prefix}${newText}${text(tail, finalFeed)}`);
+          expect(applyPatch(before, patchOf(result.forUser))).toBe(after);
+        },
+      ),
+      { numRuns: 80 },
+    );
+  });
+
   it.each([
     [
       "no match",
@@ -1077,6 +1410,98 @@ describe("edit_file", () => {
       text: '"nope.txt": not found',
       isError: true,
     });
+  });
+
+  it("writes what the joined text would be: a surrogate pair made by the edit, and one across a 1 M-character slice", async () => {
+    writeFileSync(ws("pair.txt"), "a😀b");
+    const { call } = setup();
+    // The model's old text starts with the second half of 😀, its new text with the second half of 😁.
+    expect((await call("edit_file", { path: "pair.txt", old_text: "\ude00b", new_text: "\ude01c" })).isError).toBe(
+      false,
+    );
+    expect(readFileSync(ws("pair.txt"), "utf8")).toBe("a😁c");
+    const content = `${"a".repeat(1_048_575)}😀${"b".repeat(10)}`;
+    expect((await call("write_file", { path: "big.txt", content })).isError).toBe(false);
+    expect(readFileSync(ws("big.txt"), "utf8")).toBe(content);
+    expect((await call("edit_file", { path: "big.txt", old_text: "😀b", new_text: "é😀" })).isError).toBe(false);
+    expect(readFileSync(ws("big.txt"), "utf8")).toBe(content.replace("😀b", "é😀"));
+  });
+
+  it.each([
+    ["the first half of 😀 (JSON \\ud83d)", "\ud83d", "X"],
+    ["the second half of 😀 and what follows", "\ude00!", "X"],
+    ["the first half, replaced by nothing", "\ud83d", ""],
+    ["the first half, replaced by a whole character", "\ud83d", "é"],
+  ])(
+    "refuses old_text that matches half of a character: %s (the other half would be lost)",
+    async (_, oldText, newText) => {
+      writeFileSync(ws("e.txt"), "smile: 😀!\n");
+      const { call } = setup();
+      expect(await read(call("edit_file", { path: "e.txt", old_text: oldText, new_text: newText }))).toEqual({
+        text: 'old_text matches half of a character in "e.txt" (one half of a UTF-16 surrogate pair) and new_text does not complete it: include the whole character in old_text',
+        isError: true,
+      });
+      expect(readFileSync(ws("e.txt"), "utf8")).toBe("smile: 😀!\n");
+    },
+  );
+
+  it("finds old_text in time linear in the file: 2 MiB of one letter and a 20,000-character old_text that differs near its start", async () => {
+    // String#indexOf compares all of a long needle wherever its last 250 characters match: half
+    // this search (1 MiB, 10,000 characters) once held the event loop 15.8 s (6.7 s of CPU), and
+    // no timeout could fire. The test's timeout is a safety net far from the linear search's time.
+    const file = "a".repeat(2 << 20);
+    writeFileSync(ws("a.txt"), file);
+    const { call } = setup();
+    const oldText = `ab${"a".repeat(19_998)}`;
+    expect((await read(call("edit_file", { path: "a.txt", old_text: oldText, new_text: "x" }))).text).toMatch(
+      /^old_text was not found in "a.txt"/,
+    );
+    writeFileSync(ws("a.txt"), `${file}${oldText}`);
+    expect((await call("edit_file", { path: "a.txt", old_text: oldText, new_text: "x" })).isError).toBe(false);
+    expect(readFileSync(ws("a.txt"), "utf8")).toBe(`${file}x`);
+  }, 20_000);
+
+  it("stops when the call is aborted, before the file is changed", async () => {
+    writeFileSync(ws("a.txt"), "a".repeat(1 << 20));
+    const controller = new AbortController();
+    // Aborted while the call runs (after the path check), as a timeout would.
+    const tools = createFileTools({
+      workspace,
+      [FILE_TOOL_HOOKS]: { afterCheck: () => controller.abort() },
+    } as FileToolsOptions);
+    const edit = tools.find((tool) => tool.name === "edit_file");
+    const { createToolContext } = await import("../../src/testing/index.js");
+    for (const oldText of ["aaa", `ab${"a".repeat(9_998)}`]) {
+      const result = (await edit?.execute(
+        { path: "a.txt", old_text: oldText, new_text: "x" },
+        createToolContext({ signal: controller.signal }),
+      )) as ToolResult;
+      expect([result.contentForLLM(), result.isError]).toEqual(["edit_file aborted: the file was not changed", true]);
+    }
+    expect(readFileSync(ws("a.txt"), "utf8")).toBe("a".repeat(1 << 20));
+  });
+
+  it("reads the file a chunk at a time: characters across chunk boundaries, and faults past the first chunk", async () => {
+    // "é" (2 bytes) and "😀" (4 bytes) across the 64 KiB boundaries.
+    const text = `${"a".repeat(65_535)}é${"b".repeat(65_533)}😀 end\n`;
+    writeFileSync(ws("wide.txt"), text);
+    const { call } = setup();
+    expect((await call("edit_file", { path: "wide.txt", old_text: "😀 end", new_text: "done" })).isError).toBe(false);
+    expect(readFileSync(ws("wide.txt"), "utf8")).toBe(text.replace("😀 end", "done"));
+    const late = (...bytes: number[]) => Buffer.concat([Buffer.alloc(70_000, "a"), Buffer.from(bytes)]);
+    writeFileSync(ws("late-bad.txt"), late(0xe9, 0x62));
+    writeFileSync(ws("late-cut.txt"), late(0xf0, 0x9f));
+    writeFileSync(ws("bad-then-nul.txt"), Buffer.concat([late(0xe9), Buffer.alloc(70_000, "a"), Buffer.from([0])]));
+    const edit = (path: string) => read(call("edit_file", { path, old_text: "a", new_text: "c" }));
+    expect((await edit("late-bad.txt")).text).toBe(
+      '"late-bad.txt" is not valid UTF-8: edit_file would change its other bytes',
+    );
+    expect((await edit("late-cut.txt")).text).toBe(
+      '"late-cut.txt" is not valid UTF-8: edit_file would change its other bytes',
+    );
+    expect((await edit("bad-then-nul.txt")).text).toBe(
+      '"bad-then-nul.txt" looks like a binary file: edit_file only edits text',
+    );
   });
 });
 

@@ -20,6 +20,7 @@ import {
   isInside,
   MAX_PATH_CHARS,
   OUTSIDE_WORKSPACE,
+  PathLookups,
   resolveWorkspacePath,
   type WorkspaceOptions,
 } from "../../src/builtin/workspace.js";
@@ -274,6 +275,55 @@ describe("resolveWorkspacePath on random paths (property)", () => {
       }),
       { numRuns: 500 },
     );
+  });
+});
+
+describe("PathLookups: one check's lookups, cached", () => {
+  const options = (): WorkspaceOptions => ({ workspace });
+
+  it("looks up each path component once, however many paths share it", async () => {
+    const lookups = new PathLookups();
+    const first = await resolveWorkspacePath(options(), "sub/w0", "read", lookups);
+    expect(first).toEqual({ ok: true, path: join(workspace, "sub", "w0") });
+    // The workspace's real path, and every component from / down to w0.
+    const depth = join(workspace, "sub", "w0").split("/").length - 1;
+    expect(lookups.operations).toBe(1 + depth);
+    for (let index = 1; index < 50; index++) await resolveWorkspacePath(options(), `sub/w${index}`, "read", lookups);
+    expect(lookups.operations).toBe(1 + depth + 49);
+    // All of it known: the same paths again, for writing, cost nothing.
+    for (let index = 0; index < 50; index++) await resolveWorkspacePath(options(), `sub/w${index}`, "write", lookups);
+    expect(lookups.operations).toBe(1 + depth + 49);
+  });
+
+  it("counts a symlink as two operations (lstat, readlink), and the answers are those of a fresh lookup", async () => {
+    symlinkSync(outside, join(workspace, "leak"));
+    symlinkSync(join(workspace, "sub"), join(workspace, "inner"));
+    const lookups = new PathLookups();
+    for (const path of ["leak/secret.txt", "inner/x", "a.txt", "../outside", "sub/../a.txt"]) {
+      expect(await resolveWorkspacePath(options(), path, "read", lookups)).toEqual(
+        await resolveWorkspacePath(options(), path, "read"),
+      );
+    }
+    const before = lookups.operations;
+    await resolveWorkspacePath(options(), "leak", "read", lookups);
+    expect(lookups.operations).toBe(before);
+    expect(await lookups.entry(join(workspace, "leak"))).toEqual({ kind: "link", target: outside });
+    expect(await lookups.entry(join(workspace, "sub"))).toEqual({ kind: "directory" });
+    expect(await lookups.entry(join(workspace, "a.txt"))).toEqual({ kind: "other" });
+    expect(await lookups.entry(join(workspace, "none", "x"))).toEqual({ kind: "missing" });
+    expect(await lookups.entry(join(workspace, "a.txt", "x"))).toEqual({ kind: "missing" });
+  });
+
+  it("calls onOperation before each operation it really does, and lets what it throws through", async () => {
+    let calls = 0;
+    const stop = new Error("stop");
+    const lookups = new PathLookups(() => {
+      if (++calls > 3) throw stop;
+    });
+    await expect(resolveWorkspacePath(options(), "sub/deeper/than/three", "read", lookups)).rejects.toBe(stop);
+    expect(lookups.operations).toBe(4);
+    // Without onOperation nothing throws: a fresh lookup per call, as the file tools use it.
+    expect((await resolveWorkspacePath(options(), "sub/deeper/than/three", "read")).ok).toBe(true);
   });
 });
 

@@ -1,6 +1,14 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { decodeJobData, decodeReturn, encodeReturn, failedAfter, jobIdFor } from "../../src/bullmq/tool-job.js";
+import {
+  alternateJobId,
+  callIdentity,
+  decodeJobData,
+  decodeReturn,
+  encodeReturn,
+  failedAfter,
+  jobIdFor,
+} from "../../src/bullmq/tool-job.js";
 import { errorResult, newToolResult, ToolResult } from "../../src/index.js";
 
 describe("jobIdFor", () => {
@@ -33,6 +41,59 @@ describe("jobIdFor", () => {
       fc.property(fc.string(), fc.string(), (a, b) => {
         fc.pre(a !== b);
         expect(jobIdFor(a)).not.toBe(jobIdFor(b));
+      }),
+    );
+  });
+});
+
+describe("callIdentity / alternateJobId", () => {
+  const call = { toolName: "echo", channel: "web", chatId: "alice", args: { text: "a", n: { x: 1, y: [1, 2] } } };
+
+  it("the same for the same call, whatever the order of the arguments' keys (a transcript saved and parsed again)", () => {
+    const reordered = JSON.parse('{"n":{"y":[1,2],"x":1},"text":"a"}') as Record<string, unknown>;
+    expect(callIdentity({ ...call, args: reordered })).toBe(callIdentity(call));
+  });
+
+  it("takes the arguments as the job stores them (JSON): an undefined value is no key, a Date its text", () => {
+    const date = new Date(0);
+    expect(callIdentity({ ...call, args: { ...call.args, gone: undefined } })).toBe(callIdentity(call));
+    expect(callIdentity({ ...call, args: { when: date } })).toBe(
+      callIdentity({ ...call, args: { when: "1970-01-01T00:00:00.000Z" } }),
+    );
+    expect(() => callIdentity({ ...call, args: { big: 1n } })).toThrow(TypeError);
+  });
+
+  it.each([
+    ["other arguments", { args: { text: "b", n: { x: 1, y: [1, 2] } } }],
+    ["another chat", { chatId: "mallory" }],
+    ["another channel", { channel: "mail" }],
+    ["another tool", { toolName: "shout" }],
+    ["an array's order", { args: { text: "a", n: { x: 1, y: [2, 1] } } }],
+    ["a __proto__ key (data, as JSON.parse makes it)", { args: JSON.parse('{"text":"a","__proto__":{"n":1}}') }],
+  ])("differs for %s", (_, change) => {
+    expect(callIdentity({ ...call, ...change })).not.toBe(callIdentity(call));
+  });
+
+  it("no field can be shifted into another (a chat id holding a channel's text)", () => {
+    const a = callIdentity({ ...call, channel: "web", chatId: "alice" });
+    const b = callIdentity({ ...call, channel: 'web","alice', chatId: "" });
+    expect(a).not.toBe(b);
+  });
+
+  it("an alternate job id: the call's own job id, # and 32 hex digits of the call's hash", () => {
+    expect(alternateJobId("text_1_0", callIdentity(call))).toMatch(/^text_1_0#[0-9a-f]{32}$/);
+    expect(alternateJobId("a:b", callIdentity(call))).toMatch(/^#[0-9a-f]{64}#[0-9a-f]{32}$/);
+    const other = callIdentity({ ...call, args: { text: "b" } });
+    expect(alternateJobId("text_1_0", other)).not.toBe(alternateJobId("text_1_0", callIdentity(call)));
+  });
+
+  it("no call id's own job id is an alternate job id (a model cannot send the id of another call's job)", () => {
+    fc.assert(
+      fc.property(fc.string(), fc.string(), fc.string(), (id, other, text) => {
+        const alternate = alternateJobId(other, callIdentity({ ...call, args: { text } }));
+        expect(jobIdFor(id)).not.toBe(alternate);
+        // Not even when the model sends that very id as its call id.
+        expect(jobIdFor(alternate)).not.toBe(alternate);
       }),
     );
   });

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { errorResult, type Tool, ToolRegistry } from "../../src/index.js";
+import { asyncResult, errorResult, type Tool, ToolRegistry } from "../../src/index.js";
 
 /** The tools the bullmq tests queue and their workers run. */
 export function testTools(): Tool[] {
@@ -40,6 +40,12 @@ export function testTools(): Tool[] {
           metadata: context.metadata,
           toolCallId: context.toolCallId,
         }),
+    },
+    {
+      name: "hang",
+      description: "Starts async work that never reports (its callback is never called)",
+      parameters: { type: "object", properties: {} },
+      execute: () => asyncResult("hang: started, never reports"),
     },
     {
       name: "flaky",

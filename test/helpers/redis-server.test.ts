@@ -1,5 +1,6 @@
+import { Redis } from "ioredis";
 import { afterEach, expect, it } from "vitest";
-import { redisServerBinary, startRedisServer } from "./redis-server.js";
+import { redisServerBinary, startRedisProxy, startRedisServer } from "./redis-server.js";
 
 const path = process.env.PATH;
 afterEach(() => {
@@ -24,6 +25,26 @@ it("starts a server on 127.0.0.1 in its own directory, stops and starts it again
     await server.stop();
     await server.start();
   } finally {
+    await server.dispose();
+  }
+});
+
+it("a proxy passes Redis through, cuts it off while blocked, and lets it through again", async () => {
+  const server = await startRedisServer();
+  const proxy = await startRedisProxy(server.port);
+  const errors: string[] = [];
+  const client = new Redis({ ...proxy.connection, retryStrategy: () => 20, maxRetriesPerRequest: 0 });
+  client.on("error", (error: Error) => errors.push(error.message));
+  try {
+    expect(await client.ping()).toBe("PONG");
+    proxy.block();
+    await expect(client.ping()).rejects.toThrow();
+    proxy.unblock();
+    await new Promise((resolve) => client.once("ready", resolve));
+    expect(await client.ping()).toBe("PONG");
+  } finally {
+    client.disconnect();
+    await proxy.close();
     await server.dispose();
   }
 });

@@ -1,6 +1,6 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer, Socket } from "node:net";
+import { type AddressInfo, connect, createServer, Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -143,6 +143,74 @@ export async function startRedisServer(options: { persistence?: boolean } = {}):
     async dispose() {
       await stop();
       rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A TCP proxy to a redis-server that a test can cut off and let through again. */
+export interface RedisProxy {
+  readonly port: number;
+  readonly connection: { host: string; port: number };
+  /** Drops every connection through it, and every new one at once, until `unblock()`: Redis is unreachable through it. */
+  block(): void;
+  /** Lets new connections through again. */
+  unblock(): void;
+  /** Drops every connection and stops listening. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts a proxy on a random port of 127.0.0.1 to the redis-server on `targetPort`: clients that
+ * connect through it lose Redis exactly while it is blocked, whatever their reconnect timing
+ * (a test that waits for a client to stay away a given time fails on a loaded machine).
+ */
+export async function startRedisProxy(targetPort: number): Promise<RedisProxy> {
+  let blocked = false;
+  const sockets = new Set<Socket>();
+  const dropAll = () => {
+    for (const socket of sockets) socket.destroy();
+    sockets.clear();
+  };
+  const server = createServer((client) => {
+    if (blocked) {
+      client.destroy();
+      return;
+    }
+    const upstream = connect(targetPort, "127.0.0.1");
+    sockets.add(client);
+    sockets.add(upstream);
+    const drop = () => {
+      client.destroy();
+      upstream.destroy();
+      sockets.delete(client);
+      sockets.delete(upstream);
+    };
+    for (const socket of [client, upstream]) {
+      socket.on("error", drop);
+      socket.on("close", drop);
+    }
+    client.pipe(upstream);
+    upstream.pipe(client);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    port,
+    connection: { host: "127.0.0.1", port },
+    block() {
+      blocked = true;
+      dropAll();
+    },
+    unblock() {
+      blocked = false;
+    },
+    close() {
+      blocked = true;
+      dropAll();
+      return new Promise((resolve) => server.close(() => resolve()));
     },
   };
 }

@@ -1,5 +1,9 @@
 import { type ChildProcess, fork } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { buildSync } from "esbuild";
 
 const workerScript = fileURLToPath(new URL("./tool-worker-process.ts", import.meta.url));
 const conversationScript = fileURLToPath(new URL("./conversation-process.ts", import.meta.url));
@@ -34,6 +38,12 @@ export function spawnWorker(settings: {
   /** Its `block` tool really blocks the event loop. */
   blocks?: boolean;
   label?: string;
+  /** The worker's `timeoutMs` (none by default). */
+  timeoutMs?: number;
+  /** The worker's `closeGraceMs` (its default by default). */
+  closeGraceMs?: number;
+  /** Its `block` and `gate` tools wait until this file exists (none: they do not wait). */
+  releaseFile?: string;
 }): WorkerProcess {
   return spawnScript(workerScript, {
     BLOCKS: settings.blocks === true ? "1" : "0",
@@ -43,6 +53,9 @@ export function spawnWorker(settings: {
     CONCURRENCY: String(settings.concurrency ?? 1),
     LOCK_MS: String(settings.lockMs ?? 30_000),
     STALLED_MS: String(settings.stalledMs ?? 30_000),
+    TIMEOUT_MS: settings.timeoutMs === undefined ? "" : String(settings.timeoutMs),
+    CLOSE_GRACE_MS: settings.closeGraceMs === undefined ? "" : String(settings.closeGraceMs),
+    RELEASE_FILE: settings.releaseFile ?? "",
   });
 }
 
@@ -63,9 +76,48 @@ export function spawnConversation(settings: {
   });
 }
 
+const root = fileURLToPath(new URL("../..", import.meta.url));
+const bundles = new Map<string, string>();
+
+/**
+ * The script and what it imports from this repository as one JavaScript file (packages stay
+ * imports, resolved from the repository's node_modules): a child then starts without tsx compiling
+ * src/ (seconds per child on a loaded machine; several tests start a few). Made once per test
+ * process, named by its content: test files running at once share it (written to a file of their
+ * own, then renamed), and a later run reuses it while the sources are unchanged.
+ */
+function bundled(script: string): string {
+  const done = bundles.get(script);
+  if (done !== undefined) return done;
+  const built = buildSync({
+    entryPoints: [script],
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    packages: "external",
+    logLevel: "silent",
+    write: false,
+    outdir: "out",
+  });
+  const code = built.outputFiles[0]?.contents;
+  if (code === undefined) throw new Error(`esbuild made nothing of ${script}`);
+  const dir = join(root, ".tmp", "test-processes");
+  mkdirSync(dir, { recursive: true });
+  const hash = createHash("sha256").update(code).digest("hex").slice(0, 16);
+  const file = join(dir, `${basename(script, ".ts")}-${hash}.mjs`);
+  if (!existsSync(file)) {
+    const own = `${file}.${process.pid}.tmp`;
+    writeFileSync(own, code);
+    renameSync(own, file);
+  }
+  bundles.set(script, file);
+  return file;
+}
+
 function spawnScript(script: string, env: Record<string, string>): WorkerProcess {
-  const child = fork(script, [], {
-    execArgv: ["--import", "tsx"],
+  const child = fork(bundled(script), [], {
+    execArgv: [],
     stdio: ["ignore", "ignore", "ignore", "ipc"],
     env: { ...process.env, ...env },
   });
@@ -87,7 +139,8 @@ function spawnScript(script: string, env: Record<string, string>): WorkerProcess
     child,
     messages,
     exited,
-    waitFor(predicate, timeoutMs = 20_000) {
+    // A safety net, generous: starting a process takes seconds on a loaded machine.
+    waitFor(predicate, timeoutMs = 60_000) {
       const found = messages.find(predicate);
       if (found !== undefined) return Promise.resolve(found);
       return new Promise((resolve, reject) => {

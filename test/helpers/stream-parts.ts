@@ -1,3 +1,4 @@
+import { TextParts } from "../../src/adapters/shared/stream.js";
 import type { LLMResponse, LLMStreamPart } from "../../src/index.js";
 
 /** What a `chatStream` yielded, split up. */
@@ -31,4 +32,43 @@ export async function collectStream(stream: AsyncIterable<LLMStreamPart>): Promi
 /** An in-process stream of `events`, as an official client's `create({ stream: true })` resolves with. */
 export async function* eventsOf<T>(events: Iterable<T>): AsyncGenerator<T, void> {
   for (const event of events) yield event;
+}
+
+/** The text-assembly work of a stream, as {@link countTextAssembly} measured it. */
+export interface TextAssembly<T> {
+  /** What the measured function resolved with. */
+  value: T;
+  /** Pieces added to a `TextParts` (strings: anything else is ignored). */
+  added: number;
+  /** Characters of all the texts joined (a join copies its whole text). */
+  joinedChars: number;
+}
+
+/**
+ * Runs `body` counting the work of the adapters' text assembly (`TextParts`): a deterministic
+ * measure of linear time that no machine load can change. Assembling N pieces in linear time adds
+ * each piece once and joins each text once (`joinedChars` about the output's length); joining on
+ * every delta would copy about N²/2 characters.
+ */
+export async function countTextAssembly<T>(body: () => Promise<T>): Promise<TextAssembly<T>> {
+  const { add, text } = TextParts.prototype;
+  let added = 0;
+  let joinedChars = 0;
+  // Wrappers that count and keep nothing (a spy would keep every joined text).
+  TextParts.prototype.add = function (this: TextParts, part: unknown): part is string {
+    const isPiece = add.call(this, part);
+    if (isPiece) added++;
+    return isPiece;
+  };
+  TextParts.prototype.text = function (this: TextParts): string {
+    const joined = text.call(this);
+    joinedChars += joined.length;
+    return joined;
+  };
+  try {
+    return { value: await body(), added, joinedChars };
+  } finally {
+    TextParts.prototype.add = add;
+    TextParts.prototype.text = text;
+  }
 }

@@ -4,20 +4,20 @@ import { type DeadlineEntry, deadlineQueue, holdDeadlines } from "../../src/inte
 
 const hung = () => new Promise<never>(() => {});
 
-/** The timers armed while `body` runs, as returned by (fake or real) `setTimeout`. */
-function recordTimers(): Array<ReturnType<typeof setTimeout>> {
+/**
+ * The timers `setTimeout` arms from now on for a timeout of `ms` (a spy, restored after the test):
+ * a queue arms for its oldest deadline, so the delay is `ms` less the time since that call started.
+ */
+function recordTimers(ms: number): Array<ReturnType<typeof setTimeout>> {
   const timers: Array<ReturnType<typeof setTimeout>> = [];
   const original = globalThis.setTimeout;
   vi.spyOn(globalThis, "setTimeout").mockImplementation(((...args: Parameters<typeof setTimeout>) => {
     const timer = original(...args);
-    timers.push(timer);
+    const delay = args[1] ?? 0;
+    if (delay <= ms && delay > ms - 1_000) timers.push(timer);
     return timer;
   }) as typeof setTimeout);
   return timers;
-}
-
-function activeTimeouts(): number {
-  return process.getActiveResourcesInfo().filter((name) => name === "Timeout").length;
 }
 
 afterEach(() => {
@@ -88,22 +88,25 @@ describe("deadline queue", () => {
   });
 
   it("while held (a run), calls arm one timer in all; it keeps the process alive only while a call is pending", async () => {
-    const timers = recordTimers();
-    const release = holdDeadlines(30_000);
-    const before = activeTimeouts();
+    // A timeout no other test uses: the timers armed with it are this queue's, whatever else the
+    // process runs meanwhile (the test reads their state, never the process's count of timers).
+    const ms = 29_989;
+    const ours = recordTimers(ms);
+    const release = holdDeadlines(ms);
     for (let index = 0; index < 50; index++) {
-      const abort = new CallAbort(undefined, 30_000);
+      const abort = new CallAbort(undefined, ms);
       const done = abort.race(new Promise((resolve) => setImmediate(resolve, index)));
-      expect(activeTimeouts()).toBe(before + 1); // pending: ref()ed
+      const armed = [...ours];
+      expect(armed).toHaveLength(1); // the first call's timer, kept for the others
+      expect(armed[0]?.hasRef()).toBe(true); // pending: ref()ed
       await done;
       abort.dispose();
-      expect(activeTimeouts()).toBe(before); // idle: unref()ed, nothing keeps the process alive
+      expect(armed[0]?.hasRef()).toBe(false); // idle: unref()ed, nothing keeps the process alive
     }
-    const armed = timers.filter((timer) => (timer as unknown as { _idleTimeout?: number })._idleTimeout === 30_000);
-    expect(armed).toHaveLength(1);
-    expect(armed[0]?.hasRef()).toBe(false);
+    const [armed] = ours;
+    expect(ours).toHaveLength(1);
     release();
-    expect((armed[0] as unknown as { _destroyed: boolean })._destroyed).toBe(true); // cleared once released
+    expect((armed as unknown as { _destroyed: boolean })._destroyed).toBe(true); // cleared once released
   });
 
   it("a hung call still times out while held, after other calls left the timer idle", async () => {

@@ -47,7 +47,8 @@ describe("schema patterns run on a linear-time engine (D01)", () => {
     const results = [validate({ s: EVIL_INPUT }), validate({ s: "a".repeat(100_000) }), validate({ s: "aaab" })];
     const elapsed = performance.now() - started;
     expect(results.map((result) => result.success)).toEqual([false, true, false]);
-    expect(elapsed).toBeLessThan(1_000);
+    // A safety net (V8's backtracking on 30+ characters takes hours), generous for a busy machine.
+    expect(elapsed).toBeLessThan(10_000);
     // Structurally: no native RegExp ever saw the model's text.
     const sawInput = [...test.mock.calls, ...exec.mock.calls].some(([text]) => String(text).startsWith("aaa"));
     expect(sawInput).toBe(false);
@@ -59,7 +60,7 @@ describe("schema patterns run on a linear-time engine (D01)", () => {
     registry.register(evil);
     const started = performance.now();
     const result = await registry.execute("evil", { s: EVIL_INPUT });
-    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(performance.now() - started).toBeLessThan(10_000);
     expect(result.isError).toBe(true);
     expect(result.forLLM).toBe('invalid arguments for tool "evil": s: must match pattern "^(a+)+$"');
     expect(evil.execute).not.toHaveBeenCalled();
@@ -81,7 +82,7 @@ describe("schema patterns run on a linear-time engine (D01)", () => {
     const started = performance.now();
     const evilKey = validate({ [EVIL_INPUT]: 1 });
     const longKey = validate({ ["a".repeat(50_000)]: 1 });
-    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(performance.now() - started).toBeLessThan(10_000);
     // The patterns really ran: a long matching key is accepted, the evil one is not matched.
     expect(longKey.success).toBe(true);
     if ("propertyNames" in keywords || "additionalProperties" in keywords) expect(evilKey.success).toBe(false);
@@ -391,7 +392,8 @@ describe("uniqueItems runs in linear time", () => {
     const xs = Array.from({ length: 20_000 }, (_, index) => ({ a: index }));
     const started = performance.now();
     const result = validate({ xs });
-    expect(performance.now() - started).toBeLessThan(1_000);
+    // Ajv's pairwise check takes 8 s on an idle machine (longer on a busy one): 4 s tells them apart.
+    expect(performance.now() - started).toBeLessThan(4_000);
     expect(result).toMatchObject({ success: false });
     expect(result.success ? "" : result.error).toMatchInlineSnapshot(`"xs: must NOT have more than 100 items"`);
   });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  isToolLoopError,
   type Message,
   type ProgressUpdate,
   runToolLoop,
@@ -150,6 +151,93 @@ describe("tool-progress events are coalesced per call (a tool reporting in a loo
     expect(progress).toBeLessThanOrEqual(MAX_QUEUED_PROGRESS_EVENTS + 1);
     expect(ends).toBe(1);
     expect((await stream.result).content).toBe("done");
+  });
+});
+
+describe("once a listener failed, no call still waiting for its maxConcurrency slot runs", () => {
+  /** Six payments in one turn: each reports progress, then yields before it returns. */
+  function sixPayments(extra: Partial<Tool> = {}) {
+    const paid: string[] = [];
+    const pay: Tool = {
+      ...tool("pay", async (_args, context) => {
+        paid.push(context.toolCallId ?? "");
+        context.reportProgress(0.5, "charging");
+        await tick();
+        return "paid";
+      }),
+      ...extra,
+    };
+    const ids = ["p0", "p1", "p2", "p3", "p4", "p5"];
+    const provider = new ScriptedProvider([
+      toolCallResponse(ids.map((id) => ({ id, name: "pay" }))),
+      textResponse("never"),
+    ]);
+    return { paid, ids, provider, tools: registryWith(pay) };
+  }
+
+  it.each<[string, ToolLoopEvent["type"], "throws" | "rejects"]>([
+    ["throws at the first payment's tool-call-end", "tool-call-end", "throws"],
+    ["rejects at the first payment's tool-call-end", "tool-call-end", "rejects"],
+    ["throws at the first payment's tool-progress (while it runs)", "tool-progress", "throws"],
+    ["rejects at the first payment's tool-progress (while it runs)", "tool-progress", "rejects"],
+  ])("an onEvent that %s: only that payment ran; the other five are answered as not run", async (_case, type, how) => {
+    const { paid, ids, provider, tools } = sixPayments();
+    let failed = false;
+    const failure = await runToolLoop(
+      {
+        provider,
+        tools,
+        maxIterations: 3,
+        maxConcurrency: 1,
+        onEvent: (event) => {
+          if (failed || event.type !== type) return;
+          failed = true;
+          if (how === "throws") throw new Error("listener down");
+          return tick().then(() => Promise.reject(new Error("listener down")));
+        },
+      },
+      user,
+    ).catch((error: unknown) => error);
+    expect(isToolLoopError(failure)).toBe(true);
+    if (!isToolLoopError(failure)) return;
+    expect(failure.message).toBe("onEvent threw: listener down");
+    expect(paid).toEqual(["p0"]);
+    const answers = failure.messages.filter((message) => message.role === "tool");
+    expect(answers.map((message) => message.toolCallId)).toEqual(ids);
+    for (const answer of answers.slice(1)) {
+      expect(answer.content).toBe('tool "pay" was not run: the loop is stopping');
+    }
+    expect(provider.calls).toHaveLength(1);
+  });
+
+  it("a call approved after the failure is not run either (the approval wait holds no slot)", async () => {
+    const { paid, provider, tools } = sixPayments({ needsApproval: true });
+    let release: () => void = () => {};
+    const approvals = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const failure = await runToolLoop(
+      {
+        provider,
+        tools,
+        maxIterations: 3,
+        maxConcurrency: 1,
+        approve: async () => {
+          await approvals;
+          return true;
+        },
+        onEvent: (event) => {
+          if (event.type === "tool-call-start" && event.toolCallId === "p5") {
+            // Every call waits for its approval now; the listener fails before any is given.
+            setImmediate(release);
+            throw new Error("listener down");
+          }
+        },
+      },
+      user,
+    ).catch((error: unknown) => error);
+    expect(isToolLoopError(failure)).toBe(true);
+    expect(paid).toEqual([]);
   });
 });
 

@@ -1,5 +1,12 @@
 import { describe, expect, it, vi } from "vitest";
-import { CallIds, normalizeToolCall, resumedToolCall } from "../../src/internal/normalize-tool-call.js";
+import { runToolLoop } from "../../src/index.js";
+import {
+  CallIds,
+  MAX_ARGUMENT_DEPTH,
+  normalizeToolCall,
+  resumedToolCall,
+} from "../../src/internal/normalize-tool-call.js";
+import { ScriptedProvider, textResponse, toolCallResponse } from "../../src/testing/index.js";
 
 /** Normalises one call with fresh ids and `fallback` as the id for a call without one. */
 function normalize(raw: unknown, fallback = "call_0") {
@@ -259,5 +266,149 @@ describe("resumedToolCall (a checkpoint's open call, run again)", () => {
   ])("runs a call with %s with its arguments", (_case, extra) => {
     const call = { id: "c", type: "function" as const, name: "t", arguments: { a: 1 }, ...extra };
     expect(resumedToolCall(call)).toEqual({ call });
+  });
+});
+
+describe("arguments nested too deep (a hostile model's 5,000 levels in 30 KB)", () => {
+  const message = `invalid arguments for tool "t": more than ${MAX_ARGUMENT_DEPTH} levels of nested objects and arrays. Send flatter arguments.`;
+
+  /** JSON text of an object whose key `a` holds arrays nested `levels - 1` deep: `levels` levels in all. */
+  function deepText(levels: number): string {
+    return `{"a":${"[".repeat(levels - 1)}${"]".repeat(levels - 1)}}`;
+  }
+
+  /** An object nested `levels` deep (`{ k: { k: … {} } }`), built without recursion. */
+  function deepObject(levels: number, key = "k"): Record<string, unknown> {
+    const root: Record<string, unknown> = {};
+    let inner = root;
+    for (let level = 1; level < levels; level++) {
+      const next: Record<string, unknown> = {};
+      inner[key] = next;
+      inner = next;
+    }
+    return root;
+  }
+
+  /** How deep a value nests (objects and arrays), measured without recursion. */
+  function depthOf(value: unknown): number {
+    let deepest = 0;
+    const stack: [unknown, number][] = [[value, 1]];
+    for (let entry = stack.pop(); entry !== undefined; entry = stack.pop()) {
+      const [node, depth] = entry;
+      if (typeof node !== "object" || node === null) continue;
+      deepest = Math.max(deepest, depth);
+      for (const child of Object.values(node)) stack.push([child, depth + 1]);
+    }
+    return deepest;
+  }
+
+  /** The call is refused as invalid_arguments, and what the transcript keeps serialises and nests at most one level past the bound. */
+  function expectRefused({ call, argumentsError, errorCode }: ReturnType<typeof normalize>): void {
+    expect(argumentsError).toBe(message);
+    expect(errorCode).toBe("invalid_arguments");
+    expect(call.arguments).toEqual({});
+    const text = call.function?.arguments ?? "";
+    expect(text.length).toBeLessThan(2_000);
+    expect(depthOf(JSON.parse(text))).toBe(MAX_ARGUMENT_DEPTH + 1);
+    expect(() => JSON.stringify(call)).not.toThrow();
+  }
+
+  it.each([
+    ["as JSON text in function.arguments", { function: { name: "t", arguments: deepText(5_000) } }],
+    ["as top-level JSON text", { arguments: deepText(5_000) }],
+    ["as an object (Anthropic, Gemini, Ollama)", { arguments: deepObject(5_000) }],
+    [
+      "as an object with its text (OpenAI's strict mode)",
+      { arguments: deepObject(5_000), function: { name: "t", arguments: deepText(5_000) } },
+    ],
+  ])("5,000 levels %s: refused with invalid_arguments, recorded as {} and a cut text", (_case, fields) => {
+    expect(deepText(5_000).length).toBeGreaterThan(9_000);
+    expectRefused(normalize({ id: "c1", name: "t", ...fields }));
+  });
+
+  it(`${MAX_ARGUMENT_DEPTH} levels are accepted as sent; one more is refused`, () => {
+    const atBound = normalize({ id: "c1", name: "t", arguments: deepText(MAX_ARGUMENT_DEPTH) });
+    expect(atBound.argumentsError).toBeUndefined();
+    expect(depthOf(atBound.call.arguments)).toBe(MAX_ARGUMENT_DEPTH);
+    expect(atBound.call.function?.arguments).toBe(deepText(MAX_ARGUMENT_DEPTH));
+    const objectAtBound = normalize({ id: "c1", name: "t", arguments: deepObject(MAX_ARGUMENT_DEPTH) });
+    expect(objectAtBound.argumentsError).toBeUndefined();
+    expectRefused(normalize({ id: "c1", name: "t", arguments: deepText(MAX_ARGUMENT_DEPTH + 1) }));
+    expectRefused(normalize({ id: "c1", name: "t", arguments: deepObject(MAX_ARGUMENT_DEPTH + 1) }));
+  });
+
+  it("the check is iterative: 100,000 levels as an object, 20,000 as text, refuse without overflowing the stack", () => {
+    expectRefused(normalize({ id: "c1", name: "t", arguments: deepObject(100_000) }));
+    expectRefused(normalize({ id: "c1", name: "t", arguments: deepText(20_000) }));
+  });
+
+  it("the check is linear: it visits each object once and stops one level past the bound", () => {
+    const keys = vi.spyOn(Object, "keys");
+    normalize({ id: "c1", name: "t", arguments: deepObject(100_000) });
+    expect(keys.mock.calls.length).toBeLessThanOrEqual(MAX_ARGUMENT_DEPTH + 1);
+    keys.mockClear();
+    // Wide and shallow: 10,000 objects side by side, each looked at once.
+    const wide = { items: Array.from({ length: 10_000 }, (_, index) => ({ index, tags: [index] })) };
+    const { argumentsError } = normalize({ id: "c1", name: "t", arguments: wide });
+    expect(argumentsError).toBeUndefined();
+    expect(keys.mock.calls.length).toBeLessThanOrEqual(2 * 10_000 + 2);
+    keys.mockRestore();
+  });
+
+  it("the cut text keeps the path's keys, each cut to a readable length", () => {
+    const { call } = normalize({ id: "c1", name: "t", arguments: deepObject(200, "k".repeat(10_000)) });
+    const text = call.function?.arguments ?? "";
+    expect(text.startsWith(`{"${"k".repeat(80)}…":{`)).toBe(true);
+    expect(text.length).toBeLessThan((MAX_ARGUMENT_DEPTH + 1) * 100);
+  });
+
+  it("an object met twice (shared, or a cycle) is walked once; a cycle stays refused as not sendable as JSON", () => {
+    const shared = deepObject(10);
+    expect(normalize({ id: "c1", name: "t", arguments: { a: shared, b: shared } }).argumentsError).toBeUndefined();
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    expect(normalize({ id: "c1", name: "t", arguments: cyclic }).argumentsError).toMatch(/cannot be sent as JSON/);
+  });
+
+  it("a resumed checkpoint's call is refused again with the same message and code", () => {
+    for (const args of [deepText(5_000), deepObject(5_000)]) {
+      const first = normalize({ id: "c", name: "t", arguments: args });
+      expect(JSON.parse(JSON.stringify(resumedToolCall(JSON.parse(JSON.stringify(first.call)))))).toEqual(first);
+    }
+    // A hostile checkpoint: the text is harmless, the arguments object is not.
+    const call = { id: "c", type: "function" as const, name: "t", arguments: deepObject(5_000) };
+    expect(resumedToolCall(call)).toEqual({ call, argumentsError: message, errorCode: "invalid_arguments" });
+    const withText = { ...call, function: { name: "t", arguments: "{}" } };
+    expect(resumedToolCall(withText).errorCode).toBe("invalid_arguments");
+  });
+
+  it("in the loop: the tool never runs, the model is answered invalid_arguments, and every checkpoint serialises", async () => {
+    let ran = 0;
+    const checkpoints: string[] = [];
+    const provider = new ScriptedProvider([
+      toolCallResponse({ id: "deep", name: "t", arguments: deepText(5_000) }),
+      textResponse("done"),
+    ]);
+    const result = await runToolLoop(
+      {
+        provider,
+        tools: [{ name: "t", description: "t", parameters: { type: "object" }, execute: () => String(++ran) }],
+        maxIterations: 3,
+        onCheckpoint: (checkpoint) => {
+          checkpoints.push(JSON.stringify(checkpoint));
+        },
+      },
+      [{ role: "user", content: "go" }],
+    ).catch((error: unknown) => {
+      // Not the error itself: its transcript holds the deep arguments (reporting it would overflow too).
+      throw new Error(`the run failed: ${error instanceof Error ? error.message : "?"}`);
+    });
+    expect(ran).toBe(0);
+    const answer = result.messages.find((each) => each.role === "tool");
+    expect(answer).toMatchObject({ toolCallId: "deep", isError: true, content: message });
+    expect(checkpoints.length).toBeGreaterThan(0);
+    expect(() => JSON.stringify(result.messages)).not.toThrow();
+    // The provider got the transcript back on its next call: it serialises too.
+    expect(() => JSON.stringify(provider.calls.at(-1))).not.toThrow();
   });
 });

@@ -1,13 +1,14 @@
 import { describe, expect, it } from "vitest";
 import {
-  Bm25Index,
   formatMatches,
-  MAX_SEARCH_QUERY_CHARS,
+  patternCost,
   patternSize,
   type SearchDocument,
   searchByRegex,
-  searchTerms,
+  searchByRegexInSlices,
 } from "../../src/internal/tool-search.js";
+import { retainedBytes } from "../helpers/heap.js";
+import { THRASHING_PATTERN, thrashingText } from "../helpers/thrashing-text.js";
 
 const doc = (name: string, description: string): SearchDocument => ({ name, description });
 const names = (documents: readonly SearchDocument[]) => documents.map(({ name }) => name);
@@ -23,101 +24,14 @@ function thrown(run: () => unknown): TypeError {
   throw new Error("did not throw");
 }
 
-describe("searchTerms (BM25's tokenizer)", () => {
-  it.each([
-    ["read_file", ["read", "file"]],
-    ["list-dir", ["list", "dir"]],
-    ["readFile", ["read", "file"]],
-    ["ReadFileContents", ["read", "file", "contents"]],
-    ["HTTPServer", ["http", "server"]],
-    ["getHTTPResponseCode", ["get", "http", "response", "code"]],
-    ["  spaced   out\ttext\n", ["spaced", "out", "text"]],
-    ["utf8Decode", ["utf8", "decode"]],
-    ["v2_api file2", ["v2", "api", "file2"]],
-    ["123", ["123"]],
-    ["ÜberTool", ["über", "tool"]],
-    ["café_crème", ["café", "crème"]],
-    ["日本語_tool", ["日本語", "tool"]],
-    ["mcp_github_create-issue: Creates an ISSUE.", ["mcp", "github", "create", "issue", "creates", "an", "issue"]],
-    ["", []],
-    ["__--__  ..", []],
-  ])("%j → %j", (text, terms) => {
-    expect(searchTerms(text)).toEqual(terms);
-  });
-});
+/** A clock that advances 1 ms each time it is read: the search's time is then its count of documents. */
+function steppingClock() {
+  let now = 0;
+  return () => ++now;
+}
 
-describe("Bm25Index", () => {
-  const documents = [
-    doc("read_file", "Read the contents of a file"),
-    doc("write_file", "Write contents to a file"),
-    doc("list_dir", "List the files of a directory"),
-    doc("send_email", "Send an email message"),
-    doc("weather", "Current weather for a city"),
-  ];
-
-  it("ranks the document holding the rare term first", () => {
-    const index = new Bm25Index(documents);
-    // "file" is in three documents, "read" only in one: read_file wins.
-    expect(names(index.search("read file", 5))).toEqual(["read_file", "write_file"]);
-    expect(names(index.search("email", 5))).toEqual(["send_email"]);
-    expect(names(index.search("directory", 5))).toEqual(["list_dir"]);
-  });
-
-  it("ignores stop words in the query: they would promote tools that share only an article", () => {
-    const index = new Bm25Index(documents);
-    // Four descriptions have "a" or "the": without stop words list_dir and send_email would score too.
-    expect(names(index.search("read a file", 5))).toEqual(["read_file", "write_file"]);
-    expect(names(index.search("the a of to", 5))).toEqual([]);
-  });
-
-  it("matches case-insensitively and across camelCase and separators in the query", () => {
-    const index = new Bm25Index(documents);
-    expect(names(index.search("SendEmail", 1))).toEqual(["send_email"]);
-    expect(names(index.search("WEATHER-city", 5))).toEqual(["weather"]);
-  });
-
-  it("breaks ties by name, whatever the registration order", () => {
-    const twins = [doc("zeta", "same words"), doc("alpha", "same words"), doc("mid", "same words")];
-    expect(names(new Bm25Index(twins).search("words", 5))).toEqual(["alpha", "mid", "zeta"]);
-    expect(names(new Bm25Index([...twins].reverse()).search("words", 5))).toEqual(["alpha", "mid", "zeta"]);
-  });
-
-  it("returns at most max, none for max 0, none for a query without terms or without a shared term", () => {
-    const index = new Bm25Index(documents);
-    expect(names(index.search("file", 2))).toHaveLength(2);
-    expect(index.search("file", 0)).toEqual([]);
-    expect(index.search("  --__ ", 5)).toEqual([]);
-    expect(index.search("nothing shared", 5)).toEqual([]);
-    expect(new Bm25Index([]).search("file", 5)).toEqual([]);
-  });
-
-  it("scores only the first 32 distinct query terms", () => {
-    const index = new Bm25Index([doc("late", "zzterm")]);
-    const filler = Array.from({ length: 32 }, (_, i) => `w${i}`).join(" ");
-    expect(index.search(`${filler} zzterm`, 5)).toEqual([]);
-    expect(names(index.search(`zzterm ${filler}`, 5))).toEqual(["late"]);
-  });
-
-  it("searches only the start of a huge description", () => {
-    const index = new Bm25Index([doc("huge", `${"a ".repeat(5_000)} needle`)]);
-    expect(index.search("needle", 5)).toEqual([]);
-  });
-
-  it.each([
-    ["a query that is not a string", 42, 5, "searchBM25: query must be a string, got 42"],
-    ["a negative max", "x", -1, "searchBM25: max must be an integer ≥ 0, got -1"],
-    ["a fractional max", "x", 1.5, "searchBM25: max must be an integer ≥ 0, got 1.5"],
-    ["a NaN max", "x", Number.NaN, "searchBM25: max must be an integer ≥ 0, got NaN"],
-    ["an over-long query", "q".repeat(1_001), 5, "searchBM25: query is longer than 1000 characters (1001)"],
-  ])("throws a TypeError for %s", (_, query, max, message) => {
-    const index = new Bm25Index(documents);
-    expect(thrown(() => index.search(query as string, max)).message).toBe(message);
-  });
-
-  it("accepts a query of exactly the longest length", () => {
-    expect(new Bm25Index(documents).search("q".repeat(MAX_SEARCH_QUERY_CHARS), 5)).toEqual([]);
-  });
-});
+/** No time bound: a test about what a search finds must not depend on how loaded the machine is. */
+const UNBOUNDED = { maxMs: Number.POSITIVE_INFINITY };
 
 describe("searchByRegex", () => {
   const documents = [
@@ -207,11 +121,169 @@ describe("searchByRegex", () => {
     const many = Array.from({ length: 200 }, (_, i) => doc(`t${i}`, "x".repeat(5_000)));
     const { message } = thrown(() => searchByRegex(many, ".{990}", 5));
     expect(message).toMatchInlineSnapshot(
-      `"searchRegex: pattern is too complex to search 819890 characters of tool names and descriptions (about 991 steps per character, at most 24 here): use a simpler one"`,
+      `"searchRegex: pattern is too complex to search 819890 characters of tool names and descriptions (about 991 steps per character, at most 24 here): use fewer wildcards, classes and repetitions"`,
     );
     // A simple pattern over the same documents runs, and the heavy one over a few documents.
     expect(names(searchByRegex(many, "t1\\d\\d", 2))).toEqual(["t100", "t101"]);
     expect(names(searchByRegex(many.slice(0, 2), ".{990}", 5))).toEqual(["t0", "t1"]);
+  });
+});
+
+describe("searchByRegex over 10,000 tools (issue 26: a work bound of pattern length × characters)", () => {
+  // 10,000 tools of about 260 characters: 2.6 million characters. A bound of program size ×
+  // characters refused every pattern of more than 7 instructions here, plain words included.
+  const words = "read write list create delete update issue pull request branch commit user channel message send".split(
+    " ",
+  );
+  const many = Array.from({ length: 10_000 }, (_, index) => {
+    const word = (offset: number) => words[(index * 7 + offset * 3) % words.length] as string;
+    const name = `mcp_server${index % 40}_${word(0)}_${word(1)}_${index}`;
+    const description = Array.from({ length: 36 }, (_, offset) => word(offset)).join(" ");
+    return doc(name, index === 4_321 ? `${description} on the filesystem` : description);
+  });
+  many.push(doc("mcp_github_get_issues", "Get the issues of a repository"));
+
+  it("plain words and ordinary patterns run (one step per character on the engine's DFA)", () => {
+    const characters = many.reduce((sum, { name, description }) => sum + name.length + description.length, 0);
+    expect(characters).toBeGreaterThan(2_500_000);
+    expect(names(searchByRegex(many, "filesystem", 5, UNBOUNDED))).toEqual([many[4_321]?.name]);
+    expect(names(searchByRegex(many, "(get|list)_(issue|pr)s?\\b", 5, UNBOUNDED))).toEqual(["mcp_github_get_issues"]);
+    expect(names(searchByRegex(many, "^mcp_github_.*issue", 5, UNBOUNDED))).toEqual(["mcp_github_get_issues"]);
+  });
+
+  it("counts a pattern's classes of characters: `[aeiou].{10}\\p{L}#` cannot run on the DFA, so it costs its size per character", () => {
+    // Before, its branching (12) said one step per character on the DFA; but `\p{L}`
+    // case-insensitively makes over 1,300 classes, the DFA's states did not fit, and it built a
+    // state per character: seconds (minutes on a loaded machine) over these tools.
+    expect(thrown(() => searchByRegex(many, THRASHING_PATTERN, 5)).message).toMatch(
+      /^searchRegex: pattern is too complex to search \d+ characters of tool names and descriptions \(about 14 steps per character, at most 7 here\): use fewer wildcards, classes and repetitions$/,
+    );
+  });
+
+  it("still refuses a pattern that defeats the DFA (a wildcard run after a literal): its work would be seconds", () => {
+    expect(thrown(() => searchByRegex(many, "a.{40}b", 5)).message).toMatch(
+      /^searchRegex: pattern is too complex to search \d+ characters of tool names and descriptions \(about 43 steps per character, at most 7 here\): use fewer wildcards, classes and repetitions$/,
+    );
+    expect(() =>
+      searchByRegex(
+        many,
+        "a(?:a|b)(?:a|b)(?:a|b)(?:a|b)(?:a|b)(?:a|b)(?:a|b)(?:a|b)(?:a|b)(?:a|b)(?:a|b)(?:a|b)(?:a|b)c",
+        5,
+      ),
+    ).toThrow(/too complex to search/);
+  });
+
+  it("refuses any pattern over more characters than one search may read, saying to search by keywords", () => {
+    const huge = Array.from({ length: 6_000 }, (_, index) => doc(`t${index}`, "x".repeat(4_000)));
+    expect(thrown(() => searchByRegex(huge, "word", 5)).message).toMatchInlineSnapshot(
+      `"searchRegex: the tools have too many characters of names and descriptions to search by pattern (24028890, at most 20000000): search by keywords"`,
+    );
+  });
+});
+
+describe("searchByRegex: a time budget checked as it searches", () => {
+  const many = Array.from({ length: 1_000 }, (_, index) => doc(`tool_${index}`, "Reads a file"));
+
+  it("stops once its matching has taken maxMs, saying how far it got (the clock injected)", () => {
+    const { message } = thrown(() => searchByRegex(many, "file", 5, { maxMs: 50, now: steppingClock() }));
+    expect(message).toMatchInlineSnapshot(
+      `"searchRegex: pattern took too long to search the tools (over 50 ms, 51 of 1000 searched): use a simpler pattern, or search by keywords"`,
+    );
+  });
+
+  it("returns its matches when it ends within the budget, also when the last document ends past it", () => {
+    expect(names(searchByRegex(many, "tool_99\\d", 3, { maxMs: 2_000, now: steppingClock() }))).toEqual([
+      "tool_990",
+      "tool_991",
+      "tool_992",
+    ]);
+    expect(names(searchByRegex(many.slice(0, 60), "file", 2, { maxMs: 59, now: steppingClock() }))).toEqual([
+      "tool_0",
+      "tool_1",
+    ]);
+  });
+
+  it("runs a pattern that would thrash re2js's DFA on the program instead: it answers over tools of varied text", () => {
+    const varied = Array.from({ length: 200 }, (_, index) => doc(`t${index}`, thrashingText(200, index + 1)));
+    varied.push(doc("needle", "a0123456789ß#"));
+    expect(names(searchByRegex(varied, THRASHING_PATTERN, 5, UNBOUNDED))).toEqual(["needle"]);
+  });
+});
+
+describe("searchByRegexInSlices", () => {
+  const many = Array.from({ length: 100 }, (_, index) =>
+    doc(`tool_${index}`, index % 2 ? "Reads a file" : "Sends mail"),
+  );
+
+  it("finds what searchByRegex finds, yielding to the event loop between slices (10 ms each)", async () => {
+    const order: string[] = [];
+    const search = searchByRegexInSlices(many, "file|tool_[0-4]$", 5, { maxMs: 1_000, now: steppingClock() });
+    setImmediate(() => order.push("other work"));
+    const found = await search;
+    order.push("search done");
+    expect(order).toEqual(["other work", "search done"]);
+    expect(found).toEqual(searchByRegex(many, "file|tool_[0-4]$", 5));
+  });
+
+  it("counts its slices' time against maxMs", async () => {
+    await expect(searchByRegexInSlices(many, "file", 5, { maxMs: 25, now: steppingClock() })).rejects.toThrow(
+      /^searchRegex: pattern took too long to search the tools \(over 25 ms, 26 of 100 searched\)/,
+    );
+  });
+
+  it("stops at its next slice once the signal is aborted, with the signal's reason", async () => {
+    const controller = new AbortController();
+    const reason = new Error("timed out");
+    const search = searchByRegexInSlices(many, "file", 5, { maxMs: 1_000, now: steppingClock() }, controller.signal);
+    controller.abort(reason);
+    await expect(search).rejects.toBe(reason);
+  });
+
+  it("checks the pattern and max before it starts (a TypeError, as searchByRegex)", async () => {
+    await expect(searchByRegexInSlices(many, "(", 5)).rejects.toThrow(/^searchRegex: pattern "\(" is not a valid/);
+    await expect(searchByRegexInSlices(many, "file", -1)).rejects.toThrow(TypeError);
+    expect(await searchByRegexInSlices(many, "file", 0)).toEqual([]);
+  });
+});
+
+describe("searchByRegex keeps nothing of the model's patterns", () => {
+  it("24 distinct patterns that fill re2js's DFA leave nothing reachable once searched", async () => {
+    // Before, each stayed in the process-wide pattern cache with its DFA (up to 8 MB): ~190 MB
+    // here, and a hostile model ran the process out of memory after ~125 searches.
+    const tools = [doc("tool", thrashingText(1_500))];
+    const retained = await retainedBytes(() => {
+      for (let index = 0; index < 24; index++) {
+        const pattern = THRASHING_PATTERN.replace("]", `${String.fromCharCode(0x100 + index)}]`);
+        expect(searchByRegex(tools, pattern, 5, UNBOUNDED)).toEqual([]);
+      }
+    });
+    expect(retained).toBeLessThan(8 * 1024 * 1024);
+  });
+});
+
+describe("patternCost (what a regex search costs)", () => {
+  it.each([
+    ["calendar", 0],
+    ["filesystem", 0],
+    ["^mcp_github_\\b", 0],
+    ["a{1000}", 0],
+    ["read|write", 1],
+    ["create.*issue", 2],
+    ["(get|list)_(issue|pr)s?", 3],
+    ["[a-z]+_file", 2],
+    ["x{2,5}", 1],
+    ["(?:a|b){5}", 5],
+    ["a.{40}b", 40],
+    ["\\w{3}\\d", 4],
+  ])("%j branches %d times", (pattern, branching) => {
+    expect(patternCost(pattern).branching).toBe(branching);
+  });
+
+  it("counts log₂ of a group's alternatives: ten words in a group branch less than ten wildcards", () => {
+    const { branching } = patternCost(
+      "(?:read|write|list|create|delete|update|issue|pull|request|branch) (?:file|dir)",
+    );
+    expect(branching).toBeCloseTo(Math.log2(10) + 1);
   });
 });
 

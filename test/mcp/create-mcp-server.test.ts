@@ -18,6 +18,7 @@ import { createMcpServer, type McpServerOptions } from "../../src/mcp/index.js";
 import type { Tool, ToolContext } from "../../src/tool.js";
 import { ToolRegistry } from "../../src/tool-registry.js";
 import { errorResult, newToolResult, silentResult, ToolResult, userResult } from "../../src/tool-result.js";
+import { createToolSearchTools } from "../../src/tool-search-tools.js";
 
 const INFO = { name: "test-server", version: "1.2.3" };
 
@@ -203,6 +204,181 @@ describe("createMcpServer: tools/list", () => {
   });
 });
 
+describe("createMcpServer: tools/list in pages", () => {
+  const many = (count: number) =>
+    registryWith(...Array.from({ length: count }, (_, index) => tool(`t${String(index).padStart(3, "0")}`, () => "")));
+
+  it("lists 250 tools in pages of 100: each nextCursor leads to the next page, every tool once, in order", async () => {
+    const { client } = await connect(many(250));
+    const pages: string[][] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await client.listTools(cursor === undefined ? undefined : { cursor });
+      pages.push(page.tools.map((t) => t.name));
+      cursor = page.nextCursor;
+    } while (cursor !== undefined && pages.length < 10);
+    expect(pages.map((page) => page.length)).toEqual([100, 100, 50]);
+    expect(pages.flat()).toEqual(Array.from({ length: 250 }, (_, index) => `t${String(index).padStart(3, "0")}`));
+  });
+
+  it("pageSize sets the page; a registry change between pages neither repeats nor skips a tool that stays", async () => {
+    const registry = many(5);
+    const { client } = await connect(registry, { pageSize: 2 });
+    const first = await client.listTools();
+    expect(first.tools.map((t) => t.name)).toEqual(["t000", "t001"]);
+    registry.unregister("t001");
+    registry.register(tool("t0005", () => ""));
+    const second = await client.listTools({ cursor: first.nextCursor as string });
+    expect(second.tools.map((t) => t.name)).toEqual(["t002", "t003"]);
+    const last = await client.listTools({ cursor: second.nextCursor as string });
+    expect(last.tools.map((t) => t.name)).toEqual(["t004"]);
+    expect(last.nextCursor).toBeUndefined();
+  });
+
+  /** What listing with `cursor` is answered: a JSON-RPC error is its code and message. */
+  const listWith = (client: Client, cursor: string) =>
+    client.listTools({ cursor }).then(
+      (page) => page.tools.map((t) => t.name),
+      (error: unknown) => {
+        expect(error).toBeInstanceOf(McpError);
+        const { code, message } = error as McpError;
+        return `${code} ${message.slice(message.indexOf("invalid cursor"))}`;
+      },
+    );
+  const INVALID = `${ErrorCode.InvalidParams} invalid cursor: send back the nextCursor of the previous page`;
+
+  it.each([
+    ["not a tool name", "../../etc"],
+    ["too long", "x".repeat(65)],
+    ["empty", ""],
+  ])("a cursor that is %s is invalid params (-32602)", async (_case, cursor) => {
+    const { client } = await connect(many(3));
+    expect(await listWith(client, cursor)).toBe(INVALID);
+  });
+
+  it("a cursor the server did not give is invalid params: a tool's name, a made-up one, a tampered one", async () => {
+    const { client } = await connect(many(250));
+    const { nextCursor } = await client.listTools();
+    expect(nextCursor).toEqual(expect.any(String));
+    // Cursors were once the last name of the page: any name-shaped text was taken.
+    for (const forged of ["t150", "zzz", "a", "x".repeat(64), `${nextCursor}x`, (nextCursor as string).slice(1)]) {
+      expect(await listWith(client, forged)).toBe(INVALID);
+    }
+    // The same name signed by someone else: the first part names t099, the MAC is made up.
+    const [name] = (nextCursor as string).split(".");
+    expect(await listWith(client, `${name}.${"A".repeat(22)}`)).toBe(INVALID);
+    expect(await listWith(client, `${Buffer.from("t199").toString("base64url")}.${nextCursor?.split(".")[1]}`)).toBe(
+      INVALID,
+    );
+    expect((await listWith(client, nextCursor as string))[0]).toBe("t100");
+  });
+
+  it("a cursor is valid on its connection only: another client's is invalid params", async () => {
+    const registry = many(250);
+    const first = await connect(registry);
+    const second = await connect(registry);
+    const { nextCursor } = await first.client.listTools();
+    expect(await listWith(second.client, nextCursor as string)).toBe(INVALID);
+    expect((await listWith(first.client, nextCursor as string))[0]).toBe("t100");
+    // Still valid later on its connection (no state is kept per cursor).
+    await first.client.listTools();
+    expect((await listWith(first.client, nextCursor as string))[0]).toBe("t100");
+  });
+
+  it("reads the registry's cached definitions: a listing copies no schema (no getDefinitions per request)", async () => {
+    const registry = many(3);
+    const copies = vi.spyOn(registry, "getDefinitions");
+    const { client } = await connect(registry);
+    for (let request = 0; request < 3; request++) expect((await client.listTools()).tools).toHaveLength(3);
+    expect(copies).not.toHaveBeenCalled();
+  });
+});
+
+describe("createMcpServer: what a client's search finds belongs to its connection", () => {
+  /** A registry with a visible tool, a hidden `secret_mail` and the discovery tools. */
+  function searchable(ttl = 2) {
+    let runs = 0;
+    const registry = registryWith(tool("visible", () => "v"));
+    registry.registerHidden({ ...tool("secret_mail", () => `sent ${++runs}`), description: "Send a secret email" });
+    for (const each of createToolSearchTools(registry, { ttl })) registry.register(each);
+    return { registry, runs: () => runs };
+  }
+  const search = { name: "tool_search_tool_bm25", arguments: { query: "email" } };
+  const names = async (client: Client) => (await client.listTools()).tools.map((t) => t.name);
+  const text = (result: Awaited<ReturnType<Client["callTool"]>>) =>
+    (result.content as Array<{ text: string }>)[0]?.text;
+
+  it("a client's search offers the tool to that client only: other clients, the registry and its runs never see it", async () => {
+    const { registry, runs } = searchable();
+    const first = await connect(registry);
+    const second = await connect(registry);
+    expect(text(await first.client.callTool(search))).toMatch(
+      /^Found 1 tool, callable directly for the next 2 model calls:/,
+    );
+    expect(await names(first.client)).toContain("secret_mail");
+    expect(await names(second.client)).not.toContain("secret_mail");
+    expect(text(await second.client.callTool({ name: "secret_mail" }))).toMatch(/^tool "secret_mail" not found/);
+    expect(registry.getDefinitions().map(({ function: f }) => f.name)).not.toContain("secret_mail");
+    expect(text(await first.client.callTool({ name: "secret_mail" }))).toBe("sent 1");
+    expect(runs()).toBe(1);
+  });
+
+  it("the found tool runs only once the client listed it, for its next ttl calls; the client is told when its list changes", async () => {
+    const { registry, runs } = searchable(3);
+    const { client } = await connect(registry);
+    const changes: string[] = [];
+    client.setNotificationHandler(ToolListChangedNotificationSchema, (n) => void changes.push(n.method));
+    await client.callTool(search); // call 1: offers secret_mail to calls 2 to 4
+    await client.ping();
+    expect(changes).toHaveLength(1);
+    // Called before the client listed it: its model has not seen the tool (nor is it named as available).
+    expect(text(await client.callTool({ name: "secret_mail" }))).toBe(
+      'tool "secret_mail" not found. Available tools: tool_search_tool_bm25, tool_search_tool_regex, visible.',
+    ); // call 2
+    expect(await names(client)).toContain("secret_mail");
+    expect(text(await client.callTool({ name: "nope" }))).toMatch(/Available tools: secret_mail, tool_search/); // call 3
+    expect(text(await client.callTool({ name: "secret_mail" }))).toBe("sent 1"); // call 4
+    await client.ping();
+    expect(changes).toHaveLength(2); // its window ended: the client lists again
+    expect(await names(client)).not.toContain("secret_mail");
+    expect(text(await client.callTool({ name: "secret_mail" }))).toMatch(/^tool "secret_mail" not found/);
+    expect(runs()).toBe(1);
+  });
+
+  it("a registry whose execute is overridden keeps receiving every call (its searches then promote nothing)", async () => {
+    const seen: string[] = [];
+    class Audited extends ToolRegistry {
+      override execute(...args: Parameters<ToolRegistry["execute"]>) {
+        seen.push(args[0]);
+        return super.execute(...args);
+      }
+    }
+    const registry = new Audited();
+    registry.register(tool("visible", () => "v"));
+    registry.registerHidden({ ...tool("secret_mail", () => "sent"), description: "Send a secret email" });
+    for (const each of createToolSearchTools(registry)) registry.register(each);
+    const { client } = await connect(registry);
+    expect(text(await client.callTool({ name: "visible" }))).toBe("v");
+    expect(text(await client.callTool(search))).toMatch(/^Found 1 tool \(not callable here/);
+    expect(seen).toEqual(["visible", "tool_search_tool_bm25"]);
+  });
+
+  it("a reconnection is a new session: what the connection before found is gone", async () => {
+    const { registry } = searchable();
+    const { server, client } = await connect(registry);
+    await client.callTool(search);
+    expect(await names(client)).toContain("secret_mail");
+    await client.close();
+    const again = new Client({ name: "again", version: "0.0.1" });
+    const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverTransport);
+    await again.connect(clientTransport);
+    closers.push(() => again.close());
+    expect(await names(again)).not.toContain("secret_mail");
+    expect(text(await again.callTool({ name: "secret_mail" }))).toMatch(/^tool "secret_mail" not found/);
+  });
+});
+
 describe("createMcpServer: tools/call", () => {
   it("runs the tool through the registry with its arguments and answers with forLLM as text", async () => {
     const calls: unknown[] = [];
@@ -379,7 +555,28 @@ describe("createMcpServer: tools/call", () => {
     });
   });
 
-  it("gives the tool the request id as context.toolCallId", async () => {
+  it.each([
+    ["a number", 42],
+    ["null", null],
+    ["an object", { toString: "x" }],
+    ["missing", undefined],
+  ])(
+    "a name that is %s: the request is refused as invalid params (-32602), not an internal error; no tool runs",
+    async (_case, name) => {
+      let ran = 0;
+      const { client } = await connect(registryWith(tool("t", () => `ran ${++ran}`)));
+      const params = name === undefined ? {} : { name };
+      const request = { method: "tools/call", params } as const;
+      const error = await client.request(request as never, CallToolResultSchema).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(McpError);
+      expect((error as McpError).code).toBe(ErrorCode.InvalidParams);
+      expect((error as McpError).message).toMatch(/^MCP error -32602: .*Invalid tools\/call request: .*"name"/s);
+      expect(ran).toBe(0);
+      expect((await client.callTool({ name: "t" })).content).toEqual([{ type: "text", text: "ran 1" }]);
+    },
+  );
+
+  it("gives each call its own context.toolCallId, unique in the connection", async () => {
     const ids: unknown[] = [];
     const { client } = await connect(
       registryWith(
@@ -392,8 +589,33 @@ describe("createMcpServer: tools/call", () => {
     await client.callTool({ name: "t" });
     await client.callTool({ name: "t" });
     expect(ids).toHaveLength(2);
-    expect(ids.every((id) => typeof id === "string" && /^\d+$/.test(id))).toBe(true);
+    expect(ids.every((id) => typeof id === "string" && /^mcp-[0-9a-f-]{36}-\d+$/.test(id))).toBe(true);
     expect(ids[0]).not.toBe(ids[1]);
+  });
+
+  it("gives calls of two connections with the same JSON-RPC id different toolCallIds (a queued tool joins by id)", async () => {
+    const ids: unknown[] = [];
+    const registry = registryWith(
+      tool("t", (_a, context) => {
+        ids.push(context.toolCallId);
+        return "";
+      }),
+    );
+    // Two clients of one registry: each numbers its requests from the same start.
+    const first = await connect(registry);
+    const second = await connect(registry);
+    await first.client.callTool({ name: "t" });
+    await second.client.callTool({ name: "t" });
+    // The same server, reconnected: a new connection, again numbered from the start.
+    await first.server.close();
+    const again = new Client({ name: "again", version: "0.0.1" });
+    const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
+    await first.server.connect(serverTransport);
+    await again.connect(clientTransport);
+    closers.push(() => again.close());
+    await again.callTool({ name: "t" });
+    expect(ids).toHaveLength(3);
+    expect(new Set(ids).size).toBe(3);
   });
 });
 

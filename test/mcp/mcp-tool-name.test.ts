@@ -93,9 +93,16 @@ describe("mcpToolNames", () => {
       (_, index) => `${"\u0000<>\"'`{}".repeat(index % 7)}tool ${index} 💥`,
     );
     hostile.push("", " ", "-", "_".repeat(200), "\ud800");
+    let lookups = 0;
     const started = performance.now();
-    const result = mcpToolNames("srv", hostile, free);
-    expect(performance.now() - started).toBeLessThan(2_000);
+    const result = mcpToolNames("srv", hostile, () => {
+      lookups++;
+      return false;
+    });
+    // Work, not time: a name is looked up in the registry at most twice (its plain, then its
+    // suffixed form). The time bound is only a safety net against a hang (generous for a busy machine).
+    expect(lookups).toBeLessThanOrEqual(2 * hostile.length);
+    expect(performance.now() - started).toBeLessThan(15_000);
     const assigned = [...result.values()];
     for (const name of assigned) expect(name).toMatch(NAME_PATTERN);
     expect(new Set(assigned).size).toBe(assigned.length);
