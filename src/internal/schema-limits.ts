@@ -545,6 +545,7 @@ class SchemaGraph {
     const node = this.nodes[index] as GraphNode;
     const schema = node.schema as Record<string, unknown>;
     withOwnProtoProperty(schema);
+    withOwnProtoDependency(schema);
     const keys = Object.keys(schema);
     node.keywords = keys.length;
     node.units = 1;
@@ -703,6 +704,29 @@ function withOwnProtoProperty(schema: Record<string, unknown>): void {
   const key = "^__proto__$";
   patterns[key] = Object.hasOwn(patterns, key) ? { allOf: [patterns[key], own] } : own;
   schema.patternProperties = patterns;
+}
+
+/**
+ * Ajv skips a `dependencies` entry keyed `__proto__` (draft-07's form; `dependentRequired` and
+ * `dependentSchemas` check it): `{ dependencies: { __proto__: ["b"] } }` would accept
+ * `{ "__proto__": 1 }`. The entry moves to `allOf` as the same condition — if the value has its
+ * own `__proto__`, it must have the names (or match the schema). Only ever called on the copy of
+ * the schema that is compiled.
+ */
+function withOwnProtoDependency(schema: Record<string, unknown>): void {
+  const { dependencies } = schema;
+  if (!isRecord(dependencies) || !Object.hasOwn(dependencies, "__proto__") || !Object.hasOwn(schema, "dependencies")) {
+    return;
+  }
+  const existing = Object.hasOwn(schema, "allOf") ? schema.allOf : [];
+  if (!Array.isArray(existing)) return; // invalid: Ajv refuses it
+  const dependency = Object.getOwnPropertyDescriptor(dependencies, "__proto__")?.value as unknown;
+  const then = Array.isArray(dependency) ? { required: dependency } : dependency;
+  if (!isSchemaValue(then)) return; // invalid: Ajv refuses it
+  const rest: Record<string, unknown> = {};
+  for (const key of Object.keys(dependencies)) if (key !== "__proto__") rest[key] = dependencies[key];
+  schema.dependencies = rest;
+  schema.allOf = [...existing, { if: { required: ["__proto__"] }, then }];
 }
 
 // ─── Measuring ─────────────────────────────────────────────────────────────────────────────────

@@ -585,3 +585,42 @@ describe("only the arguments' own properties count", () => {
     expect(Object.hasOwn(schema, "patternProperties")).toBe(false);
   });
 });
+
+describe("a draft-07 dependencies entry keyed __proto__ (which Ajv skips) is checked", () => {
+  const schemaOf = (json: string) => JSON.parse(json) as Record<string, unknown>;
+  const sent = (json: string) => JSON.parse(json) as Record<string, unknown>;
+
+  it("as names: an own __proto__ requires them", () => {
+    const validate = compileJsonSchemaValidator(
+      schemaOf('{"type":"object","dependencies":{"__proto__":["b"],"a":["c"]}}'),
+    );
+    expect(errorOf(validate(sent('{"__proto__":1}')))).toMatch(/^b: required property is missing/);
+    expect(validate(sent('{"__proto__":1,"b":2}')).success).toBe(true);
+    expect(validate(sent("{}")).success).toBe(true);
+    expect(validate(sent('{"b":2}')).success).toBe(true);
+    // The other entries are still checked.
+    expect(errorOf(validate(sent('{"a":1}')))).toBe("(root): must have property c when property a is present");
+  });
+
+  it("as a schema: an own __proto__ makes the value match it", () => {
+    const validate = compileJsonSchemaValidator(
+      schemaOf(
+        '{"type":"object","dependencies":{"__proto__":{"properties":{"b":{"type":"string"}},"required":["b"]}}}',
+      ),
+    );
+    expect(validate(sent('{"__proto__":1}')).success).toBe(false);
+    expect(errorOf(validate(sent('{"__proto__":1,"b":2}')))).toMatch(/^b: must be string/);
+    expect(validate(sent('{"__proto__":1,"b":"x"}')).success).toBe(true);
+    expect(validate(sent('{"b":2}')).success).toBe(true);
+  });
+
+  it("beside an allOf of the schema's own, which still applies; the user's schema is left as it was", () => {
+    const schema = schemaOf('{"type":"object","allOf":[{"required":["z"]}],"dependencies":{"__proto__":["b"]}}');
+    const before = JSON.stringify(schema);
+    const validate = compileJsonSchemaValidator(schema);
+    expect(validate(sent('{"__proto__":1,"z":0}')).success).toBe(false);
+    expect(validate(sent('{"__proto__":1}')).success).toBe(false);
+    expect(validate(sent('{"__proto__":1,"b":1,"z":0}')).success).toBe(true);
+    expect(JSON.stringify(schema)).toBe(before);
+  });
+});
