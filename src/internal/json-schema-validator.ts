@@ -391,7 +391,9 @@ const metaValidators = new Map<Dialect, AnyAjv>();
 function checkAgainstMetaSchema(dialect: Dialect, schema: Record<string, unknown>): void {
   let ajv = metaValidators.get(dialect);
   if (ajv === undefined) {
-    ajv = new (loadAjv(dialect))(OPTIONS);
+    // Linear uniqueItems here too: the meta-schemas ask it of `enum` (draft-07) and of name lists,
+    // and Ajv's pairwise check took 25 s for an enum of 100,000 values.
+    ajv = withLinearUniqueItems(new (loadAjv(dialect))(OPTIONS));
     metaValidators.set(dialect, ajv);
   }
   // Ajv's own check and message, as when it validates the schema it is asked to compile.
@@ -546,7 +548,13 @@ export interface CompiledSchema {
 const byObject = new WeakMap<object, CompiledSchema>();
 const byText = new Map<string, CompiledSchema>();
 const MAX_CACHED_TEXTS = 500;
-const CACHED_COST: Readonly<SchemaCost> = { subschemas: 50_000, keywords: 250_000, patterns: 1_000, compiled: 50_000 };
+const CACHED_COST: Readonly<SchemaCost> = {
+  subschemas: 50_000,
+  keywords: 250_000,
+  patterns: 1_000,
+  literals: 2_500_000,
+  compiled: 50_000,
+};
 let cachedCost: SchemaCost = NO_COST;
 
 function cacheByText(text: string, compiled: CompiledSchema): void {
@@ -557,6 +565,7 @@ function cacheByText(text: string, compiled: CompiledSchema): void {
     cachedCost.subschemas > CACHED_COST.subschemas ||
     cachedCost.keywords > CACHED_COST.keywords ||
     cachedCost.patterns > CACHED_COST.patterns ||
+    cachedCost.literals > CACHED_COST.literals ||
     cachedCost.compiled > CACHED_COST.compiled
   ) {
     const [oldest, evicted] = byText.entries().next().value as [string, CompiledSchema];

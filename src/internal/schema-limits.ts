@@ -31,10 +31,18 @@ export interface SchemaCost {
   /** Distinct patterns: `pattern` values and `patternProperties` keys (each one a compiled RE2 program). */
   patterns: number;
   /**
+   * Characters of literal data validation compares values with — the JSON text of `enum` and
+   * `const` values — `$ref`s followed (each as often as validation may compare with it): an enum
+   * of 18,000 numbers reached through 49 × 49 references made one validation compare 43 million
+   * values. (`default` and `examples` are annotations: Ajv compiles nothing for them.)
+   */
+  literals: number;
+  /**
    * What compiling costs, in units of roughly 0.05 ms of CPU: what Ajv compiles — the schema, and
    * each `$ref` target once per way the references write it — one unit per subschema and per
    * keyword that checks something (annotations such as `description` cost nothing; each name a
-   * `dependencies` entry requires counts), and each distinct pattern by the size of its program.
+   * `dependencies` entry requires counts), each distinct pattern by the size of its program, and
+   * literal data by its size (checking it against the meta-schema, copying it: once per schema).
    */
   compiled: number;
 }
@@ -44,6 +52,7 @@ export const SCHEMA_LIMITS: Readonly<SchemaCost> = Object.freeze({
   subschemas: 5_000,
   keywords: 25_000,
   patterns: 100,
+  literals: 500_000,
   compiled: 2_500,
 });
 
@@ -52,11 +61,18 @@ export const REGISTRY_SCHEMA_LIMITS: Readonly<SchemaCost> = Object.freeze({
   subschemas: 100_000,
   keywords: 500_000,
   patterns: 10_000,
+  literals: 5_000_000,
   compiled: 100_000,
 });
 
 /** The cost of a tool whose schema is not compiled (an empty schema, or its own `parseArguments`). */
-export const NO_COST: Readonly<SchemaCost> = Object.freeze({ subschemas: 0, keywords: 0, patterns: 0, compiled: 0 });
+export const NO_COST: Readonly<SchemaCost> = Object.freeze({
+  subschemas: 0,
+  keywords: 0,
+  patterns: 0,
+  literals: 0,
+  compiled: 0,
+});
 
 /**
  * Largest RE2 program one pattern may compile to, in instructions (estimated from the pattern):
@@ -84,6 +100,7 @@ const MEASURES: ReadonlyArray<readonly [keyof SchemaCost, string]> = [
   ["subschemas", "subschemas (its $refs followed)"],
   ["patterns", "patterns"],
   ["keywords", "keywords (its $refs followed)"],
+  ["literals", "characters of enum and const values (its $refs followed)"],
   ["compiled", "units of compiling (each subschema and checking keyword Ajv compiles, patterns by size)"],
 ];
 
@@ -129,6 +146,7 @@ export function subtractCost(a: SchemaCost, b: SchemaCost): SchemaCost {
     subschemas: a.subschemas - b.subschemas,
     keywords: a.keywords - b.keywords,
     patterns: a.patterns - b.patterns,
+    literals: a.literals - b.literals,
     compiled: a.compiled - b.compiled,
   };
 }
@@ -139,6 +157,7 @@ export function addCost(a: SchemaCost, b: SchemaCost): SchemaCost {
     subschemas: a.subschemas + b.subschemas,
     keywords: a.keywords + b.keywords,
     patterns: a.patterns + b.patterns,
+    literals: a.literals + b.literals,
     compiled: a.compiled + b.compiled,
   };
 }
@@ -397,6 +416,10 @@ const META_SCHEMA_UNITS = 100;
 const PATTERN_UNITS = 5;
 /** Instructions of a pattern's program per compile unit. */
 const PATTERN_INSTRUCTIONS_PER_UNIT = 4;
+/** Characters of literal data per compile unit (measured: 100,000 values, 1.2 MB, compiled in 140 ms). */
+const LITERAL_CHARS_PER_UNIT = 400;
+/** Keywords whose value is literal data validation compares values with. */
+const LITERAL_KEYWORDS = ["enum", "const"] as const;
 
 /** The graph's shared node for `true`, `false` and meta-schemas: one check, no keywords, no edges. */
 const LEAF = 0;
@@ -418,6 +441,8 @@ interface GraphNode {
   keywords: number;
   /** Compile units of the node itself: one, and one per checking keyword (or name it checks). */
   units: number;
+  /** Characters of its own `enum` and `const` values, as JSON. */
+  literals: number;
   /**
    * It declares `$dynamicAnchor` (or `$recursiveAnchor: true`): Ajv compiles it as a function of
    * its own each time it compiles it inside another one.
@@ -441,7 +466,9 @@ export interface SchemaAnalysis {
 }
 
 class SchemaGraph {
-  readonly nodes: GraphNode[] = [{ schema: undefined, base: "", keywords: 0, units: 1, anchor: false, edges: [] }];
+  readonly nodes: GraphNode[] = [
+    { schema: undefined, base: "", keywords: 0, units: 1, literals: 0, anchor: false, edges: [] },
+  ];
   /**
    * What Ajv compiles besides the root, by the URI it compiles it under: a node (LEAF for `true`),
    * or {@link META_TARGET} or {@link FALSE_TARGET}.
@@ -453,6 +480,9 @@ class SchemaGraph {
   readonly #limits: Readonly<SchemaCost>;
   #edges = 0;
   #keywords = 0;
+  /** Characters of literal data in the schema, each value once (what compiling it copies and checks). */
+  literals = 0;
+  readonly #literalsCounted = new Set<object>();
   /** `$dynamicAnchor` name → the subschemas that declare it; `$recursiveAnchor: true` under "". */
   #dynamicAnchors: Map<string, Target[]> | undefined;
   /** Nodes holding a `$dynamicRef` or `$recursiveRef`. */
@@ -490,7 +520,7 @@ class SchemaGraph {
     }
     const index = this.nodes.length;
     bases.set(base, index);
-    this.nodes.push({ schema, base, keywords: 0, units: 0, anchor: false, edges: [] });
+    this.nodes.push({ schema, base, keywords: 0, units: 0, literals: 0, anchor: false, edges: [] });
     return index;
   }
 
@@ -566,6 +596,7 @@ class SchemaGraph {
       );
     }
     if (typeof schema.pattern === "string") this.#patterns.add(schema.pattern);
+    this.#countLiterals(node, schema);
 
     if (typeof schema.$ref === "string") {
       const ref = schema.$ref;
@@ -616,6 +647,24 @@ class SchemaGraph {
       const value = schema[keyword];
       if (Array.isArray(value)) for (const item of value) this.#sub(node, item, false);
       else this.#sub(node, value, false);
+    }
+  }
+
+  /** Counts the node's literal data; past the limit in it (each value once), the schema is over it. */
+  #countLiterals(node: GraphNode, schema: Record<string, unknown>): void {
+    for (const keyword of LITERAL_KEYWORDS) {
+      // The schema is a copy made from JSON text: each value has a JSON text of its own.
+      if (Object.hasOwn(schema, keyword)) node.literals += (JSON.stringify(schema[keyword]) as string).length;
+    }
+    // A subschema reached under two base URIs is one object: its data is copied and checked once.
+    if (!this.#literalsCounted.has(schema)) {
+      this.#literalsCounted.add(schema);
+      this.literals += node.literals;
+    }
+    if (this.literals > this.#limits.literals) {
+      throw new SchemaLimitError(
+        `it has more than ${this.#limits.literals} characters of enum and const values, at most ${this.#limits.literals}`,
+      );
     }
   }
 
@@ -838,6 +887,7 @@ function compileUnits(graph: SchemaGraph): number {
   for (const to of graph.compiledRefs.values()) {
     units += to === META_TARGET ? META_SCHEMA_UNITS : to === FALSE_TARGET ? FALSE_UNITS : (body[to] as number);
   }
+  units += Math.ceil(graph.literals / LITERAL_CHARS_PER_UNIT);
   for (const pattern of graph.patterns) {
     const size = patternSize(pattern);
     if (size > MAX_PATTERN_SIZE) {
@@ -911,6 +961,7 @@ export function analyseSchema(
   // refers to outside counts in full.
   const subschemas = new Float64Array(order.length);
   const keywords = new Float64Array(order.length);
+  const literals = new Float64Array(order.length);
   // The longest chain of subschemas from each component on (the component's own all counted).
   const chain = new Float64Array(order.length);
   const recursionEntries: Record<string, unknown>[] = [];
@@ -918,11 +969,13 @@ export function analyseSchema(
     const members = order[component] as number[];
     let visits = 1;
     let words = 0;
+    let data = 0;
     let after = 0;
     let cyclic = false;
     for (const member of members) {
       const node = nodes[member] as GraphNode;
       words += node.keywords;
+      data += node.literals;
       for (const edge of node.edges) {
         const target = of[edge.to] as number;
         if (target === component) {
@@ -931,12 +984,14 @@ export function analyseSchema(
         } else {
           visits += subschemas[target] as number;
           words += keywords[target] as number;
+          data += literals[target] as number;
           after = Math.max(after, chain[target] as number);
         }
       }
     }
     subschemas[component] = Math.min(visits, SHOWN_COUNT);
     keywords[component] = Math.min(words, SHOWN_COUNT);
+    literals[component] = Math.min(data, SHOWN_COUNT);
     chain[component] = members.length + after;
     if (!cyclic) continue;
     for (const member of members) {
@@ -951,6 +1006,7 @@ export function analyseSchema(
     subschemas: subschemas[root] as number,
     keywords: keywords[root] as number,
     patterns: graph.patterns.size,
+    literals: literals[root] as number,
     compiled: 0,
   };
   // What validation would visit first (an exponential fan-out is best told as such), then what

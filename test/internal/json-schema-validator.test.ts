@@ -624,3 +624,19 @@ describe("a draft-07 dependencies entry keyed __proto__ (which Ajv skips) is che
     expect(JSON.stringify(schema)).toBe(before);
   });
 });
+
+describe("a schema's enum is checked against its meta-schema in linear time", () => {
+  it("refuses duplicate enum values as Ajv does (draft-07's meta-schema asks for unique items)", () => {
+    expect(() => compileJsonSchemaValidator({ type: "object", properties: { x: { enum: [1, 2, 1] } } })).toThrow(
+      "schema is invalid: data/properties/x/enum must NOT have duplicate items (items ## 0 and 2 are identical)",
+    );
+  });
+
+  // Ajv's own check compares the values pair by pair: this enum took 18 s to register.
+  it("registers an enum of 60,000 distinct arrays", { timeout: 15_000 }, () => {
+    const values = Array.from({ length: 60_000 }, (_, index) => [index]);
+    const validate = compileJsonSchemaValidator({ type: "object", properties: { x: { enum: values } } });
+    expect(validate({ x: [59_999] }).success).toBe(true);
+    expect(validate({ x: [60_000] }).success).toBe(false);
+  });
+});

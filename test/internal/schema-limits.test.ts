@@ -80,7 +80,7 @@ describe("the expanded size of a schema ($ref fan-out)", () => {
   it("counts each subschema as often as validation would visit it, references followed", () => {
     // root, `value` (its $ref), d0; each level: the allOf node, then two $ref nodes, each → the
     // next level. E(last) = 1, E(level) = 3 + 2 E(next): the root's is 2^(levels + 2) − 1.
-    expect(measure(fanOut(0)).cost).toEqual({ subschemas: 3, keywords: 5, patterns: 0, compiled: 7 });
+    expect(measure(fanOut(0)).cost).toEqual({ subschemas: 3, keywords: 5, patterns: 0, literals: 0, compiled: 7 });
     expect(measure(fanOut(1)).cost.subschemas).toBe(7);
     expect(measure(fanOut(10)).cost.subschemas).toBe(2 ** 12 - 1);
     const reused = { type: "object", properties: { a: { $ref: "#/$defs/p" }, b: { $ref: "#/$defs/p" } } };
@@ -665,6 +665,81 @@ describe("the compiled total per registry", () => {
       ),
     };
   }
+});
+
+describe("literal data: enum and const values, by their JSON size", () => {
+  const ints = (count: number) => Array.from({ length: count }, (_, index) => index);
+
+  it("counts the JSON text of enum and const values, references followed; default and examples are free", () => {
+    const values = ["red", "green", "blue"];
+    const { cost } = measure({
+      type: "object",
+      $defs: { colour: { enum: values } },
+      properties: {
+        a: { $ref: "#/$defs/colour" },
+        b: { $ref: "#/$defs/colour" },
+        c: { const: { x: [1, 2] }, default: "x".repeat(10_000), examples: ["y".repeat(10_000)] },
+      },
+    });
+    const enumChars = JSON.stringify(values).length;
+    expect(cost.literals).toBe(2 * enumChars + JSON.stringify({ x: [1, 2] }).length);
+  });
+
+  it("refuses an enum of 18,000 numbers reached through 49 × 49 references (99 KB; one validation took 4.6 s)", () => {
+    const fan = (ref: string) => ({ allOf: Array.from({ length: 49 }, () => ({ $ref: ref })) });
+    const schema = {
+      type: "object",
+      $defs: { e: { enum: ints(18_000) }, a: fan("#/$defs/e") },
+      properties: { x: fan("#/$defs/a") },
+    };
+    expect(JSON.stringify(schema).length).toBeLessThan(100_000);
+    const error = thrown(() => new ToolRegistry().register(tool("enums", schema)));
+    expect(error).toBeInstanceOf(SchemaLimitError);
+    expect(error.message).toBe(
+      `tool "enums": parameters is over the schema limits: it has ${49 * 49 * JSON.stringify(ints(18_000)).length} characters of enum and const values (its $refs followed), at most ${SCHEMA_LIMITS.literals}`,
+    );
+  });
+
+  it("refuses more literal data than one schema may have before following any reference, and accepts the same enum once", async () => {
+    const values = Array.from({ length: 50_000 }, (_, index) => `value-${index}`);
+    const error = thrown(() => measure({ type: "object", properties: { x: { enum: values } } }));
+    expect(error).toBeInstanceOf(SchemaLimitError);
+    expect(error.message).toBe(
+      `it has more than ${SCHEMA_LIMITS.literals} characters of enum and const values, at most ${SCHEMA_LIMITS.literals}`,
+    );
+    const registry = new ToolRegistry();
+    registry.register(tool("big_enum", { type: "object", properties: { x: { enum: ints(18_000) } } }));
+    expect((await registry.execute("big_enum", { x: 17_999 })).forLLM).toBe("ran");
+    expect((await registry.execute("big_enum", { x: "no" })).isError).toBe(true);
+  });
+
+  it("counts literal data in units of compiling (Ajv copies and checks it): one unit per 400 characters", () => {
+    const small = measure({ type: "object", properties: { x: { enum: [1] } } }).cost.compiled;
+    const values = ints(10_000);
+    const large = measure({ type: "object", properties: { x: { enum: values } } }).cost.compiled;
+    expect(large - small).toBe(Math.ceil(JSON.stringify(values).length / 400) - 1);
+  });
+
+  it("bounds the registry's total: 1,000 tools of an 82 KB enum each are refused past 5,000,000 characters", () => {
+    const schema = { type: "object", properties: { x: { enum: ints(14_000) } } };
+    const each = JSON.stringify(ints(14_000)).length;
+    const registry = new ToolRegistry();
+    let registered = 0;
+    let error: Error | undefined;
+    for (let index = 0; index < 1_000 && error === undefined; index++) {
+      try {
+        registry.register(tool(`t${index}`, schema));
+        registered++;
+      } catch (caught) {
+        error = caught as Error;
+      }
+    }
+    expect(registered).toBe(Math.floor(REGISTRY_SCHEMA_LIMITS.literals / each));
+    expect(error).toBeInstanceOf(SchemaLimitError);
+    expect(error?.message).toMatch(
+      /with it, the registry's schemas would have \d+ characters of enum and const values \(its \$refs followed\), at most 5000000 \(this one has \d+\)$/,
+    );
+  });
 });
 
 describe("zod tools are validated by zod: the schema limits do not apply", () => {
