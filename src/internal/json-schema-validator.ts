@@ -627,15 +627,18 @@ function build(copy: Record<string, unknown>, analysis: SchemaAnalysis): Compile
 
 /**
  * Compiles a tool's JSON Schema once into an argument validator with standard semantics, after
- * measuring it: a schema over the per-schema limits (`SCHEMA_LIMITS`: subschemas and keywords
- * with its `$ref`s followed, patterns), or one that would take the registry past its own
- * (`used` is what the registry's other schemas cost), is refused before Ajv sees it.
+ * measuring it: a schema over the per-schema limits (`SCHEMA_LIMITS`: subschemas, keywords and
+ * enum/const characters with its `$ref`s followed, patterns, units of compiling), or one `admit`
+ * refuses by throwing (a registry's total, an import's budget), is refused before Ajv sees it.
  * Throws (at registration) a `SchemaLimitError` (a `TypeError`) for a schema over a limit; an
  * `Error` when the schema itself is invalid, refers where Ajv could not follow, or holds a pattern
  * that cannot run on the linear-time engine every pattern runs on (a backreference, lookahead or
  * lookbehind). Validators are cached per schema object and, bounded, per JSON text.
  */
-export function compileJsonSchema(schema: Record<string, unknown>, used: SchemaCost = NO_COST): CompiledSchema {
+export function compileJsonSchema(
+  schema: Record<string, unknown>,
+  admit: (cost: SchemaCost) => void = () => {},
+): CompiledSchema {
   let compiled = byObject.get(schema);
   if (compiled === undefined) {
     if (isEmptySchema(schema)) {
@@ -650,14 +653,14 @@ export function compileJsonSchema(schema: Record<string, unknown>, used: SchemaC
         const copy = JSON.parse(text) as unknown;
         if (!isRecord(copy)) throw new Error("the schema has no JSON object form");
         const analysis = analyseSchema(copy);
-        checkRegistryCost(used, analysis.cost);
+        admit(analysis.cost);
         compiled = build(copy, analysis);
         cacheByText(text, compiled);
       }
     }
     byObject.set(schema, compiled);
   }
-  checkRegistryCost(used, compiled.cost);
+  admit(compiled.cost);
   return compiled;
 }
 

@@ -96,7 +96,8 @@ export const MAX_NESTING = 64;
  */
 export const MAX_CHAIN = 256;
 
-const MEASURES: ReadonlyArray<readonly [keyof SchemaCost, string]> = [
+/** Each measure of a {@link SchemaCost}, as a refusal names it. */
+export const MEASURES: ReadonlyArray<readonly [keyof SchemaCost, string]> = [
   ["subschemas", "subschemas (its $refs followed)"],
   ["patterns", "patterns"],
   ["keywords", "keywords (its $refs followed)"],

@@ -11,11 +11,12 @@ import type { Tool, ToolContext } from "../tool.js";
 import { REGISTERED_TOOL, type ToolRegistry } from "../tool-registry.js";
 import type { ToolResult } from "../tool-result.js";
 import { convertMcpResult } from "./convert-mcp-content.js";
+import { checkRegistration, type Registration, registerImported, type SchemaShareOption } from "./import-budget.js";
 import { mcpToolNames } from "./mcp-tool-name.js";
 import { onToolListChanged } from "./tool-list-changed.js";
 
 /** Options of {@link registerMcpTools}. */
-export interface RegisterMcpToolsOptions {
+export interface RegisterMcpToolsOptions extends SchemaShareOption {
   /**
    * Names the server in tool names (`mcp_<server>_<tool>`, sanitised), in descriptions
    * (`[MCP:<server>] …`, as given) and in error messages. Not empty.
@@ -129,7 +130,7 @@ interface Settings {
   registry: ToolRegistry;
   client: Client;
   serverName: string;
-  hidden: boolean;
+  registration: Registration;
   timeout: number;
   logger: ResolvedLogger;
 }
@@ -143,20 +144,16 @@ function checkOptions(registry: unknown, client: unknown, options: unknown): Set
     throw optionError(WHERE, "client", "a connected Client of @modelcontextprotocol/sdk (v1)", client);
   }
   if (!isRecord(options)) throw optionError(WHERE, "options", "an object", options);
-  const { serverName, hidden = false, timeoutMs = DEFAULT_TIMEOUT_MS } = options;
+  const { serverName, timeoutMs = DEFAULT_TIMEOUT_MS } = options;
   if (typeof serverName !== "string" || serverName === "") {
     throw optionError(WHERE, "serverName", "a non-empty string", serverName);
   }
-  if (typeof hidden !== "boolean") throw optionError(WHERE, "hidden", "a boolean", hidden);
   if (!isValidTimeout(timeoutMs)) throw optionError(WHERE, "timeoutMs", TIMEOUT_EXPECTATION, timeoutMs);
-  if (hidden && typeof registry.registerHidden !== "function") {
-    throw optionError(WHERE, "registry", "a ToolRegistry with registerHidden (for hidden: true)", registry);
-  }
   return {
     registry: registry as unknown as ToolRegistry,
     client: client as unknown as Client,
     serverName,
-    hidden,
+    registration: checkRegistration(WHERE, registry, options, serverName),
     timeout: timeoutMs === Number.POSITIVE_INFINITY ? MAX_TIMEOUT_MS : timeoutMs,
     logger: resolveLogger(options.logger, WHERE),
   };
@@ -439,8 +436,7 @@ export async function registerMcpTools(
     // Whatever the registry refuses (an invalid or oversized schema, a lock, a duplicate with
     // onDuplicate "throw") costs this tool only: the others are imported.
     try {
-      if (settings.hidden) registry.registerHidden(tool);
-      else registry.register(tool);
+      registerImported(registry, settings.registration, tool);
     } catch (error) {
       const reason = errorMessage(error);
       const fields = () => ({ server: serverName, mcpTool: cutName(serverTool.name), tool: name, reason });
