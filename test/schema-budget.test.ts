@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { newToolResult, SchemaBudget, type Tool, ToolRegistry } from "../src/index.js";
-import { SchemaLimitError } from "../src/internal/schema-limits.js";
+import { SchemaLimitError } from "../src/internal/schema-cost.js";
 
 function tool(name: string, parameters: Record<string, unknown>): Tool {
   return { name, description: `the ${name} tool`, parameters, execute: () => newToolResult("ran") };

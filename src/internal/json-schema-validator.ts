@@ -8,17 +8,8 @@ import { boundText, cutName, isRecord, jsonText, MAX_VALIDATION_MESSAGE_CHARS } 
 import { unescapePointerSegment } from "./json-pointer.js";
 import { patternSize } from "./pattern-size.js";
 import { testWithSmallDfa } from "./re2-dfa.js";
-import {
-  addCost,
-  analyseSchema,
-  checkRegistryCost,
-  MAX_PATTERN_SIZE,
-  NO_COST,
-  type SchemaAnalysis,
-  type SchemaCost,
-  SchemaLimitError,
-  subtractCost,
-} from "./schema-limits.js";
+import { addCost, MAX_PATTERN_SIZE, NO_COST, type SchemaCost, SchemaLimitError, subtractCost } from "./schema-cost.js";
+import { analyseSchema, type SchemaAnalysis } from "./schema-limits.js";
 
 // Ajv (a CommonJS package) is loaded on the first JSON Schema compilation, not at import: it is
 // the largest part of toolloop's start-up, and apps whose tools all use zod never need it.

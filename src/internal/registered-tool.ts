@@ -5,7 +5,7 @@ import { errorMessage, isPlainObject, quoteName } from "./describe.js";
 import { compileJsonSchema } from "./json-schema-validator.js";
 import { optionError } from "./options.js";
 import { type BudgetShare, checkBudgetCost } from "./schema-budget.js";
-import { addCost, checkRegistryCost, NO_COST, type SchemaCost, SchemaLimitError } from "./schema-limits.js";
+import { addCost, checkRegistryCost, NO_COST, type SchemaCost, SchemaLimitError } from "./schema-cost.js";
 
 const TOOL_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 

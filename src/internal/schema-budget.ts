@@ -1,4 +1,4 @@
-import { MEASURES, REGISTRY_SCHEMA_LIMITS, type SchemaCost, SchemaLimitError } from "./schema-limits.js";
+import { MEASURES, REGISTRY_SCHEMA_LIMITS, type SchemaCost, SchemaLimitError } from "./schema-cost.js";
 
 /** A share of a registry's schema limits, as the public `SchemaBudget` holds it. */
 export interface BudgetShare {

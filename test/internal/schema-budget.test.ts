@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { budgetLimits, checkBudgetCost } from "../../src/internal/schema-budget.js";
-import { NO_COST, REGISTRY_SCHEMA_LIMITS, SchemaLimitError } from "../../src/internal/schema-limits.js";
+import { NO_COST, REGISTRY_SCHEMA_LIMITS, SchemaLimitError } from "../../src/internal/schema-cost.js";
 
 describe("an import's share of the registry's schema limits", () => {
   it("is the share of each measure, rounded down", () => {

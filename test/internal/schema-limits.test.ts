@@ -3,12 +3,8 @@ import * as z from "zod";
 import { defineTool } from "../../src/define-tool.js";
 import { newToolResult, type Tool, ToolRegistry } from "../../src/index.js";
 import { compileJsonSchema } from "../../src/internal/json-schema-validator.js";
-import {
-  analyseSchema,
-  REGISTRY_SCHEMA_LIMITS,
-  SCHEMA_LIMITS,
-  SchemaLimitError,
-} from "../../src/internal/schema-limits.js";
+import { REGISTRY_SCHEMA_LIMITS, SCHEMA_LIMITS, SchemaLimitError } from "../../src/internal/schema-cost.js";
+import { analyseSchema } from "../../src/internal/schema-limits.js";
 import { registerMcpTools } from "../../src/mcp/index.js";
 import { captureLogger } from "../helpers/capture-logger.js";
 import { startScriptedServer, toolList } from "../helpers/mcp-servers.js";
