@@ -1,6 +1,6 @@
 import type { RE2JS } from "re2js";
 import { boundText, errorMessage } from "./describe.js";
-import { compileLinearPattern } from "./json-schema-validator.js";
+import { compileLinearPattern } from "./linear-regexp.js";
 import { optionError } from "./options.js";
 import { patternCost } from "./pattern-size.js";
 import { fitDfa } from "./re2-dfa.js";
