@@ -7,68 +7,25 @@
 import { isPlainObject, showValue } from "../internal/describe.js";
 import { resolveLocalRef } from "../internal/json-pointer.js";
 import type { ToolDefinition } from "../provider.js";
+import {
+  type Context,
+  cutType,
+  inputChars,
+  MAX_DEPTH,
+  MAX_ENUM_VALUES_SHOWN,
+  OUTPUT_CHARS_MIN,
+  OUTPUT_CHARS_PER_INPUT_CHAR,
+  OVER_BOUND,
+  ownChars,
+  REF_DEPTHS,
+  SHORTENED,
+  shortened,
+  spend,
+  TOO_LARGE,
+} from "./gemini-bound.js";
+import { type GeminiFunctionDeclaration, type GeminiSchema, type GeminiSchemaType, typeOf } from "./gemini-schema.js";
 
-/** A type of Gemini's `Schema`, upper-case as the official SDK sends it. */
-export type GeminiSchemaType = "STRING" | "NUMBER" | "INTEGER" | "BOOLEAN" | "ARRAY" | "OBJECT";
-
-/** The subset of OpenAPI 3.0 that Gemini's `FunctionDeclaration.parameters` accepts. */
-export interface GeminiSchema {
-  /** The value's type; absent for "any value". */
-  type?: GeminiSchemaType;
-  /** What the value means, for the model (constraints Gemini cannot express are appended here). */
-  description?: string;
-  /** Only `"enum"`/`"date-time"` for strings, `"int32"`/`"int64"` for integers, `"float"`/`"double"` for numbers. */
-  format?: string;
-  /** `true` when `null` is allowed too. */
-  nullable?: boolean;
-  /** String values only. */
-  enum?: string[];
-  /** An object's properties by name. */
-  properties?: Record<string, GeminiSchema>;
-  /** The names of an object's properties that must be present. */
-  required?: string[];
-  /** The schema of an array's items. */
-  items?: GeminiSchema;
-  /** The value matches at least one of these schemas. */
-  anyOf?: GeminiSchema[];
-  /** int64 counts are strings, as in the API's JSON (and the SDK's types). */
-  minItems?: string;
-  /** Most items of an array (int64 as a string). */
-  maxItems?: string;
-  /** Fewest characters of a string (int64 as a string). */
-  minLength?: string;
-  /** Most characters of a string (int64 as a string). */
-  maxLength?: string;
-  /** Fewest properties of an object (int64 as a string). */
-  minProperties?: string;
-  /** Most properties of an object (int64 as a string). */
-  maxProperties?: string;
-  /** Smallest allowed number (inclusive). */
-  minimum?: number;
-  /** Largest allowed number (inclusive). */
-  maximum?: number;
-  /** A regular expression a string must match. */
-  pattern?: string;
-}
-
-/** One entry of Gemini's `tools: [{ functionDeclarations }]`. */
-export interface GeminiFunctionDeclaration {
-  /** The tool's name, as the model calls it. */
-  name: string;
-  /** What the tool does, for the model. */
-  description: string;
-  /** Absent for a tool without parameters (Gemini rejects an `OBJECT` with no properties there). */
-  parameters?: GeminiSchema;
-}
-
-const TYPES: Readonly<Record<string, GeminiSchemaType>> = {
-  string: "STRING",
-  number: "NUMBER",
-  integer: "INTEGER",
-  boolean: "BOOLEAN",
-  array: "ARRAY",
-  object: "OBJECT",
-};
+export type { GeminiFunctionDeclaration, GeminiSchema, GeminiSchemaType } from "./gemini-schema.js";
 
 // Gemini answers 400 ("only 'enum' and 'date-time' are supported for STRING type") for other formats.
 const FORMATS: Readonly<Record<GeminiSchemaType, readonly string[]>> = {
@@ -81,123 +38,6 @@ const FORMATS: Readonly<Record<GeminiSchemaType, readonly string[]>> = {
 };
 
 const COUNTS = ["minItems", "maxItems", "minLength", "maxLength", "minProperties", "maxProperties"] as const;
-
-// ─── A bound on what one conversion produces ────────────────────────────────────────────────────
-//
-// Gemini's schema has no references, so every `$ref` is expanded where it stands. A recursive
-// reference is cut where it repeats on the path, but schemas whose definitions refer to each other
-// still expand along every path that visits them in a new order: a 2 KB schema of 8 definitions
-// that all refer to each other made 2.4 MB in 1.2 s, growing factorially beyond (a tool imported
-// from an MCP server passes the registry's limits with it: validation checks a cycle once per
-// level of the value, not once per path). So a conversion counts the characters it produces, as
-// JSON, and stops at OUTPUT_CHARS_MIN or OUTPUT_CHARS_PER_INPUT_CHAR × the schema's own size,
-// whichever is more. A schema that does not fit is converted again with fewer nested `$ref`
-// expansions on one path (REF_DEPTHS), each attempt stopped at the bound too; the last one cuts
-// whatever still does not fit. What is cut is sent as a loose schema saying so: the model sees
-// less detail there, and the tool still checks its arguments against its full schema.
-
-/** Characters (as JSON) any schema may take once converted. */
-const OUTPUT_CHARS_MIN = 100_000;
-/** Characters a schema may take once converted, per character of the schema itself. */
-const OUTPUT_CHARS_PER_INPUT_CHAR = 4;
-/** Most nested `$ref` expansions on one path, tried in turn until the conversion fits; then none. */
-const REF_DEPTHS = [Number.POSITIVE_INFINITY, 4, 3, 2, 1] as const;
-/** Deepest nesting converted (Gemini's schemas are trees; a deeper part is cut). */
-const MAX_DEPTH = 100;
-/** Values of a non-string `enum` listed in a description. */
-const MAX_ENUM_VALUES_SHOWN = 20;
-/** Why a part is cut to keep the conversion within its bound. */
-const TOO_LARGE = "the tool's schema is too large to send expanded";
-/** The description of a part cut to keep the conversion within its bound. */
-const SHORTENED = `not shown in full: ${TOO_LARGE}`;
-
-/** Thrown (and caught) when an attempt is over the bound. */
-const OVER_BOUND = Symbol("over the output bound");
-
-interface Context {
-  root: Record<string, unknown>;
-  /** `$ref`s being expanded on the current path: a repeat means a recursive schema. */
-  expanding: Set<string>;
-  /** Characters this conversion may still produce. */
-  left: number;
-  /** Most nested `$ref` expansions on one path in this attempt. */
-  maxRefs: number;
-  /** Nesting of the current node. */
-  depth: number;
-  /** The last attempt: it cuts what does not fit rather than give up. */
-  last: boolean;
-  /** `showValue` of a value already shown (a value reached through many references is read once). */
-  shown: Map<unknown, string>;
-}
-
-/** Takes `chars` from the bound: `false` (or, in an attempt that may fail, a throw) once it is spent. */
-function spend(context: Context, chars: number): boolean {
-  context.left -= chars;
-  if (context.left >= 0) return true;
-  if (!context.last) throw OVER_BOUND;
-  return false;
-}
-
-/** Characters of one converted node as JSON, its subschemas excepted (they count themselves). */
-function ownChars(schema: GeminiSchema): number {
-  let chars = 2;
-  for (const [key, value] of Object.entries(schema)) {
-    chars += key.length + 4;
-    if (typeof value === "string") chars += value.length;
-    else if (typeof value === "number") chars += 24;
-    else if (Array.isArray(value)) for (const item of value) chars += typeof item === "string" ? item.length + 3 : 1;
-    else if (key === "properties" && isPlainObject(value))
-      for (const name of Object.keys(value)) chars += name.length + 4;
-  }
-  return chars;
-}
-
-/** The type a part cut from the conversion is sent with, when its schema names one plainly. */
-function cutType(node: unknown): GeminiSchemaType | undefined {
-  if (!isPlainObject(node)) return undefined;
-  const type = typeOf(node.type);
-  if (type !== undefined) return type;
-  if (isPlainObject(node.properties)) return "OBJECT";
-  return node.items !== undefined || node.prefixItems !== undefined ? "ARRAY" : undefined;
-}
-
-/** What is sent for a part cut to keep the conversion within its bound. */
-function shortened(node: unknown, context: Context): GeminiSchema {
-  const cut: GeminiSchema = {};
-  const type = cutType(node);
-  if (type !== undefined) cut.type = type;
-  cut.description = SHORTENED;
-  context.left -= ownChars(cut);
-  return cut;
-}
-
-/** Input characters, roughly as JSON, each object counted once (a shared or cyclic object too). */
-function inputChars(schema: unknown): number {
-  let chars = 0;
-  const seen = new Set<object>();
-  const stack: unknown[] = [schema];
-  while (stack.length > 0) {
-    const value = stack.pop();
-    if (typeof value === "string") chars += value.length + 2;
-    else if (typeof value !== "object" || value === null) chars += 4;
-    else if (!seen.has(value)) {
-      seen.add(value);
-      chars += 2;
-      if (Array.isArray(value)) for (const item of value) stack.push(item);
-      else {
-        for (const key of Object.keys(value)) {
-          chars += key.length + 3;
-          stack.push((value as Record<string, unknown>)[key]);
-        }
-      }
-    }
-  }
-  return chars;
-}
-
-function typeOf(value: unknown): GeminiSchemaType | undefined {
-  return typeof value === "string" && Object.hasOwn(TYPES, value) ? TYPES[value] : undefined;
-}
 
 /** The type of `enum`/`const` values when the schema names none (`undefined` when they are mixed). */
 function typeOfValues(values: unknown[]): GeminiSchemaType | undefined {
@@ -274,32 +114,34 @@ function convertNode(node: unknown, context: Context): GeminiSchema {
   }
 }
 
-function convertObject(node: Record<string, unknown>, context: Context): GeminiSchema {
-  if (typeof node.$ref === "string") {
-    const ref = node.$ref;
-    const target = resolveLocalRef(ref, context.root);
-    const { $ref: _ref, ...siblings } = node;
-    const recursive = target === undefined || context.expanding.has(ref);
-    // `expanding` holds the references expanded on this path, one each.
-    if (recursive || context.expanding.size >= context.maxRefs) {
-      // Gemini's `parameters` has no references: a recursive level becomes a schema of its type
-      // (an object when it names none); one cut to fit the bound says so.
-      const cut: GeminiSchema = {};
-      const type = cutType(target) ?? (recursive ? "OBJECT" : undefined);
-      if (type !== undefined) cut.type = type;
-      const description = typeof siblings.description === "string" ? siblings.description : undefined;
-      const text = recursive ? description : withNotes(description, [SHORTENED]);
-      if (text !== undefined) cut.description = text;
-      spend(context, ownChars(cut));
-      return cut;
-    }
-    context.expanding.add(ref);
-    try {
-      return convertNode(isPlainObject(target) ? { ...target, ...siblings } : siblings, context);
-    } finally {
-      context.expanding.delete(ref);
-    }
+/** A node with a `$ref`: its target expanded with the node's other keywords, or cut (recursive, or past the bound). */
+function convertRef(node: Record<string, unknown>, ref: string, context: Context): GeminiSchema {
+  const target = resolveLocalRef(ref, context.root);
+  const { $ref: _ref, ...siblings } = node;
+  const recursive = target === undefined || context.expanding.has(ref);
+  // `expanding` holds the references expanded on this path, one each.
+  if (recursive || context.expanding.size >= context.maxRefs) {
+    // Gemini's `parameters` has no references: a recursive level becomes a schema of its type
+    // (an object when it names none); one cut to fit the bound says so.
+    const cut: GeminiSchema = {};
+    const type = cutType(target) ?? (recursive ? "OBJECT" : undefined);
+    if (type !== undefined) cut.type = type;
+    const description = typeof siblings.description === "string" ? siblings.description : undefined;
+    const text = recursive ? description : withNotes(description, [SHORTENED]);
+    if (text !== undefined) cut.description = text;
+    spend(context, ownChars(cut));
+    return cut;
   }
+  context.expanding.add(ref);
+  try {
+    return convertNode(isPlainObject(target) ? { ...target, ...siblings } : siblings, context);
+  } finally {
+    context.expanding.delete(ref);
+  }
+}
+
+function convertObject(node: Record<string, unknown>, context: Context): GeminiSchema {
+  if (typeof node.$ref === "string") return convertRef(node, node.$ref, context);
 
   if (Array.isArray(node.allOf) && node.allOf.length > 0) {
     const { allOf, ...rest } = node;
