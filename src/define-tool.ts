@@ -4,8 +4,8 @@ import { createRequire } from "node:module";
 import type * as z4 from "zod/v4/core";
 import { safeParse as safeParse4, toJSONSchema as toJSONSchema4 } from "zod/v4/core";
 import { errorMessage, isPlainObject, showValue } from "./internal/describe.js";
-import { formatIssues } from "./internal/json-schema-validator.js";
 import { optionError } from "./internal/options.js";
+import { formatIssues } from "./internal/validation-messages.js";
 import {
   DIRECT_EXECUTE,
   type DirectExecute,

@@ -42,6 +42,7 @@ export type {
 } from "./provider.js";
 export { resumeToolLoop } from "./resume-tool-loop.js";
 export { runToolLoop } from "./run-tool-loop.js";
+export { type RegisterHiddenOptions, SchemaBudget } from "./schema-budget.js";
 export type { ToolLoopStream } from "./stream-tool-loop.js";
 export { streamToolLoop } from "./stream-tool-loop.js";
 export type { ParsedTextToolCalls, TextToolProtocolOptions } from "./text-tool-protocol.js";

@@ -19,6 +19,7 @@ import type { SearchDocument } from "./internal/tool-search.js";
 import type { Logger } from "./logger.js";
 import type { ProgressListener } from "./progress.js";
 import type { ToolDefinition } from "./provider.js";
+import { type RegisterHiddenOptions, type SchemaBudget, schemaBudgetOption } from "./schema-budget.js";
 import type { AsyncCallback, Tool } from "./tool.js";
 import { startToolExecution, type ToolExecution } from "./tool-execution.js";
 import type { ToolResult } from "./tool-result.js";
@@ -48,7 +49,7 @@ export interface ToolRegistryOptions {
 }
 
 /** Options of {@link ToolRegistry.register}. */
-export interface RegisterOptions {
+export interface RegisterOptions extends RegisterHiddenOptions {
   /**
    * A locked tool cannot be overridden: registering its name again throws (whatever `onDuplicate`
    * says) and `unregister` returns `false`.
@@ -207,12 +208,10 @@ export class ToolRegistry {
    * the name is taken and `onDuplicate` is `"throw"`, or its tool is locked.
    */
   register(tool: Tool, options: RegisterOptions = {}): void {
-    if (typeof options !== "object" || options === null) {
-      throw optionError("register", "options", "an object", options);
-    }
+    const budget = schemaBudgetOption("register", options);
     const { locked = false } = options;
     if (typeof locked !== "boolean") throw optionError("register", "locked", "a boolean", locked);
-    this.#add(tool, locked, false);
+    this.#add(tool, locked, false, budget);
   }
 
   /**
@@ -223,15 +222,15 @@ export class ToolRegistry {
    * Replacing a name follows `register`'s rules; a tool replaced this way is hidden from then on.
    * @throws TypeError as `register` does
    */
-  registerHidden(tool: Tool): void {
-    this.#add(tool, false, true);
+  registerHidden(tool: Tool, options: RegisterHiddenOptions = {}): void {
+    this.#add(tool, false, true, schemaBudgetOption("registerHidden", options));
   }
 
-  #add(tool: Tool, locked: boolean, hidden: boolean): void {
+  #add(tool: Tool, locked: boolean, hidden: boolean, budget: SchemaBudget | undefined): void {
     // Checked before the schema is compiled (a skipped tool costs nothing), and again on the name
     // read once by prepareTool (a name getter cannot slip another name past the allowlist).
     if (this.#allowlist !== null && isRecord(tool) && this.#disallowed(tool.name)) return;
-    const entry = prepareTool(tool, this.#tools.values());
+    const entry = prepareTool(tool, this.#tools.values(), budget);
     const { name } = entry;
     if (this.#disallowed(name)) return;
     const replaced = this.#tools.has(name);

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { Job } from "bullmq";
 import { failure } from "../execute-tool-call.js";
 import { isPlainObject, isRecord, quoteName } from "../internal/describe.js";
-import { canonicalJson } from "../internal/json-schema-validator.js";
+import { canonicalJson } from "../internal/unique-items.js";
 import { ToolResult } from "../tool-result.js";
 import type { ToolCompletion } from "./tool-completion.js";
 

@@ -7,68 +7,25 @@
 import { isPlainObject, showValue } from "../internal/describe.js";
 import { resolveLocalRef } from "../internal/json-pointer.js";
 import type { ToolDefinition } from "../provider.js";
+import {
+  type Context,
+  cutType,
+  inputChars,
+  MAX_DEPTH,
+  MAX_ENUM_VALUES_SHOWN,
+  OUTPUT_CHARS_MIN,
+  OUTPUT_CHARS_PER_INPUT_CHAR,
+  OVER_BOUND,
+  ownChars,
+  REF_DEPTHS,
+  SHORTENED,
+  shortened,
+  spend,
+  TOO_LARGE,
+} from "./gemini-bound.js";
+import { type GeminiFunctionDeclaration, type GeminiSchema, type GeminiSchemaType, typeOf } from "./gemini-schema.js";
 
-/** A type of Gemini's `Schema`, upper-case as the official SDK sends it. */
-export type GeminiSchemaType = "STRING" | "NUMBER" | "INTEGER" | "BOOLEAN" | "ARRAY" | "OBJECT";
-
-/** The subset of OpenAPI 3.0 that Gemini's `FunctionDeclaration.parameters` accepts. */
-export interface GeminiSchema {
-  /** The value's type; absent for "any value". */
-  type?: GeminiSchemaType;
-  /** What the value means, for the model (constraints Gemini cannot express are appended here). */
-  description?: string;
-  /** Only `"enum"`/`"date-time"` for strings, `"int32"`/`"int64"` for integers, `"float"`/`"double"` for numbers. */
-  format?: string;
-  /** `true` when `null` is allowed too. */
-  nullable?: boolean;
-  /** String values only. */
-  enum?: string[];
-  /** An object's properties by name. */
-  properties?: Record<string, GeminiSchema>;
-  /** The names of an object's properties that must be present. */
-  required?: string[];
-  /** The schema of an array's items. */
-  items?: GeminiSchema;
-  /** The value matches at least one of these schemas. */
-  anyOf?: GeminiSchema[];
-  /** int64 counts are strings, as in the API's JSON (and the SDK's types). */
-  minItems?: string;
-  /** Most items of an array (int64 as a string). */
-  maxItems?: string;
-  /** Fewest characters of a string (int64 as a string). */
-  minLength?: string;
-  /** Most characters of a string (int64 as a string). */
-  maxLength?: string;
-  /** Fewest properties of an object (int64 as a string). */
-  minProperties?: string;
-  /** Most properties of an object (int64 as a string). */
-  maxProperties?: string;
-  /** Smallest allowed number (inclusive). */
-  minimum?: number;
-  /** Largest allowed number (inclusive). */
-  maximum?: number;
-  /** A regular expression a string must match. */
-  pattern?: string;
-}
-
-/** One entry of Gemini's `tools: [{ functionDeclarations }]`. */
-export interface GeminiFunctionDeclaration {
-  /** The tool's name, as the model calls it. */
-  name: string;
-  /** What the tool does, for the model. */
-  description: string;
-  /** Absent for a tool without parameters (Gemini rejects an `OBJECT` with no properties there). */
-  parameters?: GeminiSchema;
-}
-
-const TYPES: Readonly<Record<string, GeminiSchemaType>> = {
-  string: "STRING",
-  number: "NUMBER",
-  integer: "INTEGER",
-  boolean: "BOOLEAN",
-  array: "ARRAY",
-  object: "OBJECT",
-};
+export type { GeminiFunctionDeclaration, GeminiSchema, GeminiSchemaType } from "./gemini-schema.js";
 
 // Gemini answers 400 ("only 'enum' and 'date-time' are supported for STRING type") for other formats.
 const FORMATS: Readonly<Record<GeminiSchemaType, readonly string[]>> = {
@@ -81,16 +38,6 @@ const FORMATS: Readonly<Record<GeminiSchemaType, readonly string[]>> = {
 };
 
 const COUNTS = ["minItems", "maxItems", "minLength", "maxLength", "minProperties", "maxProperties"] as const;
-
-interface Context {
-  root: Record<string, unknown>;
-  /** `$ref`s being expanded on the current path: a repeat means a recursive schema. */
-  expanding: Set<string>;
-}
-
-function typeOf(value: unknown): GeminiSchemaType | undefined {
-  return typeof value === "string" && Object.hasOwn(TYPES, value) ? TYPES[value] : undefined;
-}
 
 /** The type of `enum`/`const` values when the schema names none (`undefined` when they are mixed). */
 function typeOfValues(values: unknown[]): GeminiSchemaType | undefined {
@@ -114,27 +61,87 @@ function withNotes(description: string | undefined, notes: string[]): string | u
   return description === undefined || description === "" ? text : `${description} (${text})`;
 }
 
+/** Keywords that apply to values of one type only (or two, for numbers). */
+const TYPE_KEYWORDS: Readonly<Record<string, readonly GeminiSchemaType[]>> = {
+  properties: ["OBJECT"],
+  required: ["OBJECT"],
+  minProperties: ["OBJECT"],
+  maxProperties: ["OBJECT"],
+  items: ["ARRAY"],
+  prefixItems: ["ARRAY"],
+  minItems: ["ARRAY"],
+  maxItems: ["ARRAY"],
+  pattern: ["STRING"],
+  minLength: ["STRING"],
+  maxLength: ["STRING"],
+  minimum: ["NUMBER", "INTEGER"],
+  maximum: ["NUMBER", "INTEGER"],
+  exclusiveMinimum: ["NUMBER", "INTEGER"],
+  exclusiveMaximum: ["NUMBER", "INTEGER"],
+};
+
+/** `node` for the branch of a type list that takes `type`: without another type's keywords. */
+function branchOf(node: Record<string, unknown>, type: GeminiSchemaType, name: unknown): Record<string, unknown> {
+  const entries = Object.entries(node).filter(
+    ([key]) =>
+      key !== "description" &&
+      key !== "default" &&
+      key !== "type" &&
+      (!Object.hasOwn(TYPE_KEYWORDS, key) || (TYPE_KEYWORDS[key] as readonly GeminiSchemaType[]).includes(type)),
+  );
+  // Object.fromEntries: a "__proto__" key stays a key.
+  return Object.fromEntries([...entries, ["type", name]]);
+}
+
+/** Converts `nodes` in order; the last attempt stops once the bound is spent (the result is shorter then). */
+function convertEach(nodes: readonly unknown[], context: Context): GeminiSchema[] {
+  const converted: GeminiSchema[] = [];
+  for (const node of nodes) {
+    if (context.last && context.left <= 0) break;
+    converted.push(convertNode(node, context));
+  }
+  return converted;
+}
+
 function convertNode(node: unknown, context: Context): GeminiSchema {
   if (!isPlainObject(node)) return {};
-
-  if (typeof node.$ref === "string") {
-    const ref = node.$ref;
-    const target = resolveLocalRef(ref, context.root);
-    const { $ref: _ref, ...siblings } = node;
-    if (target === undefined || context.expanding.has(ref)) {
-      // Gemini's `parameters` has no references: a recursive level becomes an untyped object.
-      const cut: GeminiSchema = { type: "OBJECT" };
-      const description = typeof siblings.description === "string" ? siblings.description : undefined;
-      if (description !== undefined) cut.description = description;
-      return cut;
-    }
-    context.expanding.add(ref);
-    try {
-      return convertNode(isPlainObject(target) ? { ...target, ...siblings } : siblings, context);
-    } finally {
-      context.expanding.delete(ref);
-    }
+  if (context.depth >= MAX_DEPTH || !spend(context, 2)) return shortened(node, context);
+  context.depth++;
+  try {
+    return convertObject(node, context);
+  } finally {
+    context.depth--;
   }
+}
+
+/** A node with a `$ref`: its target expanded with the node's other keywords, or cut (recursive, or past the bound). */
+function convertRef(node: Record<string, unknown>, ref: string, context: Context): GeminiSchema {
+  const target = resolveLocalRef(ref, context.root);
+  const { $ref: _ref, ...siblings } = node;
+  const recursive = target === undefined || context.expanding.has(ref);
+  // `expanding` holds the references expanded on this path, one each.
+  if (recursive || context.expanding.size >= context.maxRefs) {
+    // Gemini's `parameters` has no references: a recursive level becomes a schema of its type
+    // (an object when it names none); one cut to fit the bound says so.
+    const cut: GeminiSchema = {};
+    const type = cutType(target) ?? (recursive ? "OBJECT" : undefined);
+    if (type !== undefined) cut.type = type;
+    const description = typeof siblings.description === "string" ? siblings.description : undefined;
+    const text = recursive ? description : withNotes(description, [SHORTENED]);
+    if (text !== undefined) cut.description = text;
+    spend(context, ownChars(cut));
+    return cut;
+  }
+  context.expanding.add(ref);
+  try {
+    return convertNode(isPlainObject(target) ? { ...target, ...siblings } : siblings, context);
+  } finally {
+    context.expanding.delete(ref);
+  }
+}
+
+function convertObject(node: Record<string, unknown>, context: Context): GeminiSchema {
+  if (typeof node.$ref === "string") return convertRef(node, node.$ref, context);
 
   if (Array.isArray(node.allOf) && node.allOf.length > 0) {
     const { allOf, ...rest } = node;
@@ -162,16 +169,19 @@ function convertNode(node: unknown, context: Context): GeminiSchema {
       Object.assign(result, inner, result.nullable ? { nullable: true } : {});
       if (description === undefined) description = inner.description;
     } else {
-      result.anyOf = branches.map((branch) => convertNode(branch, context));
+      result.anyOf = convertEach(branches, context);
+      if (result.anyOf.length < branches.length) result.anyOf.push(shortened(undefined, context));
     }
   } else if (types.length > 1) {
-    // `type: ["string", "number"]` → one branch per type (Gemini has no type lists).
-    result.anyOf = types.flatMap((t) => {
+    // `type: ["string", "object"]` → one branch per type (Gemini has no type lists), each with the
+    // keywords of its own type: a string branch never carries the object's properties (each type
+    // copying them all would multiply the schema by the number of types at every level).
+    const typed = types.flatMap((t) => {
       const type = typeOf(t);
-      if (type === undefined) return [];
-      const { description: _description, default: _default, ...branch } = node;
-      return [convertNode({ ...branch, type: t }, context)];
+      return type === undefined ? [] : [branchOf(node, type, t)];
     });
+    result.anyOf = convertEach(typed, context);
+    if (result.anyOf.length < typed.length) result.anyOf.push(shortened(undefined, context));
     types = [];
   }
 
@@ -186,11 +196,22 @@ function convertNode(node: unknown, context: Context): GeminiSchema {
     addConstraints(node, result, notes, context);
   }
 
-  if (node.default !== undefined) notes.push(`default: ${showValue(node.default)}`);
+  if (node.default !== undefined) notes.push(`default: ${show(node.default, context)}`);
   const finalDescription = withNotes(description, notes);
   if (finalDescription === undefined) delete result.description;
   else result.description = finalDescription;
+  spend(context, ownChars(result));
   return result;
+}
+
+/** `showValue`, once per value in a conversion (a value reached through many references is read once). */
+function show(value: unknown, context: Context): string {
+  let text = context.shown.get(value);
+  if (text === undefined) {
+    text = showValue(value);
+    context.shown.set(value, text);
+  }
+  return text;
 }
 
 function mergeAllOf(base: Record<string, unknown>, parts: unknown[]): Record<string, unknown> {
@@ -220,8 +241,12 @@ function addConstraints(node: Record<string, unknown>, result: GeminiSchema, not
       result.enum = values as string[];
     } else if (values.length > 0) {
       // Gemini's enum takes strings only.
+      const shown = values.slice(0, MAX_ENUM_VALUES_SHOWN).map((value) => show(value, context));
+      const more = values.length - shown.length;
       notes.push(
-        values.length === 1 ? `must be ${showValue(values[0])}` : `one of ${values.map(showValue).join(", ")}`,
+        values.length === 1
+          ? `must be ${shown[0]}`
+          : `one of ${shown.join(", ")}${more > 0 ? `, … and ${more} more` : ""}`,
       );
     }
     if (values.length < enumValues.length) result.nullable = true;
@@ -242,9 +267,16 @@ function addConstraints(node: Record<string, unknown>, result: GeminiSchema, not
   if (typeof node.exclusiveMaximum === "number") notes.push(`less than ${node.exclusiveMaximum}`);
 
   if (isPlainObject(node.properties)) {
-    const entries = Object.entries(node.properties).filter(([, value]) => value !== false);
+    const all = Object.entries(node.properties).filter(([, value]) => value !== false);
+    const converted = convertEach(
+      all.map(([, value]) => value),
+      context,
+    );
+    const entries = all.slice(0, converted.length);
+    if (entries.length < all.length)
+      notes.push(`${all.length - entries.length} more properties not shown: ${TOO_LARGE}`);
     // Object.fromEntries defines own keys, so a property named "__proto__" stays a property.
-    result.properties = Object.fromEntries(entries.map(([key, value]) => [key, convertNode(value, context)]));
+    result.properties = Object.fromEntries(entries.map(([key], index) => [key, converted[index] as GeminiSchema]));
     if (Array.isArray(node.required)) {
       const names = new Set(entries.map(([key]) => key));
       const required = node.required.filter((name): name is string => typeof name === "string" && names.has(name));
@@ -256,7 +288,8 @@ function addConstraints(node: Record<string, unknown>, result: GeminiSchema, not
     const items = Array.isArray(node.prefixItems) ? node.prefixItems : node.items;
     if (Array.isArray(items)) {
       // Tuples: Gemini's `items` is one schema, so each position becomes a branch.
-      const converted = items.map((item) => convertNode(item, context));
+      const converted = convertEach(items, context);
+      if (converted.length < items.length) converted.push(shortened(undefined, context));
       if (converted.length === 1) result.items = converted[0] as GeminiSchema;
       else if (converted.length > 1) result.items = { anyOf: converted };
     } else if (items !== undefined) {
@@ -268,14 +301,35 @@ function addConstraints(node: Record<string, unknown>, result: GeminiSchema, not
 /**
  * Converts a JSON Schema (as zod's `z.toJSONSchema` or a hand-written tool makes it) to the OpenAPI
  * 3.0 subset Gemini's `FunctionDeclaration.parameters` accepts: upper-case types; `$ref` expanded
- * inline (a recursive level becomes a plain `OBJECT`); `allOf` merged; `type: [T, "null"]` and
- * `anyOf`/`oneOf` with a null branch → `nullable`; `oneOf` → `anyOf`; `const` → a one-value `enum`.
- * Keywords Gemini rejects are dropped (`$schema`, `additionalProperties`, `title`, `examples`,
- * `not`, `if`, …); constraints the model should still know (`default`, non-string `enum` values,
- * unsupported `format`s, exclusive bounds) are appended to `description`.
+ * inline (a recursive level becomes a schema of the definition's type, `OBJECT` when it names
+ * none, one level down); `allOf` merged; `type: [T, "null"]` and `anyOf`/`oneOf` with a null
+ * branch → `nullable`; `type: [A, B]` → `anyOf`, each branch with its own type's keywords;
+ * `oneOf` → `anyOf`; `const` → a one-value `enum`. Keywords Gemini rejects are dropped (`$schema`,
+ * `additionalProperties`, `title`, `examples`, `not`, `if`, …); constraints the model should still
+ * know (`default`, non-string `enum` values — the first 20 —, unsupported `format`s, exclusive
+ * bounds) are appended to `description`.
+ *
+ * The result is bounded: at most 100,000 characters as JSON, or 4 times the schema's own size when
+ * that is more (expanding references along every path can otherwise grow factorially). A schema
+ * that would be larger is converted with fewer nested `$ref` expansions, then with none, and what
+ * still does not fit is cut; a cut part is sent as a loose schema (its type, when it names one)
+ * whose description says `not shown in full: the tool's schema is too large to send expanded`.
+ * Nesting deeper than 100 levels is cut likewise. Never throws.
  */
 export function toGeminiSchema(schema: Record<string, unknown>): GeminiSchema {
-  return convertNode(schema, { root: schema, expanding: new Set() });
+  const bound = Math.max(OUTPUT_CHARS_MIN, OUTPUT_CHARS_PER_INPUT_CHAR * inputChars(schema));
+  const shown = new Map<unknown, string>();
+  const attempt = (maxRefs: number, last: boolean): GeminiSchema =>
+    convertNode(schema, { root: schema, expanding: new Set(), left: bound, maxRefs, depth: 0, last, shown });
+  for (const maxRefs of REF_DEPTHS) {
+    try {
+      return attempt(maxRefs, false);
+    } catch (error) {
+      if (error !== OVER_BOUND) throw error;
+    }
+  }
+  // No reference expanded, and whatever still does not fit cut.
+  return attempt(0, true);
 }
 
 function isEmptyObjectSchema(schema: GeminiSchema): boolean {
@@ -283,8 +337,10 @@ function isEmptyObjectSchema(schema: GeminiSchema): boolean {
 }
 
 /**
- * Gemini's `functionDeclarations` for these definitions, in the same order. A tool without
- * parameters gets no `parameters` (Gemini rejects an `OBJECT` without properties there).
+ * Gemini's `functionDeclarations` for these definitions, in the same order, each schema converted
+ * by {@link toGeminiSchema} (so bounded in size: a cut part is looser, and the registry still
+ * validates calls against the full schema). A tool without parameters gets no `parameters`
+ * (Gemini rejects an `OBJECT` without properties there).
  * Returns new objects on every call: the official SDK rewrites declarations in place.
  *
  * @example

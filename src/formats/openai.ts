@@ -62,26 +62,49 @@ function isPropertiesObject(schema: JsonObject): schema is JsonObject & { proper
 }
 
 /**
+ * What {@link acceptsNull} found for each schema object in one conversion: a schema many
+ * references lead to is read once (read again for each, 1,000 properties referring to a chain of
+ * 1,000 definitions took over a second).
+ */
+type NullAnswers = Map<object, boolean>;
+
+/**
+ * Longest chain of `$ref`s and branches {@link acceptsNull} follows; past it a schema counts as
+ * accepting `null` — the safe answer: the property is not made nullable, and a `null` is not removed.
+ */
+const MAX_NULL_CHECK_DEPTH = 64;
+
+/**
  * `true` when `schema` accepts `null` as far as its `type`, `enum`, `const`, `$ref`, `anyOf`,
  * `oneOf` and `allOf` tell; an unconstrained schema (`{}`, `true`) accepts it.
  */
-function acceptsNull(schema: unknown, root: unknown, seen: Set<unknown> = new Set()): boolean {
+function acceptsNull(schema: unknown, root: unknown, answers: NullAnswers, depth = 0): boolean {
   if (schema === false) return false;
   if (!isRecord(schema)) return true;
-  if (seen.has(schema)) return true;
-  seen.add(schema);
+  const known = answers.get(schema);
+  if (known !== undefined) return known;
+  if (depth >= MAX_NULL_CHECK_DEPTH) return true;
+  // A reference back to a schema being read (a cycle no validator accepts either) reads as `true`.
+  answers.set(schema, true);
+  const answer = readsNull(schema, root, answers, depth + 1);
+  answers.set(schema, answer);
+  return answer;
+}
+
+function readsNull(schema: JsonObject, root: unknown, answers: NullAnswers, depth: number): boolean {
   if ("type" in schema && !hasType(schema, "null")) return false;
   if (Array.isArray(schema.enum) && !schema.enum.includes(null)) return false;
   if ("const" in schema && schema.const !== null) return false;
   if (typeof schema.$ref === "string") {
     const target = resolveLocalRef(schema.$ref, root);
-    if (target !== undefined && !acceptsNull(target, root, seen)) return false;
+    if (target !== undefined && !acceptsNull(target, root, answers, depth)) return false;
   }
   for (const key of ["anyOf", "oneOf"] as const) {
     const branches = schema[key];
-    if (Array.isArray(branches) && !branches.some((branch) => acceptsNull(branch, root, seen))) return false;
+    if (Array.isArray(branches) && !branches.some((branch) => acceptsNull(branch, root, answers, depth))) return false;
   }
-  if (Array.isArray(schema.allOf) && !schema.allOf.every((branch) => acceptsNull(branch, root, seen))) return false;
+  const { allOf } = schema;
+  if (Array.isArray(allOf) && !allOf.every((branch) => acceptsNull(branch, root, answers, depth))) return false;
   // Strict mode reads a typeless schema with properties as an object.
   if (!("type" in schema) && isRecord(schema.properties)) return false;
   return true;
@@ -102,7 +125,7 @@ function makeNullable(schema: unknown): unknown {
     : { description, anyOf: [rest, { type: "null" }] };
 }
 
-function strictNode(node: unknown, root: unknown): unknown {
+function strictNode(node: unknown, root: unknown, answers: NullAnswers): unknown {
   if (!isRecord(node)) return node;
   const schema: JsonObject = { ...node };
 
@@ -111,8 +134,8 @@ function strictNode(node: unknown, root: unknown): unknown {
     // Object.fromEntries defines own keys, so a property named "__proto__" stays a property.
     const properties: JsonObject = Object.fromEntries(
       Object.entries(schema.properties).map(([key, original]) => {
-        const converted = strictNode(original, root);
-        return [key, required.has(key) || acceptsNull(original, root) ? converted : makeNullable(converted)];
+        const converted = strictNode(original, root, answers);
+        return [key, required.has(key) || acceptsNull(original, root, answers) ? converted : makeNullable(converted)];
       }),
     );
     schema.properties = properties;
@@ -128,21 +151,21 @@ function strictNode(node: unknown, root: unknown): unknown {
     }
   }
   if (isRecord(schema.additionalProperties))
-    schema.additionalProperties = strictNode(schema.additionalProperties, root);
+    schema.additionalProperties = strictNode(schema.additionalProperties, root, answers);
 
-  if (Array.isArray(schema.items)) schema.items = schema.items.map((item) => strictNode(item, root));
-  else if (isRecord(schema.items)) schema.items = strictNode(schema.items, root);
+  if (Array.isArray(schema.items)) schema.items = schema.items.map((item) => strictNode(item, root, answers));
+  else if (isRecord(schema.items)) schema.items = strictNode(schema.items, root, answers);
 
   // Strict mode supports `anyOf` only; zod emits `oneOf` for discriminated unions, whose
   // branches exclude each other anyway.
   const branches = Array.isArray(schema.anyOf) ? schema.anyOf : Array.isArray(schema.oneOf) ? schema.oneOf : undefined;
   if (branches !== undefined) {
-    const anyOf = branches.map((branch) => strictNode(branch, root));
+    const anyOf = branches.map((branch) => strictNode(branch, root, answers));
     delete schema.oneOf;
     schema.anyOf = anyOf;
   }
   if (Array.isArray(schema.allOf)) {
-    const allOf = schema.allOf.map((branch) => strictNode(branch, root));
+    const allOf = schema.allOf.map((branch) => strictNode(branch, root, answers));
     const [only] = allOf;
     const annotationsOnly = Object.keys(schema).every((key) => key === "allOf" || ANNOTATIONS.has(key));
     if (allOf.length === 1 && isRecord(only) && annotationsOnly) {
@@ -155,7 +178,7 @@ function strictNode(node: unknown, root: unknown): unknown {
     const definitions = schema[key];
     if (isRecord(definitions)) {
       schema[key] = Object.fromEntries(
-        Object.entries(definitions).map(([name, definition]) => [name, strictNode(definition, root)]),
+        Object.entries(definitions).map(([name, definition]) => [name, strictNode(definition, root, answers)]),
       );
     }
   }
@@ -185,7 +208,7 @@ function strictNode(node: unknown, root: unknown): unknown {
  */
 export function toOpenAIStrictSchema(schema: Record<string, unknown>): Record<string, unknown> {
   const root: JsonObject = isRecord(schema) ? schema : {};
-  const converted = strictNode(root.type === undefined ? { ...root, type: "object" } : root, root);
+  const converted = strictNode(root.type === undefined ? { ...root, type: "object" } : root, root, new Map());
   return converted as Record<string, unknown>;
 }
 
@@ -205,21 +228,22 @@ function pickBranch(branches: unknown[], value: unknown, root: unknown): unknown
   return fits.length === 1 ? fits[0] : undefined;
 }
 
-function stripNode(value: unknown, schema: unknown, root: unknown, depth: number): unknown {
+function stripNode(value: unknown, schema: unknown, root: unknown, depth: number, answers: NullAnswers): unknown {
   if (depth > 64 || !isRecord(schema) || value === null || typeof value !== "object") return value;
   if (typeof schema.$ref === "string") {
     const target = resolveLocalRef(schema.$ref, root);
-    if (target !== undefined) return stripNode(value, target, root, depth + 1);
+    if (target !== undefined) return stripNode(value, target, root, depth + 1, answers);
   }
   const branches = Array.isArray(schema.anyOf) ? schema.anyOf : Array.isArray(schema.oneOf) ? schema.oneOf : undefined;
   if (branches !== undefined && !isRecord(schema.properties) && schema.items === undefined) {
     const branch = pickBranch(branches, value, root);
-    return branch === undefined ? value : stripNode(value, branch, root, depth + 1);
+    return branch === undefined ? value : stripNode(value, branch, root, depth + 1, answers);
   }
   if (Array.isArray(value)) {
     const { items } = schema;
-    if (Array.isArray(items)) return value.map((item, index) => stripNode(item, items[index], root, depth + 1));
-    return isRecord(items) ? value.map((item) => stripNode(item, items, root, depth + 1)) : value;
+    if (Array.isArray(items))
+      return value.map((item, index) => stripNode(item, items[index], root, depth + 1, answers));
+    return isRecord(items) ? value.map((item) => stripNode(item, items, root, depth + 1, answers)) : value;
   }
   if (!isPlainObject(value) || !isPropertiesObject(schema)) return value;
   const required = new Set(Array.isArray(schema.required) ? schema.required.map(String) : []);
@@ -228,10 +252,10 @@ function stripNode(value: unknown, schema: unknown, root: unknown, depth: number
     const property = Object.hasOwn(schema.properties, key) ? schema.properties[key] : undefined;
     if (property === undefined) {
       entries.push([key, item]);
-    } else if (item === null && !required.has(key) && !acceptsNull(property, root)) {
+    } else if (item === null && !required.has(key) && !acceptsNull(property, root, answers)) {
       // the null strict mode made the model send for an optional field: the tool sees it absent
     } else {
-      entries.push([key, stripNode(item, property, root, depth + 1)]);
+      entries.push([key, stripNode(item, property, root, depth + 1, answers)]);
     }
   }
   // The keys are the model's: `result[key] = …` would make a "__proto__" key the copy's prototype.
@@ -253,7 +277,7 @@ export function stripNullsForOptional(
   args: Record<string, unknown>,
   originalSchema: Record<string, unknown>,
 ): Record<string, unknown> {
-  const result = stripNode(args, originalSchema, originalSchema, 0);
+  const result = stripNode(args, originalSchema, originalSchema, 0, new Map());
   return isRecord(result) ? result : args;
 }
 

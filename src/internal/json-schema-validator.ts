@@ -1,25 +1,23 @@
 import { createRequire } from "node:module";
-import type { Ajv, ErrorObject, Options, ValidateFunction } from "ajv";
+import type { Ajv, Options, ValidateFunction } from "ajv";
 import type { Ajv2019 } from "ajv/dist/2019.js";
 import type { Ajv2020 } from "ajv/dist/2020.js";
-import type { RE2JS } from "re2js";
 import type { ParseArgumentsResult } from "../tool.js";
-import { boundText, cutName, isRecord, jsonText, MAX_VALIDATION_MESSAGE_CHARS } from "./describe.js";
-import { unescapePointerSegment } from "./json-pointer.js";
-import { testWithSmallDfa } from "./re2-dfa.js";
+import { isRecord } from "./describe.js";
 import {
-  addCost,
-  analyseSchema,
-  checkRegistryCost,
-  NO_COST,
-  type SchemaAnalysis,
-  type SchemaCost,
-  subtractCost,
-} from "./schema-limits.js";
+  endPatternWork,
+  linearRegExp,
+  MAX_PATTERN_WORK,
+  PATTERN_WORK_EXCEEDED,
+  startPatternWork,
+} from "./linear-regexp.js";
+import { addCost, NO_COST, type SchemaCost, SchemaLimitError, subtractCost } from "./schema-cost.js";
+import { analyseSchema, type SchemaAnalysis } from "./schema-limits.js";
+import { withLinearUniqueItems } from "./unique-items.js";
+import { formatAjvErrors } from "./validation-messages.js";
 
 // Ajv (a CommonJS package) is loaded on the first JSON Schema compilation, not at import: it is
 // the largest part of toolloop's start-up, and apps whose tools all use zod never need it.
-// re2js likewise, on the first schema `pattern`.
 const require = createRequire(import.meta.url);
 type AjvClass = new (options: Options) => AnyAjv;
 function loadAjv(dialect: Dialect): AjvClass {
@@ -27,287 +25,9 @@ function loadAjv(dialect: Dialect): AjvClass {
   if (dialect === "2019-09") return (require("ajv/dist/2019.js") as { Ajv2019: AjvClass }).Ajv2019;
   return (require("ajv") as { Ajv: AjvClass }).Ajv;
 }
-function loadRe2(): typeof RE2JS {
-  return (require("re2js") as { RE2JS: typeof RE2JS }).RE2JS;
-}
-
-const MAX_REPORTED_ISSUES = 8;
-/** Longest single issue: one long issue must not crowd the others out of the message. */
-const MAX_ISSUE_CHARS = 400;
-/** How many of an enum's allowed values a message lists. */
-const MAX_ENUM_VALUES_SHOWN = 10;
-/** Longest property name (often the model's own) or allowed value echoed in a message. */
-const MAX_ENUM_VALUE_CHARS = 40;
-/** Longest schema pattern quoted in a registration error. */
-const MAX_PATTERN_CHARS = 200;
 
 type AnyAjv = Ajv | Ajv2019 | Ajv2020;
 type Dialect = "draft-07" | "2019-09" | "2020-12";
-
-// ─── Schema patterns on a linear-time engine ────────────────────────────────────────────────────
-//
-// A backtracking engine (V8's RegExp) takes exponential time on patterns such as `^(a+)+$`, and
-// validation is synchronous: no timeout or abort can interrupt it. So every pattern Ajv compiles
-// (`pattern`, `patternProperties` keys, `propertyNames` patterns) runs on re2js, a pure-JS RE2
-// whose matching is linear in the input. A pattern must first be a valid ECMA-262 (`u` mode)
-// regular expression, as JSON Schema says; it is then translated where RE2's syntax or meaning
-// differs, so that it accepts exactly what V8 would.
-
-/** JS `\s` (WhiteSpace and LineTerminator, ECMA-262), as code point ranges; RE2's `\s` is ASCII only. */
-const WHITE_SPACE: ReadonlyArray<readonly [number, number]> = [
-  [0x09, 0x0d],
-  [0x20, 0x20],
-  [0xa0, 0xa0],
-  [0x1680, 0x1680],
-  [0x2000, 0x200a],
-  [0x2028, 0x2029],
-  [0x202f, 0x202f],
-  [0x205f, 0x205f],
-  [0x3000, 0x3000],
-  [0xfeff, 0xfeff],
-];
-const MAX_CODE_POINT = 0x10ffff;
-
-function rangesText(ranges: ReadonlyArray<readonly [number, number]>): string {
-  const hex = (code: number) => `\\x{${code.toString(16)}}`;
-  return ranges.map(([from, to]) => (from === to ? hex(from) : `${hex(from)}-${hex(to)}`)).join("");
-}
-
-function complement(ranges: ReadonlyArray<readonly [number, number]>): Array<[number, number]> {
-  const result: Array<[number, number]> = [];
-  let next = 0;
-  for (const [from, to] of ranges) {
-    if (from > next) result.push([next, from - 1]);
-    next = to + 1;
-  }
-  if (next <= MAX_CODE_POINT) result.push([next, MAX_CODE_POINT]);
-  return result;
-}
-
-/** Class bodies (without brackets), usable inside a class too, where `[^…]` cannot nest. */
-const SPACE_CLASS_BODY = rangesText(WHITE_SPACE);
-const NON_SPACE_CLASS_BODY = rangesText(complement(WHITE_SPACE));
-/** JS `.` without the `s` flag: anything but a line terminator; RE2's `.` only excludes `\n`. */
-const JS_DOT = "[^\\n\\r\\x{2028}\\x{2029}]";
-/** JS `[^]` and `[]`, which RE2 reads as an unclosed class. */
-const ANY_CHARACTER = `[\\x{0}-\\x{${MAX_CODE_POINT.toString(16)}}]`;
-const NO_CHARACTER = `[^\\x{0}-\\x{${MAX_CODE_POINT.toString(16)}}]`;
-/** RE2's inline flag groups, `(?i)` or `(?i-s:`, which V8 (before modifiers) does not know. */
-const INLINE_FLAGS = /^\(\?([imsU]*)(?:-([imsU]*))?([:)])/;
-
-interface TranslatedPattern {
-  /** The pattern in RE2 syntax, with JS meaning. */
-  re2: string;
-  /** The pattern with RE2's inline flag groups made neutral, to check it as a JS (`u`) pattern. */
-  js: string;
-  /** Why RE2 cannot run it (a backreference, lookaround), if it cannot. */
-  unsupported?: string;
-}
-
-function hexEscape(code: number): string {
-  return `\\x{${code.toString(16)}}`;
-}
-
-/** Reads a `\uXXXX` (a surrogate pair of them as one code point) or `\u{X…}` escape at `index`. */
-function readUnicodeEscape(pattern: string, index: number): { code: number; length: number } | undefined {
-  const braced = /^\\u\{([0-9a-fA-F]{1,6})\}/.exec(pattern.slice(index, index + 10));
-  if (braced?.[1] !== undefined) return { code: Number.parseInt(braced[1], 16), length: braced[0].length };
-  const pair = /^\\u([dD][89abAB][0-9a-fA-F]{2})\\u([dD][c-fC-F][0-9a-fA-F]{2})/.exec(pattern.slice(index, index + 12));
-  if (pair?.[1] !== undefined && pair[2] !== undefined) {
-    const high = Number.parseInt(pair[1], 16);
-    const low = Number.parseInt(pair[2], 16);
-    return { code: (high - 0xd800) * 0x400 + (low - 0xdc00) + 0x10000, length: 12 };
-  }
-  const single = /^\\u([0-9a-fA-F]{4})/.exec(pattern.slice(index, index + 6));
-  if (single?.[1] !== undefined) return { code: Number.parseInt(single[1], 16), length: 6 };
-  return undefined;
-}
-
-/**
- * Translates a JSON Schema (ECMA-262, `u` mode) pattern into RE2 syntax with the same meaning:
- * `\u` escapes, JS's Unicode `\s`/`\S` and `.`, `[` inside a class (a POSIX class in RE2),
- * `[\b]`, `\cX`, `[]`, `[^]`, `\p{Script=X}`. Everything else is the same in both syntaxes.
- */
-function translatePattern(pattern: string): TranslatedPattern {
-  const re2: string[] = [];
-  const js: string[] = [];
-  const dots: number[] = [];
-  let dotAll = false;
-  let unsupported: string | undefined;
-  let inClass = false;
-  const both = (text: string) => {
-    re2.push(text);
-    js.push(text);
-  };
-  let index = 0;
-  while (index < pattern.length) {
-    const char = pattern[index] as string;
-    if (char === "\\") {
-      const next = pattern[index + 1];
-      if (next === undefined) {
-        both(char);
-        index++;
-        continue;
-      }
-      const escaped = `\\${next}`;
-      if (next === "u") {
-        const unicode = readUnicodeEscape(pattern, index);
-        if (unicode !== undefined) {
-          re2.push(hexEscape(unicode.code));
-          js.push(pattern.slice(index, index + unicode.length));
-          index += unicode.length;
-          continue;
-        }
-      } else if (next === "s" || next === "S") {
-        const body = next === "s" ? SPACE_CLASS_BODY : NON_SPACE_CLASS_BODY;
-        re2.push(inClass ? body : `[${body}]`);
-        js.push(escaped);
-        index += 2;
-        continue;
-      } else if (next === "b" && inClass) {
-        re2.push(hexEscape(0x08));
-        js.push(escaped);
-        index += 2;
-        continue;
-      } else if (next === "c" && /^[A-Za-z]$/.test(pattern[index + 2] ?? "")) {
-        re2.push(hexEscape((pattern.charCodeAt(index + 2) as number) % 32));
-        js.push(pattern.slice(index, index + 3));
-        index += 3;
-        continue;
-      } else if ((next === "p" || next === "P") && pattern[index + 2] === "{") {
-        const end = pattern.indexOf("}", index);
-        if (end !== -1) {
-          const property = pattern.slice(index + 3, end);
-          re2.push(`\\${next}{${property.replace(/^(?:Script|sc)=/, "")}}`);
-          js.push(pattern.slice(index, end + 1));
-          index = end + 1;
-          continue;
-        }
-      } else if (!inClass && /^[1-9]$/.test(next)) {
-        unsupported ??= `a backreference (${escaped})`;
-      } else if (!inClass && next === "k") {
-        unsupported ??= `a backreference (${escaped}<…>)`;
-      }
-      // Any other escape (a code point, so an astral one stays whole) means the same in both.
-      const length = 1 + ((pattern.codePointAt(index + 1) as number) > 0xffff ? 2 : 1);
-      both(pattern.slice(index, index + length));
-      index += length;
-      continue;
-    }
-    if (inClass) {
-      if (char === "]") inClass = false;
-      re2.push(char === "[" ? "\\[" : char);
-      js.push(char);
-      index++;
-      continue;
-    }
-    if (char === "[") {
-      if (pattern.startsWith("[]", index) || pattern.startsWith("[^]", index)) {
-        const negated = pattern[index + 1] === "^";
-        re2.push(negated ? ANY_CHARACTER : NO_CHARACTER);
-        js.push(negated ? "[^]" : "[]");
-        index += negated ? 3 : 2;
-        continue;
-      }
-      inClass = true;
-      both(char);
-      index++;
-      continue;
-    }
-    if (char === ".") {
-      dots.push(re2.length);
-      re2.push(".");
-      js.push(".");
-      index++;
-      continue;
-    }
-    if (char === "(" && pattern[index + 1] === "?") {
-      const lookaround = /^\(\?(?:=|!|<=|<!)/.exec(pattern.slice(index, index + 4));
-      if (lookaround !== null) {
-        const kind = lookaround[0].includes("<") ? "lookbehind" : "lookahead";
-        unsupported ??= `a ${kind} (${lookaround[0]}…)`;
-      }
-      const flags = INLINE_FLAGS.exec(pattern.slice(index, index + 16));
-      if (flags !== null && (flags[1] !== "" || flags[2] !== undefined)) {
-        if (flags[1]?.includes("s")) dotAll = true;
-        re2.push(flags[0]);
-        js.push(flags[3] === ":" ? "(?:" : "");
-        index += flags[0].length;
-        continue;
-      }
-    }
-    both(char);
-    index++;
-  }
-  // `(?s)` makes `.` match line terminators, which JS's class form of `.` would never do: with
-  // RE2's flags in play, `.` keeps RE2's meaning (a `.` outside `(?s)` then also matches `\r`).
-  if (!dotAll) for (const at of dots) re2[at] = JS_DOT;
-  const result: TranslatedPattern = { re2: re2.join(""), js: js.join("") };
-  if (unsupported !== undefined) result.unsupported = unsupported;
-  return result;
-}
-
-function patternError(pattern: string, reason: string): Error {
-  return new Error(`pattern ${JSON.stringify(boundText(pattern, MAX_PATTERN_CHARS))} ${reason}`);
-}
-
-const LINEAR_ENGINE = "toolloop's linear-time engine (RE2, which has no backreferences, lookahead or lookbehind)";
-
-/** A compiled pattern as Ajv uses it: `test` (a search, as JSON Schema's `pattern` means). */
-export interface LinearRegExp {
-  test(text: string): boolean;
-  toString(): string;
-}
-
-const compiledPatterns = new Map<string, LinearRegExp>();
-const MAX_CACHED_PATTERNS = 500;
-
-/**
- * Ajv's `code.regExp` engine: compiles a schema pattern for re2js, so that matching takes time
- * linear in the input whatever the pattern. Throws (at registration) for a pattern that is not a
- * valid JS regular expression or that RE2 cannot run, naming the pattern and saying why. The flag
- * `i` makes it case-insensitive; other flags only shape the JS check. Cached, with little DFA kept.
- */
-export function linearRegExp(pattern: string, flags: string): LinearRegExp {
-  // Ajv dedupes compiled patterns by `toString()`: it must name the pattern (and it is never the
-  // text of a native RegExp, so the two can never be mixed up).
-  const key = `re2:${flags}:${pattern}`;
-  let compiled = compiledPatterns.get(key);
-  if (compiled !== undefined) return compiled;
-  compiled = { test: testWithSmallDfa(compileLinearPattern(pattern, flags)), toString: () => key };
-  if (compiledPatterns.size >= MAX_CACHED_PATTERNS) {
-    compiledPatterns.delete(compiledPatterns.keys().next().value as string);
-  }
-  compiledPatterns.set(key, compiled);
-  return compiled;
-}
-
-/** {@link linearRegExp}'s compilation, uncached: the tool search's patterns are forgotten after their search. */
-export function compileLinearPattern(pattern: string, flags: string): RE2JS {
-  const translated = translatePattern(pattern);
-  try {
-    new RegExp(translated.js, flags);
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    throw patternError(pattern, `is not a valid regular expression: ${reason}`);
-  }
-  if (translated.unsupported !== undefined) {
-    throw patternError(pattern, `cannot run on ${LINEAR_ENGINE}: it has ${translated.unsupported}`);
-  }
-  let re2: RE2JS;
-  try {
-    re2 = loadRe2().compile(flags.includes("i") ? `(?i)${translated.re2}` : translated.re2);
-  } catch (error) {
-    const reason = (error instanceof Error ? error.message : String(error)).replace(/^error parsing regexp: /, "");
-    const hint = /\\[pP]/.test(reason)
-      ? " (RE2 knows short category names such as \\p{L} and scripts such as \\p{Greek})"
-      : "";
-    throw patternError(pattern, `cannot run on ${LINEAR_ENGINE}: ${reason}${hint}`);
-  }
-  return re2;
-}
-// Ajv writes `code` into standalone validation code only, which toolloop never generates.
-linearRegExp.code = "toolloopLinearRegExp";
 
 // ─── Ajv instances and validators ───────────────────────────────────────────────────────────────
 
@@ -315,13 +35,23 @@ linearRegExp.code = "toolloopLinearRegExp";
 // `strict: false` accepts the vendor keywords tool schemas often carry; Ajv never logs.
 // `ownProperties`: a property is present when it is the value's own — `{}` has no `constructor`
 // or `toString` property, whatever its prototype says.
+// What compiling costs (CPU, measured): `inlineRefs: false` compiles each `$ref` target once, as a
+// function its references call, rather than its code again at every reference (500 references to
+// one definition: 510 ms → 20–90 ms); `code.optimize: false` skips a pass over the generated code
+// that cost about as much as generating it (5,000 properties: 920 → 430–500 ms); `required` and
+// `enum` are checked in a loop from 8 names or values on, not in code written out per name (20
+// lists of 199 required names: 190 ms). None of these changes what validation accepts or the
+// errors it reports; what compiling still costs is bounded by the schema limits.
 const OPTIONS = {
   allErrors: true,
   strict: false,
   validateFormats: false,
   ownProperties: true,
   logger: false,
-  code: { regExp: linearRegExp },
+  inlineRefs: false,
+  loopRequired: 8,
+  loopEnum: 8,
+  code: { regExp: linearRegExp, optimize: false },
 } as const satisfies Options;
 
 // A validator Ajv makes keeps its whole instance alive (the instance is its `self`, the scope of
@@ -335,7 +65,9 @@ const metaValidators = new Map<Dialect, AnyAjv>();
 function checkAgainstMetaSchema(dialect: Dialect, schema: Record<string, unknown>): void {
   let ajv = metaValidators.get(dialect);
   if (ajv === undefined) {
-    ajv = new (loadAjv(dialect))(OPTIONS);
+    // Linear uniqueItems here too: the meta-schemas ask it of `enum` (draft-07) and of name lists,
+    // and Ajv's pairwise check took 25 s for an enum of 100,000 values.
+    ajv = withLinearUniqueItems(new (loadAjv(dialect))(OPTIONS));
     metaValidators.set(dialect, ajv);
   }
   // Ajv's own check and message, as when it validates the schema it is asked to compile.
@@ -347,54 +79,6 @@ function dialectOf(schema: Record<string, unknown>): Dialect {
   if (uri.includes("2020-12")) return "2020-12";
   if (uri.includes("2019-09")) return "2019-09";
   return "draft-07";
-}
-
-// ─── uniqueItems in linear time ─────────────────────────────────────────────────────────────────
-//
-// Ajv compares an array's non-scalar items pair by pair: O(n²) deep comparisons, synchronous, so
-// 20,000 small objects from the model block the event loop for seconds (`maxItems` does not help
-// with `allErrors`). The keyword is replaced by one pass that keys each item by a canonical JSON
-// text (object keys sorted, as JSON Schema equality ignores their order).
-
-/** JSON text with object keys sorted: equal for equal JSON values, whatever their key order. @internal */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  if (typeof value === "object" && value !== null) {
-    const record = value as Record<string, unknown>;
-    const keys = Object.keys(record).sort();
-    return `{${keys.map((key) => `${JSON.stringify(key)}:${canonicalJson(record[key])}`).join(",")}}`;
-  }
-  return JSON.stringify(value) ?? "null";
-}
-
-type UniqueItemsValidator = ((schema: unknown, data: unknown[]) => boolean) & { errors?: Partial<ErrorObject>[] };
-
-const uniqueItems: UniqueItemsValidator = (schema, data) => {
-  uniqueItems.errors = [];
-  if (schema !== true) return true;
-  const seen = new Map<string, number>();
-  for (let index = 0; index < data.length; index++) {
-    const key = canonicalJson(data[index]);
-    const first = seen.get(key);
-    if (first !== undefined) {
-      uniqueItems.errors = [
-        {
-          keyword: "uniqueItems",
-          message: `must NOT have duplicate items (items ## ${first} and ${index} are identical)`,
-          params: { i: index, j: first },
-        },
-      ];
-      return false;
-    }
-    seen.set(key, index);
-  }
-  return true;
-};
-
-function withLinearUniqueItems(ajv: AnyAjv): AnyAjv {
-  ajv.removeKeyword("uniqueItems");
-  ajv.addKeyword({ keyword: "uniqueItems", type: "array", schemaType: "boolean", errors: true, validate: uniqueItems });
-  return ajv;
 }
 
 // ─── Recursive schemas: a bound on the work ─────────────────────────────────────────────────────
@@ -450,9 +134,21 @@ function compile(schema: Record<string, unknown>): ValidateFunction {
   // The schema is toolloop's own copy: `$schema` (which chose the dialect) goes, so that Ajv does
   // not look for a meta-schema it may not have.
   delete schema.$schema;
-  checkAgainstMetaSchema(dialect, schema);
-  const ajv = new (loadAjv(dialect))({ ...OPTIONS, validateSchema: false });
-  return withRecursionCounter(withLinearUniqueItems(ajv)).compile(schema);
+  try {
+    checkAgainstMetaSchema(dialect, schema);
+    const ajv = new (loadAjv(dialect))({ ...OPTIONS, validateSchema: false });
+    return withRecursionCounter(withLinearUniqueItems(ajv)).compile(schema);
+  } catch (error) {
+    // Ajv compiles each reference's target from inside the function that refers to it: a chain of
+    // a few hundred definitions, each referring to the next, overflows the stack (nesting alone is
+    // bounded before). A limit of this engine, said as one.
+    if (error instanceof RangeError && /call stack/i.test(error.message)) {
+      throw new SchemaLimitError("its $refs lead through too many subschemas one after another to compile", {
+        cause: error,
+      });
+    }
+    throw error;
+  }
 }
 
 function isEmptySchema(schema: Record<string, unknown>): boolean {
@@ -478,7 +174,13 @@ export interface CompiledSchema {
 const byObject = new WeakMap<object, CompiledSchema>();
 const byText = new Map<string, CompiledSchema>();
 const MAX_CACHED_TEXTS = 500;
-const CACHED_COST: Readonly<SchemaCost> = { subschemas: 50_000, keywords: 250_000, patterns: 1_000 };
+const CACHED_COST: Readonly<SchemaCost> = {
+  subschemas: 50_000,
+  keywords: 250_000,
+  patterns: 1_000,
+  literals: 2_500_000,
+  compiled: 50_000,
+};
 let cachedCost: SchemaCost = NO_COST;
 
 function cacheByText(text: string, compiled: CompiledSchema): void {
@@ -488,7 +190,9 @@ function cacheByText(text: string, compiled: CompiledSchema): void {
     byText.size > MAX_CACHED_TEXTS ||
     cachedCost.subschemas > CACHED_COST.subschemas ||
     cachedCost.keywords > CACHED_COST.keywords ||
-    cachedCost.patterns > CACHED_COST.patterns
+    cachedCost.patterns > CACHED_COST.patterns ||
+    cachedCost.literals > CACHED_COST.literals ||
+    cachedCost.compiled > CACHED_COST.compiled
   ) {
     const [oldest, evicted] = byText.entries().next().value as [string, CompiledSchema];
     byText.delete(oldest);
@@ -501,25 +205,40 @@ const ACCEPT_ANY: CompiledSchema = {
   cost: NO_COST,
 };
 
-function argumentsValidator(validate: ValidateFunction, recursive: boolean): ArgumentsValidator {
+/**
+ * The validator of a compiled schema; one with recursive parts counts its entries into them, and
+ * one with patterns the steps of matching, each stopping past its bound with an answer the model
+ * can act on.
+ */
+function argumentsValidator(validate: ValidateFunction, recursive: boolean, patterns: boolean): ArgumentsValidator {
   const check = (args: Record<string, unknown>): ParseArgumentsResult => {
     if (validate(args)) return { success: true, data: args };
     return { success: false, error: formatAjvErrors(validate.errors ?? []) };
   };
-  if (!recursive) return check;
+  if (!recursive && !patterns) return check;
   return (args) => {
-    const allowed = RECURSION_BASE + RECURSION_PER_VALUE * countValues(args);
+    const allowed = recursive ? RECURSION_BASE + RECURSION_PER_VALUE * countValues(args) : Number.POSITIVE_INFINITY;
     recursionLeft = allowed;
+    if (patterns) startPatternWork();
     try {
       return check(args);
     } catch (error) {
-      if (error !== RECURSION_EXCEEDED) throw error;
-      return {
-        success: false,
-        error: `(root): too deeply nested to check against the tool's recursive schema (it would enter its recursive parts more than ${allowed} times): nest the arguments less deeply`,
-      };
+      if (error === RECURSION_EXCEEDED) {
+        return {
+          success: false,
+          error: `(root): too deeply nested to check against the tool's recursive schema (it would enter its recursive parts more than ${allowed} times): nest the arguments less deeply`,
+        };
+      }
+      if (error === PATTERN_WORK_EXCEEDED) {
+        return {
+          success: false,
+          error: `(root): the strings are too long to check against the tool's patterns (more than ${MAX_PATTERN_WORK} steps of matching): send shorter strings`,
+        };
+      }
+      throw error;
     } finally {
       recursionLeft = Number.POSITIVE_INFINITY;
+      endPatternWork();
     }
   };
 }
@@ -528,20 +247,24 @@ function argumentsValidator(validate: ValidateFunction, recursive: boolean): Arg
 function build(copy: Record<string, unknown>, analysis: SchemaAnalysis): CompiledSchema {
   for (const entry of analysis.recursionEntries) entry[RECURSION_KEYWORD] = true;
   const validate = compile(copy);
-  return { validate: argumentsValidator(validate, analysis.recursionEntries.length > 0), cost: analysis.cost };
+  const recursive = analysis.recursionEntries.length > 0;
+  return { validate: argumentsValidator(validate, recursive, analysis.cost.patterns > 0), cost: analysis.cost };
 }
 
 /**
  * Compiles a tool's JSON Schema once into an argument validator with standard semantics, after
- * measuring it: a schema over the per-schema limits (`SCHEMA_LIMITS`: subschemas and keywords
- * with its `$ref`s followed, patterns), or one that would take the registry past its own
- * (`used` is what the registry's other schemas cost), is refused before Ajv sees it.
+ * measuring it: a schema over the per-schema limits (`SCHEMA_LIMITS`: subschemas, keywords and
+ * enum/const characters with its `$ref`s followed, patterns, units of compiling), or one `admit`
+ * refuses by throwing (a registry's total, an import's budget), is refused before Ajv sees it.
  * Throws (at registration) a `SchemaLimitError` (a `TypeError`) for a schema over a limit; an
  * `Error` when the schema itself is invalid, refers where Ajv could not follow, or holds a pattern
  * that cannot run on the linear-time engine every pattern runs on (a backreference, lookahead or
  * lookbehind). Validators are cached per schema object and, bounded, per JSON text.
  */
-export function compileJsonSchema(schema: Record<string, unknown>, used: SchemaCost = NO_COST): CompiledSchema {
+export function compileJsonSchema(
+  schema: Record<string, unknown>,
+  admit: (cost: SchemaCost) => void = () => {},
+): CompiledSchema {
   let compiled = byObject.get(schema);
   if (compiled === undefined) {
     if (isEmptySchema(schema)) {
@@ -556,92 +279,18 @@ export function compileJsonSchema(schema: Record<string, unknown>, used: SchemaC
         const copy = JSON.parse(text) as unknown;
         if (!isRecord(copy)) throw new Error("the schema has no JSON object form");
         const analysis = analyseSchema(copy);
-        checkRegistryCost(used, analysis.cost);
+        admit(analysis.cost);
         compiled = build(copy, analysis);
         cacheByText(text, compiled);
       }
     }
     byObject.set(schema, compiled);
   }
-  checkRegistryCost(used, compiled.cost);
+  admit(compiled.cost);
   return compiled;
 }
 
 /** {@link compileJsonSchema}'s validator, for a schema outside any registry. */
 export function compileJsonSchemaValidator(schema: Record<string, unknown>): ArgumentsValidator {
   return compileJsonSchema(schema).validate;
-}
-
-// ─── Messages ───────────────────────────────────────────────────────────────────────────────────
-
-function showAllowedValue(value: unknown): string {
-  const text = typeof value === "string" ? value : (jsonText(value) ?? String(value));
-  const cut = text.length > MAX_ENUM_VALUE_CHARS ? `${text.slice(0, MAX_ENUM_VALUE_CHARS)}…` : text;
-  return typeof value === "string" ? JSON.stringify(cut) : cut;
-}
-
-function pointerToPath(pointer: string): string {
-  if (pointer === "") return "";
-  return pointer
-    .slice(1)
-    .split("/")
-    .map((segment) => cutName(unescapePointerSegment(segment)))
-    .reduce((path, segment) => {
-      if (/^\d+$/.test(segment)) return `${path}[${segment}]`;
-      return path === "" ? segment : `${path}.${segment}`;
-    }, "");
-}
-
-function joinPath(path: string, property: string): string {
-  return path === "" ? property : `${path}.${property}`;
-}
-
-function formatAjvError(error: ErrorObject): string {
-  const path = pointerToPath(error.instancePath);
-  const params = error.params as Record<string, unknown>;
-  if (error.keyword === "required") {
-    return `${joinPath(path, cutName(String(params.missingProperty)))}: required property is missing`;
-  }
-  if (error.keyword === "additionalProperties") {
-    return `${joinPath(path, cutName(String(params.additionalProperty)))}: unknown property is not allowed`;
-  }
-  const where =
-    error.propertyName === undefined
-      ? path || "(root)"
-      : `${path || "(root)"}: property name ${JSON.stringify(cutName(error.propertyName))}`;
-  if (error.keyword === "enum" && Array.isArray(params.allowedValues)) {
-    const allowed = params.allowedValues;
-    const shown = allowed.slice(0, MAX_ENUM_VALUES_SHOWN).map(showAllowedValue).join(", ");
-    const more = allowed.length - MAX_ENUM_VALUES_SHOWN;
-    return `${where}: must be one of ${shown}${more > 0 ? `, … and ${more} more` : ""}`;
-  }
-  return `${where}: ${error.message ?? error.keyword}`;
-}
-
-/**
- * The line a model reads: at most {@link MAX_REPORTED_ISSUES} issues, each bounded, then how many
- * more there were; at most `MAX_VALIDATION_MESSAGE_CHARS` in all, with a marker saying how much
- * was cut.
- */
-function issueLine(shown: readonly string[], total: number): string {
-  const text = shown.map((issue) => boundText(issue, MAX_ISSUE_CHARS)).join("; ");
-  const hidden = total - shown.length;
-  const suffix = hidden > 0 ? `; … and ${hidden} more` : "";
-  return `${boundText(text, MAX_VALIDATION_MESSAGE_CHARS - suffix.length)}${suffix}`;
-}
-
-/**
- * Turns validation issues (JSON Schema's or zod's) into one line a model can act on, naming each
- * property: the first 8 issues, then how many more there were. Each issue and the whole line are
- * bounded (at most 1,000 characters), with a marker saying how many characters were cut.
- */
-export function formatIssues(issues: readonly string[]): string {
-  return issueLine(issues.slice(0, MAX_REPORTED_ISSUES), issues.length);
-}
-
-function formatAjvErrors(errors: readonly ErrorObject[]): string {
-  // `propertyNames` adds a vaguer error ("property name must be valid") after the specific ones.
-  const relevant = errors.filter((error) => error.keyword !== "propertyNames");
-  const issues = (relevant.length > 0 ? relevant : errors).slice(0, MAX_REPORTED_ISSUES).map(formatAjvError);
-  return issueLine(issues, relevant.length > 0 ? relevant.length : errors.length);
 }

@@ -4,7 +4,8 @@ import type { ParseArgumentsResult, Tool } from "../tool.js";
 import { errorMessage, isPlainObject, quoteName } from "./describe.js";
 import { compileJsonSchema } from "./json-schema-validator.js";
 import { optionError } from "./options.js";
-import { addCost, NO_COST, type SchemaCost, SchemaLimitError } from "./schema-limits.js";
+import { type BudgetShare, checkBudgetCost } from "./schema-budget.js";
+import { addCost, checkRegistryCost, NO_COST, type SchemaCost, SchemaLimitError } from "./schema-cost.js";
 
 const TOOL_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -18,6 +19,8 @@ export interface RegisteredTool {
   validate: (args: Record<string, unknown>) => ParseArgumentsResult;
   /** What compiling its JSON Schema cost (none for a tool with its own `parseArguments`), for the registry's limits. */
   cost?: SchemaCost;
+  /** The budget its schema counts against besides the registry's total, when registered with one. */
+  budget?: BudgetShare;
   /** The registry's logger bound to `{ tool }`, made on the tool's first call. */
   logger?: Logger;
 }
@@ -39,21 +42,38 @@ function validateTool(tool: Tool): { name: string; description: string; paramete
   return { name, description, parameters };
 }
 
-/** What the schemas of `registered` cost together, leaving out the tool named `name` (a registration replaces it). */
-function registeredCost(registered: Iterable<RegisteredTool>, name: string): SchemaCost {
-  let used: SchemaCost = NO_COST;
-  for (const entry of registered) if (entry.name !== name && entry.cost !== undefined) used = addCost(used, entry.cost);
-  return used;
+/**
+ * What the schemas of `registered` cost together, and those registered with `budget`, leaving out
+ * the tool named `name` (a registration replaces it).
+ */
+function registeredCost(
+  registered: Iterable<RegisteredTool>,
+  name: string,
+  budget: BudgetShare | undefined,
+): { all: SchemaCost; budget: SchemaCost } {
+  let all: SchemaCost = NO_COST;
+  let inBudget: SchemaCost = NO_COST;
+  for (const entry of registered) {
+    if (entry.name === name || entry.cost === undefined) continue;
+    all = addCost(all, entry.cost);
+    if (budget !== undefined && entry.budget === budget) inBudget = addCost(inBudget, entry.cost);
+  }
+  return { all, budget: inBudget };
 }
 
 /**
  * Checks a tool and prepares it once: its definition is built and frozen, its schema measured and
  * compiled (a tool's own `parseArguments` is used instead when it has one). `parameters` is read
- * only here. `registered`: the registry's tools, whose schemas count against its limits.
+ * only here. `registered`: the registry's tools, whose schemas count against its limits; `budget`:
+ * the share of those limits the tool counts against with the others registered with it.
  * @throws TypeError for a tool the registry cannot hold (a `SchemaLimitError` for a schema over the
- * limits of one schema or of the registry)
+ * limits of one schema, of the registry or of the budget)
  */
-export function prepareTool(tool: Tool, registered: Iterable<RegisteredTool> = []): RegisteredTool {
+export function prepareTool(
+  tool: Tool,
+  registered: Iterable<RegisteredTool> = [],
+  budget?: BudgetShare,
+): RegisteredTool {
   const checked = validateTool(tool);
   const { name } = checked;
   const definition: ToolDefinition = Object.freeze({ type: "function", function: checked });
@@ -61,8 +81,14 @@ export function prepareTool(tool: Tool, registered: Iterable<RegisteredTool> = [
     return { tool, name, definition, validate: tool.parseArguments.bind(tool) };
   }
   try {
-    const { validate, cost } = compileJsonSchema(checked.parameters, registeredCost(registered, name));
-    return { tool, name, definition, validate, cost };
+    const used = registeredCost(registered, name, budget);
+    const { validate, cost } = compileJsonSchema(checked.parameters, (cost) => {
+      checkRegistryCost(used.all, cost);
+      if (budget !== undefined) checkBudgetCost(budget, used.budget, cost);
+    });
+    const entry: RegisteredTool = { tool, name, definition, validate, cost };
+    if (budget !== undefined) entry.budget = budget;
+    return entry;
   } catch (error) {
     if (error instanceof SchemaLimitError) {
       throw new SchemaLimitError(`tool ${quoteName(name)}: parameters is over the schema limits: ${error.message}`, {

@@ -1,307 +1,35 @@
-import { createRequire } from "node:module";
-import type * as AjvResolve from "ajv/dist/compile/resolve.js";
-import type { UriResolver } from "ajv/dist/types/index.js";
-import { boundText, isRecord } from "./describe.js";
-import { unescapePointerSegment } from "./json-pointer.js";
+import { boundText } from "./describe.js";
+import { patternSize } from "./pattern-size.js";
+import { RefResolver } from "./ref-resolver.js";
+import {
+  checkSchemaCost,
+  countText,
+  MAX_CHAIN,
+  MAX_NESTING,
+  MAX_PATTERN_SIZE,
+  SCHEMA_LIMITS,
+  type SchemaCost,
+  SchemaLimitError,
+  SHOWN_COUNT,
+} from "./schema-cost.js";
+import {
+  type Edge,
+  FALSE_TARGET,
+  FALSE_UNITS,
+  type GraphNode,
+  LEAF,
+  META_TARGET,
+  SchemaGraph,
+} from "./schema-graph.js";
 
-// ─── What a schema costs ────────────────────────────────────────────────────────────────────────
-//
-// Validation is synchronous: once Ajv runs, no timeout or abort can stop it. And what it runs is
-// the schema *expanded*: Ajv inlines a `$ref`'s target at each reference (or calls it), so 40
-// levels of `allOf: [{ $ref: next }, { $ref: next }]` — 3 KB of JSON — make about 2⁴² subschemas
-// to check on the first call. Compiling costs too: several milliseconds per pattern and about half
-// a millisecond per subschema (on a busy 2-core machine), and memory with it (about 10 KB and 1 KB). So before a schema is compiled, its expanded size is
-// computed — in time linear in the schema, each subschema measured once — and a schema over the
-// limits is refused at registration, saying why.
-
-/** What compiling a schema, and validating a value against it, costs, as the limits count it. */
-export interface SchemaCost {
-  /**
-   * Subschemas validation may visit for one value, `$ref`s followed: the schema as Ajv expands
-   * it. A recursive part counts once (how often it runs depends on the value: see
-   * {@link SchemaAnalysis.recursionEntries}).
-   */
-  subschemas: number;
-  /** Keywords of those subschemas (expanded likewise): the size of the code Ajv generates. */
-  keywords: number;
-  /** Distinct patterns: `pattern` values and `patternProperties` keys (each one a compiled RE2 program). */
-  patterns: number;
-}
-
-/** Most one schema may cost. */
-export const SCHEMA_LIMITS: Readonly<SchemaCost> = Object.freeze({
-  subschemas: 5_000,
-  keywords: 25_000,
-  patterns: 100,
-});
-
-/** Most the schemas of one registry's tools may cost together (and so one MCP import). */
-export const REGISTRY_SCHEMA_LIMITS: Readonly<SchemaCost> = Object.freeze({
-  subschemas: 100_000,
-  keywords: 500_000,
-  patterns: 10_000,
-});
-
-/** The cost of a tool whose schema is not compiled (an empty schema, or its own `parseArguments`). */
-export const NO_COST: Readonly<SchemaCost> = Object.freeze({ subschemas: 0, keywords: 0, patterns: 0 });
-
-const MEASURES: ReadonlyArray<readonly [keyof SchemaCost, string]> = [
-  ["subschemas", "subschemas (its $refs followed)"],
-  ["patterns", "patterns"],
-  ["keywords", "keywords (its $refs followed)"],
-];
-
-/** A schema over a limit: a `TypeError` (what `register` throws), told apart from an invalid schema. */
-export class SchemaLimitError extends TypeError {
-  override readonly name = "SchemaLimitError";
-}
-
-/** Counts beyond this are shown as such: an exponential expansion has no exact size worth printing. */
-const SHOWN_COUNT = 1e15;
-
-function countText(count: number): string {
-  return count >= SHOWN_COUNT ? "more than 10^15" : String(count);
-}
-
-/** Throws a {@link SchemaLimitError} when `cost` is over `limits`, saying which measure and by how much. */
-export function checkSchemaCost(cost: SchemaCost, limits: Readonly<SchemaCost> = SCHEMA_LIMITS): void {
-  for (const [measure, what] of MEASURES) {
-    if (cost[measure] > limits[measure]) {
-      throw new SchemaLimitError(`it has ${countText(cost[measure])} ${what}, at most ${limits[measure]}`);
-    }
-  }
-}
-
-/**
- * Throws a {@link SchemaLimitError} when a registry whose schemas already cost `used` cannot take
- * one more that costs `cost`.
- */
-export function checkRegistryCost(used: SchemaCost, cost: SchemaCost): void {
-  for (const [measure, what] of MEASURES) {
-    const total = used[measure] + cost[measure];
-    if (total > REGISTRY_SCHEMA_LIMITS[measure]) {
-      throw new SchemaLimitError(
-        `with it, the registry's schemas would have ${total} ${what}, at most ${REGISTRY_SCHEMA_LIMITS[measure]} (this one has ${cost[measure]})`,
-      );
-    }
-  }
-}
-
-/** `a - b`, measure by measure. */
-export function subtractCost(a: SchemaCost, b: SchemaCost): SchemaCost {
-  return {
-    subschemas: a.subschemas - b.subschemas,
-    keywords: a.keywords - b.keywords,
-    patterns: a.patterns - b.patterns,
-  };
-}
-
-/** `a + b`, measure by measure. */
-export function addCost(a: SchemaCost, b: SchemaCost): SchemaCost {
-  return {
-    subschemas: a.subschemas + b.subschemas,
-    keywords: a.keywords + b.keywords,
-    patterns: a.patterns + b.patterns,
-  };
-}
-
-// ─── Resolving $ref as Ajv does ─────────────────────────────────────────────────────────────────
-//
-// The bound is only as good as the resolution: a `$ref` followed to another target than Ajv's
-// would measure another schema. So references are resolved with Ajv's own functions (its URI
-// resolver, its collection of `$id`s and anchors) in the order Ajv's `resolveRef` tries them; a
-// reference that cannot be followed that way is refused, never counted as free.
-
-const require = createRequire(import.meta.url);
-
-interface AjvHelpers {
-  resolve: typeof AjvResolve;
-  uri: UriResolver;
-}
-let helpers: AjvHelpers | undefined;
-
-function ajvHelpers(): AjvHelpers {
-  helpers ??= {
-    resolve: require("ajv/dist/compile/resolve.js") as typeof AjvResolve,
-    uri: (require("ajv/dist/runtime/uri.js") as { default: UriResolver }).default,
-  };
-  return helpers;
-}
-
-/** Ajv's meta-schemas, which every Ajv instance holds: a `$ref` to one is a known, fixed-size schema. */
-const META_SCHEMA = /^https?:\/\/json-schema\.org\//;
-/** Path segments after which Ajv does not let an `$id` change the base URI (a map of names, not a schema). */
-const PREVENT_SCOPE_CHANGE = new Set(["properties", "patternProperties", "enum", "dependencies", "definitions"]);
-/** Most `$id` redirections followed for one reference (Ajv follows them without a bound). */
-const MAX_REDIRECTIONS = 64;
-
-type SchemaValue = Record<string, unknown> | boolean;
-interface Target {
-  schema: SchemaValue;
-  /** The base URI the target's own references resolve against. */
-  base: string;
-}
-/** A reference to a meta-schema. */
-const META = Symbol("meta-schema");
-
-class RefResolver {
-  readonly #root: Record<string, unknown>;
-  readonly rootBase: string;
-  readonly #helpers: AjvHelpers;
-  /** Absolute `$id`s and anchors of the document → the URI of what they name (Ajv's `this.refs`). */
-  #ids: Record<string, unknown> | undefined;
-  /** Anchors of a document without a base URI (Ajv's `localRefs`). */
-  #local: Record<string, unknown> = {};
-
-  constructor(root: Record<string, unknown>) {
-    this.#root = root;
-    this.#helpers = ajvHelpers();
-    this.rootBase = this.#helpers.resolve.normalizeId(typeof root.$id === "string" ? root.$id : "");
-  }
-
-  /** The document's `$id`s and anchors, collected on the first reference (a schema without one never pays for it). */
-  #collectIds(): Record<string, unknown> {
-    if (this.#ids !== undefined) return this.#ids;
-    // Ajv's own collection (it throws, as Ajv would, for an ambiguous one); `this` is what it
-    // reads of an Ajv instance.
-    const ids: Record<string, unknown> = {};
-    const collect = this.#helpers.resolve.getSchemaRefs as unknown as (
-      this: { opts: { schemaId: string; uriResolver: UriResolver }; refs: Record<string, unknown> },
-      schema: unknown,
-      baseId: string,
-    ) => Record<string, unknown>;
-    const options = { schemaId: "$id", uriResolver: this.#helpers.uri };
-    this.#local = collect.call({ opts: options, refs: ids }, this.#root, this.rootBase);
-    this.#ids = ids;
-    return ids;
-  }
-
-  /** The base URI inside a subschema reached from `base` (its `$id` applies, as in Ajv's `updateContext`). */
-  enter(base: string, schema: Record<string, unknown>): string {
-    const id = schema.$id;
-    return typeof id === "string" && id !== "" ? this.#helpers.resolve.resolveUrl(this.#helpers.uri, base, id) : base;
-  }
-
-  /** What `$ref: ref` at base URI `base` names: a subschema, a meta-schema, or `undefined` when Ajv could not resolve it either. */
-  resolve(base: string, ref: string): Target | typeof META | undefined {
-    const { resolve, uri } = this.#helpers;
-    // Ajv's ref keyword: "#" at the root's base is the root itself.
-    if ((ref === "#" || ref === "#/") && base === this.rootBase) return { schema: this.#root, base };
-    this.#collectIds();
-    let target: string;
-    try {
-      target = resolve.resolveUrl(uri, base, ref);
-    } catch {
-      return undefined;
-    }
-    const found = this.#follow(target);
-    if (found !== undefined) return found;
-    const local = this.#local[target];
-    return isSchemaValue(local) ? { schema: local, base } : undefined;
-  }
-
-  /** Ajv's `resolve`: `$id` redirections, then the root, a meta-schema, or a JSON Pointer. */
-  #follow(uri: string): Target | typeof META | undefined {
-    const ids = this.#collectIds();
-    let target = uri;
-    for (let hops = 0; typeof ids[target] === "string"; hops++) {
-      if (hops >= MAX_REDIRECTIONS) return undefined;
-      target = ids[target] as string;
-    }
-    if (target === this.rootBase && target !== "" && !target.startsWith("#")) {
-      return { schema: this.#root, base: this.rootBase };
-    }
-    return this.#resolveSchema(target, 0);
-  }
-
-  /** Ajv's `resolveSchema`. */
-  #resolveSchema(ref: string, depth: number): Target | typeof META | undefined {
-    if (depth >= MAX_REDIRECTIONS) return undefined;
-    const { resolve, uri } = this.#helpers;
-    const parsed = uri.parse(ref);
-    const refPath = resolve._getFullPath(uri, parsed);
-    if (Object.keys(this.#root).length > 0 && refPath === resolve.getFullPath(uri, this.rootBase, undefined)) {
-      return this.#pointer(parsed.fragment, { schema: this.#root, base: this.rootBase });
-    }
-    const id = resolve.normalizeId(refPath);
-    const redirect = this.#collectIds()[id];
-    if (typeof redirect === "string") {
-      const resource = this.#resolveSchema(redirect, depth + 1);
-      if (resource === undefined || resource === META || typeof resource.schema !== "object") return resource;
-      return this.#pointer(parsed.fragment, resource);
-    }
-    return META_SCHEMA.test(id) ? META : undefined;
-  }
-
-  /** Ajv's `getJsonPointer`: the subschema at a fragment's pointer, own properties only. */
-  #pointer(fragment: string | undefined, from: Target): Target | undefined {
-    if (fragment?.[0] !== "/") return undefined;
-    let { schema, base } = from;
-    for (const part of fragment.slice(1).split("/")) {
-      let key: string;
-      try {
-        key = unescapePointerSegment(decodeURIComponent(part));
-      } catch {
-        return undefined; // a malformed %-escape
-      }
-      let next: unknown;
-      if (Array.isArray(schema) && /^(0|[1-9]\d*)$/.test(key)) next = schema[Number(key)];
-      else if (isRecord(schema) && Object.hasOwn(schema, key)) next = schema[key];
-      else return undefined;
-      schema = next as SchemaValue;
-      if (isRecord(schema) && typeof schema.$id === "string" && !PREVENT_SCOPE_CHANGE.has(part)) {
-        base = this.#helpers.resolve.resolveUrl(this.#helpers.uri, base, schema.$id);
-      }
-    }
-    return isSchemaValue(schema) ? { schema, base } : undefined;
-  }
-}
-
-function isSchemaValue(value: unknown): value is SchemaValue {
-  return typeof value === "boolean" || isRecord(value);
-}
-
-// ─── The graph of subschemas ────────────────────────────────────────────────────────────────────
-
-/** Keywords whose subschema applies to the value itself. */
-const IN_PLACE_SINGLE = ["not", "if", "then", "else"] as const;
-const IN_PLACE_LIST = ["allOf", "anyOf", "oneOf"] as const;
-/** Maps of subschemas applied to the value itself (`dependencies` also holds arrays of names). */
-const IN_PLACE_MAP = ["dependentSchemas", "dependencies"] as const;
-/** Keywords whose subschema applies to a property, an item or a key of the value. */
-const NESTED_SINGLE = [
-  "additionalProperties",
-  "unevaluatedProperties",
-  "propertyNames",
-  "additionalItems",
-  "contains",
-  "unevaluatedItems",
-] as const;
-const NESTED_MAP = ["properties", "patternProperties"] as const;
-const NESTED_LIST_OR_SINGLE = ["items", "prefixItems"] as const;
-
-/** Keywords whose value is literal data, never a subschema. */
-const DATA_KEYWORDS = new Set(["default", "enum", "const", "examples", "required"]);
-
-/** The graph's shared node for `true`, `false` and meta-schemas: one check, no keywords, no edges. */
-const LEAF = 0;
-
-interface Edge {
-  to: number;
-  /** The edge follows a reference (`$ref`, `$dynamicRef`, `$recursiveRef`). */
-  ref: boolean;
-  /** It applies to the value itself, not to a part of it. */
-  inPlace: boolean;
-}
-
-interface GraphNode {
-  schema: Record<string, unknown> | undefined;
-  base: string;
-  keywords: number;
-  edges: Edge[];
-  /** The reference this node holds, for messages. */
-  ref?: string;
-}
+/** Compile units of a reference to a meta-schema: Ajv compiles the meta-schema (a few ms). */
+const META_SCHEMA_UNITS = 100;
+/** Compile units of a pattern besides its program (checking it, translating it, RE2's parse). */
+const PATTERN_UNITS = 5;
+/** Instructions of a pattern's program per compile unit. */
+const PATTERN_INSTRUCTIONS_PER_UNIT = 4;
+/** Characters of literal data per compile unit (measured: 100,000 values, 1.2 MB, compiled in 140 ms). */
+const LITERAL_CHARS_PER_UNIT = 400;
 
 /** What {@link analyseSchema} found. */
 export interface SchemaAnalysis {
@@ -313,192 +41,6 @@ export interface SchemaAnalysis {
    * these and stops past a bound proportional to the arguments' size.
    */
   recursionEntries: Record<string, unknown>[];
-}
-
-class SchemaGraph {
-  readonly nodes: GraphNode[] = [{ schema: undefined, base: "", keywords: 0, edges: [] }];
-  readonly #byObject = new Map<object, Map<string, number>>();
-  readonly #resolver: RefResolver;
-  readonly #patterns = new Set<string>();
-  readonly #limits: Readonly<SchemaCost>;
-  #edges = 0;
-  #keywords = 0;
-  /** `$dynamicAnchor` name → the subschemas that declare it; `$recursiveAnchor: true` under "". */
-  #dynamicAnchors: Map<string, Target[]> | undefined;
-
-  constructor(root: Record<string, unknown>, resolver: RefResolver, limits: Readonly<SchemaCost>) {
-    this.#resolver = resolver;
-    this.#limits = limits;
-    this.#node({ schema: root, base: resolver.rootBase });
-    // Breadth first over an explicit list: a deep schema does not deepen the stack.
-    for (let index = 1; index < this.nodes.length; index++) this.#expand(index);
-  }
-
-  get patterns(): number {
-    return this.#patterns.size;
-  }
-
-  #node(target: Target): number {
-    const { schema, base } = target;
-    if (typeof schema === "boolean") return LEAF;
-    let bases = this.#byObject.get(schema);
-    const known = bases?.get(base);
-    if (known !== undefined) return known;
-    if (bases === undefined) {
-      bases = new Map();
-      this.#byObject.set(schema, bases);
-    }
-    // The expansion counts every subschema and every reference at least once: past the limit in
-    // either, the schema is over it, and the graph stops growing (so does the work of measuring).
-    if (this.nodes.length > this.#limits.subschemas) {
-      throw new SchemaLimitError(
-        `it has more than ${this.#limits.subschemas} subschemas, at most ${this.#limits.subschemas}`,
-      );
-    }
-    const index = this.nodes.length;
-    bases.set(base, index);
-    this.nodes.push({ schema, base, keywords: 0, edges: [] });
-    return index;
-  }
-
-  #edge(from: GraphNode, to: number, ref: boolean, inPlace: boolean): void {
-    if (++this.#edges > this.#limits.subschemas) {
-      throw new SchemaLimitError(
-        `it has more than ${this.#limits.subschemas} subschemas (its $refs followed), at most ${this.#limits.subschemas}`,
-      );
-    }
-    from.edges.push({ to, ref, inPlace });
-  }
-
-  #sub(from: GraphNode, value: unknown, inPlace: boolean): void {
-    if (typeof value === "boolean") this.#edge(from, LEAF, false, inPlace);
-    else if (isRecord(value)) {
-      this.#edge(from, this.#node({ schema: value, base: this.#resolver.enter(from.base, value) }), false, inPlace);
-    }
-  }
-
-  #reference(from: GraphNode, ref: string, targets: ReadonlyArray<Target | typeof META>): void {
-    from.ref ??= ref;
-    for (const target of targets) {
-      this.#edge(from, target === META ? LEAF : this.#node(target), true, true);
-    }
-  }
-
-  #resolve(from: GraphNode, keyword: string, ref: string): Target | typeof META {
-    const target = this.#resolver.resolve(from.base, ref);
-    if (target === undefined) {
-      throw new Error(
-        `can't resolve ${keyword} ${JSON.stringify(boundText(ref, 200))}: it must point into the schema (or to a JSON Schema meta-schema)`,
-      );
-    }
-    return target;
-  }
-
-  #expand(index: number): void {
-    const node = this.nodes[index] as GraphNode;
-    const schema = node.schema as Record<string, unknown>;
-    withOwnProtoProperty(schema);
-    const keys = Object.keys(schema);
-    node.keywords = keys.length;
-    this.#keywords += keys.length;
-    if (this.#keywords > this.#limits.keywords) {
-      throw new SchemaLimitError(
-        `it has more than ${this.#limits.keywords} keywords, at most ${this.#limits.keywords}`,
-      );
-    }
-    if (typeof schema.pattern === "string") this.#patterns.add(schema.pattern);
-
-    if (typeof schema.$ref === "string") this.#reference(node, schema.$ref, [this.#resolve(node, "$ref", schema.$ref)]);
-    // A dynamic reference may land on its static target or on any subschema declaring the
-    // anchor, depending on the path taken: counted as all of them.
-    if (typeof schema.$dynamicRef === "string") {
-      const ref = schema.$dynamicRef;
-      const anchor = ref.includes("#") ? ref.slice(ref.indexOf("#") + 1) : undefined;
-      const dynamic = anchor === undefined ? [] : (this.#anchors().get(`#${anchor}`) ?? []);
-      this.#reference(node, ref, [this.#resolve(node, "$dynamicRef", ref), ...dynamic]);
-    }
-    if (typeof schema.$recursiveRef === "string") {
-      const ref = schema.$recursiveRef;
-      this.#reference(node, ref, [this.#resolve(node, "$recursiveRef", ref), ...(this.#anchors().get("") ?? [])]);
-    }
-
-    for (const keyword of IN_PLACE_SINGLE) if (Object.hasOwn(schema, keyword)) this.#sub(node, schema[keyword], true);
-    for (const keyword of IN_PLACE_LIST) {
-      const list = schema[keyword];
-      if (Array.isArray(list) && Object.hasOwn(schema, keyword)) for (const item of list) this.#sub(node, item, true);
-    }
-    for (const keyword of IN_PLACE_MAP) {
-      const map = schema[keyword];
-      if (isRecord(map) && Object.hasOwn(schema, keyword)) {
-        for (const key of Object.keys(map)) this.#sub(node, map[key], true);
-      }
-    }
-    for (const keyword of NESTED_SINGLE) if (Object.hasOwn(schema, keyword)) this.#sub(node, schema[keyword], false);
-    for (const keyword of NESTED_MAP) {
-      const map = schema[keyword];
-      if (!isRecord(map) || !Object.hasOwn(schema, keyword)) continue;
-      for (const key of Object.keys(map)) {
-        if (keyword === "patternProperties") this.#patterns.add(key);
-        this.#sub(node, map[key], false);
-      }
-    }
-    for (const keyword of NESTED_LIST_OR_SINGLE) {
-      if (!Object.hasOwn(schema, keyword)) continue;
-      const value = schema[keyword];
-      if (Array.isArray(value)) for (const item of value) this.#sub(node, item, false);
-      else this.#sub(node, value, false);
-    }
-  }
-
-  /** The subschemas declaring each `$dynamicAnchor` (`#name`) or `$recursiveAnchor: true` (""), found once. */
-  #anchors(): Map<string, Target[]> {
-    if (this.#dynamicAnchors !== undefined) return this.#dynamicAnchors;
-    const anchors = new Map<string, Target[]>();
-    const add = (key: string, target: Target) => anchors.set(key, [...(anchors.get(key) ?? []), target]);
-    // Every object of the document but literal data (more candidates only make the count larger).
-    const root = this.nodes[1]?.schema as Record<string, unknown>;
-    const stack: Target[] = [{ schema: root, base: this.#resolver.rootBase }];
-    const seen = new Set<object>();
-    for (let target = stack.pop(); target !== undefined; target = stack.pop()) {
-      const schema = target.schema as Record<string, unknown>;
-      if (seen.has(schema)) continue;
-      seen.add(schema);
-      if (typeof schema.$dynamicAnchor === "string") add(`#${schema.$dynamicAnchor}`, target);
-      if (schema.$recursiveAnchor === true) add("", target);
-      for (const key of Object.keys(schema)) {
-        if (DATA_KEYWORDS.has(key)) continue;
-        const value = schema[key];
-        for (const child of Array.isArray(value) ? value : [value]) {
-          if (isRecord(child)) stack.push({ schema: child, base: this.#resolver.enter(target.base, child) });
-        }
-      }
-    }
-    this.#dynamicAnchors = anchors;
-    return anchors;
-  }
-}
-
-const twinned = new WeakSet<object>();
-
-/**
- * Ajv skips a property named `__proto__` in `properties` (it would read the prototype): its
- * schema would never be checked, and with `additionalProperties: false` the property would be
- * refused. The same subschema under `patternProperties` for exactly that name applies to the
- * value's own `__proto__` key. Only ever called on the copy of the schema that is compiled.
- */
-function withOwnProtoProperty(schema: Record<string, unknown>): void {
-  const { properties } = schema;
-  if (!isRecord(properties) || !Object.hasOwn(properties, "__proto__") || !Object.hasOwn(schema, "properties")) return;
-  // A subschema reached under two base URIs is expanded twice, and given its twin once.
-  if (twinned.has(schema)) return;
-  twinned.add(schema);
-  const own = Object.getOwnPropertyDescriptor(properties, "__proto__")?.value as unknown;
-  const existing = Object.hasOwn(schema, "patternProperties") ? schema.patternProperties : undefined;
-  if (existing !== undefined && !isRecord(existing)) return; // invalid: Ajv refuses it
-  const patterns: Record<string, unknown> = { ...existing };
-  const key = "^__proto__$";
-  patterns[key] = Object.hasOwn(patterns, key) ? { allOf: [patterns[key], own] } : own;
-  schema.patternProperties = patterns;
 }
 
 // ─── Measuring ─────────────────────────────────────────────────────────────────────────────────
@@ -552,6 +94,77 @@ function components(nodes: readonly GraphNode[]): { of: Int32Array; order: numbe
   return { of, order };
 }
 
+/**
+ * Compile units of each node compiled as a function (`body`: it and its subschemas, references not
+ * followed) and compiled inside another function (`inline`: the same, twice for an anchor
+ * declaration, which Ajv compiles once more as a function of its own — so nested declarations
+ * double at each level: 16 levels took 13 s to compile); and how deep subschemas nest. Subschemas
+ * nest as a tree (the schema is a JSON copy), so this is one pass.
+ */
+function inlineUnits(nodes: readonly GraphNode[]): { body: Float64Array; inline: Float64Array; nesting: Int32Array } {
+  const body = new Float64Array(nodes.length);
+  const inline = new Float64Array(nodes.length).fill(-1);
+  const nesting = new Int32Array(nodes.length);
+  // A boolean subschema counts in the node it is in (see FALSE_UNITS).
+  inline[LEAF] = 0;
+  const work: Array<[node: number, edge: number]> = [];
+  for (let start = 1; start < nodes.length; start++) {
+    if ((inline[start] as number) >= 0) continue;
+    work.push([start, 0]);
+    while (work.length > 0) {
+      const frame = work[work.length - 1] as [number, number];
+      const node = nodes[frame[0]] as GraphNode;
+      if (frame[1] < node.edges.length) {
+        const edge = node.edges[frame[1]++] as Edge;
+        if (!edge.ref && (inline[edge.to] as number) < 0) work.push([edge.to, 0]);
+        continue;
+      }
+      work.pop();
+      let units = node.units;
+      let depth = 0;
+      for (const edge of node.edges) {
+        if (edge.ref) continue;
+        units += inline[edge.to] as number;
+        depth = Math.max(depth, (nesting[edge.to] as number) + 1);
+      }
+      body[frame[0]] = Math.min(units, SHOWN_COUNT);
+      inline[frame[0]] = Math.min(node.anchor ? 2 * units : units, SHOWN_COUNT);
+      nesting[frame[0]] = depth;
+    }
+  }
+  return { body, inline, nesting };
+}
+
+/**
+ * Compile units of a schema: the root's function, each reference target's (once per URI it is
+ * compiled under), each distinct pattern by its program's size. Throws a {@link SchemaLimitError}
+ * for subschemas nested deeper than {@link MAX_NESTING}, or a pattern whose program would be
+ * larger than {@link MAX_PATTERN_SIZE}.
+ */
+function compileUnits(graph: SchemaGraph): number {
+  const { body, nesting } = inlineUnits(graph.nodes);
+  const deepest = nesting.reduce((most, depth) => Math.max(most, depth), 0);
+  if (deepest > MAX_NESTING) {
+    throw new SchemaLimitError(`it nests subschemas ${deepest} deep (its $refs aside), at most ${MAX_NESTING}`);
+  }
+  // A function's own anchor declaration calls that function: it is compiled once.
+  let units = body[1] as number;
+  for (const to of graph.compiledRefs.values()) {
+    units += to === META_TARGET ? META_SCHEMA_UNITS : to === FALSE_TARGET ? FALSE_UNITS : (body[to] as number);
+  }
+  units += Math.ceil(graph.literals / LITERAL_CHARS_PER_UNIT);
+  for (const pattern of graph.patterns) {
+    const size = patternSize(pattern);
+    if (size > MAX_PATTERN_SIZE) {
+      throw new SchemaLimitError(
+        `its pattern ${JSON.stringify(boundText(pattern, 200))} would compile to about ${countText(size)} instructions, at most ${MAX_PATTERN_SIZE} (use fewer or smaller counted repetitions)`,
+      );
+    }
+    units += PATTERN_UNITS + Math.ceil(size / PATTERN_INSTRUCTIONS_PER_UNIT);
+  }
+  return Math.min(units, SHOWN_COUNT);
+}
+
 /** A reference that leads back to the same value without descending into it: validation would recurse forever. */
 function checkNoInPlaceCycle(nodes: readonly GraphNode[]): void {
   const indegree = new Int32Array(nodes.length);
@@ -585,8 +198,9 @@ function checkNoInPlaceCycle(nodes: readonly GraphNode[]): void {
   }
   const cycle = [...path.keys()].slice(path.get(at));
   const looping = cycle.map((node) => nodes[node] as GraphNode).find((node) => node.ref !== undefined);
-  const ref = looping?.ref === undefined ? "" : ` ${JSON.stringify(boundText(looping.ref, 200))}`;
-  throw new Error(`$ref${ref} leads back to the same value without descending into it: validation would never end`);
+  throw new Error(
+    `${looping?.ref ?? "$ref"} leads back to the same value without descending into it: validation would never end`,
+  );
 }
 
 /**
@@ -612,15 +226,21 @@ export function analyseSchema(
   // refers to outside counts in full.
   const subschemas = new Float64Array(order.length);
   const keywords = new Float64Array(order.length);
+  const literals = new Float64Array(order.length);
+  // The longest chain of subschemas from each component on (the component's own all counted).
+  const chain = new Float64Array(order.length);
   const recursionEntries: Record<string, unknown>[] = [];
   for (let component = 0; component < order.length; component++) {
     const members = order[component] as number[];
     let visits = 1;
     let words = 0;
+    let data = 0;
+    let after = 0;
     let cyclic = false;
     for (const member of members) {
       const node = nodes[member] as GraphNode;
       words += node.keywords;
+      data += node.literals;
       for (const edge of node.edges) {
         const target = of[edge.to] as number;
         if (target === component) {
@@ -629,11 +249,15 @@ export function analyseSchema(
         } else {
           visits += subschemas[target] as number;
           words += keywords[target] as number;
+          data += literals[target] as number;
+          after = Math.max(after, chain[target] as number);
         }
       }
     }
     subschemas[component] = Math.min(visits, SHOWN_COUNT);
     keywords[component] = Math.min(words, SHOWN_COUNT);
+    literals[component] = Math.min(data, SHOWN_COUNT);
+    chain[component] = members.length + after;
     if (!cyclic) continue;
     for (const member of members) {
       for (const edge of (nodes[member] as GraphNode).edges) {
@@ -643,11 +267,22 @@ export function analyseSchema(
     }
   }
   const root = of[1] as number;
-  const cost: SchemaCost = {
+  const expanded: SchemaCost = {
     subschemas: subschemas[root] as number,
     keywords: keywords[root] as number,
-    patterns: graph.patterns,
+    patterns: graph.patterns.size,
+    literals: literals[root] as number,
+    compiled: 0,
   };
+  // What validation would visit first (an exponential fan-out is best told as such), then what
+  // compiling would go through.
+  checkSchemaCost(expanded, limits);
+  if ((chain[root] as number) > MAX_CHAIN) {
+    throw new SchemaLimitError(
+      `its $refs lead through ${chain[root]} subschemas one after another, at most ${MAX_CHAIN}`,
+    );
+  }
+  const cost: SchemaCost = { ...expanded, compiled: compileUnits(graph) };
   checkSchemaCost(cost, limits);
   return { cost, recursionEntries: [...new Set(recursionEntries)] };
 }

@@ -4,6 +4,7 @@ import { WorkMeter } from "../internal/work-meter.js";
 import type { Tool } from "../tool.js";
 import { REGISTERED_TOOL } from "../tool-registry.js";
 import { createServerTool } from "./call-server-tool.js";
+import { registerImported } from "./import-budget.js";
 import { type ServerTool, SLICES, type Work } from "./list-server-tools.js";
 import { mcpToolNames } from "./mcp-tool-name.js";
 import type { McpImportSettings } from "./register-mcp-tools-options.js";
@@ -123,8 +124,7 @@ export class ImportedTools {
     // Whatever the registry refuses (an invalid or oversized schema, a lock, a duplicate with
     // onDuplicate "throw") costs this tool only: the others are imported.
     try {
-      if (this.#settings.hidden) registry.registerHidden(tool);
-      else registry.register(tool);
+      registerImported(registry, this.#settings.registration, tool);
     } catch (error) {
       const reason = errorMessage(error);
       const fields = () => ({ server: serverName, mcpTool: cutName(serverTool.name), tool: name, reason });

@@ -5,9 +5,10 @@ import { type ResolvedLogger, resolveLogger } from "../internal/logger.js";
 import { optionError } from "../internal/options.js";
 import type { Logger } from "../logger.js";
 import type { ToolRegistry } from "../tool-registry.js";
+import { checkRegistration, type Registration, type SchemaShareOption } from "./import-budget.js";
 
 /** Options of `registerMcpTools`. */
-export interface RegisterMcpToolsOptions {
+export interface RegisterMcpToolsOptions extends SchemaShareOption {
   /**
    * Names the server in tool names (`mcp_<server>_<tool>`, sanitised), in descriptions
    * (`[MCP:<server>] …`, as given) and in error messages. Not empty.
@@ -60,8 +61,8 @@ export interface McpImportSettings {
   client: Client;
   /** `serverName`. */
   serverName: string;
-  /** `hidden`. */
-  hidden: boolean;
+  /** `hidden` and `maxSchemaShare`: how the tools are registered, against the import's budget. */
+  registration: Registration;
   /** `timeoutMs`, `Infinity` as the longest timer. */
   timeout: number;
   /** `refreshIntervalMs`. */
@@ -83,29 +84,20 @@ export function checkImportOptions(registry: unknown, client: unknown, options: 
     throw optionError(WHERE, "client", "a connected Client of @modelcontextprotocol/sdk (v1)", client);
   }
   if (!isRecord(options)) throw optionError(WHERE, "options", "an object", options);
-  const {
-    serverName,
-    hidden = false,
-    timeoutMs = DEFAULT_TIMEOUT_MS,
-    refreshIntervalMs = DEFAULT_REFRESH_INTERVAL_MS,
-  } = options;
+  const { serverName, timeoutMs = DEFAULT_TIMEOUT_MS, refreshIntervalMs = DEFAULT_REFRESH_INTERVAL_MS } = options;
   if (typeof serverName !== "string" || serverName === "") {
     throw optionError(WHERE, "serverName", "a non-empty string", serverName);
   }
-  if (typeof hidden !== "boolean") throw optionError(WHERE, "hidden", "a boolean", hidden);
   if (!isValidTimeout(timeoutMs)) throw optionError(WHERE, "timeoutMs", TIMEOUT_EXPECTATION, timeoutMs);
   if (typeof refreshIntervalMs !== "number" || !(refreshIntervalMs >= 0 && refreshIntervalMs <= MAX_TIMEOUT_MS)) {
     const expected = `a number of milliseconds ≥ 0 and ≤ ${MAX_TIMEOUT_MS}`;
     throw optionError(WHERE, "refreshIntervalMs", expected, refreshIntervalMs);
   }
-  if (hidden && typeof registry.registerHidden !== "function") {
-    throw optionError(WHERE, "registry", "a ToolRegistry with registerHidden (for hidden: true)", registry);
-  }
   return {
     registry: registry as unknown as ToolRegistry,
     client: client as unknown as Client,
     serverName,
-    hidden,
+    registration: checkRegistration(WHERE, registry, options, serverName),
     timeout: timeoutMs === Number.POSITIVE_INFINITY ? MAX_TIMEOUT_MS : timeoutMs,
     refreshInterval: refreshIntervalMs,
     logger: resolveLogger(options.logger, WHERE),

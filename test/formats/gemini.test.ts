@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import * as z from "zod";
-import { toGeminiSchema, toGeminiTools } from "../../src/formats/gemini.js";
-import { defineTool, type ToolDefinition } from "../../src/index.js";
+import { type GeminiSchema, toGeminiSchema, toGeminiTools } from "../../src/formats/gemini.js";
+import { defineTool, type ToolDefinition, ToolRegistry } from "../../src/index.js";
 
 type Json = Record<string, unknown>;
 
@@ -311,6 +311,163 @@ describe("toGeminiSchema", () => {
         expect(unsupported(toGeminiSchema(root))).toEqual([]);
       }),
       { numRuns: 300 },
+    );
+  });
+});
+
+/** `count` definitions, each an object whose properties refer to every other one: 2 KB at 8. */
+function everyDefinitionReferringToEveryOther(count: number): Json {
+  const $defs: Json = {};
+  for (let index = 0; index < count; index++) {
+    const properties: Json = {};
+    for (let other = 0; other < count; other++) {
+      if (other !== index) properties[`to${other}`] = { $ref: `#/$defs/d${other}` };
+    }
+    $defs[`d${index}`] = { type: "object", description: `node ${index}`, properties };
+  }
+  return { type: "object", properties: { root: { $ref: "#/$defs/d0" }, name: { type: "string" } }, $defs };
+}
+
+/** Subschemas in a converted schema (each node of the tree once). */
+function countNodes(schema: unknown): number {
+  if (typeof schema !== "object" || schema === null) return 0;
+  const node = schema as GeminiSchema;
+  let count = 1;
+  for (const property of Object.values(node.properties ?? {})) count += countNodes(property);
+  for (const branch of node.anyOf ?? []) count += countNodes(branch);
+  return count + countNodes(node.items);
+}
+
+describe("toGeminiSchema: a bound on what a conversion produces", () => {
+  it("converts definitions that all refer to each other (2 KB) into a bounded schema, not megabytes", () => {
+    const schema = everyDefinitionReferringToEveryOther(8);
+    expect(JSON.stringify(schema).length).toBeLessThan(2_500);
+    // Every path visiting the definitions in a new order used to be expanded: 2.4 MB at 8.
+    const output = toGeminiSchema(schema);
+    const text = JSON.stringify(output);
+    expect(text.length).toBeLessThanOrEqual(100_000);
+    expect(unsupported(output)).toEqual([]);
+    // The top of the schema is all there; what is cut says so, and keeps its type.
+    expect(output.properties?.name).toEqual({ type: "STRING" });
+    expect(output.properties?.root).toMatchObject({ type: "OBJECT", description: "node 0" });
+    expect(Object.keys(output.properties?.root?.properties ?? {})).toHaveLength(7);
+    expect(text).toContain(
+      `"type":"OBJECT","description":"not shown in full: the tool's schema is too large to send expanded"`,
+    );
+    // And as the definitions grow (run only once the bound holds at 8: without it, 12 never ends).
+    for (const count of [12, 24]) {
+      const larger = everyDefinitionReferringToEveryOther(count);
+      const converted = JSON.stringify(toGeminiSchema(larger));
+      expect(converted.length).toBeLessThanOrEqual(Math.max(100_000, 4 * JSON.stringify(larger).length));
+      expect(JSON.parse(converted).properties.root.type).toBe("OBJECT");
+    }
+  });
+
+  it("gives a type list's branches only their own type's keywords (a string branch has no properties)", () => {
+    expect(
+      toGeminiSchema({
+        type: ["object", "string", "null"],
+        properties: { a: { type: "integer", minimum: 1 } },
+        required: ["a"],
+        minLength: 2,
+      }),
+    ).toEqual({
+      nullable: true,
+      anyOf: [
+        { type: "OBJECT", properties: { a: { type: "INTEGER", minimum: 1 } }, required: ["a"] },
+        { type: "STRING", minLength: "2" },
+      ],
+    });
+    // Every type copying the properties multiplied the schema by the number of types per level:
+    // 0.5 KB nested 6 deep made 3 MB.
+    let node: Json = { type: "string" };
+    for (let level = 0; level < 6; level++) {
+      node = { type: ["object", "string", "number", "integer", "boolean", "array"], properties: { a: node } };
+    }
+    expect(JSON.stringify(node).length).toBeLessThan(600);
+    const output = toGeminiSchema(node);
+    // Per level: the union and its six branches, then the innermost string.
+    expect(countNodes(output)).toBe(6 * 7 + 1);
+    expect(unsupported(output)).toEqual([]);
+  });
+
+  it("cuts a schema object that contains itself (no $ref, an object cycle) instead of overflowing the stack", () => {
+    const node: Json = { type: "object", properties: {} };
+    (node.properties as Json).self = node;
+    const output = toGeminiSchema(node);
+    expect(JSON.stringify(output).length).toBeLessThanOrEqual(100_000);
+    expect(JSON.stringify(output)).toContain("not shown in full");
+  });
+
+  it("lists at most 20 of a numeric enum's values in the description, however many there are", () => {
+    const values = Array.from({ length: 1_000 }, (_, index) => index * 7);
+    const { description } = toGeminiSchema({ type: "integer", enum: values });
+    expect(description).toBe(`one of ${values.slice(0, 20).join(", ")}, … and 980 more`);
+  });
+
+  it("keeps its recursive cut typed as the definition says (a recursive list stays an ARRAY)", () => {
+    const schema = {
+      type: "object",
+      properties: { list: { $ref: "#/$defs/List" } },
+      $defs: { List: { type: "array", items: { $ref: "#/$defs/List" } } },
+    };
+    expect(toGeminiSchema(schema)).toEqual({
+      type: "OBJECT",
+      properties: { list: { type: "ARRAY", items: { type: "ARRAY" } } },
+    });
+  });
+
+  it("converts a large ordinary schema in full: shared definitions expanded everywhere, nothing cut", () => {
+    // A generated schema of 60 fields, each an Address, Person or a list of them; a recursive Node.
+    const $defs: Json = {
+      Address: {
+        type: "object",
+        properties: {
+          street: { type: "string" },
+          city: { type: "string" },
+          zip: { type: "string", pattern: "^\\d{5}$" },
+        },
+        required: ["city"],
+      },
+      Person: {
+        type: "object",
+        properties: { name: { type: "string" }, home: { $ref: "#/$defs/Address" }, work: { $ref: "#/$defs/Address" } },
+      },
+      Node: {
+        type: "object",
+        properties: { label: { type: "string" }, children: { type: "array", items: { $ref: "#/$defs/Node" } } },
+      },
+    };
+    const kinds = ["Address", "Person", "Node"];
+    const properties = Object.fromEntries(
+      Array.from({ length: 60 }, (_, index) => [
+        `field${index}`,
+        index % 2 === 0
+          ? { $ref: `#/$defs/${kinds[index % 3]}`, description: `field ${index}` }
+          : { type: "array", items: { $ref: `#/$defs/${kinds[index % 3]}` } },
+      ]),
+    );
+    const output = toGeminiSchema({ type: "object", properties, $defs });
+    expect(JSON.stringify(output)).not.toContain("not shown");
+    expect(output.properties?.field1?.items?.properties?.home?.properties?.zip).toEqual({
+      type: "STRING",
+      pattern: "^\\d{5}$",
+    });
+    // The recursive reference is cut one level down, as always.
+    expect(output.properties?.field2?.properties?.children?.items).toEqual({ type: "OBJECT" });
+  });
+
+  it("registry: a hostile MCP-style tool passes the schema limits; its Gemini definition is bounded, the others are its schema, and the full schema still validates", async () => {
+    const schema = everyDefinitionReferringToEveryOther(8);
+    const registry = new ToolRegistry();
+    registry.register({ name: "graph", description: "d", parameters: schema, execute: () => "ran" });
+    const [gemini] = registry.getDefinitions("gemini");
+    expect(JSON.stringify(gemini).length).toBeLessThanOrEqual(100_500);
+    expect(JSON.stringify(registry.getDefinitions("anthropic")[0]?.input_schema)).toBe(JSON.stringify(schema));
+    // Deep in the value, past what Gemini was shown: still checked against the full schema.
+    const deep = { root: { to1: { to2: { to3: { to4: { to5: { to6: 7 } } } } } } };
+    expect((await registry.execute("graph", deep)).forLLM).toMatch(
+      /^invalid arguments for tool "graph": root\.to1\.to2\.to3\.to4\.to5\.to6: must be object/,
     );
   });
 });

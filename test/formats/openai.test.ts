@@ -331,6 +331,65 @@ describe("toOpenAIStrictSchema", () => {
   });
 });
 
+describe("the null check behind strict mode: each schema read once", () => {
+  it("makes an optional property nullable when two of its branches refer to the same definition", () => {
+    // The check marked a schema as seen and answered `true` ("accepts null") the second time it
+    // was reached: the property stayed non-nullable, and a `null` for it was kept.
+    const schema = {
+      type: "object",
+      properties: { when: { anyOf: [{ $ref: "#/$defs/Day" }, { $ref: "#/$defs/Day" }] }, x: { type: "string" } },
+      required: ["x"],
+      $defs: { Day: { type: "string" } },
+    };
+    const strict = toOpenAIStrictSchema(schema);
+    expect((strict.properties as Json).when).toEqual({
+      anyOf: [{ $ref: "#/$defs/Day" }, { $ref: "#/$defs/Day" }, { type: "null" }],
+    });
+    expect(accepts(strict, { when: null, x: "a" })).toBe(true);
+    expect(stripNullsForOptional({ when: null, x: "a" }, schema)).toEqual({ x: "a" });
+  });
+
+  /** `properties` optional properties, each referring to the head of a chain of `length` definitions. */
+  function chain(properties: number, length: number, reads: { count: number }): Json {
+    const $defs: Json = {};
+    for (let index = 0; index < length; index++) {
+      const allOf = index + 1 < length ? [{ $ref: `#/$defs/d${index + 1}` }] : [{ type: "string" }];
+      // Counts how often the check (and the conversion's copy) reads each definition.
+      $defs[`d${index}`] = Object.defineProperty({}, "allOf", {
+        enumerable: true,
+        get: () => {
+          reads.count++;
+          return allOf;
+        },
+      });
+    }
+    const names = Array.from({ length: properties }, (_, index) => [`p${index}`, { $ref: "#/$defs/d0" }]);
+    return { type: "object", properties: Object.fromEntries(names), $defs };
+  }
+
+  it("reads each definition a bounded number of times however many properties refer to it (not properties × chain)", () => {
+    const reads = { count: 0 };
+    const strict = toOpenAIStrictSchema(chain(2_000, 30, reads));
+    // Was 2,000 × 30 × 2 reads: each property followed the whole chain.
+    expect(reads.count).toBeLessThanOrEqual(30 * 4);
+    expect((strict.properties as Json).p1999).toEqual({ anyOf: [{ $ref: "#/$defs/d0" }, { type: "null" }] });
+
+    const stripReads = { count: 0 };
+    const schema = chain(2_000, 30, stripReads);
+    const args = Object.fromEntries(Array.from({ length: 2_000 }, (_, index) => [`p${index}`, null]));
+    expect(stripNullsForOptional(args, schema)).toEqual({});
+    expect(stripReads.count).toBeLessThanOrEqual(30 * 2);
+  });
+
+  it("follows a chain of references 64 deep at most, then leaves the property as it is (no stack overflow)", () => {
+    const schema = chain(1, 20_000, { count: 0 });
+    const strict = toOpenAIStrictSchema(schema);
+    // Past the depth the answer is "accepts null": the property is not made nullable.
+    expect((strict.properties as Json).p0).toEqual({ $ref: "#/$defs/d0" });
+    expect(stripNullsForOptional({ p0: null }, schema)).toEqual({ p0: null });
+  });
+});
+
 describe("stripNullsForOptional", () => {
   it.each<[string, Json, Json, Json]>([
     [

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { compileLinearPattern, linearRegExp } from "../../src/internal/json-schema-validator.js";
+import { compileLinearPattern, linearRegExp } from "../../src/internal/linear-regexp.js";
 import { dfaBytes, fitDfa, limitDfa, trimDfa } from "../../src/internal/re2-dfa.js";
 import { retainedBytes } from "../helpers/heap.js";
 import { thrashingText as letters, THRASHING_PATTERN as THRASHING } from "../helpers/thrashing-text.js";

@@ -146,7 +146,7 @@ describe("prepareTool: schema limits", () => {
   });
 
   it("records what the schema cost; a tool with its own parseArguments costs nothing", () => {
-    expect(prepareTool(tool()).cost).toEqual({ subschemas: 2, keywords: 4, patterns: 0 });
+    expect(prepareTool(tool()).cost).toEqual({ subschemas: 2, keywords: 4, patterns: 0, literals: 0, compiled: 6 });
     const own = prepareTool(tool({ parseArguments: () => ({ success: true as const, data: {} }) }));
     expect(own.cost).toBeUndefined();
   });

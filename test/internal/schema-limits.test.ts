@@ -3,12 +3,8 @@ import * as z from "zod";
 import { defineTool } from "../../src/define-tool.js";
 import { newToolResult, type Tool, ToolRegistry } from "../../src/index.js";
 import { compileJsonSchema } from "../../src/internal/json-schema-validator.js";
-import {
-  analyseSchema,
-  REGISTRY_SCHEMA_LIMITS,
-  SCHEMA_LIMITS,
-  SchemaLimitError,
-} from "../../src/internal/schema-limits.js";
+import { REGISTRY_SCHEMA_LIMITS, SCHEMA_LIMITS, SchemaLimitError } from "../../src/internal/schema-cost.js";
+import { analyseSchema } from "../../src/internal/schema-limits.js";
 import { registerMcpTools } from "../../src/mcp/index.js";
 import { captureLogger } from "../helpers/capture-logger.js";
 import { startScriptedServer, toolList } from "../helpers/mcp-servers.js";
@@ -80,7 +76,7 @@ describe("the expanded size of a schema ($ref fan-out)", () => {
   it("counts each subschema as often as validation would visit it, references followed", () => {
     // root, `value` (its $ref), d0; each level: the allOf node, then two $ref nodes, each → the
     // next level. E(last) = 1, E(level) = 3 + 2 E(next): the root's is 2^(levels + 2) − 1.
-    expect(measure(fanOut(0)).cost).toEqual({ subschemas: 3, keywords: 5, patterns: 0 });
+    expect(measure(fanOut(0)).cost).toEqual({ subschemas: 3, keywords: 5, patterns: 0, literals: 0, compiled: 7 });
     expect(measure(fanOut(1)).cost.subschemas).toBe(7);
     expect(measure(fanOut(10)).cost.subschemas).toBe(2 ** 12 - 1);
     const reused = { type: "object", properties: { a: { $ref: "#/$defs/p" }, b: { $ref: "#/$defs/p" } } };
@@ -127,10 +123,9 @@ describe("the expanded size of a schema ($ref fan-out)", () => {
   it("also bounds dynamic references ($dynamicRef to every subschema declaring the anchor)", () => {
     const defs: Record<string, unknown> = {};
     for (let level = 0; level < 30; level++) {
-      defs[`d${level}`] = {
-        $dynamicAnchor: `a${level}`,
-        allOf: [{ $dynamicRef: `#a${level + 1}` }, { $dynamicRef: `#a${level + 1}` }],
-      };
+      // (In place, each $dynamicRef could also land on the function it is in: the same value, refused.)
+      const next = { allOf: [{ $dynamicRef: `#a${level + 1}` }, { $dynamicRef: `#a${level + 1}` }] };
+      defs[`d${level}`] = { $dynamicAnchor: `a${level}`, type: "object", properties: { next } };
     }
     defs.d30 = { $dynamicAnchor: "a30", type: "object" };
     const schema = {
@@ -141,6 +136,117 @@ describe("the expanded size of a schema ($ref fan-out)", () => {
     };
     expect(() => new ToolRegistry().register(tool("dynamic", schema))).toThrow(
       /parameters is over the schema limits: it has (\d+|more than 10\^15) subschemas \(its \$refs followed\)/,
+    );
+  });
+
+  it("reads $dynamicRef as Ajv runs it: a fragment without a declared anchor calls the function it is in", async () => {
+    const schema2020 = (schema: Record<string, unknown>) => ({
+      $schema: "https://json-schema.org/draft/2020-12/schema",
+      ...schema,
+    });
+    // `#/$defs/leaf` names no anchor: Ajv calls the schema's own function on the same value, twice
+    // per level. Measured as the leaf, this registered, and 25 levels of {a: …} took 3 s to check.
+    const doubling = schema2020({
+      type: "object",
+      properties: { a: { allOf: [{ $dynamicRef: "#/$defs/leaf" }, { $dynamicRef: "#/$defs/leaf" }] } },
+      $defs: { leaf: { type: "string" } },
+    });
+    // The analysis sees the recursion (so validation counts it) before anything runs.
+    expect(measure(doubling).recursionEntries).toHaveLength(1);
+    const registry = new ToolRegistry();
+    registry.register(tool("doubling", doubling));
+    let value: Record<string, unknown> = {};
+    for (let level = 0; level < 30; level++) value = { a: value };
+    expect((await registry.execute("doubling", value)).forLLM).toMatch(
+      /^invalid arguments for tool "doubling": \(root\): too deeply nested to check against the tool's recursive schema/,
+    );
+    expect((await registry.execute("doubling", { a: { a: {} } })).forLLM).toBe("ran");
+
+    // In place, it is the same value again: endless (every call overflowed the stack).
+    const endless = schema2020({ type: "object", allOf: [{ $dynamicRef: "#/$defs/x" }], $defs: { x: {} } });
+    expect(() => new ToolRegistry().register(tool("endless", endless))).toThrow(
+      'tool "endless": parameters is not a valid JSON Schema: $dynamicRef "#/$defs/x" leads back to the same value without descending into it: validation would never end',
+    );
+
+    // The usual recursive pattern, the anchor on the root: it was refused ("can't resolve").
+    const tree = schema2020({
+      $dynamicAnchor: "node",
+      type: "object",
+      properties: { name: { type: "string" }, children: { type: "array", items: { $dynamicRef: "#node" } } },
+    });
+    const trees = new ToolRegistry();
+    trees.register(tool("tree", tree));
+    expect((await trees.execute("tree", { name: "a", children: [{ name: "b", children: [] }] })).forLLM).toBe("ran");
+    expect((await trees.execute("tree", { children: [{ name: 1 }] })).forLLM).toBe(
+      'invalid arguments for tool "tree": children[0].name: must be string',
+    );
+  });
+
+  it("refuses nested $dynamicAnchor declarations that Ajv would compile again at every level (16: 13 s)", () => {
+    const nested = (depth: number) => {
+      let node: Record<string, unknown> = { type: "string" };
+      for (let level = 0; level < depth; level++) {
+        node = { $dynamicAnchor: `a${level}`, type: "object", properties: { x: node } };
+      }
+      return { $schema: "https://json-schema.org/draft/2020-12/schema", type: "object", properties: { v: node } };
+    };
+    // Each declaration is compiled where it stands and once more as a function: 2 × per level.
+    expect(measure(nested(1)).cost.compiled).toBe(3 + 2 * (1 + 3 + 2));
+    const error = thrown(() => new ToolRegistry().register(tool("anchors", nested(12))));
+    expect(error).toBeInstanceOf(SchemaLimitError);
+    expect(error.message).toMatch(
+      /^tool "anchors": parameters is over the schema limits: it has \d+ units of compiling/,
+    );
+  });
+
+  it.each([
+    ["not and if", { a: { not: { $ref: "#/definitions/b" } }, b: { if: { $ref: "#/definitions/a" } } }],
+    [
+      "then and else",
+      // JSON text: an object literal with a `then` key reads as a thenable.
+      JSON.parse(
+        '{"a":{"if":true,"then":{"$ref":"#/definitions/b"}},"b":{"if":false,"else":{"$ref":"#/definitions/a"}}}',
+      ),
+    ],
+  ])("refuses references that come back to the same value through %s", (_case, definitions) => {
+    const schema = { type: "object", definitions, properties: { x: { $ref: "#/definitions/a" } } };
+    expect(() => new ToolRegistry().register(tool("loop", schema))).toThrow(
+      /leads back to the same value without descending into it: validation would never end$/,
+    );
+  });
+
+  it("resolves references as Ajv does: $id bases, anchors in resources, escapes, percent-encoding, tuple items", async () => {
+    const schema = {
+      $id: "https://example.com/root.json",
+      type: "object",
+      definitions: {
+        a: {
+          $id: "dir/a.json",
+          definitions: { b: { $id: "b.json", type: "string", minLength: 2 }, c: { $id: "#C", type: "integer" } },
+          type: "object",
+          properties: { x: { $ref: "b.json" } },
+        },
+        "s/l~sh": { type: "boolean" },
+        "sp ace": { type: "null" },
+      },
+      properties: {
+        p: { $ref: "dir/a.json" },
+        q: { $ref: "dir/b.json" },
+        r: { $ref: "dir/a.json#/properties/x" },
+        c: { $ref: "dir/a.json#C" },
+        e: { $ref: "#/definitions/s~1l~0sh" },
+        f: { $ref: "#/definitions/sp%20ace" },
+        t: { type: "array", items: [{ type: "string" }, { type: "number" }] },
+        u: { $ref: "#/properties/t/items/1" },
+      },
+    };
+    const registry = new ToolRegistry();
+    registry.register(tool("refs", schema));
+    const ok = { p: { x: "ab" }, q: "cd", r: "ef", c: 1, e: true, f: null, t: ["a", 1], u: 2 };
+    expect((await registry.execute("refs", ok)).forLLM).toBe("ran");
+    const bad = { p: { x: "a" }, q: "c", r: "e", c: 1.5, e: 0, f: 0, u: "2" };
+    expect((await registry.execute("refs", bad)).forLLM).toBe(
+      'invalid arguments for tool "refs": p.x: must NOT have fewer than 2 characters; q: must NOT have fewer than 2 characters; r: must NOT have fewer than 2 characters; c: must be integer; e: must be boolean; f: must be null; u: must be number',
     );
   });
 
@@ -343,6 +449,145 @@ describe("patterns and keywords per schema", () => {
   });
 });
 
+describe("what compiling costs: units of compiling, nesting, chains of references, pattern programs", () => {
+  const big = (count: number) => ({
+    type: "object",
+    properties: Object.fromEntries(
+      Array.from({ length: count }, (_, index) => [`q${index}`, { type: "string", minLength: 1 }]),
+    ),
+  });
+
+  it("counts each subschema and each keyword that checks something; annotations and vendor keywords are free", () => {
+    const annotated = {
+      type: "object",
+      description: "d",
+      properties: {
+        a: { type: "string", description: "d", title: "t", examples: ["x"], default: "x", format: "email", "x-v": 1 },
+        b: false,
+        c: true,
+      },
+    };
+    // root: itself, type, properties; a: itself, type; `false`: 2; `true`: nothing
+    expect(measure(annotated).cost.compiled).toBe(3 + 2 + 2);
+  });
+
+  it("counts a $ref target once per way it is written (Ajv compiles one function per URI)", () => {
+    const refs = (...written: string[]) => ({
+      type: "object",
+      properties: Object.fromEntries(written.map((ref, index) => [`p${index}`, { $ref: ref }])),
+      $defs: { A: { type: "object", properties: { x: { type: "string" } } } },
+    });
+    // root 3; each property 2; A: 3 + x 2
+    expect(measure(refs("#/$defs/A")).cost.compiled).toBe(3 + 2 + 5);
+    expect(measure(refs("#/$defs/A", "#/$defs/A", "#/$defs/A")).cost.compiled).toBe(3 + 3 * 2 + 5);
+    expect(measure(refs("#/$defs/A", "#/%24defs/A")).cost.compiled).toBe(3 + 2 * 2 + 2 * 5);
+    // A reference to `true` compiles to nothing, to `false` to one check (it counted as a meta-schema's 100).
+    const booleans = {
+      type: "object",
+      properties: { t: { $ref: "#/$defs/t" }, f: { $ref: "#/$defs/f" } },
+      $defs: { t: true, f: false },
+    };
+    expect(measure(booleans).cost.compiled).toBe(3 + 2 + 2 + 0 + 2);
+  });
+
+  it("refuses a large definition referred to in 16 spellings: within the expanded size, but compiled 16 times", () => {
+    // `$` is reserved in a URI: "%24" stays a different URI, and Ajv compiles one function for each.
+    const spellings = Array.from(
+      { length: 16 },
+      (_, index) => `#/definitions/${[..."$$$$"].map((char, at) => ((index >> at) & 1 ? "%24" : char)).join("")}`,
+    );
+    const schema = {
+      type: "object",
+      properties: Object.fromEntries(spellings.map((ref, index) => [`p${index}`, { $ref: ref }])),
+      definitions: { $$$$: big(300) },
+    };
+    const once = measure({ ...schema, properties: { p0: { $ref: spellings[0] } } }).cost;
+    expect(once.compiled).toBe(3 + 2 + (3 + 300 * 3));
+    // All 16: 16 × 301 subschemas to visit (under 5,000), 16 × 903 units to compile.
+    const error = thrown(() => new ToolRegistry().register(tool("spelled", schema)));
+    expect(error).toBeInstanceOf(SchemaLimitError);
+    expect(error.message).toBe(
+      `tool "spelled": parameters is over the schema limits: it has ${3 + 16 * 2 + 16 * 903} units of compiling (each subschema and checking keyword Ajv compiles, patterns by size), at most 2500`,
+    );
+  });
+
+  it("counts each name a dependencies entry requires (Ajv writes a check for each): 3,000 names are refused", () => {
+    const names = Array.from({ length: 10 }, (_, index) => `n${index}`);
+    const schema = {
+      type: "object",
+      dependencies: Object.fromEntries(Array.from({ length: 300 }, (_, index) => [`p${index}`, names])),
+    };
+    expect(measure({ ...schema, dependencies: { a: names } }).cost.compiled).toBe(3 + 10);
+    expect(() => new ToolRegistry().register(tool("deps", schema))).toThrow(
+      /parameters is over the schema limits: it has 3003 units of compiling/,
+    );
+  });
+
+  it("refuses a pattern whose program would be huge (a counted repetition multiplies it), before RE2 builds it", () => {
+    // 1 KB: 920,000 instructions, a second to compile, as many steps per character matched.
+    const words = Array.from({ length: 100 }, (_, index) => `w${index}`.padEnd(10, "z")).join("|");
+    const pattern = `(?:${words}){1,1000}`;
+    expect(pattern.length).toBeLessThan(1_200);
+    const schema = { type: "object", properties: { a: { type: "string", pattern } } };
+    const error = thrown(() => new ToolRegistry().register(tool("huge_pattern", schema)));
+    expect(error).toBeInstanceOf(SchemaLimitError);
+    expect(error.message).toMatch(
+      /^tool "huge_pattern": parameters is over the schema limits: its pattern "\(\?:w0zz.* would compile to about 1103000 instructions, at most 5000 \(use fewer or smaller counted repetitions\)$/,
+    );
+    // Ordinary patterns are cheap: an e-mail address with counted lengths is about 700.
+    const email = "^[a-zA-Z0-9._-]{1,64}@[a-zA-Z0-9.-]{1,255}\\.[a-zA-Z]{2,24}$";
+    expect(measure({ type: "object", properties: { a: { type: "string", pattern: email } } }).cost.compiled).toBe(
+      3 + 3 + 5 + Math.ceil(689 / 4),
+    );
+  });
+
+  it(`refuses subschemas nested more than 64 deep (compiling them costs more than linearly), accepts 64`, () => {
+    const nested = (depth: number) => {
+      let node: Record<string, unknown> = { type: "string" };
+      for (let level = 1; level < depth; level++) node = { type: "array", items: node };
+      return { type: "object", properties: { a: node } };
+    };
+    expect(() => new ToolRegistry().register(tool("ok", nested(64)))).not.toThrow();
+    expect(() => new ToolRegistry().register(tool("deep", nested(65)))).toThrow(
+      'tool "deep": parameters is over the schema limits: it nests subschemas 65 deep (its $refs aside), at most 64',
+    );
+  });
+
+  it("refuses a chain of 300 definitions each referring to the next, saying so (Ajv's recursion overflowed the stack)", () => {
+    const chain = (length: number) => {
+      const $defs: Record<string, unknown> = {};
+      for (let index = 0; index < length; index++) {
+        $defs[`d${index}`] =
+          index + 1 < length
+            ? { type: "object", properties: { next: { $ref: `#/$defs/d${index + 1}` } } }
+            : { type: "string" };
+      }
+      return { type: "object", properties: { v: { $ref: "#/$defs/d0" } }, $defs };
+    };
+    const error = thrown(() => new ToolRegistry().register(tool("chain", chain(300))));
+    expect(error).toBeInstanceOf(SchemaLimitError);
+    expect(error.message).toBe(
+      'tool "chain": parameters is over the schema limits: its $refs lead through 601 subschemas one after another, at most 256',
+    );
+    expect(() => new ToolRegistry().register(tool("short_chain", chain(100)))).not.toThrow();
+  });
+
+  it("accepts a large ordinary schema: 1,000 described properties, enums, nested objects", async () => {
+    const properties: Record<string, unknown> = {};
+    for (let index = 0; index < 1_000; index++) {
+      properties[`field_${index}`] =
+        index % 10 === 0
+          ? { type: "string", description: `field ${index}`, enum: ["a", "b", "c", "d", "e", "f", "g", "h", "i"] }
+          : { type: "string", description: `field ${index}` };
+    }
+    const schema = { type: "object", properties, required: ["field_0"] };
+    expect(measure(schema).cost.compiled).toBeLessThanOrEqual(SCHEMA_LIMITS.compiled);
+    const registry = new ToolRegistry();
+    registry.register(tool("wide", schema));
+    expect((await registry.execute("wide", { field_0: "a" })).forLLM).toBe("ran");
+  });
+});
+
 describe("the compiled total per registry", () => {
   /** 100 patterns: the most one schema may have. Compiled once, then reused from the cache. */
   const heavy = {
@@ -416,6 +661,81 @@ describe("the compiled total per registry", () => {
       ),
     };
   }
+});
+
+describe("literal data: enum and const values, by their JSON size", () => {
+  const ints = (count: number) => Array.from({ length: count }, (_, index) => index);
+
+  it("counts the JSON text of enum and const values, references followed; default and examples are free", () => {
+    const values = ["red", "green", "blue"];
+    const { cost } = measure({
+      type: "object",
+      $defs: { colour: { enum: values } },
+      properties: {
+        a: { $ref: "#/$defs/colour" },
+        b: { $ref: "#/$defs/colour" },
+        c: { const: { x: [1, 2] }, default: "x".repeat(10_000), examples: ["y".repeat(10_000)] },
+      },
+    });
+    const enumChars = JSON.stringify(values).length;
+    expect(cost.literals).toBe(2 * enumChars + JSON.stringify({ x: [1, 2] }).length);
+  });
+
+  it("refuses an enum of 18,000 numbers reached through 49 × 49 references (99 KB; one validation took 4.6 s)", () => {
+    const fan = (ref: string) => ({ allOf: Array.from({ length: 49 }, () => ({ $ref: ref })) });
+    const schema = {
+      type: "object",
+      $defs: { e: { enum: ints(18_000) }, a: fan("#/$defs/e") },
+      properties: { x: fan("#/$defs/a") },
+    };
+    expect(JSON.stringify(schema).length).toBeLessThan(100_000);
+    const error = thrown(() => new ToolRegistry().register(tool("enums", schema)));
+    expect(error).toBeInstanceOf(SchemaLimitError);
+    expect(error.message).toBe(
+      `tool "enums": parameters is over the schema limits: it has ${49 * 49 * JSON.stringify(ints(18_000)).length} characters of enum and const values (its $refs followed), at most ${SCHEMA_LIMITS.literals}`,
+    );
+  });
+
+  it("refuses more literal data than one schema may have before following any reference, and accepts the same enum once", async () => {
+    const values = Array.from({ length: 50_000 }, (_, index) => `value-${index}`);
+    const error = thrown(() => measure({ type: "object", properties: { x: { enum: values } } }));
+    expect(error).toBeInstanceOf(SchemaLimitError);
+    expect(error.message).toBe(
+      `it has more than ${SCHEMA_LIMITS.literals} characters of enum and const values, at most ${SCHEMA_LIMITS.literals}`,
+    );
+    const registry = new ToolRegistry();
+    registry.register(tool("big_enum", { type: "object", properties: { x: { enum: ints(18_000) } } }));
+    expect((await registry.execute("big_enum", { x: 17_999 })).forLLM).toBe("ran");
+    expect((await registry.execute("big_enum", { x: "no" })).isError).toBe(true);
+  });
+
+  it("counts literal data in units of compiling (Ajv copies and checks it): one unit per 400 characters", () => {
+    const small = measure({ type: "object", properties: { x: { enum: [1] } } }).cost.compiled;
+    const values = ints(10_000);
+    const large = measure({ type: "object", properties: { x: { enum: values } } }).cost.compiled;
+    expect(large - small).toBe(Math.ceil(JSON.stringify(values).length / 400) - 1);
+  });
+
+  it("bounds the registry's total: 1,000 tools of an 82 KB enum each are refused past 5,000,000 characters", () => {
+    const schema = { type: "object", properties: { x: { enum: ints(14_000) } } };
+    const each = JSON.stringify(ints(14_000)).length;
+    const registry = new ToolRegistry();
+    let registered = 0;
+    let error: Error | undefined;
+    for (let index = 0; index < 1_000 && error === undefined; index++) {
+      try {
+        registry.register(tool(`t${index}`, schema));
+        registered++;
+      } catch (caught) {
+        error = caught as Error;
+      }
+    }
+    expect(registered).toBe(Math.floor(REGISTRY_SCHEMA_LIMITS.literals / each));
+    expect(error).toBeInstanceOf(SchemaLimitError);
+    expect(error?.message).toMatch(
+      /with it, the registry's schemas would have \d+ characters of enum and const values \(its \$refs followed\), at most 5000000 \(this one has \d+\)$/,
+    );
+  });
 });
 
 describe("zod tools are validated by zod: the schema limits do not apply", () => {

@@ -3,6 +3,7 @@ import { resolveLogger } from "../../src/internal/logger.js";
 import { ImportedTools } from "../../src/mcp/imported-tools.js";
 import type { ServerTool, Work } from "../../src/mcp/list-server-tools.js";
 import type { McpImportSettings } from "../../src/mcp/register-mcp-tools-options.js";
+import { SchemaBudget } from "../../src/schema-budget.js";
 import { ToolRegistry } from "../../src/tool-registry.js";
 import { captureLogger } from "../helpers/capture-logger.js";
 
@@ -26,7 +27,7 @@ function imports(registry = new ToolRegistry()) {
     registry,
     client: {} as McpImportSettings["client"],
     serverName: "s",
-    hidden: false,
+    registration: { hidden: false, budget: new SchemaBudget("MCP server s", 1) },
     timeout: 60_000,
     refreshInterval: 250,
     logger: resolveLogger(logger, "test"),

@@ -8,7 +8,9 @@ const client = { request: () => {}, setNotificationHandler: () => {}, removeNoti
 describe("checkImportOptions", () => {
   it("fills in the defaults", () => {
     const settings = checkImportOptions(new ToolRegistry(), client, { serverName: "s" });
-    expect(settings).toMatchObject({ serverName: "s", hidden: false, timeout: 60_000, refreshInterval: 250 });
+    expect(settings).toMatchObject({ serverName: "s", timeout: 60_000, refreshInterval: 250 });
+    expect(settings.registration.hidden).toBe(false);
+    expect(settings.registration.budget.share).toBe(0.25);
   });
 
   it("takes timeoutMs Infinity as the longest timer and refreshIntervalMs 0 as no interval", () => {
