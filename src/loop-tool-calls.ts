@@ -1,5 +1,6 @@
 import PQueue from "p-queue";
-import { failure, WITHOUT_METADATA } from "./execute-tool-call.js";
+import { WITHOUT_METADATA } from "./dispatch-tool-call.js";
+import { failure } from "./execute-tool-call.js";
 import { errorMessage, isRecord, quoteName } from "./internal/describe.js";
 import type { NormalizedToolCall } from "./internal/normalize-tool-call.js";
 import { needsAnyApproval, runApproved } from "./loop-approval.js";

@@ -1,6 +1,6 @@
-import { logCallEnd } from "./execute-tool-call.js";
 import { isRecord } from "./internal/describe.js";
 import type { ResolvedLogger } from "./internal/logger.js";
+import { logCallEnd } from "./log-tool-call.js";
 import { finishUnrun, type ProgressListener } from "./progress.js";
 import type { ToolCall } from "./provider.js";
 import { LOG_REFUSED_CALL } from "./tool-registry.js";

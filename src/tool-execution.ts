@@ -1,5 +1,5 @@
+import { type DispatchTarget, dispatchToolCall } from "./dispatch-tool-call.js";
 import type { ToolRequest } from "./execute-batch.js";
-import { type DispatchTarget, dispatchToolCall } from "./execute-tool-call.js";
 import { subscribeAbort } from "./internal/abort.js";
 import { isRecord } from "./internal/describe.js";
 import { checkFunction, checkSignal, checkString, optionError } from "./internal/options.js";

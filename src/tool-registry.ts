@@ -1,12 +1,7 @@
 import type { DefinitionFormat, DefinitionFormats } from "./definition-format.js";
+import { type DispatchTarget, dispatchCheckedCall, dispatchToolCall } from "./dispatch-tool-call.js";
 import { type BatchOptions, type BatchResult, executeBatch, type ToolRequest } from "./execute-batch.js";
-import {
-  type CheckedCall,
-  type DispatchTarget,
-  dispatchCheckedCall,
-  dispatchToolCall,
-  logCallEnd,
-} from "./execute-tool-call.js";
+import type { CheckedCall } from "./execute-tool-call.js";
 import { DefinitionCache } from "./internal/definition-cache.js";
 import { isRecord, quoteName } from "./internal/describe.js";
 import { HiddenToolSearch, type HiddenToolSearchRequest, SEARCH_HIDDEN_TOOLS } from "./internal/hidden-tool-search.js";
@@ -16,6 +11,7 @@ import { isStringArray, optionError } from "./internal/options.js";
 import { BIND_PROMOTIONS, type Promote, type PromotionView } from "./internal/promotion-scope.js";
 import { prepareTool, type RegisteredTool } from "./internal/registered-tool.js";
 import type { SearchDocument } from "./internal/tool-search.js";
+import { logCallEnd } from "./log-tool-call.js";
 import type { Logger } from "./logger.js";
 import type { ProgressListener } from "./progress.js";
 import type { ToolDefinition } from "./provider.js";
