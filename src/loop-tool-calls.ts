@@ -9,8 +9,10 @@ import type { ResolvedConfig } from "./loop-options.js";
 import type { LoopState } from "./loop-state.js";
 import { refuseCall } from "./refuse-call.js";
 import type { RegistryLike } from "./registry-like.js";
+import { EXECUTE_CHECKED } from "./registry-symbols.js";
 import type { AsyncCallback } from "./tool.js";
-import { EXECUTE_CHECKED, type ExecuteOptions, ToolRegistry } from "./tool-registry.js";
+import { ToolRegistry } from "./tool-registry.js";
+import type { ExecuteOptions } from "./tool-registry-options.js";
 import { isToolResult, type ToolResult } from "./tool-result.js";
 
 const EXECUTE_WITH_CONTEXT = ToolRegistry.prototype.executeWithContext;
