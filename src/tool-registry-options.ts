@@ -17,8 +17,8 @@ export interface ToolRegistryOptions {
    */
   logPayloads?: boolean | undefined;
   /**
-   * What `register` does with a name that is taken: `"replace"` the tool (picoclaw; logged as a
-   * warning) or `"throw"` a TypeError (Forge, where a duplicate name is an error).
+   * What `register` does with a name that is taken: `"replace"` the tool (logged as a warning), or
+   * `"throw"` a TypeError, for an application in which a duplicate name is a mistake.
    * @default "replace"
    */
   onDuplicate?: "replace" | "throw" | undefined;

@@ -357,7 +357,7 @@ export class ToolRegistry {
   }
 
   /**
-   * Runs several calls (seed 003's `ExecuteBatch`): concurrently, at most `concurrency` at once, each
+   * Runs several calls: concurrently, at most `concurrency` at once, each
    * only after every request named in its `dependsOn` has finished. A request whose dependency
    * failed is not run: its result is an error (`code: "dependency_failed"`) naming that dependency.
    * Never rejects; every result carries `metadata`.
@@ -378,7 +378,7 @@ export class ToolRegistry {
   }
 
   /**
-   * Starts one call at once and returns its handle (seed 003's `ExecuteAsync`): its `result`
+   * Starts one call at once and returns its handle: its `result`
    * (never rejects, with `metadata`), its `progress` as an async iterable, and `cancel()`.
    * @throws TypeError (synchronously) for a request without a string `name`, a non-empty
    * `dependsOn`, or options of the wrong type
@@ -396,7 +396,7 @@ export class ToolRegistry {
   /**
    * Definitions of every visible tool (hidden ones only while promoted), sorted by name (stable for prompt caching). Without a format (or
    * with `"openai"`) they are what `toolToSchema` makes; other formats are the shape that API's
-   * `tools` takes (seed 003's `GetDefinitions(format)`). Each call returns a deep copy, free to
+   * `tools` takes (`"openai-responses"`, `"anthropic"`, `"ollama"`, `"gemini"`). Each call returns a deep copy, free to
    * modify; the loop reads the cached arrays instead (see {@link CACHED_DEFINITIONS}).
    */
   getDefinitions(): ToolDefinition[];
