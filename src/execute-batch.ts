@@ -1,13 +1,7 @@
 import PQueue from "p-queue";
+import { callMetadata, type DispatchTarget, dispatchToolCall } from "./dispatch-tool-call.js";
 import { isToolExecutionError, ToolExecutionError } from "./errors.js";
-import {
-  callMetadata,
-  checkTimeout,
-  type DispatchTarget,
-  dispatchToolCall,
-  failure,
-  logCallEnd,
-} from "./execute-tool-call.js";
+import { checkTimeout, failure } from "./execute-tool-call.js";
 import {
   boundText,
   cutName,
@@ -18,6 +12,7 @@ import {
   quoteName,
 } from "./internal/describe.js";
 import { checkConcurrency, checkFunction, checkSignal, optionError } from "./internal/options.js";
+import { logCallEnd } from "./log-tool-call.js";
 import { finishUnrun, type ProgressListener } from "./progress.js";
 import { type ToolResult, withMetadata } from "./tool-result.js";
 

@@ -9,15 +9,15 @@ import {
   errorMessage,
   isPlainObject,
   isRecord,
-  MAX_ERROR_MESSAGE_CHARS,
   MAX_VALIDATION_MESSAGE_CHARS,
   quoteName,
 } from "./internal/describe.js";
-import { childLogger, log, logEnabled, type ResolvedLogger, roundMs, writeLine } from "./internal/logger.js";
-import { checkFunction, checkMetadata, checkSignal, checkString, optionError } from "./internal/options.js";
+import { childLogger, logEnabled, type ResolvedLogger, writeLine } from "./internal/logger.js";
+import { optionError } from "./internal/options.js";
 import type { RegisteredTool } from "./internal/registered-tool.js";
+import { logCallEnd } from "./log-tool-call.js";
 import type { Logger } from "./logger.js";
-import { NO_PROGRESS, type ProgressListener, ProgressReporter } from "./progress.js";
+import type { ProgressListener } from "./progress.js";
 import {
   type AsyncCallback,
   DIRECT_EXECUTE,
@@ -30,14 +30,7 @@ import {
   type ToolContext,
 } from "./tool.js";
 import type { ToolCallRequest } from "./tool-loop-middleware.js";
-import {
-  errorResult,
-  isToolResult,
-  newToolResult,
-  type ToolExecutionMetadata,
-  type ToolResult,
-  withMetadata,
-} from "./tool-result.js";
+import { errorResult, isToolResult, newToolResult, type ToolResult } from "./tool-result.js";
 
 const EMPTY_METADATA: Readonly<Record<string, string>> = Object.freeze({});
 
@@ -163,8 +156,8 @@ export function checkParsed(value: unknown): ParseArgumentsResult {
   return { success: false, error: typeof value.error === "string" ? value.error : describeType(value.error) };
 }
 
-/** The answer for a result whose own getters throw when read. */
-function unreadableResult(name: string, error: unknown): ToolResult {
+/** The answer for a result whose own getters throw when read. @internal */
+export function unreadableResult(name: string, error: unknown): ToolResult {
   const message = `tool ${quoteName(name)} returned a result that cannot be read: ${errorMessage(error)}`;
   return failure(cutName(name), "no_result", message, error);
 }
@@ -365,194 +358,6 @@ function describeFailure(
   return failure(name, "tool_failed", `tool ${quoteName(name)} failed: ${errorMessage(error)}`, error);
 }
 
-/** An error's `code` and `status`, the own properties worth keeping in a log line. */
-function loggableDetails(error: Error): { code?: unknown; status?: unknown } {
-  const details: { code?: unknown; status?: unknown } = {};
-  for (const key of ["code", "status"] as const) {
-    const value: unknown = (error as unknown as Record<string, unknown>)[key];
-    if (typeof value === "string" || typeof value === "number") details[key] = value;
-  }
-  return details;
-}
-
-/**
- * The `err` to log: the call's error reduced to its name, message, stack, `code` and `status`,
- * and its cause likewise when that is an Error. Nothing else a tool attached (a request with its
- * headers, a thrown object) is passed on, since log writers such as `console` print every own
- * property and cause they are given.
- */
-function loggableError(error: Error | undefined): Error | undefined {
-  if (error === undefined) return undefined;
-  const cause = error.cause instanceof Error ? loggableError(error.cause) : undefined;
-  const copy =
-    error instanceof ToolExecutionError
-      ? new ToolExecutionError(error.message, { toolName: cutName(error.toolName), code: error.code, cause })
-      : Object.assign(new Error(boundText(String(error.message), MAX_ERROR_MESSAGE_CHARS), { cause }), {
-          name: String(error.name),
-          ...loggableDetails(error),
-        });
-  if (cause === undefined) delete copy.cause;
-  // The original's stack (where it was thrown), not the copy's.
-  if (typeof error.stack === "string") copy.stack = boundText(error.stack, MAX_ERROR_MESSAGE_CHARS);
-  else delete copy.stack;
-  return copy;
-}
-
-/**
- * Logs the end of a call and returns its result: `tool call failed` (warn) for every failure —
- * also calls refused before they ran (unknown tool, invalid JSON or arguments) — with `tool`,
- * `toolCallId`, `durationMs`, `err` and `error` (the text the model reads); else `tool call
- * completed` (debug). `started` is `performance.now()` at the call's start (`undefined`: a call
- * refused before it ran, `durationMs: 0`); `debug`, when the caller checked that level already. @internal
- */
-export function logCallEnd(
-  name: string,
-  result: ToolResult,
-  started: number | undefined,
-  options: { logger: ResolvedLogger; toolCallId: string | undefined; logPayloads: boolean },
-  debug?: boolean,
-): ToolResult {
-  const { logger, toolCallId } = options;
-  if (result.isError) {
-    // Model-sent names and ids are cut, as in messages: a 1 MB name must not make a 1 MB log line.
-    const fields = () => ({
-      tool: cutName(name),
-      toolCallId: cutId(toolCallId),
-      durationMs: durationSince(started),
-      err: loggableError(result.err),
-      error: result.contentForLLM(),
-    });
-    log(logger, "warn", fields, "tool call failed");
-    return result;
-  }
-  if (!(debug ?? logEnabled(logger, "debug"))) return result;
-  // Built here, not in a closure for `log`, and one literal (no spread of a shared base): this
-  // line is written for every call at debug.
-  try {
-    const line: Record<string, unknown> = {
-      tool: cutName(name),
-      toolCallId: cutId(toolCallId),
-      durationMs: durationSince(started),
-    };
-    if (result.async) line.async = true;
-    if (options.logPayloads) line.result = result.forLLM;
-    logger.debug(line, result.async ? "tool call started async work" : "tool call completed");
-  } catch {
-    // a broken logger must not cost the call its answer
-  }
-  return result;
-}
-
-/** The clock is read only for a line that is written. */
-function durationSince(started: number | undefined): number {
-  return started === undefined ? 0 : roundMs(performance.now() - started);
-}
-
-/** Per-call options of a dispatch (the public `ExecuteOptions`, unchecked). @internal */
-export interface DispatchOptions {
-  signal?: AbortSignal | undefined;
-  toolCallId?: string | undefined;
-  timeoutMs?: number | undefined;
-  metadata?: Readonly<Record<string, string>> | undefined;
-  onProgress?: ProgressListener | undefined;
-}
-
-/** One call to dispatch by name, as `executeWithContext` takes it. @internal */
-export interface DispatchRequest {
-  name: string;
-  args: Record<string, unknown>;
-  channel: string;
-  chatId: string;
-  asyncCallback: AsyncCallback | undefined;
-  options: DispatchOptions;
-  /** The public API named in option TypeErrors. @default "executeWithContext" */
-  where?: string;
-}
-
-/** The registry as dispatch reads it: its tools, sorted names, logger and payload switch. @internal */
-export interface DispatchTarget {
-  get(name: string): RegisteredTool | undefined;
-  names(): readonly string[];
-  logger: ResolvedLogger;
-  logPayloads: boolean;
-}
-
-const MAX_LISTED_NAMES = 20;
-
-/**
- * @internal An `ExecuteOptions` key the loop sets: its results go into the transcript, which reads
- * no metadata, so the copy and the clock reads are skipped.
- */
-export const WITHOUT_METADATA: unique symbol = Symbol.for("toolloop.execute.withoutMetadata");
-
-/**
- * Dispatches one call by name: checks the caller's options (a `TypeError`, thrown synchronously,
- * for a wrong type), answers an unknown name with the available names, and runs a known tool.
- * Every failure of the call itself resolves to an error result. The result is a copy with
- * `metadata` (see {@link withMetadata}) unless the options carry {@link WITHOUT_METADATA}. @internal
- */
-export function dispatchToolCall(target: DispatchTarget, request: DispatchRequest): Promise<ToolResult> {
-  if ((request.options as Partial<Record<symbol, unknown>> | null)?.[WITHOUT_METADATA] === true) {
-    return dispatch(target, request);
-  }
-  const startTime = Date.now();
-  const started = performance.now();
-  const pending = dispatch(target, request);
-  const { name, args, options } = request;
-  const call = { name, args, toolCallId: options.toolCallId };
-  return pending.then((result) => {
-    const metadata = callMetadata(call, startTime, performance.now() - started);
-    try {
-      return withMetadata(result, metadata);
-    } catch (error) {
-      // A result whose own getters throw cannot be copied: the caller gets an error result instead.
-      return withMetadata(unreadableResult(name, error), metadata);
-    }
-  });
-}
-
-/** The {@link ToolExecutionMetadata} of a call that started at `startTime` (epoch ms). @internal */
-export function callMetadata(
-  call: { name: unknown; args: unknown; toolCallId: unknown },
-  startTime: number,
-  durationMs: number,
-): ToolExecutionMetadata {
-  const metadata: ToolExecutionMetadata = {
-    toolName: cutName(call.name),
-    startTime,
-    endTime: startTime + durationMs,
-    durationMs,
-    parameters: isPlainObject(call.args) ? call.args : {},
-  };
-  if (typeof call.toolCallId === "string") metadata.toolCallId = call.toolCallId;
-  return metadata;
-}
-
-function dispatch(target: DispatchTarget, request: DispatchRequest): Promise<ToolResult> {
-  const { name, args, options, asyncCallback, channel, chatId, where = "executeWithContext" } = request;
-  if (typeof options !== "object" || options === null) throw optionError(where, "options", "an object", options);
-  checkFunction(where, "asyncCallback", asyncCallback);
-  const timeoutMs = checkTimeout(where, "timeoutMs", options.timeoutMs);
-  const signal = checkSignal(where, "signal", options.signal);
-  const metadata = checkMetadata(where, "metadata", options.metadata);
-  const toolCallId = checkString(where, "toolCallId", options.toolCallId);
-  if (typeof channel !== "string") throw optionError(where, "channel", "a string", channel);
-  if (typeof chatId !== "string") throw optionError(where, "chatId", "a string", chatId);
-  const onProgress = checkFunction(where, "onProgress", options.onProgress);
-  return dispatchCheckedCall(target, {
-    name,
-    args,
-    channel,
-    chatId,
-    asyncCallback,
-    signal,
-    metadata,
-    toolCallId,
-    timeoutMs,
-    onProgress,
-  });
-}
-
 /** A call whose every field was checked already (the loop checks its own once per run). @internal */
 export interface CheckedCall {
   name: string;
@@ -567,56 +372,4 @@ export interface CheckedCall {
   onProgress: ProgressListener | undefined;
   /** The loop's tool-call middleware; absent outside a loop that has any. */
   wrap?: CallWrapper | undefined;
-}
-
-/**
- * {@link dispatchToolCall} without the checks and without `metadata` on the result: answers an
- * unknown name with the available names and runs a known tool. Never rejects. @internal
- */
-export function dispatchCheckedCall(target: DispatchTarget, call: CheckedCall): Promise<ToolResult> {
-  const { name, toolCallId, onProgress } = call;
-  const { logger, logPayloads } = target;
-  const entry = typeof name === "string" ? target.get(name) : undefined;
-  const progress =
-    onProgress === undefined
-      ? undefined
-      : new ProgressReporter(onProgress, { toolName: name, toolCallId: toolCallId ?? "", logger });
-  let pending: Promise<ToolResult>;
-  if (entry === undefined) {
-    const result = notFound(name, target.names());
-    pending = Promise.resolve(
-      logCallEnd(result.toolName, result.result, undefined, { logger, toolCallId, logPayloads }),
-    );
-  } else {
-    pending = executeRegisteredTool(entry, call.args, {
-      channel: call.channel,
-      chatId: call.chatId,
-      metadata: call.metadata,
-      signal: call.signal,
-      toolCallId,
-      asyncCallback: call.asyncCallback,
-      timeoutMs: call.timeoutMs,
-      logger,
-      logPayloads,
-      // A literal, not a spread of `call`: a spread made every call ~3x slower (callgrind).
-      reportProgress: progress === undefined ? NO_PROGRESS : progress.report,
-      wrap: call.wrap,
-    });
-  }
-  return progress === undefined ? pending : pending.then((result) => progress.finish(result));
-}
-
-/** The answer to a call of an unknown tool: its name and the first available names. */
-function notFound(name: unknown, names: readonly string[]): { toolName: string; result: ToolResult } {
-  let available = "No tools are available.";
-  if (names.length > 0) {
-    const listed = names.slice(0, MAX_LISTED_NAMES).join(", ");
-    const more = names.length > MAX_LISTED_NAMES ? ` and ${names.length - MAX_LISTED_NAMES} more` : "";
-    available = `Available tools: ${listed}${more}.`;
-  }
-  const toolName = typeof name === "string" ? name : describeType(name);
-  return {
-    toolName,
-    result: failure(toolName, "tool_not_found", `tool ${quoteName(toolName)} not found. ${available}`),
-  };
 }

@@ -71,8 +71,9 @@ export type { ToolLoopContext } from "./tool-loop-context.js";
 export type { ToolLoopEvent, ToolLoopEventListener } from "./tool-loop-event.js";
 export type { ModelCallRequest, RunRequest, ToolCallRequest, ToolLoopMiddleware } from "./tool-loop-middleware.js";
 export type { StopReason, ToolLoopResult } from "./tool-loop-result.js";
-export type { ExecuteOptions, RegisterOptions, ToolRegistryOptions, ToolSearchResult } from "./tool-registry.js";
+export type { ToolSearchResult } from "./tool-registry.js";
 export { ToolRegistry } from "./tool-registry.js";
+export type { ExecuteOptions, RegisterOptions, ToolRegistryOptions } from "./tool-registry-options.js";
 export type {
   ToolExecutionMetadata,
   ToolExecutionMetadataJSON,
@@ -88,5 +89,6 @@ export {
   ToolResult,
   userResult,
 } from "./tool-result.js";
+export { TOOL_SEARCH_TOOL_NAMES } from "./tool-search-names.js";
 export type { ToolSearchToolsOptions } from "./tool-search-tools.js";
-export { createToolSearchTools, TOOL_SEARCH_TOOL_NAMES } from "./tool-search-tools.js";
+export { createToolSearchTools } from "./tool-search-tools.js";

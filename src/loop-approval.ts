@@ -7,8 +7,8 @@ import type { PromotionView } from "./internal/promotion-scope.js";
 import { callContext, type LoopCall, type RunScope } from "./loop-call.js";
 import type { LoopFeature } from "./loop-feature.js";
 import { type RefusalTarget, refuseCall } from "./refuse-call.js";
+import { APPROVAL_NAMES, REGISTERED_TOOL } from "./registry-symbols.js";
 import type { ToolApprover } from "./tool-approval.js";
-import { APPROVAL_NAMES, REGISTERED_TOOL } from "./tool-registry.js";
 import { errorResult, type ToolResult } from "./tool-result.js";
 
 /**

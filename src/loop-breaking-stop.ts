@@ -1,8 +1,8 @@
 import type { Message } from "./provider.js";
 import type { RegistryLike } from "./registry-like.js";
+import { LOOP_BREAKING_NAMES } from "./registry-symbols.js";
 import type { Tool } from "./tool.js";
 import type { ToolLoopResult } from "./tool-loop-result.js";
-import { LOOP_BREAKING_NAMES } from "./tool-registry.js";
 
 /**
  * Whether a tool name is loop-breaking: the registry's set (symbol protocol), or for a registry

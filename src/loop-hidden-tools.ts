@@ -2,7 +2,7 @@ import { optionError } from "./internal/options.js";
 import { PromotionScope, type PromotionView } from "./internal/promotion-scope.js";
 import type { ToolDefinition } from "./provider.js";
 import type { RegistryLike } from "./registry-like.js";
-import { CACHED_DEFINITIONS, PROMOTION_MARK, TICK_HIDDEN_TOOLS, VIEW_DEFINITIONS } from "./tool-registry.js";
+import { CACHED_DEFINITIONS, PROMOTION_MARK, TICK_HIDDEN_TOOLS, VIEW_DEFINITIONS } from "./registry-symbols.js";
 
 /** `tickHiddenTools`: a mark taken before each tool round, and the tick after it. */
 export interface HiddenToolTicker {

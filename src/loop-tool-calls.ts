@@ -1,5 +1,6 @@
 import PQueue from "p-queue";
-import { failure, WITHOUT_METADATA } from "./execute-tool-call.js";
+import { WITHOUT_METADATA } from "./dispatch-tool-call.js";
+import { failure } from "./execute-tool-call.js";
 import { errorMessage, isRecord, quoteName } from "./internal/describe.js";
 import type { NormalizedToolCall } from "./internal/normalize-tool-call.js";
 import { needsAnyApproval, runApproved } from "./loop-approval.js";
@@ -8,8 +9,10 @@ import type { ResolvedConfig } from "./loop-options.js";
 import type { LoopState } from "./loop-state.js";
 import { refuseCall } from "./refuse-call.js";
 import type { RegistryLike } from "./registry-like.js";
+import { EXECUTE_CHECKED } from "./registry-symbols.js";
 import type { AsyncCallback } from "./tool.js";
-import { EXECUTE_CHECKED, type ExecuteOptions, ToolRegistry } from "./tool-registry.js";
+import { ToolRegistry } from "./tool-registry.js";
+import type { ExecuteOptions } from "./tool-registry-options.js";
 import { isToolResult, type ToolResult } from "./tool-result.js";
 
 const EXECUTE_WITH_CONTEXT = ToolRegistry.prototype.executeWithContext;

@@ -1,28 +1,11 @@
 import { isToolExecutionError } from "./errors.js";
 import { boundText, cutName, errorMessage, MAX_VALIDATION_MESSAGE_CHARS } from "./internal/describe.js";
 import { log, type ResolvedLogger } from "./internal/logger.js";
+import type { ProgressStatus, ProgressUpdate } from "./tool.js";
 import type { ToolResult } from "./tool-result.js";
 
-/** Where a call is: `"running"` while it reports, then one final status. */
-export type ProgressStatus = "running" | "completed" | "failed" | "cancelled";
-
-/** One progress report of a tool call. */
-export interface ProgressUpdate {
-  /** The call's id: its `toolCallId` in a loop, the request id in a batch, the execution id of `executeAsync`; `""` when the call has none. */
-  toolCallId: string;
-  /** The tool's name (as the call asked for it; cut when a model sent a huge one). */
-  toolName: string;
-  /** How far, from 0 to 1 (clamped); absent when the tool gave no finite number. */
-  progress?: number;
-  /** What the tool is doing (bounded to 1,000 characters); absent when it gave none. */
-  message?: string;
-  /**
-   * `"running"` for every `reportProgress`; the call's last update says how it ended: `"completed"`
-   * (a result that is not an error), `"cancelled"` (aborted) or `"failed"` (any other error result,
-   * a timeout included).
-   */
-  status: ProgressStatus;
-}
+// Declared in the contract (src/internal/ buffers updates), and named here with the rest of progress.
+export type { ProgressStatus, ProgressUpdate };
 
 /** Receives the progress updates of calls. It should return quickly; what it throws is ignored. */
 export type ProgressListener = (update: ProgressUpdate) => void;

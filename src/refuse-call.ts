@@ -1,9 +1,9 @@
-import { logCallEnd } from "./execute-tool-call.js";
 import { isRecord } from "./internal/describe.js";
 import type { ResolvedLogger } from "./internal/logger.js";
+import { logCallEnd } from "./log-tool-call.js";
 import { finishUnrun, type ProgressListener } from "./progress.js";
 import type { ToolCall } from "./provider.js";
-import { LOG_REFUSED_CALL } from "./tool-registry.js";
+import { LOG_REFUSED_CALL } from "./registry-symbols.js";
 import type { ToolResult } from "./tool-result.js";
 
 /** Where a refused call is logged and reported. */

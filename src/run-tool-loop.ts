@@ -50,7 +50,7 @@ export function runToolLoop(
   return runFrom(WHERE, config, messages, context, undefined);
 }
 
-/** The algorithm (seed 000's `RunToolLoop`): call the model, stop if it makes no calls, answer every call, repeat up to the cap. */
+/** The algorithm: call the model, stop if it makes no calls, answer every call, repeat up to the cap. */
 async function loop(
   config: ResolvedConfig,
   messages: Message[],
@@ -141,7 +141,7 @@ async function endTurn(
     );
     return run.withUsage(stoppedBy(call, text, run.iterations, transcript));
   }
-  // picoclaw HEAD: when every result of the turn says the response was handled, no further provider call.
+  // When every result of the turn says the response was handled, no further provider call.
   if (handled) {
     log(config.logger, "debug", () => ({ iteration }), "tool loop stopped: every result handled the response");
     return run.result("", "response_handled");

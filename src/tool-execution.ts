@@ -1,11 +1,11 @@
+import { type DispatchTarget, dispatchToolCall } from "./dispatch-tool-call.js";
 import type { ToolRequest } from "./execute-batch.js";
-import { type DispatchTarget, dispatchToolCall } from "./execute-tool-call.js";
 import { subscribeAbort } from "./internal/abort.js";
 import { isRecord } from "./internal/describe.js";
 import { checkFunction, checkSignal, checkString, optionError } from "./internal/options.js";
 import { ProgressBuffer } from "./internal/progress-buffer.js";
 import type { ProgressUpdate } from "./progress.js";
-import type { ExecuteOptions } from "./tool-registry.js";
+import type { ExecuteOptions } from "./tool-registry-options.js";
 import type { ToolResult } from "./tool-result.js";
 
 /** A call started by {@link ToolRegistry.executeAsync} (with its progress and cancel). */

@@ -37,7 +37,7 @@ export interface ToolLoopConfig {
    */
   logger?: Logger | undefined;
   /**
-   * Receives the progress of every tool call (seed 003's progress): each `context.reportProgress`
+   * Receives the progress of every tool call: each `context.reportProgress`
    * as a `"running"` update and one final update per call, with the call's `toolCallId` — also for
    * calls the loop answers without running them (arguments that are not a JSON object, no tools,
    * approval denied …). Called synchronously, never coalesced; what it throws is logged and ignored.

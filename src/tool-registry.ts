@@ -1,123 +1,51 @@
-import type { DefinitionFormat, DefinitionFormats } from "./definition-format.js";
+import { convertDefinitions, type DefinitionFormat, type DefinitionFormats } from "./definition-format.js";
+import { type DispatchTarget, dispatchCheckedCall, dispatchToolCall } from "./dispatch-tool-call.js";
 import { type BatchOptions, type BatchResult, executeBatch, type ToolRequest } from "./execute-batch.js";
-import {
-  type CheckedCall,
-  type DispatchTarget,
-  dispatchCheckedCall,
-  dispatchToolCall,
-  logCallEnd,
-} from "./execute-tool-call.js";
+import type { CheckedCall } from "./execute-tool-call.js";
 import { DefinitionCache } from "./internal/definition-cache.js";
 import { isRecord, quoteName } from "./internal/describe.js";
 import { HiddenToolSearch, type HiddenToolSearchRequest, SEARCH_HIDDEN_TOOLS } from "./internal/hidden-tool-search.js";
 import { HiddenTools } from "./internal/hidden-tools.js";
 import { log, resolveLogger } from "./internal/logger.js";
 import { isStringArray, optionError } from "./internal/options.js";
-import { BIND_PROMOTIONS, type Promote, type PromotionView } from "./internal/promotion-scope.js";
+import type { PromotionView } from "./internal/promotion-scope.js";
 import { prepareTool, type RegisteredTool } from "./internal/registered-tool.js";
 import type { SearchDocument } from "./internal/tool-search.js";
-import type { Logger } from "./logger.js";
-import type { ProgressListener } from "./progress.js";
+import { logCallEnd } from "./log-tool-call.js";
 import type { ToolDefinition } from "./provider.js";
+import {
+  APPROVAL_NAMES,
+  CACHED_DEFINITIONS,
+  EXECUTE_CHECKED,
+  LOG_REFUSED_CALL,
+  LOOP_BREAKING_NAMES,
+  PROMOTION_MARK,
+  REGISTERED_TOOL,
+  TICK_HIDDEN_TOOLS,
+  VIEW_DEFINITIONS,
+} from "./registry-symbols.js";
+import { RegistryViews } from "./registry-views.js";
 import { type RegisterHiddenOptions, type SchemaBudget, schemaBudgetOption } from "./schema-budget.js";
 import type { AsyncCallback, Tool } from "./tool.js";
 import { startToolExecution, type ToolExecution } from "./tool-execution.js";
+import type { ExecuteOptions, RegisterOptions, ToolRegistryOptions } from "./tool-registry-options.js";
 import type { ToolResult } from "./tool-result.js";
-import { TOOL_SEARCH_TOOL_NAMES } from "./tool-search-tools.js";
+import { TOOL_SEARCH_TOOL_NAMES } from "./tool-search-names.js";
 
-/** Options of {@link ToolRegistry}. */
-export interface ToolRegistryOptions {
-  /**
-   * Logger for start, completion and failure of every call (fields `tool`, `toolCallId`,
-   * `durationMs`): pino, `console`, or any object with `debug`/`info`/`warn`/`error` methods.
-   * Tools receive `logger.child({ tool })` as `context.logger` (the logger itself without `child`).
-   * @default a silent pino logger
-   */
-  logger?: Logger | undefined;
-  /**
-   * Also log tool arguments and results (both debug). Off by default because they may hold
-   * personal data.
-   * @default false
-   */
-  logPayloads?: boolean | undefined;
-  /**
-   * What `register` does with a name that is taken: `"replace"` the tool (picoclaw; logged as a
-   * warning) or `"throw"` a TypeError (Forge, where a duplicate name is an error).
-   * @default "replace"
-   */
-  onDuplicate?: "replace" | "throw" | undefined;
-}
-
-/** Options of {@link ToolRegistry.register}. */
-export interface RegisterOptions extends RegisterHiddenOptions {
-  /**
-   * A locked tool cannot be overridden: registering its name again throws (whatever `onDuplicate`
-   * says) and `unregister` returns `false`.
-   * @default false
-   */
-  locked?: boolean | undefined;
-}
-
-/** Per-call options of {@link ToolRegistry.execute}. */
-export interface ExecuteOptions {
-  /** Aborts the call; the tool sees it as `context.signal`. */
-  signal?: AbortSignal | undefined;
-  /** The model's call id, passed to the tool as `context.toolCallId`. */
-  toolCallId?: string | undefined;
-  /** Fails the call with a timeout error result after this many milliseconds, aborting the tool's signal. */
-  timeoutMs?: number | undefined;
-  /** Message metadata for `context.metadata` and `setMetadata`. */
-  metadata?: Readonly<Record<string, string>> | undefined;
-  /**
-   * Receives the call's progress: every `context.reportProgress` as a `"running"` update, then one
-   * final update (`"completed"`, `"failed"` or `"cancelled"`). What it throws is logged and ignored.
-   */
-  onProgress?: ProgressListener | undefined;
-}
-
-// What the loop reads from a registry beyond its public API. `Symbol.for`, so that a registry made
-// by another installed copy of toolloop serves the loop too (no private fields read across copies).
-
-/** @internal `() => readonly ToolDefinition[]`: the cached, frozen definitions, without a copy. */
-export const CACHED_DEFINITIONS: unique symbol = Symbol.for("toolloop.registry.cachedDefinitions");
-
-/** @internal `(name, toolCallId, result) => void`: logs a call the loop refused before dispatch. */
-export const LOG_REFUSED_CALL: unique symbol = Symbol.for("toolloop.registry.logRefusedCall");
-
-/** @internal `() => ReadonlySet<string>`: the names of the registered loop-breaking tools. */
-export const LOOP_BREAKING_NAMES: unique symbol = Symbol.for("toolloop.registry.loopBreakingNames");
-
-/**
- * @internal `(call: CheckedCall, view?: PromotionView) => Promise<ToolResult>`: `executeWithContext`
- * without its option checks and result metadata, for the loop, which checks its own options once per
- * run; with `view`, in that turn of the run (see VIEW_DEFINITIONS). The loop takes it only while
- * `executeWithContext` is this copy's own (not overridden by a subclass).
- */
-export const EXECUTE_CHECKED: unique symbol = Symbol.for("toolloop.registry.executeChecked");
-
-/**
- * @internal `(view: PromotionView) => readonly ToolDefinition[]`: the definitions offered in one turn
- * of a run or MCP session: the cached ones, plus the hidden tools that run or session promoted for
- * that turn (frozen, sorted, the same array while nothing changes). A call in that turn may run such
- * a tool once its scope says the model was shown it; a discovery tool called in it promotes into
- * that scope.
- */
-export const VIEW_DEFINITIONS: unique symbol = Symbol.for("toolloop.registry.viewDefinitions");
-
-/** @internal `() => ReadonlySet<string>`: the names of the registered tools with a `needsApproval`. */
-export const APPROVAL_NAMES: unique symbol = Symbol.for("toolloop.registry.approvalNames");
-
-/**
- * @internal `() => number`: a mark taken before a tool round; `[TICK_HIDDEN_TOOLS](mark)` after it
- * ticks every promoted hidden tool except those promoted during the round.
- */
-export const PROMOTION_MARK: unique symbol = Symbol.for("toolloop.registry.promotionMark");
-
-/** @internal `(name) => Tool | undefined`: the tool registered under `name`, hidden or not (an importer's `close()` checks it is still its own). */
-export const REGISTERED_TOOL: unique symbol = Symbol.for("toolloop.registry.registeredTool");
-
-/** @internal `(mark: number) => void`: see PROMOTION_MARK. */
-export const TICK_HIDDEN_TOOLS: unique symbol = Symbol.for("toolloop.registry.tickHiddenTools");
+// The options and the loop's symbols are declared in files of their own (below the call runner,
+// which reads `ExecuteOptions`), and named here too for the modules that import them with the registry.
+export type { ExecuteOptions, RegisterOptions, ToolRegistryOptions };
+export {
+  APPROVAL_NAMES,
+  CACHED_DEFINITIONS,
+  EXECUTE_CHECKED,
+  LOG_REFUSED_CALL,
+  LOOP_BREAKING_NAMES,
+  PROMOTION_MARK,
+  REGISTERED_TOOL,
+  TICK_HIDDEN_TOOLS,
+  VIEW_DEFINITIONS,
+};
 
 /** A hidden tool found by {@link ToolRegistry.searchRegex} or {@link ToolRegistry.searchBM25}. */
 export interface ToolSearchResult {
@@ -156,7 +84,7 @@ export class ToolRegistry {
   // A Map, never a plain object: tool names come from the model ("__proto__", "constructor" …).
   readonly #tools = new Map<string, RegisteredTool>();
   readonly #hidden = new HiddenTools();
-  readonly #definitions = new DefinitionCache(this.#tools, this.#hidden);
+  readonly #definitions = new DefinitionCache<DefinitionFormat>(this.#tools, this.#hidden, convertDefinitions);
   /** Lower-cased names a registration must have to be kept; `null`: every name. */
   #allowlist: ReadonlySet<string> | null = null;
   /** Searches of the hidden tools (the BM25 index kept as they come and go). */
@@ -169,11 +97,8 @@ export class ToolRegistry {
   readonly #onDuplicate: "replace" | "throw";
   readonly #locked = new Set<string>();
   readonly #options: ToolRegistryOptions;
-  /** Per run or session (its scope): the definitions last offered beyond the cached ones. */
-  readonly #viewDefinitions = new WeakMap<
-    object,
-    { base: readonly ToolDefinition[]; key: string; definitions: readonly ToolDefinition[] }
-  >();
+  /** The registry as each turn of a run or MCP session sees it (its promoted hidden tools). */
+  readonly #views: RegistryViews;
 
   constructor(options: ToolRegistryOptions = {}) {
     if (typeof options !== "object" || options === null) {
@@ -197,6 +122,7 @@ export class ToolRegistry {
       logger,
       logPayloads: options.logPayloads ?? false,
     };
+    this.#views = new RegistryViews(tools, this.#hidden, definitions, this.#dispatch);
   }
 
   /**
@@ -351,62 +277,9 @@ export class ToolRegistry {
     if (this.#hidden.tick(mark)) this.#definitions.invalidate();
   }
 
-  /** The hidden tools a run or session offers in `view`'s turn that are not promoted for everyone (those are visible anyway). */
-  #viewNames(view: PromotionView): string[] {
-    const hidden = this.#hidden;
-    return view.scope.offered(view.turn).filter((name) => hidden.isConcealed(name));
-  }
-
-  /**
-   * Dispatch in one turn of a run or session: its promoted tools are found (once callable), and a
-   * discovery tool is bound to its scope, so that its searches promote there and nowhere else.
-   */
-  #viewTarget(view: PromotionView): DispatchTarget {
-    if (this.#hidden.size === 0) return this.#dispatch;
-    const hidden = this.#hidden;
-    const { scope, turn } = view;
-    const promote: Promote = (names, ttl) => {
-      if (!Number.isSafeInteger(ttl) || ttl < 1 || !isStringArray(names)) return 0;
-      const promoted = names.filter((name) => hidden.has(name));
-      scope.promote(promoted, ttl, turn);
-      return promoted.length;
-    };
-    return {
-      get: (name) => {
-        // A hidden tool only once the run or session may call it.
-        const entry = hidden.isConcealed(name) && !scope.callable(name, turn) ? undefined : this.#tools.get(name);
-        const bind = (entry?.tool as Partial<Record<typeof BIND_PROMOTIONS, unknown>> | undefined)?.[BIND_PROMOTIONS];
-        // A copy of the entry: validation and the definition stay the registered tool's.
-        return entry === undefined || typeof bind !== "function"
-          ? entry
-          : { ...entry, tool: bind.call(entry.tool, promote) as Tool };
-      },
-      // For a "not found" answer: what this call could have run.
-      names: () => {
-        const callable = this.#viewNames(view).filter((name) => scope.callable(name, turn));
-        return [...this.#definitions.names(), ...callable].sort();
-      },
-      logger: this.#dispatch.logger,
-      logPayloads: this.#dispatch.logPayloads,
-    };
-  }
-
   /** @internal see VIEW_DEFINITIONS. */
   [VIEW_DEFINITIONS](view: PromotionView): readonly ToolDefinition[] {
-    const base = this.#definitions.definitions("openai") as readonly ToolDefinition[];
-    if (this.#hidden.size === 0 || view.scope.size === 0) return base;
-    const names = this.#viewNames(view).sort();
-    if (names.length === 0) return base;
-    // The same array while nothing changes: adapters cache their conversions by its identity.
-    const key = names.join("\n");
-    const cached = this.#viewDefinitions.get(view.scope);
-    if (cached !== undefined && cached.base === base && cached.key === key) return cached.definitions;
-    const promoted = names.map((name) => (this.#tools.get(name) as RegisteredTool).definition);
-    const definitions = Object.freeze(
-      [...base, ...promoted].sort((a, b) => (a.function.name < b.function.name ? -1 : 1)),
-    );
-    this.#viewDefinitions.set(view.scope, { base, key, definitions });
-    return definitions;
+    return this.#views.definitions(view);
   }
 
   /**
@@ -483,7 +356,7 @@ export class ToolRegistry {
   }
 
   /**
-   * Runs several calls (seed 003's `ExecuteBatch`): concurrently, at most `concurrency` at once, each
+   * Runs several calls: concurrently, at most `concurrency` at once, each
    * only after every request named in its `dependsOn` has finished. A request whose dependency
    * failed is not run: its result is an error (`code: "dependency_failed"`) naming that dependency.
    * Never rejects; every result carries `metadata`.
@@ -504,7 +377,7 @@ export class ToolRegistry {
   }
 
   /**
-   * Starts one call at once and returns its handle (seed 003's `ExecuteAsync`): its `result`
+   * Starts one call at once and returns its handle: its `result`
    * (never rejects, with `metadata`), its `progress` as an async iterable, and `cancel()`.
    * @throws TypeError (synchronously) for a request without a string `name`, a non-empty
    * `dependsOn`, or options of the wrong type
@@ -522,7 +395,7 @@ export class ToolRegistry {
   /**
    * Definitions of every visible tool (hidden ones only while promoted), sorted by name (stable for prompt caching). Without a format (or
    * with `"openai"`) they are what `toolToSchema` makes; other formats are the shape that API's
-   * `tools` takes (seed 003's `GetDefinitions(format)`). Each call returns a deep copy, free to
+   * `tools` takes (`"openai-responses"`, `"anthropic"`, `"ollama"`, `"gemini"`). Each call returns a deep copy, free to
    * modify; the loop reads the cached arrays instead (see {@link CACHED_DEFINITIONS}).
    */
   getDefinitions(): ToolDefinition[];
@@ -550,7 +423,7 @@ export class ToolRegistry {
 
   /** @internal see EXECUTE_CHECKED: the loop's calls, whose options it checked once per run. */
   [EXECUTE_CHECKED](call: CheckedCall, view?: PromotionView): Promise<ToolResult> {
-    return dispatchCheckedCall(view === undefined ? this.#dispatch : this.#viewTarget(view), call);
+    return dispatchCheckedCall(view === undefined ? this.#dispatch : this.#views.target(view), call);
   }
 
   /** @internal see LOG_REFUSED_CALL: refused calls are logged like every other failed call. */

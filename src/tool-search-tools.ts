@@ -7,12 +7,6 @@ import type { Tool, ToolContext } from "./tool.js";
 import type { ToolRegistry, ToolSearchResult } from "./tool-registry.js";
 import { errorResult, silentResult, type ToolResult } from "./tool-result.js";
 
-/** The names of the two discovery tools, which a registry's allowlist always lets through. */
-export const TOOL_SEARCH_TOOL_NAMES: readonly string[] = Object.freeze([
-  "tool_search_tool_regex",
-  "tool_search_tool_bm25",
-]);
-
 /** Options of {@link createToolSearchTools}. */
 export interface ToolSearchToolsOptions {
   /**

@@ -181,3 +181,24 @@ export function toolToSchema(tool: Tool): ToolDefinition {
     function: { name: tool.name, description: tool.description, parameters: tool.parameters },
   };
 }
+
+/** Where a call is: `"running"` while it reports, then one final status. */
+export type ProgressStatus = "running" | "completed" | "failed" | "cancelled";
+
+/** One progress report of a tool call. */
+export interface ProgressUpdate {
+  /** The call's id: its `toolCallId` in a loop, the request id in a batch, the execution id of `executeAsync`; `""` when the call has none. */
+  toolCallId: string;
+  /** The tool's name (as the call asked for it; cut when a model sent a huge one). */
+  toolName: string;
+  /** How far, from 0 to 1 (clamped); absent when the tool gave no finite number. */
+  progress?: number;
+  /** What the tool is doing (bounded to 1,000 characters); absent when it gave none. */
+  message?: string;
+  /**
+   * `"running"` for every `reportProgress`; the call's last update says how it ended: `"completed"`
+   * (a result that is not an error), `"cancelled"` (aborted) or `"failed"` (any other error result,
+   * a timeout included).
+   */
+  status: ProgressStatus;
+}

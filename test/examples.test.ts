@@ -90,6 +90,22 @@ const expectations: Record<string, RegExp[]> = {
     /assistant Here it is: transcript of memo\.ogg: "hello from the worker"/,
     /completed after 3 model calls/,
   ],
+  "guardrail-middleware.ts": [
+    /run_command: ran: ls -la/,
+    /run_command: error: refused by policy: the command matches \/\\brm\\b\//,
+    /commands that ran: ls -la\n/,
+    /completed: I listed the files; deleting the backup was refused\./,
+  ],
+  "cache-middleware.ts": [
+    /first run: 1 EUR is 1\.08 USD\. \(2 model calls\)/,
+    /second run: 1 EUR is 1\.08 USD\. \(2 model calls\)/,
+    /provider calls: 2, cache hits: 2/,
+  ],
+  "retry-middleware.ts": [
+    /attempt 1 failed \(503 Service Unavailable\); retrying in 10 ms\nattempt 2 failed \(503 Service Unavailable\); retrying in 20 ms/,
+    /provider calls: 3, loop iterations: 1/,
+    /completed: Hello! How can I help\?/,
+  ],
   "openai.ts": [/OPENAI_API_KEY/],
   "anthropic.ts": [/ANTHROPIC_API_KEY/],
 };

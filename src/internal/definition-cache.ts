@@ -1,4 +1,3 @@
-import { convertDefinitions, type DefinitionFormat } from "../definition-format.js";
 import type { ToolDefinition } from "../provider.js";
 import type { HiddenTools } from "./hidden-tools.js";
 import type { RegisteredTool } from "./registered-tool.js";
@@ -9,16 +8,23 @@ import type { RegisteredTool } from "./registered-tool.js";
  * hidden tools are promoted). The loop hands the cached arrays to providers as they are; adapters
  * cache their own conversions by the array's identity.
  */
-export class DefinitionCache {
+export class DefinitionCache<Format extends string> {
   readonly #tools: ReadonlyMap<string, RegisteredTool>;
   readonly #hidden: HiddenTools;
+  readonly #convert: (definitions: readonly ToolDefinition[], format: Format) => readonly unknown[];
   #names: readonly string[] | undefined;
   #definitions: readonly ToolDefinition[] | undefined;
-  readonly #converted = new Map<DefinitionFormat, readonly unknown[]>();
+  readonly #converted = new Map<Format, readonly unknown[]>();
 
-  constructor(tools: ReadonlyMap<string, RegisteredTool>, hidden: HiddenTools) {
+  /** `convert` turns the OpenAI-shaped definitions into another format (the registry's `getDefinitions` formats). */
+  constructor(
+    tools: ReadonlyMap<string, RegisteredTool>,
+    hidden: HiddenTools,
+    convert: (definitions: readonly ToolDefinition[], format: Format) => readonly unknown[],
+  ) {
     this.#tools = tools;
     this.#hidden = hidden;
+    this.#convert = convert;
   }
 
   /** The names of the visible tools (hidden ones only while promoted), sorted (stable for prompt caching). */
@@ -34,11 +40,11 @@ export class DefinitionCache {
   }
 
   /** The definitions in `format`, in name order: one frozen array per format until the next change. */
-  definitions(format: DefinitionFormat): readonly unknown[] {
+  definitions(format: Format): readonly unknown[] {
     if (format === "openai") return this.#openAI();
     let converted = this.#converted.get(format);
     if (converted === undefined) {
-      converted = Object.freeze(convertDefinitions(this.#openAI(), format));
+      converted = Object.freeze(this.#convert(this.#openAI(), format));
       this.#converted.set(format, converted);
     }
     return converted;

@@ -1,4 +1,4 @@
-import type { ProgressUpdate } from "../progress.js";
+import type { ProgressUpdate } from "../tool.js";
 
 /** Most updates kept for a consumer that has not read them yet; see {@link ProgressBuffer}. */
 export const MAX_BUFFERED_PROGRESS = 1_000;

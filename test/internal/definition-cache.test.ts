@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { DefinitionFormat } from "../../src/definition-format.js";
+import { convertDefinitions, type DefinitionFormat } from "../../src/definition-format.js";
 import { newToolResult, type Tool, type ToolDefinition } from "../../src/index.js";
 import { DefinitionCache } from "../../src/internal/definition-cache.js";
 import { HiddenTools } from "../../src/internal/hidden-tools.js";
@@ -20,7 +20,7 @@ function tool(name: string): Tool {
 function cacheOf(...names: string[]) {
   const tools = new Map<string, RegisteredTool>();
   for (const name of names) tools.set(name, prepareTool(tool(name)));
-  return { tools, cache: new DefinitionCache(tools, new HiddenTools()) };
+  return { tools, cache: new DefinitionCache<DefinitionFormat>(tools, new HiddenTools(), convertDefinitions) };
 }
 
 function nameOf(definition: unknown): string {
