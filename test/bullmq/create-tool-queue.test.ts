@@ -32,9 +32,10 @@ import { freePort, type RedisServer, startRedisProxy, startRedisServer } from ".
 import { spawnConversation, spawnWorker } from "../helpers/spawn-worker.js";
 
 let redis: RedisServer;
+// Starting a redis-server takes seconds on a loaded machine (the hook's default limit is 10 s).
 beforeAll(async () => {
   redis = await startRedisServer();
-});
+}, 60_000);
 afterAll(async () => {
   await redis?.dispose();
 });
@@ -758,7 +759,8 @@ describe("Redis unreachable", () => {
       await Promise.all(open.splice(0).map((item) => item.close()));
       await late.dispose();
     }
-  });
+    // It starts a redis-server twice: seconds on a loaded machine.
+  }, 60_000);
 
   it("close() with Redis gone resolves within enqueueTimeoutMs and leaves no connection retrying (ioredis would print)", async () => {
     const gone = await startRedisServer();
@@ -775,7 +777,8 @@ describe("Redis unreachable", () => {
     } finally {
       await gone.dispose();
     }
-  });
+    // It starts a redis-server: seconds on a loaded machine.
+  }, 60_000);
 
   it("within the call's own timeout, through a registry", async () => {
     const port = await freePort();
