@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Queue, QueueEvents } from "bullmq";
 import { Redis } from "ioredis";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import * as z from "zod";
 import {
   createToolQueue,
@@ -32,9 +32,10 @@ import { freePort, type RedisServer, startRedisProxy, startRedisServer } from ".
 import { spawnConversation, spawnWorker } from "../helpers/spawn-worker.js";
 
 let redis: RedisServer;
+// Starting a redis-server takes seconds on a loaded machine (the hook's default limit is 10 s).
 beforeAll(async () => {
   redis = await startRedisServer();
-});
+}, 60_000);
 afterAll(async () => {
   await redis?.dispose();
 });
@@ -68,7 +69,10 @@ function setup(
     name,
     attempts: options.attempts,
     backoffMs: options.backoffMs ?? 10,
-    enqueueTimeoutMs: options.enqueueTimeoutMs,
+    // A safety net past the test's own limit: a queue's first enqueue (connecting, reading the event
+    // stream's end) can take seconds on a loaded machine. enqueueTimeoutMs itself is shown by the
+    // "Redis unreachable" tests, which set their own.
+    enqueueTimeoutMs: options.enqueueTimeoutMs ?? 60_000,
   });
   open.push(queue);
   const registry = options.registry ?? new ToolRegistry();
@@ -83,15 +87,25 @@ function setup(
   return { name, queue, registry, worker, bull };
 }
 
-/** Executes a queued tool directly and returns the immediate answer and the callback's result. */
+/**
+ * Executes a queued tool directly and returns the immediate answer and the callback's result.
+ * `completed` rejects with the immediate answer when that was not "queued" (no callback can come
+ * then): a test awaiting it fails saying why, not at its time limit.
+ */
 function call(queue: ToolQueue, name: string, args: Record<string, unknown>, toolCallId: string, extra = {}) {
   let callback!: (result: ToolResult) => void;
-  const completed = new Promise<ToolResult>((resolve) => {
+  const reported = new Promise<ToolResult>((resolve) => {
     callback = resolve;
   });
   const immediate = queue
     .queued(tool(name))
     .execute(args, createToolContext({ toolCallId, asyncCallback: callback, ...extra })) as Promise<ToolResult>;
+  const notQueued = immediate.then((answer) =>
+    answer.async ? new Promise<never>(() => {}) : Promise.reject(new Error(`not queued: ${answer.forLLM}`)),
+  );
+  const completed = Promise.race([reported, notQueued]);
+  // Tests that expect an error answer never await `completed`: its rejection is not unhandled.
+  completed.catch(() => {});
   return { immediate, completed };
 }
 
@@ -402,8 +416,9 @@ describe("call ids that repeat (the text tool protocol, MCP clients)", () => {
         (request) => textResponse(`got: ${request.messages.at(-1)?.content}`),
       ]),
     );
+    // The wait for the queued result: a safety net past the test's own limit (not a speed bound).
     const result = await runToolLoop(
-      { provider, tools: registry, maxIterations: 5, awaitAsync: { timeoutMs: 10_000 } },
+      { provider, tools: registry, maxIterations: 5, awaitAsync: { timeoutMs: 60_000 } },
       [{ role: "user", content: `echo ${text}` }],
       { channel: "web", chatId: "alice" },
     );
@@ -595,11 +610,33 @@ describe("delivery", () => {
   });
 
   it("completions(ids) returns those already finished, in order, from Redis (a fresh queue, as after a restart)", async () => {
-    const { name, queue } = setup();
+    // call_3x is still running while completions() reads: its tool waits until the test lets it
+    // finish (a 300 ms sleep finished first when the read was slow on a loaded machine).
+    let finish = () => {};
+    const finishing = new Promise<void>((resolve) => {
+      finish = resolve;
+    });
+    // Also when the test fails early: the worker's close() would wait for the job.
+    onTestFinished(() => finish());
+    let started = () => {};
+    const running = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    const registry = new ToolRegistry();
+    registry.register({
+      ...tool("slow"),
+      execute: async () => {
+        started();
+        await finishing;
+        return "slow: finished";
+      },
+    });
+    const { name, queue } = setup({ registry });
     const calls = [call(queue, "echo", { text: "1" }, "call_1x"), call(queue, "refuse", {}, "call_2x")];
     await Promise.all(calls.map((item) => item.completed));
-    const slow = call(queue, "slow", { ms: 300 }, "call_3x");
+    const slow = call(queue, "slow", { ms: 0 }, "call_3x");
     await slow.immediate;
+    await running;
     const restarted = createToolQueue({ connection: redis.connection, name });
     open.push(restarted);
     const found = await restarted.completions(["call_2x", "call_unknown", "call_3x", "call_1x"]);
@@ -608,6 +645,10 @@ describe("delivery", () => {
       ["call_1x", "echo", "echo: 1", false],
     ]);
     await expect(restarted.completions("x" as never)).rejects.toThrow(TypeError);
+    // Once it finished, it is found too.
+    finish();
+    expect((await slow.completed).forLLM).toBe("slow: finished");
+    expect((await restarted.completions(["call_3x"])).map((item) => item.result.forLLM)).toEqual(["slow: finished"]);
   });
 
   it("completions() of 100,000 ids reads them a page at a time (the heap does not grow by hundreds of MB)", async () => {
@@ -650,8 +691,9 @@ describe("delivery", () => {
       (request) => textResponse(`got: ${request.messages.at(-1)?.content}`),
     ]);
     const messages: Message[] = [{ role: "user", content: "go" }];
+    // The wait for the queued result: a safety net past the test's own limit (not a speed bound).
     const result = await runToolLoop(
-      { provider, tools: registry, maxIterations: 5, awaitAsync: { timeoutMs: 10_000 } },
+      { provider, tools: registry, maxIterations: 5, awaitAsync: { timeoutMs: 60_000 } },
       messages,
     );
     expect(result.content).toBe("got: [async result from slow (call_loop)] slow: from the worker");
@@ -717,7 +759,8 @@ describe("Redis unreachable", () => {
       await Promise.all(open.splice(0).map((item) => item.close()));
       await late.dispose();
     }
-  });
+    // It starts a redis-server twice: seconds on a loaded machine.
+  }, 60_000);
 
   it("close() with Redis gone resolves within enqueueTimeoutMs and leaves no connection retrying (ioredis would print)", async () => {
     const gone = await startRedisServer();
@@ -734,7 +777,8 @@ describe("Redis unreachable", () => {
     } finally {
       await gone.dispose();
     }
-  });
+    // It starts a redis-server: seconds on a loaded machine.
+  }, 60_000);
 
   it("within the call's own timeout, through a registry", async () => {
     const port = await freePort();

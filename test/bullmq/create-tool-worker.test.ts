@@ -21,9 +21,10 @@ import { type RedisServer, startRedisServer } from "../helpers/redis-server.js";
 import { spawnWorker, type WorkerProcess } from "../helpers/spawn-worker.js";
 
 let redis: RedisServer;
+// Starting a redis-server takes seconds on a loaded machine (the hook's default limit is 10 s).
 beforeAll(async () => {
   redis = await startRedisServer();
-});
+}, 60_000);
 afterAll(async () => {
   await redis?.dispose();
 });
@@ -399,7 +400,8 @@ describe("close() with Redis gone", () => {
     } finally {
       await gone.dispose();
     }
-  });
+    // It starts a redis-server, and close() waits 2 s for it: seconds more on a loaded machine.
+  }, 60_000);
 });
 
 describe("worker processes", () => {
@@ -419,15 +421,16 @@ describe("worker processes", () => {
 
   it("a worker killed with SIGKILL mid-job: another worker completes the job, exactly one completion", async () => {
     const { name, queue, seen } = newQueue();
-    // A lock long enough that the rescuer's own run never stalls on a slow machine.
-    const settings = { lockMs: 3_000, stalledMs: 500, releaseFile };
-    const doomed = worker(name, { ...settings, label: "doomed" });
+    const settings = { stalledMs: 500, releaseFile };
+    // The doomed worker's lock expires once it is dead; the rescuer's lock is long enough that its own
+    // run never stalls, however long a loaded machine leaves its process waiting for the CPU.
+    const doomed = worker(name, { ...settings, lockMs: 1_000, label: "doomed" });
     const call = enqueue(queue, "gate", { ms: 60_000 }, "call_killed");
     await doomed.waitFor((message) => message.type === "started");
     doomed.child.kill("SIGKILL");
     await doomed.exited;
     release();
-    const rescuer = worker(name, { ...settings, label: "rescuer" });
+    const rescuer = worker(name, { ...settings, lockMs: 30_000, label: "rescuer" });
     const result = await call.first;
     expect(result.forLLM).toBe("gate: ran in rescuer");
     expect(rescuer.messages.filter((message) => message.type === "ran")).toHaveLength(1);
@@ -438,12 +441,14 @@ describe("worker processes", () => {
 
   it("a job that ran twice (its worker's event loop blocked past the lock) is delivered once", async () => {
     const { name, queue, seen } = newQueue({ attempts: 5 });
-    const settings = { lockMs: 1_000, stalledMs: 250, releaseFile };
-    // Blocked until released: its lock expires, the healthy worker takes the job over and runs it.
-    const blocked = worker(name, { ...settings, blocks: true, label: "blocked" });
+    const settings = { stalledMs: 250, releaseFile };
+    // Blocked until released: its 1 s lock expires, the healthy worker takes the job over and runs it.
+    const blocked = worker(name, { ...settings, lockMs: 1_000, blocks: true, label: "blocked" });
     const call = enqueue(queue, "block", { ms: 60_000 }, "call_twice_run");
     await blocked.waitFor((message) => message.type === "started");
-    const healthy = worker(name, { ...settings, label: "healthy" });
+    // A lock long enough that the healthy worker's own run never stalls (and runs again) while a
+    // loaded machine leaves its process waiting for the CPU: it runs the job exactly once.
+    const healthy = worker(name, { ...settings, lockMs: 30_000, label: "healthy" });
     const result = await call.first;
     expect(result.forLLM).toBe("block: ran in healthy");
     // The blocked worker finishes its run too, but cannot complete the job: its lock is gone.
@@ -501,8 +506,9 @@ describe("worker processes", () => {
     enqueue(queue, "hang", {}, "call_term_hang");
     await child.waitFor((message) => message.type === "started");
     child.child.kill("SIGTERM");
-    expect(await exitOrStillRunning(child, 15_000)).toEqual({ code: null, signal: "SIGTERM" });
-  }, 60_000);
+    // It ends about closeGraceMs + 2 s later; the bound is a safety net for a loaded machine.
+    expect(await exitOrStillRunning(child, 45_000)).toEqual({ code: null, signal: "SIGTERM" });
+  }, 90_000);
 
   it.each([
     ["was never reachable (nothing listens on its port)", false],
@@ -532,13 +538,15 @@ describe("worker processes", () => {
         child.child.send({ type: "close" });
         await child.waitFor((message) => message.type === "closed");
         // The IPC channel is closed too: only the worker's own timers or sockets could keep it alive
-        // (ioredis' reconnect timers kept it for good). A generous bound: it ends within ~2 s.
-        expect(await exitOrStillRunning(child, 15_000)).toEqual({ code: 0, signal: null });
+        // (ioredis' reconnect timers kept it for good). It ends within ~2 s; the bound is a safety
+        // net for a loaded machine.
+        expect(await exitOrStillRunning(child, 45_000)).toEqual({ code: 0, signal: null });
       } finally {
         await own.dispose();
       }
     },
-    60_000,
+    // A redis-server and a worker process started: seconds each on a loaded machine.
+    90_000,
   );
 
   it("200 conversations × 3 queued calls across 4 worker processes: 600 completions, none lost, none duplicated", async () => {

@@ -51,7 +51,8 @@ const config: ToolLoopConfig = {
   provider: new ScriptedProvider(Array.from({ length: 10 }, () => respond)),
   tools: registry,
   maxIterations: 10,
-  awaitAsync: { timeoutMs: 30_000 },
+  // A safety net past the test's own limit (90 s): the results take seconds on a loaded machine.
+  awaitAsync: { timeoutMs: 120_000 },
   onCheckpoint: async (checkpoint) => {
     checkpoints++;
     const hang = env.HANG_AT === `${checkpoints}-before-save` || env.HANG_AT === `${checkpoints}-after-save`;

@@ -1,3 +1,4 @@
+import { type AddressInfo, createServer } from "node:net";
 import { Redis } from "ioredis";
 import { afterEach, expect, it } from "vitest";
 import { redisServerBinary, startRedisProxy, startRedisServer } from "./redis-server.js";
@@ -26,6 +27,29 @@ it("starts a server on 127.0.0.1 in its own directory, stops and starts it again
     await server.start();
   } finally {
     await server.dispose();
+  }
+});
+
+it("a port another process took before redis-server could bind it: started on another port", async () => {
+  // Another process's server on that port (it hangs up on whoever connects).
+  const taken = createServer((socket) => socket.destroy());
+  await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+  const { port } = taken.address() as AddressInfo;
+  try {
+    const server = await startRedisServer({ port });
+    try {
+      expect(server.port).not.toBe(port);
+      const client = new Redis({ ...server.connection, lazyConnect: true });
+      try {
+        expect(await client.ping()).toBe("PONG");
+      } finally {
+        client.disconnect();
+      }
+    } finally {
+      await server.dispose();
+    }
+  } finally {
+    await new Promise((resolve) => taken.close(resolve));
   }
 });
 

@@ -1,5 +1,5 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { type AddressInfo, connect, createServer, Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -51,20 +51,36 @@ export function freePort(): Promise<number> {
   });
 }
 
-function canConnect(port: number): Promise<boolean> {
+/**
+ * Whether the redis-server of process `pid` answers on `port` (its INFO names that process: not
+ * another process listening there, which a bare connect cannot tell).
+ */
+function serves(port: number, pid: number | undefined): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = new Socket();
+    let text = "";
     const done = (ok: boolean) => {
+      clearTimeout(timer);
       socket.destroy();
       resolve(ok);
     };
-    socket.once("connect", () => done(true));
+    // Something that accepts and never answers is not our server; the next check asks again.
+    const timer = setTimeout(() => done(false), 1_000);
+    socket.once("connect", () => socket.write("*2\r\n$4\r\nINFO\r\n$6\r\nserver\r\n"));
+    socket.on("data", (chunk: Buffer) => {
+      text += chunk.toString("latin1");
+      const found = /process_id:(\d+)/.exec(text);
+      if (found !== null) done(Number(found[1]) === pid);
+      else if (text.length > 100_000) done(false);
+    });
     socket.once("error", () => done(false));
+    socket.once("close", () => done(false));
     socket.connect(port, "127.0.0.1");
   });
 }
 
-async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
+// A safety net, generous: starting a process takes seconds on a loaded machine.
+async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -84,17 +100,21 @@ export interface RedisServer {
   dispose(): Promise<void>;
 }
 
+/** How often a redis-server that exits while starting (its port taken meanwhile) is started again. */
+const START_TRIES = 5;
+
 /**
- * Starts a `redis-server` on a random port of 127.0.0.1 with its own temporary directory.
- * Persistence is off unless `persistence` is set (then an append-only file, fsync always, so a
- * graceful restart keeps everything).
+ * Starts a `redis-server` on a random port of 127.0.0.1 (`port` first, when given) with its own
+ * temporary directory. Persistence is off unless `persistence` is set (then an append-only file,
+ * fsync always, so a graceful restart keeps everything). A free port can be taken by another
+ * process before redis-server binds it (any outgoing connection on the machine may get it): a
+ * server that exits while starting is started again on another port.
  */
-export async function startRedisServer(options: { persistence?: boolean } = {}): Promise<RedisServer> {
+export async function startRedisServer(options: { persistence?: boolean; port?: number } = {}): Promise<RedisServer> {
   const binary = redisServerBinary();
-  const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), "toolloop-redis-"));
   const persistence = options.persistence === true;
-  const args = [
+  const argsFor = (port: number) => [
     "--port",
     String(port),
     "--bind",
@@ -117,13 +137,37 @@ export async function startRedisServer(options: { persistence?: boolean } = {}):
     "noeviction",
   ];
   let child: ChildProcess | undefined;
-  const start = async () => {
-    const started = spawn(binary, args, { stdio: "ignore" });
+  /** Starts redis-server on `port`: `false` when it exited while starting. */
+  const startOn = async (port: number) => {
+    const started = spawn(binary, argsFor(port), { stdio: "ignore" });
     child = started;
+    let exited = false;
     await waitFor(async () => {
-      if (started.exitCode !== null) throw new Error(`redis-server exited with code ${started.exitCode}`);
-      return canConnect(port);
+      exited = started.exitCode !== null;
+      return exited || serves(port, started.pid);
     }, `redis-server on port ${port}`);
+    return !exited;
+  };
+  const exitedWith = () => {
+    let log = "";
+    try {
+      log = readFileSync(join(dir, "redis.log"), "utf8").trim().split("\n").at(-1) ?? "";
+    } catch {
+      // no log written
+    }
+    return `redis-server exited while starting (code ${child?.exitCode}): ${log}`;
+  };
+  let port = options.port ?? (await freePort());
+  for (let tried = 1; !(await startOn(port)); tried++) {
+    if (tried >= START_TRIES) throw new Error(exitedWith());
+    port = await freePort();
+  }
+  // Again on the same port (after stop()): it is free again soon if something took it meanwhile.
+  const start = async () => {
+    for (let tried = 1; !(await startOn(port)); tried++) {
+      if (tried >= START_TRIES) throw new Error(exitedWith());
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
   };
   const stop = async () => {
     const running = child;
@@ -134,7 +178,6 @@ export async function startRedisServer(options: { persistence?: boolean } = {}):
     running.kill("SIGTERM");
     await exited;
   };
-  await start();
   return {
     port,
     connection: { host: "127.0.0.1", port },
