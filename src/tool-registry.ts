@@ -32,21 +32,6 @@ import type { ExecuteOptions, RegisterOptions, ToolRegistryOptions } from "./too
 import type { ToolResult } from "./tool-result.js";
 import { TOOL_SEARCH_TOOL_NAMES } from "./tool-search-names.js";
 
-// The options and the loop's symbols are declared in files of their own (below the call runner,
-// which reads `ExecuteOptions`), and named here too for the modules that import them with the registry.
-export type { ExecuteOptions, RegisterOptions, ToolRegistryOptions };
-export {
-  APPROVAL_NAMES,
-  CACHED_DEFINITIONS,
-  EXECUTE_CHECKED,
-  LOG_REFUSED_CALL,
-  LOOP_BREAKING_NAMES,
-  PROMOTION_MARK,
-  REGISTERED_TOOL,
-  TICK_HIDDEN_TOOLS,
-  VIEW_DEFINITIONS,
-};
-
 /** A hidden tool found by {@link ToolRegistry.searchRegex} or {@link ToolRegistry.searchBM25}. */
 export interface ToolSearchResult {
   /** The tool's name. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { type DefinitionFormat, defineTool, newToolResult, type Tool, ToolRegistry } from "../src/index.js";
-import { CACHED_DEFINITIONS } from "../src/tool-registry.js";
+import { CACHED_DEFINITIONS } from "../src/registry-symbols.js";
 
 const cachedDefinitions = (registry: ToolRegistry) => registry[CACHED_DEFINITIONS]();
 

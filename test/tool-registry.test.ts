@@ -12,7 +12,7 @@ import {
   ToolRegistry,
   type ToolRegistryOptions,
 } from "../src/index.js";
-import { CACHED_DEFINITIONS } from "../src/tool-registry.js";
+import { CACHED_DEFINITIONS } from "../src/registry-symbols.js";
 import { captureLogger } from "./helpers/capture-logger.js";
 
 /** Runs one call of a tool that records its `context.logger`; returns what it saw. */

@@ -7,7 +7,7 @@ import {
   type ToolSearchToolsOptions,
 } from "../src/index.js";
 import { PromotionScope } from "../src/internal/promotion-scope.js";
-import { EXECUTE_CHECKED, VIEW_DEFINITIONS } from "../src/tool-registry.js";
+import { EXECUTE_CHECKED, VIEW_DEFINITIONS } from "../src/registry-symbols.js";
 
 const REGEX = "tool_search_tool_regex";
 const BM25 = "tool_search_tool_bm25";

@@ -18,7 +18,9 @@ import { checkCount, optionError } from "../internal/options.js";
 import { PromotionScope, type PromotionView } from "../internal/promotion-scope.js";
 import type { ProgressListener } from "../progress.js";
 import type { ToolDefinition } from "../provider.js";
-import { EXECUTE_CHECKED, type ExecuteOptions, ToolRegistry, VIEW_DEFINITIONS } from "../tool-registry.js";
+import { EXECUTE_CHECKED, VIEW_DEFINITIONS } from "../registry-symbols.js";
+import { ToolRegistry } from "../tool-registry.js";
+import type { ExecuteOptions } from "../tool-registry-options.js";
 import type { ToolResult } from "../tool-result.js";
 
 /** Options of {@link createMcpServer}: what one client may ask of the server at once. */

@@ -1,8 +1,8 @@
 import { cutName, errorMessage } from "../internal/describe.js";
 import { log } from "../internal/logger.js";
 import { WorkMeter } from "../internal/work-meter.js";
+import { REGISTERED_TOOL } from "../registry-symbols.js";
 import type { Tool } from "../tool.js";
-import { REGISTERED_TOOL } from "../tool-registry.js";
 import { createServerTool } from "./call-server-tool.js";
 import { registerImported } from "./import-budget.js";
 import { type ServerTool, SLICES, type Work } from "./list-server-tools.js";

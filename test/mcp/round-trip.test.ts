@@ -9,7 +9,8 @@ import { createMcpServer } from "../../src/mcp/create-mcp-server.js";
 import { type RegisteredMcpTools, registerMcpTools } from "../../src/mcp/register-mcp-tools.js";
 import type { ProgressUpdate } from "../../src/progress.js";
 import type { Tool } from "../../src/tool.js";
-import { type ExecuteOptions, ToolRegistry } from "../../src/tool-registry.js";
+import { ToolRegistry } from "../../src/tool-registry.js";
+import type { ExecuteOptions } from "../../src/tool-registry-options.js";
 import { errorResult, userResult } from "../../src/tool-result.js";
 
 let waitAborts = 0;
