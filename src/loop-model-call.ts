@@ -2,9 +2,9 @@ import { InvalidProviderResponseError, isInvalidProviderResponseError, type Tool
 import { errorMessage, isPlainObject } from "./internal/describe.js";
 import { logEnabled, writeLine } from "./internal/logger.js";
 import { responseProblem } from "./internal/response-problem.js";
+import type { LoopFeatures } from "./loop-features.js";
 import { definitionsOf } from "./loop-hidden-tools.js";
 import type { ResolvedConfig } from "./loop-options.js";
-import type { LoopFeatures } from "./loop-features.js";
 import type { LoopState } from "./loop-state.js";
 import { ModelCallChain, modelCallFailure } from "./middleware-chain.js";
 import type { LLMResponse, Message, ToolDefinition, UsageInfo } from "./provider.js";
