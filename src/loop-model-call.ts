@@ -1,8 +1,8 @@
 import { InvalidProviderResponseError, isInvalidProviderResponseError, type ToolLoopError } from "./errors.js";
-import type { Next } from "./internal/compose.js";
 import { errorMessage, isPlainObject } from "./internal/describe.js";
 import { logEnabled, writeLine } from "./internal/logger.js";
 import { responseProblem } from "./internal/response-problem.js";
+import type { LoopFeatures } from "./loop-features.js";
 import { definitionsOf } from "./loop-hidden-tools.js";
 import type { ResolvedConfig } from "./loop-options.js";
 import type { LoopState } from "./loop-state.js";
@@ -48,18 +48,17 @@ export function modelCallChain(config: ResolvedConfig): ModelCallChain | undefin
 }
 
 /**
- * The provider call of one step: straight to the provider without features and middleware (the
- * transcript and options as they are); otherwise a fresh request through the features, then the
- * middleware (which get copies of the transcript and options: what they change is theirs).
+ * The provider call of one step with features or middleware: a fresh request through the features,
+ * then the middleware (which get copies of the transcript and options: what they change is theirs).
  */
 function send(run: LoopState, definitions: ToolDefinition[] | undefined, iteration: number): Promise<LLMResponse> {
   const { transcript, features, modelChain, signal } = run;
   const { provider, model, llmOptions } = run.config;
   if (modelChain === undefined) {
-    if (features === undefined)
-      return Promise.resolve(provider.chat(transcript, definitions, model, llmOptions, signal));
     const request = { messages: transcript, tools: definitions, model, options: llmOptions, iteration, signal };
-    return features.callModel(request, (sent) => features.send(provider, sent));
+    // Only called with features when there is no middleware.
+    const around = features as LoopFeatures;
+    return around.callModel(request, (sent) => around.send(provider, sent));
   }
   const request: ModelCallRequest = {
     messages: transcript.slice(),
@@ -69,8 +68,8 @@ function send(run: LoopState, definitions: ToolDefinition[] | undefined, iterati
     iteration,
     signal,
   };
-  const next: Next<ModelCallRequest, LLMResponse> = (sent) => modelChain.call(sent);
-  return features === undefined ? next(request) : features.callModel(request, next);
+  if (features === undefined) return modelChain.call(request);
+  return features.callModel(request, (sent) => modelChain.call(sent));
 }
 
 /** The run's error for a provider call that failed: named after the middleware that caused it, if one did. */
@@ -86,13 +85,40 @@ function callFailed(run: LoopState, error: unknown): ToolLoopError {
  * response checked and its usage counted. Rejects with the run's `ToolLoopError`; `undefined` when
  * the failed call was the final-answer call, which ends the run as without it.
  */
-export async function callModel(run: LoopState, iteration: number): Promise<LLMResponse | undefined> {
-  const { transcript, features, scope } = run;
-  const { tools, logger, model } = run.config;
-  const definitions = tools !== null && tools.count() > 0 ? definitionsOf(tools, scope.promotions) : undefined;
-  if (logEnabled(logger, "debug")) {
-    writeLine(logger, "debug", () => ({ iteration, model, messages: transcript.length }), "llm call");
+export function callModel(run: LoopState, iteration: number): Promise<LLMResponse | undefined> {
+  if (run.features !== undefined || run.modelChain !== undefined) return callAround(run, iteration);
+  // Nothing around the call: the provider's promise itself, without an async frame of its own.
+  const { transcript, signal } = run;
+  const { provider, model, llmOptions } = run.config;
+  const definitions = offered(run, iteration);
+  let answer: Promise<unknown>;
+  try {
+    answer = run.race(Promise.resolve(provider.chat(transcript, definitions, model, llmOptions, signal)));
+  } catch (error) {
+    return Promise.reject(callError(run, error));
   }
+  return answer.then(
+    (response) => checked(run, response),
+    (error: unknown) => {
+      throw callError(run, error);
+    },
+  );
+}
+
+/** The step's definitions (`undefined`: none to offer), after the step's `llm call` line. */
+function offered(run: LoopState, iteration: number): ToolDefinition[] | undefined {
+  const { tools, logger, model } = run.config;
+  const definitions = tools !== null && tools.count() > 0 ? definitionsOf(tools, run.scope.promotions) : undefined;
+  if (logEnabled(logger, "debug")) {
+    writeLine(logger, "debug", () => ({ iteration, model, messages: run.transcript.length }), "llm call");
+  }
+  return definitions;
+}
+
+/** The provider call through the features and the model-call middleware. */
+async function callAround(run: LoopState, iteration: number): Promise<LLMResponse | undefined> {
+  const { transcript, features } = run;
+  const definitions = offered(run, iteration);
   if (features !== undefined) await features.stepStart(iteration, transcript);
   let response: unknown;
   try {
@@ -102,6 +128,16 @@ export async function callModel(run: LoopState, iteration: number): Promise<LLMR
     if (features?.modelCallFailed(iteration, error, transcript) === true) return undefined;
     throw callFailed(run, error);
   }
+  return checked(run, response);
+}
+
+/** The run's error for a provider call that failed or aborted. */
+function callError(run: LoopState, error: unknown): ToolLoopError {
+  return run.aborted ? run.abortError() : callFailed(run, error);
+}
+
+/** The provider's response, checked (the run's `ToolLoopError` otherwise), its usage counted. */
+function checked(run: LoopState, response: unknown): LLMResponse {
   const problem = responseProblem(response);
   if (problem !== undefined) {
     const cause = invalidResponse(problem, response);

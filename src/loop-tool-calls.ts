@@ -149,24 +149,27 @@ function runGated(run: LoopState, calls: NormalizedToolCall[], iteration: number
  * most `maxConcurrency` at once; with `tickHiddenTools`, the hidden tools promoted before the
  * round are ticked after it.
  */
-export async function answerCalls(
-  run: LoopState,
-  calls: NormalizedToolCall[],
-  iteration: number,
-): Promise<ToolResult[]> {
+export function answerCalls(run: LoopState, calls: NormalizedToolCall[], iteration: number): Promise<ToolResult[]> {
+  const ticker = run.config.hiddenTools;
+  if (ticker === undefined) return answerTurn(run, calls, iteration);
+  const mark = ticker.mark();
+  return answerTurn(run, calls, iteration).then((results) => {
+    ticker.tick(mark);
+    return results;
+  });
+}
+
+/** The turn's results: through the features (or the approval refusal), or straight to the registry. */
+function answerTurn(run: LoopState, calls: NormalizedToolCall[], iteration: number): Promise<ToolResult[]> {
   const { config, scope } = run;
-  const ticker = config.hiddenTools;
-  const mark = ticker?.mark();
-  let results: ToolResult[];
   if (run.features !== undefined || needsAnyApproval(config.tools, calls, scope.promotions)) {
-    results = await runGated(run, calls, iteration);
-  } else {
-    // One call, the usual turn: awaited here, without a promise of Promise.all's own.
-    results =
-      calls.length === 1
-        ? [await runCall(calls[0] as NormalizedToolCall, config, scope, undefined)]
-        : await runPlain(calls, config, scope);
+    return runGated(run, calls, iteration);
   }
-  if (ticker !== undefined) ticker.tick(mark as number);
-  return results;
+  // One call, the usual turn: no promise of Promise.all's own, and no async frame around it.
+  if (calls.length === 1) return runCall(calls[0] as NormalizedToolCall, config, scope, undefined).then(inArray);
+  return runPlain(calls, config, scope);
+}
+
+function inArray(result: ToolResult): ToolResult[] {
+  return [result];
 }

@@ -78,17 +78,18 @@ async function invokeToolLayer(
   request: ToolCallRequest,
   next: Next<ToolCallRequest, ToolResult>,
 ): Promise<ToolResult> {
-  const toolName = cutName(request.toolName);
+  // The name is read before the hook runs: a middleware may change the request it was given.
+  const { toolName } = request;
   let result: unknown;
   try {
     result = await layer.hook.call(layer.owner, request, next);
   } catch (error) {
-    return failure(toolName, "tool_failed", failedText(layer.name, errorMessage(error)), error);
+    return failure(cutName(toolName), "tool_failed", failedText(layer.name, errorMessage(error)), error);
   }
   const problem = toolResultProblem(result);
   return problem === undefined
     ? (result as ToolResult)
-    : failure(toolName, "tool_failed", failedText(layer.name, `wrapToolCall returned ${problem}`));
+    : failure(cutName(toolName), "tool_failed", failedText(layer.name, `wrapToolCall returned ${problem}`));
 }
 
 /** Why a middleware's answer to a tool call is not one, or `undefined` when it is. */
@@ -116,12 +117,18 @@ export class ModelCallChain {
   #authors: Map<unknown, string | undefined> | undefined;
 
   constructor(layers: readonly Layer<ModelCallRequest, LLMResponse>[], step: Next<ModelCallRequest, LLMResponse>) {
-    this.#chain = compose(layers, (layer, request, next) => this.#invoke(layer, request, next));
-    this.#step = (request) =>
-      step(request).catch((error: unknown) => {
-        this.#claim(error, undefined);
-        throw error;
-      });
+    // What a middleware sends on is checked in its `next`, so that a bad request is its failure.
+    this.#chain = compose(
+      layers,
+      (layer, request, next) => this.#invoke(layer, request, next),
+      (layer, sent) => this.#refuse(layer, sent),
+    );
+    // Made once: the provider's failures are claimed for it without a closure per call.
+    const providerFailed = (error: unknown): never => {
+      this.#claim(error, undefined);
+      throw error;
+    };
+    this.#step = (request) => step(request).catch(providerFailed);
   }
 
   /** Runs one provider call through the middleware. */
@@ -139,22 +146,23 @@ export class ModelCallChain {
     if (!this.#authors.has(error)) this.#authors.set(error, author);
   }
 
+  /** A rejection when what `layer` passed to `next` cannot be sent, else `undefined`. */
+  #refuse(layer: Layer<ModelCallRequest, LLMResponse>, sent: ModelCallRequest): Promise<LLMResponse> | undefined {
+    const problem = modelRequestProblem(sent);
+    if (problem === undefined) return undefined;
+    const error = new TypeError(`next was given an invalid request: ${problem}`);
+    this.#claim(error, layer.name);
+    return Promise.reject(error);
+  }
+
   async #invoke(
     layer: Layer<ModelCallRequest, LLMResponse>,
     request: ModelCallRequest,
     next: Next<ModelCallRequest, LLMResponse>,
   ): Promise<LLMResponse> {
-    // What the middleware sends on is checked here, so that a bad request is its failure.
-    const checked: Next<ModelCallRequest, LLMResponse> = (sent) => {
-      const problem = modelRequestProblem(sent);
-      if (problem === undefined) return next(sent);
-      const error = new TypeError(`next was given an invalid request: ${problem}`);
-      this.#claim(error, layer.name);
-      return Promise.reject(error);
-    };
     let response: unknown;
     try {
-      response = await layer.hook.call(layer.owner, request, checked);
+      response = await layer.hook.call(layer.owner, request, next);
     } catch (error) {
       this.#claim(error, layer.name);
       throw error;

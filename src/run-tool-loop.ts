@@ -8,6 +8,7 @@ import { optionError } from "./internal/options.js";
 import type { ResumeState } from "./internal/resume-state.js";
 import { loopBreakingTest, stoppedBy, stoppedTurn } from "./loop-breaking-stop.js";
 import type { RunScope } from "./loop-call.js";
+import type { Stop } from "./loop-feature.js";
 import { logRun } from "./loop-logging.js";
 import { callModel, modelCallChain } from "./loop-model-call.js";
 import { checkMessages, type ResolvedConfig, resolveConfig, resolveContext } from "./loop-options.js";
@@ -86,11 +87,17 @@ async function loop(
         }
         calls = run.normalize(requested, iteration);
         transcript.push({ role: "assistant", content, toolCalls: calls.map(({ call }) => call) });
-        await features?.callsMade(transcript, iteration);
+        // Not `await features?.…`: awaiting `undefined` would still cost the minimal loop a tick.
+        if (features !== undefined) await features.callsMade(transcript, iteration);
       }
       const results = await answerCalls(run, calls, iteration);
-      const stop = await endTurn(run, calls, results, response, iteration);
-      if (stop !== undefined) return stop;
+      const stoppedAt = appendAnswers(run, calls, results);
+      const stop =
+        features === undefined
+          ? undefined
+          : await features.turnAnswered(transcript, calls, results, response, iteration, allHandled(results));
+      const ended = endTurn(run, calls, results, stoppedAt, stop, iteration);
+      if (ended !== undefined) return ended;
       calls = undefined;
     }
     run.throwIfAborted();
@@ -105,30 +112,43 @@ async function loop(
 }
 
 /**
- * Appends one tool message per call, in call order, and decides whether the run stops after the
- * turn: a loop-breaking tool that succeeded (the first in call order), then every result having
- * handled the response, then what a feature calls for (repeated failures, the final turn).
+ * Appends one tool message per call, in call order; returns the index of the first loop-breaking
+ * call that succeeded, or `-1`.
  */
-async function endTurn(
-  run: LoopState,
-  calls: readonly NormalizedToolCall[],
-  results: readonly ToolResult[],
-  response: LLMResponse | undefined,
-  iteration: number,
-): Promise<ToolLoopResult | undefined> {
-  const { transcript, features, config } = run;
-  const isLoopBreaking = loopBreakingTest(config.tools);
+function appendAnswers(run: LoopState, calls: readonly NormalizedToolCall[], results: readonly ToolResult[]): number {
+  const { transcript } = run;
+  const isLoopBreaking = loopBreakingTest(run.config.tools);
   let stoppedAt = -1;
-  let handled = calls.length > 0;
   for (let index = 0; index < calls.length; index++) {
     const { call } = calls[index] as NormalizedToolCall;
     const result = results[index] as ToolResult;
     const isError = result.isError === true;
     transcript.push({ role: "tool", content: contentOf(result), toolCallId: call.id, toolName: call.name, isError });
     if (stoppedAt < 0 && isLoopBreaking !== undefined && !isError && isLoopBreaking(call.name)) stoppedAt = index;
-    if (result.responseHandled !== true) handled = false;
   }
-  const stop = await features?.turnAnswered(transcript, calls, results, response, iteration, handled);
+  return stoppedAt;
+}
+
+/** `true` when the turn had calls and every result says the response was handled. */
+function allHandled(results: readonly ToolResult[]): boolean {
+  for (const result of results) if (result.responseHandled !== true) return false;
+  return results.length > 0;
+}
+
+/**
+ * Whether the run stops after the turn (its answers appended, the features told): a loop-breaking
+ * tool that succeeded (`stoppedAt`, the first in call order), then every result having handled the
+ * response, then what a feature called for (`stop`: repeated failures, the final turn).
+ */
+function endTurn(
+  run: LoopState,
+  calls: readonly NormalizedToolCall[],
+  results: readonly ToolResult[],
+  stoppedAt: number,
+  stop: Stop | undefined,
+  iteration: number,
+): ToolLoopResult | undefined {
+  const { transcript, config } = run;
   if (stoppedAt >= 0) {
     const { call } = calls[stoppedAt] as NormalizedToolCall;
     const result = results[stoppedAt] as ToolResult;
@@ -142,7 +162,7 @@ async function endTurn(
     return run.withUsage(stoppedBy(call, text, run.iterations, transcript));
   }
   // When every result of the turn says the response was handled, no further provider call.
-  if (handled) {
+  if (allHandled(results)) {
     log(config.logger, "debug", () => ({ iteration }), "tool loop stopped: every result handled the response");
     return run.result("", "response_handled");
   }

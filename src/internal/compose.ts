@@ -12,17 +12,27 @@ export type Invoke<Layer, Request, Result> = (
 ) => Promise<Result>;
 
 /**
+ * Checks what `layer` passed to its `next`: a promise to answer with instead (the layer's failure),
+ * or `undefined` to go on.
+ */
+export type Refuse<Layer, Request, Result> = (layer: Layer, sent: Request) => Promise<Result> | undefined;
+
+/**
  * Koa's compose: `layers[0]` wraps `layers[1]` … wraps `step`. The chain is built once (per run);
  * each call of it makes one `next` function per layer it passes through, so a middleware may keep
- * it, call it again (a retry) or not at all. With no layer, the chain is `step` itself.
+ * it, call it again (a retry) or not at all. With no layer, the chain is `step` itself. `refuse`,
+ * when given, checks inside that same `next` what each layer sends on.
  */
 export function compose<Layer, Request, Result>(
   layers: readonly Layer[],
   invoke: Invoke<Layer, Request, Result>,
+  refuse?: Refuse<Layer, Request, Result>,
 ): (request: Request, step: Next<Request, Result>) => Promise<Result> {
   const dispatch = (index: number, request: Request, step: Next<Request, Result>): Promise<Result> => {
     if (index === layers.length) return step(request);
-    return invoke(layers[index] as Layer, request, (next) => dispatch(index + 1, next, step));
+    const layer = layers[index] as Layer;
+    if (refuse === undefined) return invoke(layer, request, (sent) => dispatch(index + 1, sent, step));
+    return invoke(layer, request, (sent) => refuse(layer, sent) ?? dispatch(index + 1, sent, step));
   };
   return (request, step) => dispatch(0, request, step);
 }

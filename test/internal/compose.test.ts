@@ -40,4 +40,18 @@ describe("compose", () => {
     const results = await Promise.all([chain("1", slow), chain("2", step)]);
     expect(results).toEqual(["slow 1", "step(2)"]);
   });
+
+  it("refuse sees what each layer passes to next, with that layer: its answer instead, or undefined to go on", async () => {
+    const outer: Layer = async (request, next) => `outer(${await next(`${request}+outer`)})`;
+    const inner: Layer = async (request, next) => `inner(${await next(`${request}+inner`)})`;
+    const seen: string[] = [];
+    const refuse = (layer: Layer, sent: string) => {
+      seen.push(`${layer === outer ? "outer" : "inner"}:${sent}`);
+      return sent.includes("bad") ? Promise.resolve(`refused ${sent}`) : undefined;
+    };
+    const chain = compose<Layer, string, string>([outer, inner], invoke, refuse);
+    expect(await chain("x", step)).toBe("outer(inner(step(x+outer+inner)))");
+    expect(seen).toEqual(["outer:x+outer", "inner:x+outer+inner"]);
+    expect(await chain("bad", step)).toBe("outer(refused bad+outer)");
+  });
 });
