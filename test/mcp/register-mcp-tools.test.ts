@@ -488,7 +488,7 @@ describe("registerMcpTools: a hostile server", () => {
     const { server } = await adder(tools);
     const registry = new ToolRegistry();
     const importing = registerMcpTools(registry, server.client, { serverName: "m", logger });
-    await vi.waitFor(() => expect(registry.count()).toBeGreaterThan(0), { interval: 1 });
+    await vi.waitFor(() => expect(registry.count()).toBeGreaterThan(0), { interval: 1, timeout: 30_000 });
     const own = { name: "mcp_m_t299", description: "mine", parameters: {}, execute: () => "mine" };
     registry.register(own);
     const handle = await importing;
