@@ -219,23 +219,7 @@ const WATCH_LONG_VALUED = ["--interval", "--equexit"];
 
 /** watch runs its command words, joined by blanks, with `sh -c` (also with `-x`, read the same way here). */
 function watchScripts(args: readonly string[]): string[] {
-  let index = 0;
-  for (; index < args.length; index++) {
-    const arg = args[index] as string;
-    if (arg === "--") {
-      index++;
-      break;
-    }
-    if (!arg.startsWith("-") || arg === "-") break;
-    if (arg.startsWith("--")) {
-      if (!arg.includes("=") && WATCH_LONG_VALUED.some((option) => abbreviates(arg, option))) index++;
-      continue;
-    }
-    // The first letter that takes a value takes the rest of the bundle, or the next word.
-    const valued = [...arg.slice(1)].findIndex((char) => WATCH_VALUED.includes(char));
-    if (valued === arg.length - 2) index++;
-  }
-  const command = args.slice(index).join(" ");
+  const command = commandAfter(args, WATCH_VALUED, WATCH_LONG_VALUED, 0)?.join(" ") ?? "";
   return command === "" ? [] : [command];
 }
 
