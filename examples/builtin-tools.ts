@@ -7,7 +7,7 @@
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runToolLoop, ToolRegistry } from "toolloop";
+import { contentText, runToolLoop, ToolRegistry } from "toolloop";
 import { registerBuiltinTools } from "toolloop/builtin";
 import { ScriptedProvider, textResponse, toolCallResponse } from "toolloop/testing";
 
@@ -39,7 +39,7 @@ try {
   ]);
 
   for (const message of result.messages.filter((each) => each.role === "tool")) {
-    const text = message.content.trimEnd().replaceAll("\n", "\n    ");
+    const text = contentText(message.content).trimEnd().replaceAll("\n", "\n    ");
     console.log(`${message.toolName}: ${message.isError ? "error: " : ""}${text}`);
   }
   console.log(`greeting.txt now reads: ${(await readFile(join(workspace, "greeting.txt"), "utf8")).trim()}`);

@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { runToolLoop, ToolRegistry } from "toolloop";
+import { contentText, runToolLoop, ToolRegistry } from "toolloop";
 import { registerMcpTools } from "toolloop/mcp";
 import { ScriptedProvider, textResponse, toolCallResponse } from "toolloop/testing";
 
@@ -57,11 +57,11 @@ try {
   const show = (text: string) => text.replaceAll(dir, "<dir>").trimEnd().replaceAll("\n", "\n    ");
   for (const message of result.messages) {
     if (message.role === "tool") {
-      console.log(`tool ${message.toolName}: ${message.isError ? "error: " : ""}${show(message.content)}`);
+      console.log(`tool ${message.toolName}: ${message.isError ? "error: " : ""}${show(contentText(message.content))}`);
       continue;
     }
     const calls = (message.toolCalls ?? []).map((call) => `${call.name}(${show(JSON.stringify(call.arguments))})`);
-    const parts = [show(message.content), calls.length > 0 ? `→ calls ${calls.join(", ")}` : ""];
+    const parts = [show(contentText(message.content)), calls.length > 0 ? `→ calls ${calls.join(", ")}` : ""];
     console.log(`${message.role}: ${parts.filter((part) => part !== "").join(" ")}`);
   }
   console.log(`${result.stopReason} after ${result.iterations} model calls`);

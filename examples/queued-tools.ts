@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Message, runToolLoop, type Tool, ToolRegistry } from "toolloop";
+import { contentText, type Message, runToolLoop, type Tool, ToolRegistry } from "toolloop";
 import { createToolQueue, createToolWorker } from "toolloop/bullmq";
 import { ScriptedProvider, textResponse, toolCallResponse } from "toolloop/testing";
 
@@ -72,7 +72,8 @@ registry.register(queue.queued(transcribe));
 const provider = new ScriptedProvider([
   toolCallResponse({ id: "call_transcribe_1", name: "transcribe", arguments: { file: "memo.ogg" } }),
   textResponse("I started the transcription; it will arrive shortly."),
-  (request) => textResponse(`Here it is: ${request.messages.at(-1)?.content.replace(/^\[[^\]]*\] /, "")}`),
+  (request) =>
+    textResponse(`Here it is: ${contentText(request.messages.at(-1)?.content ?? "").replace(/^\[[^\]]*\] /, "")}`),
 ]);
 const messages: Message[] = [{ role: "user", content: "Transcribe memo.ogg" }];
 const result = await runToolLoop(

@@ -65,6 +65,7 @@ export const CORE_NODE_MODULES = Object.freeze(["node:events", "node:module"]);
 export const CONTRACT = Object.freeze([
   "src/tool.ts",
   "src/tool-result.ts",
+  "src/content-part.ts",
   "src/provider.ts",
   "src/errors.ts",
   "src/logger.ts",

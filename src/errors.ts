@@ -1,3 +1,4 @@
+import type { ContentPart } from "./content-part.js";
 import { boundText, jsonText, showValue } from "./internal/describe.js";
 import type { Message } from "./provider.js";
 
@@ -22,11 +23,20 @@ export type ToolLoopErrorCode =
   | "provider_failed"
   /** The provider's response cannot be read (`cause`: an {@link InvalidProviderResponseError}). */
   | "invalid_response"
+  /**
+   * With `output`: the final answer was not JSON or failed the schema, also after `outputRetries`
+   * more tries (`cause`: why the last one failed; `messages` end with that answer).
+   */
+  | "invalid_output"
   /** Anything else broke the loop, e.g. a registry that throws (`cause`: what was thrown). */
   | "internal";
 
 /** The `code` of every error toolloop creates, one literal per subclass or per kind of failure. */
-export type ToolloopBaseErrorCode = ToolErrorCode | ToolLoopErrorCode | "invalid_provider_response";
+export type ToolloopBaseErrorCode =
+  | ToolErrorCode
+  | ToolLoopErrorCode
+  | "invalid_provider_response"
+  | "unsupported_content";
 
 /**
  * Base class of every error toolloop creates. Check with {@link isToolloopBaseError}; branch on
@@ -124,6 +134,37 @@ export class InvalidProviderResponseError extends ToolloopBaseError {
     this.provider = options.provider;
     this.body = excerpt(options.body);
   }
+}
+
+/**
+ * An adapter was given a content part its provider cannot take (an image URL for Ollama, a file for
+ * an API without documents …). Thrown before any request is sent, never dropped silently:
+ * `runToolLoop` rejects with a {@link ToolLoopError} (code `"provider_failed"`) whose `cause` is
+ * this error.
+ */
+export class UnsupportedContentError extends ToolloopBaseError {
+  /** Always `"UnsupportedContentError"`. */
+  override name = "UnsupportedContentError" as const;
+  /** Always `"unsupported_content"`. */
+  override readonly code = "unsupported_content" as const;
+  /** The adapter's provider, e.g. `"ollama"`. */
+  readonly provider: string;
+  /** The kind of part refused. */
+  readonly part: ContentPart["type"];
+  /** The index of the message holding it, in the messages passed to `chat`. */
+  readonly messageIndex: number;
+
+  constructor(message: string, options: { provider: string; part: ContentPart["type"]; messageIndex: number }) {
+    super(message);
+    this.provider = options.provider;
+    this.part = options.part;
+    this.messageIndex = options.messageIndex;
+  }
+}
+
+/** `true` for an {@link UnsupportedContentError} (also from another installed copy). */
+export function isUnsupportedContentError(value: unknown): value is UnsupportedContentError {
+  return value instanceof UnsupportedContentError || hasBrand(value, "UnsupportedContentError");
 }
 
 function hasBrand(value: unknown, name?: string): boolean {

@@ -1,3 +1,5 @@
+export type { ContentPart } from "./content-part.js";
+export { contentText } from "./content-part.js";
 export type {
   DefinedTool,
   DefineToolOptions,
@@ -14,9 +16,11 @@ export {
   isToolExecutionError,
   isToolLoopError,
   isToolloopBaseError,
+  isUnsupportedContentError,
   ToolExecutionError,
   ToolLoopError,
   ToolloopBaseError,
+  UnsupportedContentError,
 } from "./errors.js";
 export type { BatchOptions, BatchResult, ToolRequest } from "./execute-batch.js";
 export type { Logger } from "./logger.js";
@@ -35,6 +39,7 @@ export type {
   LLMStreamPart,
   Message,
   MessageRole,
+  OutputRequest,
   ProviderToolCall,
   ToolCall,
   ToolDefinition,
@@ -84,6 +89,7 @@ export {
   asyncResult,
   errorResult,
   isToolResult,
+  mediaResult,
   newToolResult,
   silentResult,
   ToolResult,

@@ -1,3 +1,4 @@
+import { contentText } from "./content-part.js";
 import type { Message } from "./provider.js";
 import type { RegistryLike } from "./registry-like.js";
 import { LOOP_BREAKING_NAMES } from "./registry-symbols.js";
@@ -57,7 +58,7 @@ export function stoppedTurn(
   for (const call of turn.toolCalls) {
     const answer = answers.get(call.id);
     if (answer === undefined || answer.isError === true || !isLoopBreaking(call.name)) continue;
-    return stoppedBy(call, answer.content, iterations, transcript);
+    return stoppedBy(call, contentText(answer.content), iterations, transcript);
   }
   return undefined;
 }

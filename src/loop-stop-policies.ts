@@ -1,3 +1,4 @@
+import { contentText } from "./content-part.js";
 import { cutResult, RepeatedFailures } from "./internal/loop-policies.js";
 import type { Answer, LoopFeature, Stop } from "./loop-feature.js";
 import type { Message } from "./provider.js";
@@ -22,11 +23,11 @@ export class StopPolicies implements LoopFeature {
     if (answer === undefined) return;
     const max = this.#maxResultChars;
     if (message.role !== "tool") {
-      if (max !== undefined) message.content = cutResult(message.content, max);
+      if (max !== undefined) message.content = cutResult(contentText(message.content), max);
       return;
     }
     const failures = this.#failures;
-    const whole = message.content;
+    const whole = contentText(message.content);
     const note = failures?.record(answer.toolName, answer.result, whole);
     // The note comes after the cut, so the cut leaves room for it.
     if (max !== undefined) message.content = cutResult(whole, max - (note?.length ?? 0));

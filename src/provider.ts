@@ -1,3 +1,4 @@
+import type { ContentPart } from "./content-part.js";
 /**
  * The provider contract: the small surface `runToolLoop` needs from an LLM API.
  * No provider SDK is imported here; adapters under `toolloop/<provider>` implement it.
@@ -72,8 +73,13 @@ export interface ProviderToolCall {
 export interface Message {
   /** Who speaks: `system`, `user`, `assistant`, or `tool` for a tool's answer. */
   role: MessageRole;
-  /** The text (on tool messages: what the model reads, `ToolResult.contentForLLM()`); `""` when there is none. */
-  content: string;
+  /**
+   * The text, or parts (text, images, files: {@link ContentPart}) — parts other than text only on
+   * user and tool messages. On tool messages: what the model reads, `ToolResult.contentForLLM()`,
+   * or, when the result had `parts`, that text as the first part and the result's parts after it.
+   * `""` when there is none.
+   */
+  content: string | ContentPart[];
   /** On assistant messages: the calls the model made in that turn. */
   toolCalls?: ToolCall[];
   /** On tool messages: the id of the call this message answers. */
@@ -82,6 +88,20 @@ export interface Message {
   toolName?: string;
   /** On tool messages: `true` when the tool result is an error (Anthropic's `is_error`). */
   isError?: boolean;
+}
+
+/**
+ * The final answer's schema, as the loop passes it to `chat` / `chatStream` under
+ * `options.output` when the run was given `output` (a zod schema arrives converted to JSON
+ * Schema). Each adapter turns it into its provider's structured-output request and takes it out
+ * of the options it sends; a custom provider may honour it or ignore it (the loop validates the
+ * answer either way).
+ */
+export interface OutputRequest {
+  /** A name for the schema (OpenAI's `json_schema.name`, Anthropic's final tool …). */
+  name: string;
+  /** The JSON Schema the answer must match. */
+  schema: Record<string, unknown>;
 }
 
 /** A tool definition in OpenAI's function-calling shape (Go's `providers.ToolDefinition`). */

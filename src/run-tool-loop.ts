@@ -1,3 +1,4 @@
+import { contentText } from "./content-part.js";
 import { isToolLoopError, type ToolLoopError } from "./errors.js";
 import { type LinkedSignal, linkSignal, subscribeAbort } from "./internal/abort.js";
 import { contentOf } from "./internal/content-of.js";
@@ -178,7 +179,7 @@ function resumedStop(run: LoopState, resume: ResumeState): ToolLoopResult | unde
   const { transcript, iterations } = run;
   if (resume.finished) {
     const { content } = transcript[transcript.length - 1] as Message;
-    return run.result(content, iterations > run.config.maxIterations ? "max_iterations" : "completed");
+    return run.result(contentText(content), iterations > run.config.maxIterations ? "max_iterations" : "completed");
   }
   const stopped = resume.calls === undefined ? stoppedTurn(transcript, run.config.tools, iterations) : undefined;
   if (stopped !== undefined) return stopped;

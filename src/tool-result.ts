@@ -1,3 +1,6 @@
+import { type ContentPart, contentPartsProblem } from "./content-part.js";
+import { describeType } from "./internal/describe.js";
+
 const TOOL_RESULT_BRAND = Symbol.for("toolloop.ToolResult");
 
 /**
@@ -54,6 +57,8 @@ export interface ToolResultJSON {
   data?: Record<string, unknown>;
   /** {@link ToolResult.metadata}; omitted when absent. */
   metadata?: ToolExecutionMetadataJSON;
+  /** {@link ToolResult.parts}; omitted when absent. */
+  parts?: readonly ContentPart[];
 }
 
 /** Fields accepted by the {@link ToolResult} constructor. */
@@ -74,6 +79,8 @@ export interface ToolResultInit {
   err?: Error;
   /** Structured data for your code or a UI; the model does not see it. */
   data?: Record<string, unknown>;
+  /** Images and files shown to the model after `forLLM` (see {@link ToolResult.parts}). */
+  parts?: readonly ContentPart[];
 }
 
 /**
@@ -114,6 +121,13 @@ export class ToolResult {
    * (a shallow one: `data` is shared), so concurrent calls never share one.
    */
   metadata?: ToolExecutionMetadata;
+  /**
+   * Images and files the model is shown after `forLLM` (a screenshot, a chart, a PDF): the tool
+   * message's content becomes `forLLM` as a text part followed by these. Checked when the call
+   * ends; a result's parts above the loop's `maxResultBytes` are replaced by a note saying so.
+   * Build with {@link mediaResult}.
+   */
+  parts?: readonly ContentPart[];
 
   constructor(init: ToolResultInit) {
     this.forLLM = init.forLLM;
@@ -124,6 +138,7 @@ export class ToolResult {
     this.responseHandled = init.responseHandled ?? false;
     if (init.err !== undefined) this.err = init.err;
     if (init.data !== undefined) this.data = init.data;
+    if (init.parts !== undefined) this.parts = init.parts;
   }
 
   /** Attaches an underlying error and returns this result, for chaining. */
@@ -152,7 +167,8 @@ export class ToolResult {
 
   /**
    * Go's JSON shape: `for_llm`, `for_user` (omitted when empty), `silent`, `is_error`, `async`,
-   * `response_handled` (omitted when `false`), `data` and `metadata` (Go-style keys; each omitted when absent); never `err`.
+   * `response_handled` (omitted when `false`), `data`, `metadata` (Go-style keys) and `parts` (each
+   * omitted when absent); never `err`.
    */
   toJSON(): ToolResultJSON {
     const json: ToolResultJSON = {
@@ -165,6 +181,7 @@ export class ToolResult {
     if (this.responseHandled) json.response_handled = true;
     if (this.data !== undefined) json.data = this.data;
     if (this.metadata !== undefined) json.metadata = metadataJSON(this.metadata);
+    if (this.parts !== undefined) json.parts = this.parts;
     return json;
   }
 
@@ -222,6 +239,22 @@ export function asyncResult(forLLM: string): ToolResult {
 /** A failure the model sees (and can explain or retry); chain `.withError(error)` to keep the cause. */
 export function errorResult(message: string): ToolResult {
   return new ToolResult({ forLLM: message, isError: true });
+}
+
+/**
+ * A result that shows the model images or files (`parts`) after the text `forLLM`, which should say
+ * what they are for a model that cannot see them. Throws a `TypeError` naming the part for a part of
+ * none of {@link ContentPart}'s shapes.
+ *
+ * @example
+ * ```ts
+ * return mediaResult("Screenshot of the page", [{ type: "image", mediaType: "image/png", data: png.toString("base64") }]);
+ * ```
+ */
+export function mediaResult(forLLM: string, parts: readonly ContentPart[]): ToolResult {
+  const problem = Array.isArray(parts) ? contentPartsProblem(parts) : ` must be an array, got ${describeType(parts)}`;
+  if (problem !== undefined) throw new TypeError(`mediaResult: parts${problem}`);
+  return new ToolResult({ forLLM, parts });
 }
 
 /** The same content for the model and the user. */

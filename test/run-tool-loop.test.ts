@@ -2666,12 +2666,12 @@ describe("loop control (issue 12)", () => {
           maxResultChars: 1_000,
           onEvent: (event) => {
             if (event.type === "tool-call-end") whole = event.result;
-            if (event.type === "message" && event.message.role === "tool") events.push(event.message.content);
+            if (event.type === "message" && event.message.role === "tool") events.push(event.message.content as string);
           },
         },
         user,
       );
-      const answer = result.messages[2]?.content ?? "";
+      const answer = (result.messages[2]?.content ?? "") as string;
       expect(answer.length).toBeLessThanOrEqual(1_000);
       expect(answer.endsWith(`[… ${huge.length - answer.indexOf("\n[…")} characters cut]`)).toBe(true);
       expect(events).toEqual([answer]);
@@ -2692,7 +2692,7 @@ describe("loop control (issue 12)", () => {
           },
           user,
         );
-        const kept = (result.messages[2]?.content ?? "").split("\n[…")[0] ?? "";
+        const kept = ((result.messages[2]?.content ?? "") as string).split("\n[…")[0] ?? "";
         expect(kept).toBe("😀".repeat(kept.length / 2));
       }
       expect(provider.calls).toHaveLength(0);

@@ -52,6 +52,7 @@ const FAILURES: Record<ToolLoopErrorCode, string> = {
   aborted: "it was cancelled",
   provider_failed: "its model call failed",
   invalid_response: "its model's response could not be read",
+  invalid_output: "its final answer did not match the output schema",
   internal: "it stopped on an internal error",
 };
 

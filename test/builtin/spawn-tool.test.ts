@@ -137,7 +137,7 @@ describe.each([
     const result = await call(registry, { task: "Spawn another subagent." });
     expect(offered(provider)).toEqual(["where"]);
     const answers = provider.calls[1]?.messages.filter((message) => message.role === "tool");
-    expect(answers?.map((message) => [message.isError, message.content.split(".")[0]])).toEqual([
+    expect(answers?.map((message) => [message.isError, (message.content as string).split(".")[0]])).toEqual([
       [true, `tool "${name}" not found`],
       [true, 'tool "later" not found'],
     ]);

@@ -899,7 +899,9 @@ describe("the enqueuing process killed and restarted from its last checkpoint", 
         const messages = done.messages as Message[];
         const answers = messages.filter((message) => message.role === "tool").map((message) => message.toolCallId);
         expect(answers.sort()).toEqual(["call_resume_0", "call_resume_1", "call_resume_2"]);
-        const fedBack = messages.filter((message) => message.role === "user" && message.content.startsWith("[async"));
+        const fedBack = messages.filter(
+          (message) => message.role === "user" && (message.content as string).startsWith("[async"),
+        );
         expect(fedBack).toHaveLength(3);
         const runs = worker.messages.filter((message) => message.type === "ran").map((message) => message.toolCallId);
         expect(runs.sort()).toEqual(["call_resume_0", "call_resume_1", "call_resume_2"]);

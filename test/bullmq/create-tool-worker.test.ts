@@ -565,8 +565,8 @@ describe("worker processes", () => {
       const sumUp = (request: { messages: Message[] }) =>
         textResponse(
           request.messages
-            .filter((message) => message.role === "user" && message.content.startsWith("[async result"))
-            .map((message) => message.content.replace(/^.*\] /, ""))
+            .filter((message) => message.role === "user" && (message.content as string).startsWith("[async result"))
+            .map((message) => (message.content as string).replace(/^.*\] /, ""))
             .sort()
             .join(" | "),
         );

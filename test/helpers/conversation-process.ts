@@ -40,8 +40,8 @@ const respond = ({ messages }: { messages: Message[] }) => {
     );
   }
   const results = messages
-    .filter((message) => message.role === "user" && message.content.startsWith(asyncPrefix))
-    .map((message) => message.content.replace(/^\[[^\]]*\] /, ""))
+    .filter((message) => message.role === "user" && (message.content as string).startsWith(asyncPrefix))
+    .map((message) => (message.content as string).replace(/^\[[^\]]*\] /, ""))
     .sort();
   return textResponse(results.length < CALLS ? "waiting" : `done: ${results.join(" | ")}`);
 };

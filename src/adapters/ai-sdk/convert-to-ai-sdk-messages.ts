@@ -1,3 +1,4 @@
+import { contentText } from "../../content-part.js";
 import { isPlainObject } from "../../internal/describe.js";
 import type { Message } from "../../provider.js";
 import { argumentsObject, assistantTurnParts } from "../shared/transcript.js";
@@ -124,7 +125,7 @@ export function toAISDKPrompt(messages: readonly Message[]): AISDKPromptMessage[
   for (const message of messages) {
     switch (message.role) {
       case "system":
-        prompt.push({ role: "system", content: message.content });
+        prompt.push({ role: "system", content: contentText(message.content) });
         break;
       case "assistant": {
         for (const call of message.toolCalls ?? []) toolNames.set(call.id, call.name);
@@ -138,7 +139,7 @@ export function toAISDKPrompt(messages: readonly Message[]): AISDKPromptMessage[
           type: "tool-result",
           toolCallId,
           toolName: message.toolName ?? toolNames.get(toolCallId) ?? "",
-          output: { type: message.isError === true ? "error-text" : "text", value: message.content },
+          output: { type: message.isError === true ? "error-text" : "text", value: contentText(message.content) },
         };
         const last = prompt.at(-1);
         if (last?.role === "tool") last.content.push(part);
@@ -146,7 +147,7 @@ export function toAISDKPrompt(messages: readonly Message[]): AISDKPromptMessage[
         break;
       }
       default:
-        prompt.push({ role: "user", content: [{ type: "text", text: message.content }] });
+        prompt.push({ role: "user", content: [{ type: "text", text: contentText(message.content) }] });
     }
   }
   return prompt;

@@ -1,3 +1,4 @@
+import { contentText } from "../../content-part.js";
 import type { Message } from "../../provider.js";
 import { argumentsObject, assistantTurnParts } from "../shared/transcript.js";
 
@@ -93,7 +94,7 @@ function assistantBlocks(message: Message): AnthropicContentBlockParam[] {
 function toolResultBlock(message: Message): AnthropicToolResultBlockParam {
   const block: AnthropicToolResultBlockParam = { type: "tool_result", tool_use_id: message.toolCallId ?? "" };
   // An empty `content` is left out: the API rejects empty text.
-  if (message.content !== "") block.content = message.content;
+  if (message.content !== "") block.content = contentText(message.content);
   if (message.isError === true) block.is_error = true;
   return block;
 }
@@ -101,7 +102,10 @@ function toolResultBlock(message: Message): AnthropicToolResultBlockParam {
 function blocksOf(message: Message): { role: "user" | "assistant"; blocks: AnthropicContentBlockParam[] } {
   if (message.role === "assistant") return { role: "assistant", blocks: assistantBlocks(message) };
   if (message.role === "tool") return { role: "user", blocks: [toolResultBlock(message)] };
-  return { role: "user", blocks: message.content === "" ? [] : [{ type: "text", text: message.content }] };
+  return {
+    role: "user",
+    blocks: contentText(message.content) === "" ? [] : [{ type: "text", text: contentText(message.content) }],
+  };
 }
 
 function finish(role: "user" | "assistant", blocks: AnthropicContentBlockParam[]): AnthropicMessageParam {
@@ -131,7 +135,7 @@ export function toAnthropicMessages(messages: readonly Message[]): {
   const turns: Array<{ role: "user" | "assistant"; blocks: AnthropicContentBlockParam[] }> = [];
   for (const message of messages) {
     if (message.role === "system") {
-      if (message.content !== "") system.push(message.content);
+      if (message.content !== "") system.push(contentText(message.content));
       continue;
     }
     const { role, blocks } = blocksOf(message);

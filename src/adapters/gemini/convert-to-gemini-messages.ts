@@ -1,3 +1,4 @@
+import { contentText } from "../../content-part.js";
 import type { Message, ToolCall } from "../../provider.js";
 import { callsById, providerMetadataOf } from "../shared/transcript.js";
 
@@ -107,7 +108,7 @@ export function toGeminiMessages(messages: readonly Message[]): GeminiMessages {
     if (message.role !== "tool") answers = undefined;
     switch (message.role) {
       case "system":
-        system.push(message.content ?? "");
+        system.push(contentText(message.content));
         break;
       case "assistant": {
         const calls = message.toolCalls ?? [];
@@ -128,7 +129,7 @@ export function toGeminiMessages(messages: readonly Message[]): GeminiMessages {
         break;
       }
       default:
-        contents.push({ role: "user", parts: [{ text: message.content ?? "" }] });
+        contents.push({ role: "user", parts: [{ text: contentText(message.content) }] });
     }
   }
   return { contents, system };

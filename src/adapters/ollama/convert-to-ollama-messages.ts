@@ -1,3 +1,4 @@
+import { contentText } from "../../content-part.js";
 import type { Message, ToolCall } from "../../provider.js";
 import { callsById, providerMetadataOf } from "../shared/transcript.js";
 
@@ -42,7 +43,7 @@ function serverId(call: ToolCall | undefined): string | undefined {
 }
 
 function assistantMessage(message: Message): OllamaMessage {
-  const converted: OllamaMessage = { role: "assistant", content: message.content ?? "" };
+  const converted: OllamaMessage = { role: "assistant", content: contentText(message.content) };
   const calls = message.toolCalls ?? [];
   if (calls.length > 0) {
     converted.tool_calls = calls.map((call, index) => {
@@ -77,7 +78,7 @@ export function toOllamaMessages(messages: readonly Message[]): OllamaMessage[] 
         const call = turnCalls.get(message.toolCallId as string);
         const converted: OllamaMessage = {
           role: "tool",
-          content: message.content ?? "",
+          content: contentText(message.content),
           tool_name: message.toolName ?? call?.name ?? "",
         };
         const id = serverId(call);
@@ -86,7 +87,7 @@ export function toOllamaMessages(messages: readonly Message[]): OllamaMessage[] 
         break;
       }
       default:
-        result.push({ role: message.role, content: message.content ?? "" });
+        result.push({ role: message.role, content: contentText(message.content) });
     }
   }
   return result;

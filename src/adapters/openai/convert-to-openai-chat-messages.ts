@@ -1,3 +1,4 @@
+import { contentText } from "../../content-part.js";
 import { isRecord, jsonText, showValue } from "../../internal/describe.js";
 import type { Message, ToolCall } from "../../provider.js";
 
@@ -64,18 +65,18 @@ export function toOpenAIChatMessages(messages: readonly Message[]): OpenAIChatMe
     switch (message.role) {
       case "system":
       case "user":
-        return { role: message.role, content: message.content };
+        return { role: message.role, content: contentText(message.content) };
       case "assistant": {
         const calls = message.toolCalls ?? [];
-        if (calls.length === 0) return { role: "assistant", content: message.content };
+        if (calls.length === 0) return { role: "assistant", content: contentText(message.content) };
         return {
           role: "assistant",
-          content: message.content === "" ? null : message.content,
+          content: contentText(message.content) === "" ? null : contentText(message.content),
           tool_calls: calls.map((call) => ({ id: call.id, type: "function", function: openAICallOf(call) })),
         };
       }
       case "tool":
-        return { role: "tool", tool_call_id: message.toolCallId ?? "", content: message.content };
+        return { role: "tool", tool_call_id: message.toolCallId ?? "", content: contentText(message.content) };
       default:
         throw new TypeError(`unsupported message role ${showValue((message as Message).role)}`);
     }

@@ -1,3 +1,4 @@
+import { contentText } from "../../content-part.js";
 import { showValue } from "../../internal/describe.js";
 import type { Message } from "../../provider.js";
 import { openAICallOf } from "./convert-to-openai-chat-messages.js";
@@ -42,16 +43,21 @@ export function toOpenAIResponsesInput(messages: readonly Message[]): OpenAIResp
     switch (message.role) {
       case "system":
       case "user":
-        input.push({ role: message.role, content: message.content });
+        input.push({ role: message.role, content: contentText(message.content) });
         break;
       case "assistant": {
         const calls = message.toolCalls ?? [];
-        if (calls.length === 0 || message.content !== "") input.push({ role: "assistant", content: message.content });
+        if (calls.length === 0 || contentText(message.content) !== "")
+          input.push({ role: "assistant", content: contentText(message.content) });
         for (const call of calls) input.push({ type: "function_call", call_id: call.id, ...openAICallOf(call) });
         break;
       }
       case "tool":
-        input.push({ type: "function_call_output", call_id: message.toolCallId ?? "", output: message.content });
+        input.push({
+          type: "function_call_output",
+          call_id: message.toolCallId ?? "",
+          output: contentText(message.content),
+        });
         break;
       default:
         throw new TypeError(`unsupported message role ${showValue((message as Message).role)}`);

@@ -1,3 +1,4 @@
+import { contentText } from "../../content-part.js";
 import { isPlainObject } from "../../internal/describe.js";
 import type { Message, ProviderToolCall, ToolCall } from "../../provider.js";
 
@@ -44,7 +45,7 @@ export function assistantTurnParts<P>(message: Message, shape: AssistantTurnShap
     const kept = providerMetadataOf(call, shape.key)?.[shape.replayed];
     if (Array.isArray(kept)) parts.push(...kept.filter(isPlainObject).map((part) => ({ ...part }) as P));
   }
-  if (message.content !== "") parts.push(shape.text(message.content));
+  if (message.content !== "") parts.push(shape.text(contentText(message.content)));
   for (const call of calls) parts.push(shape.call(call, providerMetadataOf(call, shape.key)));
   return parts;
 }
