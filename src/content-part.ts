@@ -49,10 +49,10 @@ const IMAGE_TYPES = new Set(["image/png", "image/jpeg", "image/gif", "image/webp
 const MEDIA_TYPE = /^[A-Za-z0-9][\w!#$&^.+-]*\/[A-Za-z0-9][\w!#$&^.+-]*$/;
 /** A character base64 does not use (searched for, not matched whole: megabytes cost no backtracking). */
 const NOT_BASE64 = /[^A-Za-z0-9+/=]/;
-const URL_SCHEMES = /^(?:https?|gs):\/\/[^\s\u0000-\u001f\u007f]+$/i;
+const URL_SCHEMES = /^(?:https?|gs):\/\/[^\s\p{Cc}]+$/iu;
 const MAX_MEDIA_TYPE = 255;
 const MAX_URL = 8_192;
-const FILENAME = /^[^\u0000-\u001f\u007f]{1,255}$/;
+const FILENAME = /^[^\p{Cc}]{1,255}$/u;
 
 /** The keys each kind of part may have. */
 const KEYS: Record<string, ReadonlySet<string>> = {

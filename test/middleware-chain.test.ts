@@ -516,7 +516,7 @@ describe("what a middleware throws", () => {
     const result = await runToolLoop({ provider, tools: registry, maxIterations: 3, middleware: [middleware] }, user);
     const [first, second, third] = result.messages.filter((message) => message.role === "tool");
     expect(first?.isError).toBe(true);
-    expect((first?.content as string).startsWith('middleware "guard" failed: xxx')).toBe(true);
+    expect((first?.content as string | undefined)?.startsWith('middleware "guard" failed: xxx')).toBe(true);
     expect(first?.content.length).toBeLessThan(5_000);
     expect(second).toMatchObject({
       content: 'middleware "guard" failed: wrapToolCall returned string, not a ToolResult',
