@@ -31,6 +31,7 @@ export {
   loopBreakingTools,
   taskCompletionTool,
 } from "./loop-breaking-tools.js";
+export type { InferOutput, NamedOutputSchema, OutputSchema } from "./output-schema.js";
 export type { ProgressListener, ProgressStatus, ProgressUpdate } from "./progress.js";
 export type {
   FinishReason,
@@ -98,3 +99,4 @@ export {
 export { TOOL_SEARCH_TOOL_NAMES } from "./tool-search-names.js";
 export type { ToolSearchToolsOptions } from "./tool-search-tools.js";
 export { createToolSearchTools } from "./tool-search-tools.js";
+export type { InferZod, Zod3Schema, ZodSchema } from "./zod-schema.js";

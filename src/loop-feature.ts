@@ -73,6 +73,8 @@ export interface LoopFeature {
     iteration: number,
     signal: AbortSignal | undefined,
   ): Promise<"continue" | StopReason | undefined> | "continue" | StopReason | undefined;
+  /** The run's result was made, before anything sees it: the feature may complete it (or throw the run's error). */
+  result?(result: ToolLoopResult): void;
   /** The loop settled (resolved or rejected). */
   settled?(): void;
   /** The run resolved with `result` (delivered before the run returns it). */

@@ -11,8 +11,10 @@ import { Checkpoints } from "./loop-checkpoints.js";
 import { LoopEvents } from "./loop-events.js";
 import type { Answer, FeatureRun, LoopFeature, SavedStop, Stop } from "./loop-feature.js";
 import { FinalAnswer } from "./loop-final-answer.js";
+import { StructuredOutput } from "./loop-output.js";
 import { StopPolicies } from "./loop-stop-policies.js";
 import { UserMessages } from "./loop-user-messages.js";
+import type { ResolvedOutput } from "./output-schema.js";
 import type { ProgressListener } from "./progress.js";
 import type { LLMProvider, LLMResponse, Message, ToolDefinition } from "./provider.js";
 import { type RefusalTarget, refuseCall } from "./refuse-call.js";
@@ -34,6 +36,7 @@ export interface FeatureOptions {
   maxRepeatedFailures: number | undefined;
   maxResultChars: number | undefined;
   onCheckpoint: ToolLoopConfig["onCheckpoint"];
+  output: ResolvedOutput | undefined;
 }
 
 /** What the features of a run are made with besides their options. */
@@ -93,6 +96,8 @@ export class LoopFeatures implements FeatureRun {
     this.limit = finalAnswer?.limit ?? maxIterations;
     const all: (LoopFeature | undefined)[] = [
       policies, // first: the messages the other features deliver are cut
+      // Before events (loop-end carries `output`) and the final answer (whose answer it checks too).
+      options.output && new StructuredOutput(options.output, maxIterations, this.limit),
       events,
       // A call not started once a listener failed is not run (before its approval is asked).
       { wrapToolCall: (call, next) => (deliveries.failed ? this.#notRun(call, target) : next(call)) },
@@ -236,6 +241,11 @@ export class LoopFeatures implements FeatureRun {
       if (outcome !== undefined) return outcome;
     }
     return "completed";
+  }
+
+  /** The run's result was made: every feature's {@link LoopFeature.result}. */
+  complete(result: ToolLoopResult): void {
+    for (const feature of this.#features) feature.result?.(result);
   }
 
   /** Settles the run: the features' `finish` (`loop-end`) on success, then their `end`. */

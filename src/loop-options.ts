@@ -16,6 +16,7 @@ import type { RunScope } from "./loop-call.js";
 import { createLoopFeatures, type FeatureOptions, type LoopFeatures } from "./loop-features.js";
 import { type HiddenToolTicker, hiddenToolTicker } from "./loop-hidden-tools.js";
 import { checkMiddleware, type MiddlewareLayers } from "./middleware-chain.js";
+import { resolveOutput } from "./output-schema.js";
 import type { ProgressListener } from "./progress.js";
 import type { LLMProvider, Message } from "./provider.js";
 import { isRegistryLike, type RegistryLike } from "./registry-like.js";
@@ -62,8 +63,10 @@ function checkFeatureOptions(config: ToolLoopConfig, where: string): FeatureOpti
     (finalAnswerOnMaxIterations === undefined || finalAnswerOnMaxIterations === false) &&
     config.maxRepeatedFailures === undefined &&
     config.maxResultChars === undefined &&
-    config.onCheckpoint === undefined
+    config.onCheckpoint === undefined &&
+    config.output === undefined
   ) {
+    resolveOutput(where, undefined, config.outputRetries);
     return undefined;
   }
   let awaitAsyncMs: number | undefined;
@@ -92,6 +95,7 @@ function checkFeatureOptions(config: ToolLoopConfig, where: string): FeatureOpti
     maxRepeatedFailures: optionalCount(where, "maxRepeatedFailures", config.maxRepeatedFailures),
     maxResultChars,
     onCheckpoint: checkFunction(where, "onCheckpoint", config.onCheckpoint),
+    output: resolveOutput(where, config.output, config.outputRetries),
   };
 }
 

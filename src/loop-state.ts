@@ -137,6 +137,7 @@ export class LoopState {
   /** `result` with the run's usage, when a provider call reported any. */
   withUsage(result: ToolLoopResult): ToolLoopResult {
     if (this.usage !== undefined) result.usage = this.usage;
+    this.features?.complete(result);
     return result;
   }
 

@@ -3,6 +3,7 @@ import { type NormalizedToolCall, resumedToolCall } from "./internal/normalize-t
 import { optionError } from "./internal/options.js";
 import type { ResumeState } from "./internal/resume-state.js";
 import { checkMessages } from "./loop-options.js";
+import type { InferOutput, OutputSchema } from "./output-schema.js";
 import type { Message, ToolCall } from "./provider.js";
 import { runFrom } from "./run-tool-loop.js";
 import type { ToolLoopCheckpoint } from "./tool-loop-checkpoint.js";
@@ -178,15 +179,16 @@ function readCheckpoint(checkpoint: unknown): { messages: Message[]; resume: Res
  * const result = await resumeToolLoop(config, JSON.parse(await store.load()));
  * ```
  */
-export async function resumeToolLoop(
-  config: ToolLoopConfig,
+export async function resumeToolLoop<Output extends OutputSchema = OutputSchema>(
+  config: ToolLoopConfig<Output>,
   checkpoint: ToolLoopCheckpoint,
   context: ToolLoopContext = {},
-): Promise<ToolLoopResult> {
+): Promise<ToolLoopResult<InferOutput<Output>>> {
   const { messages, resume } = readCheckpoint(checkpoint);
   const reread = (changed: unknown) => {
     const { messages: read, resume: state } = readCheckpoint({ ...checkpoint, messages: changed });
     return { messages: read, state };
   };
-  return runFrom(WHERE, config, messages, context, { state: resume, reread });
+  const result = runFrom(WHERE, config, messages, context, { state: resume, reread });
+  return result as Promise<ToolLoopResult<InferOutput<Output>>>;
 }

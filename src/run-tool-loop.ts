@@ -16,6 +16,7 @@ import { checkMessages, type ResolvedConfig, resolveConfig, resolveContext } fro
 import { LoopState } from "./loop-state.js";
 import { answerCalls } from "./loop-tool-calls.js";
 import { runThroughMiddleware } from "./middleware-chain.js";
+import type { InferOutput, OutputSchema } from "./output-schema.js";
 import type { LLMResponse, Message } from "./provider.js";
 import type { ToolLoopConfig } from "./tool-loop-config.js";
 import type { ToolLoopContext } from "./tool-loop-context.js";
@@ -36,6 +37,8 @@ const WHERE = "runToolLoop";
  * `messages` then hold the transcript so far, every tool call answered.
  *
  * @example
+ * With `config.output`, the final answer is validated and `result.output` typed from the schema.
+ *
  * ```ts
  * const result = await runToolLoop(
  *   { provider, tools: registry, maxIterations: 10 },
@@ -44,12 +47,12 @@ const WHERE = "runToolLoop";
  * console.log(result.content);
  * ```
  */
-export function runToolLoop(
-  config: ToolLoopConfig,
+export function runToolLoop<Output extends OutputSchema = OutputSchema>(
+  config: ToolLoopConfig<Output>,
   messages: Message[],
   context: ToolLoopContext = {},
-): Promise<ToolLoopResult> {
-  return runFrom(WHERE, config, messages, context, undefined);
+): Promise<ToolLoopResult<InferOutput<Output>>> {
+  return runFrom(WHERE, config, messages, context, undefined) as Promise<ToolLoopResult<InferOutput<Output>>>;
 }
 
 /** The algorithm: call the model, stop if it makes no calls, answer every call, repeat up to the cap. */

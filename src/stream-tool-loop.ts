@@ -1,6 +1,7 @@
 import { subscribeAbort } from "./internal/abort.js";
 import { isPlainObject } from "./internal/describe.js";
 import { checkFunction, isAbortSignal, optionError } from "./internal/options.js";
+import type { InferOutput, OutputSchema } from "./output-schema.js";
 import type { Message } from "./provider.js";
 import { runToolLoop } from "./run-tool-loop.js";
 import type { ToolLoopConfig } from "./tool-loop-config.js";
@@ -8,15 +9,15 @@ import type { ToolLoopContext } from "./tool-loop-context.js";
 import type { ToolLoopEvent } from "./tool-loop-event.js";
 import type { ToolLoopResult } from "./tool-loop-result.js";
 
-/** What {@link streamToolLoop} returns: the run's events to iterate once, and its outcome. */
-export interface ToolLoopStream extends AsyncIterable<ToolLoopEvent> {
+/** What {@link streamToolLoop} returns: the run's events to iterate once, and its outcome (`T`: the type of its `output`). */
+export interface ToolLoopStream<T = unknown> extends AsyncIterable<ToolLoopEvent> {
   /**
    * The run's outcome, as `runToolLoop` would give it. Settles either way: after `loop-end`, or
    * rejected (a `ToolLoopError` with code `"aborted"` when the iteration was left early). Left
    * unobserved, its rejection is never reported as unhandled. The run waits for its events to be
    * read: a stream nobody iterates stays parked until it is iterated or the caller's signal aborts.
    */
-  readonly result: Promise<ToolLoopResult>;
+  readonly result: Promise<ToolLoopResult<T>>;
 }
 
 const WHERE = "streamToolLoop";
@@ -39,11 +40,11 @@ const WHERE = "streamToolLoop";
  * const { content } = await stream.result;
  * ```
  */
-export function streamToolLoop(
-  config: ToolLoopConfig,
+export function streamToolLoop<Output extends OutputSchema = OutputSchema>(
+  config: ToolLoopConfig<Output>,
   messages: Message[],
   context: ToolLoopContext = {},
-): ToolLoopStream {
+): ToolLoopStream<InferOutput<Output>> {
   if (!isPlainObject(config)) throw optionError(WHERE, "config", "an object", config);
   const own = checkFunction(WHERE, "onEvent", config.onEvent);
   const controller = new AbortController();
@@ -71,7 +72,7 @@ export function streamToolLoop(
   result.catch(() => {});
   relay.watch(result, unsubscribe);
   return {
-    result,
+    result: result as Promise<ToolLoopResult<InferOutput<Output>>>,
     [Symbol.asyncIterator]: () => relay,
   };
 }

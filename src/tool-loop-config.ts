@@ -1,4 +1,5 @@
 import type { Logger } from "./logger.js";
+import type { OutputSchema } from "./output-schema.js";
 import type { ProgressListener } from "./progress.js";
 import type { LLMProvider } from "./provider.js";
 import type { Tool, ToolContext } from "./tool.js";
@@ -9,8 +10,11 @@ import type { ToolLoopMiddleware } from "./tool-loop-middleware.js";
 import type { ToolRegistry } from "./tool-registry.js";
 import type { ToolResult } from "./tool-result.js";
 
-/** Configuration of one `runToolLoop` run (Go's `ToolLoopConfig`). */
-export interface ToolLoopConfig {
+/**
+ * Configuration of one `runToolLoop` run (Go's `ToolLoopConfig`); `Output` is the type of its
+ * `output` schema, from which the result's `output` is typed.
+ */
+export interface ToolLoopConfig<Output extends OutputSchema = OutputSchema> {
   /** The LLM to call. */
   provider: LLMProvider;
   /** Model identifier. @default provider.getDefaultModel() */
@@ -96,6 +100,22 @@ export interface ToolLoopConfig {
    * is logged and the run resolves `max_iterations` with `content: ""`. @default false
    */
   finalAnswerOnMaxIterations?: boolean | undefined;
+  /**
+   * Structured output: the final answer (a turn without tool calls) must be JSON matching this
+   * schema — a zod schema (zod 4 or 3.25+, converted to JSON Schema; its name is `"output"`), or
+   * `{ name, schema }` with a JSON Schema (validated like tool arguments) or a zod schema. Every
+   * provider call gets `options.output = { name, schema }` (JSON Schema), which the adapters turn
+   * into their provider's structured-output request; the answer's value becomes `result.output`
+   * (`content` keeps its text). An answer that is not JSON or fails the schema is fed back with the
+   * problem and asked again (see `outputRetries`). Runs that end otherwise (`max_iterations`, a
+   * loop-breaking tool, a handled response) resolve without `output`. @default none
+   */
+  output?: Output | undefined;
+  /**
+   * How many times an invalid final answer is fed back and asked again (each an iteration, within
+   * `maxIterations`) before the run rejects with `ToolLoopError` code `"invalid_output"`. @default 1
+   */
+  outputRetries?: number | undefined;
   /**
    * When one tool fails with the same error text this many times in a row (across turns), its
    * last answer tells the model to stop and the loop ends after the turn (`"repeated_failure"`).

@@ -8,8 +8,11 @@ export type StopReason =
   | "response_handled"
   | "repeated_failure";
 
-/** The outcome of `runToolLoop` (Go's `ToolLoopResult`, plus the transcript). */
-export interface ToolLoopResult {
+/**
+ * The outcome of `runToolLoop` (Go's `ToolLoopResult`, plus the transcript); `T` is the type of
+ * `output`, inferred from `config.output`.
+ */
+export interface ToolLoopResult<T = unknown> {
   /**
    * The final assistant text; `""` when the iteration cap was hit; with `"loop_breaking_tool"`, the
    * result of the call that ended the loop (its `forUser`, or `forLLM` when that is empty).
@@ -33,4 +36,9 @@ export interface ToolLoopResult {
   };
   /** Token usage summed over the provider calls that reported it. */
   usage?: UsageInfo;
+  /**
+   * With `config.output`: the final answer's value, parsed from `content` and validated (zod's
+   * parsed value for a zod schema). Absent when the run ended otherwise than with a valid answer.
+   */
+  output?: T;
 }
