@@ -106,6 +106,11 @@ const expectations: Record<string, RegExp[]> = {
     /provider calls: 3, loop iterations: 1/,
     /completed: Hello! How can I help\?/,
   ],
+  "structured-output.ts": [
+    /asked for: \{"name":"output","schema":\{"type":"object"/,
+    /assistant \{"city":"Paris","celsius":21\}\nuser +Your answer was not accepted: advice: Invalid option/,
+    /completed after 3 model calls: bring sunglasses \(21 °C in Paris\)/,
+  ],
   "openai.ts": [/OPENAI_API_KEY/],
   "anthropic.ts": [/ANTHROPIC_API_KEY/],
 };
