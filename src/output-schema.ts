@@ -48,51 +48,31 @@ const DEFAULT_NAME = "output";
 /** Longest text of a thrown error (JSON.parse's, a stack overflow's) in a problem line. */
 const MAX_PROBLEM_CHARS = 300;
 
-// A zod schema is converted (and its validator made) once, whatever number of runs use it.
-const converted = new WeakMap<object, { schema: Record<string, unknown>; validate: (value: unknown) => ZodCheck }>();
+type Validate = (value: unknown) => ZodCheck;
 
-/** A zod schema's JSON Schema and validator; a `TypeError` naming `option` when it cannot be converted. */
-function fromZod(where: string, option: string, schema: ZodSchema, major: "zod4" | "zod3") {
+// A zod schema is converted (and its validator made) once, whatever number of runs use it.
+const converted = new WeakMap<object, { schema: Record<string, unknown>; validate: Validate }>();
+
+/** A zod schema's JSON Schema and validator (made once). */
+function fromZod(schema: ZodSchema, major: "zod4" | "zod3"): { schema: Record<string, unknown>; validate: Validate } {
   let done = converted.get(schema);
   if (done === undefined) {
-    let jsonSchema: Record<string, unknown>;
-    try {
-      jsonSchema = zodToJsonSchema(schema, major, false);
-    } catch (error) {
-      throw new TypeError(`${where}: ${option} cannot be converted to JSON Schema: ${errorMessage(error)}`, {
-        cause: error,
-      });
-    }
+    const jsonSchema = zodToJsonSchema(schema, major, false);
     done = { schema: jsonSchema, validate: zodValidator(schema, major, jsonSchema) };
     converted.set(schema, done);
   }
   return done;
 }
 
-/** A JSON Schema's validator (the one tool arguments use); a `TypeError` when it cannot be compiled. */
-function fromJsonSchema(where: string, schema: Record<string, unknown>): (value: unknown) => ZodCheck {
-  let validate: (value: Record<string, unknown>) => ZodCheck;
-  try {
-    validate = compileJsonSchemaValidator(schema) as typeof validate;
-  } catch (error) {
-    throw new TypeError(`${where}: output.schema cannot be compiled: ${errorMessage(error)}`, { cause: error });
-  }
-  return validate as (value: unknown) => ZodCheck;
-}
-
 /** Parses `text` as JSON and validates it; a failure (a throw included: a stack overflow) is a bounded line. */
-function checkText(text: string, validate: (value: unknown) => ZodCheck): ZodCheck {
-  let value: unknown;
+function checkText(text: string, validate: Validate): ZodCheck {
+  let problem = "the answer is not JSON";
   try {
-    value = JSON.parse(text);
-  } catch (error) {
-    return { success: false, error: `the answer is not JSON: ${boundText(errorMessage(error), MAX_PROBLEM_CHARS)}` };
-  }
-  try {
+    const value: unknown = JSON.parse(text);
+    problem = "the answer could not be checked against the schema";
     return validate(value);
   } catch (error) {
-    const why = boundText(errorMessage(error), MAX_PROBLEM_CHARS);
-    return { success: false, error: `the answer could not be checked against the schema: ${why}` };
+    return { success: false, error: `${problem}: ${boundText(errorMessage(error), MAX_PROBLEM_CHARS)}` };
   }
 }
 
@@ -101,32 +81,35 @@ function checkText(text: string, validate: (value: unknown) => ZodCheck): ZodChe
  * the run needs of them; `undefined` without `output`.
  */
 export function resolveOutput(where: string, output: unknown, outputRetries: unknown): ResolvedOutput | undefined {
-  if (
-    outputRetries !== undefined &&
-    !(typeof outputRetries === "number" && Number.isSafeInteger(outputRetries) && outputRetries >= 0)
-  ) {
+  if (outputRetries !== undefined && !(Number.isSafeInteger(outputRetries) && (outputRetries as number) >= 0)) {
     throw optionError(where, "outputRetries", "an integer ≥ 0", outputRetries);
   }
   if (output === undefined) return undefined;
-  const expected = "a zod schema or { name, schema } (a JSON Schema or a zod schema)";
   let name = DEFAULT_NAME;
   let schema: unknown = output;
-  let major = zodMajor(output, false);
-  if (major === undefined) {
-    if (!isPlainObject(output)) throw optionError(where, "output", expected, output);
+  let option = "output";
+  if (zodMajor(output, false) === undefined) {
+    if (!isPlainObject(output)) {
+      throw optionError(where, option, "a zod schema or { name, schema } (a JSON Schema or a zod schema)", output);
+    }
     ({ name, schema } = output as { name: string; schema: unknown });
+    option = "output.schema";
     if (typeof name !== "string" || !NAME.test(name)) {
       throw optionError(where, "output.name", "a string matching /^[A-Za-z0-9_-]{1,64}$/", name);
     }
-    major = zodMajor(schema, false);
-    if (major === undefined && !isPlainObject(schema)) {
-      throw optionError(where, "output.schema", "a JSON Schema object or a zod schema", schema);
-    }
   }
-  let validate: (value: unknown) => ZodCheck;
-  if (major === undefined) validate = fromJsonSchema(where, schema as Record<string, unknown>);
-  else
-    ({ schema, validate } = fromZod(where, output === schema ? "output" : "output.schema", schema as ZodSchema, major));
+  const major = zodMajor(schema, false);
+  if (major === undefined && !isPlainObject(schema)) {
+    throw optionError(where, option, "a JSON Schema object or a zod schema", schema);
+  }
+  let validate: Validate;
+  try {
+    if (major === undefined) validate = compileJsonSchemaValidator(schema as Record<string, unknown>) as Validate;
+    else ({ schema, validate } = fromZod(schema as ZodSchema, major));
+  } catch (error) {
+    const problem = major === undefined ? "cannot be compiled" : "cannot be converted to JSON Schema";
+    throw new TypeError(`${where}: ${option} ${problem}: ${errorMessage(error)}`, { cause: error });
+  }
   return {
     request: { name, schema: schema as Record<string, unknown> },
     check: (text) => checkText(text, validate),
