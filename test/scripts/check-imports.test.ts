@@ -367,6 +367,7 @@ describe("check-imports", () => {
     expect(CONTRACT).toEqual([
       "src/tool.ts",
       "src/tool-result.ts",
+      "src/content-part.ts",
       "src/provider.ts",
       "src/errors.ts",
       "src/logger.ts",
@@ -421,7 +422,7 @@ describe("check-imports", () => {
     });
     const { violations } = await checkImports({ root, entries });
     expect(violations.map((violation) => violation.message)).toEqual([
-      'src/internal/clamp.ts imports src/define.ts ("../define.js", type-only), above the contract: src/internal/ imports only itself and the contract (src/tool.ts, src/tool-result.ts, src/provider.ts, src/errors.ts, src/logger.ts); move what it needs down into the contract or src/internal/',
+      'src/internal/clamp.ts imports src/define.ts ("../define.js", type-only), above the contract: src/internal/ imports only itself and the contract (src/tool.ts, src/tool-result.ts, src/content-part.ts, src/provider.ts, src/errors.ts, src/logger.ts); move what it needs down into the contract or src/internal/',
     ]);
   });
 
