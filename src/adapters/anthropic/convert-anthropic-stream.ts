@@ -30,6 +30,8 @@ export interface AnthropicStreamRequest {
   stream: unknown;
   /** The loop's signal: an abort ends the iteration with its reason. */
   signal?: AbortSignal | undefined;
+  /** The final tool carrying a structured answer, as for {@link fromAnthropicMessage}. */
+  outputTool?: string | undefined;
 }
 
 /**
@@ -39,7 +41,8 @@ export interface AnthropicStreamRequest {
  * signature), and ends with one `response` part read by {@link fromAnthropicMessage} — the same
  * answer `chat` gives. Usage is `message_start`'s, updated by `message_delta`'s counts (which are
  * cumulative). Input JSON that does not parse reaches the loop as text, which tells the model.
- * `ping` and unknown events are ignored.
+ * `ping` and unknown events are ignored. With `outputTool`, a final answer given through that tool
+ * is also yielded as one `text-delta` (its JSON text) before the `response`.
  * @throws InvalidProviderResponseError for an `error` event the client passed on, a stream that
  *   ends before the answer is finished (neither a `message_delta` with a `stop_reason` nor
  *   `message_stop`), and for what {@link fromAnthropicMessage} refuses; the client's
@@ -48,6 +51,7 @@ export interface AnthropicStreamRequest {
 export async function* fromAnthropicStream({
   stream,
   signal,
+  outputTool,
 }: AnthropicStreamRequest): AsyncGenerator<LLMStreamPart, void> {
   const blocks = new Map<number, BlockParts>();
   let stopReason: string | null = null;
@@ -123,7 +127,17 @@ export async function* fromAnthropicStream({
       body: message,
     });
   }
-  yield { type: "response", response: fromAnthropicMessage(message) };
+  const response = fromAnthropicMessage(message, { outputTool });
+  // The answer given through the output tool came as input_json_delta, never as text: shown once, whole.
+  if (outputTool !== undefined && (response.toolCalls ?? []).length === 0 && calls(message, outputTool)) {
+    yield { type: "text-delta", delta: response.content };
+  }
+  yield { type: "response", response };
+}
+
+/** Whether the message has a `tool_use` block of the tool `name`. */
+function calls(message: AnthropicMessageLike, name: string): boolean {
+  return message.content.some((block) => block.type === "tool_use" && (block as { name?: unknown }).name === name);
 }
 
 function withoutNulls(record: Record<string, unknown>): Record<string, unknown> {
