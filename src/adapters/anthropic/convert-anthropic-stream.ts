@@ -121,23 +121,24 @@ export async function* fromAnthropicStream({
   if (usage !== undefined) message.usage = usage as AnthropicUsageLike;
   // `message_delta` brings the stop reason after the last content block; `message_stop` only closes.
   if (!stopped && stopReason === null) {
-    throw invalidResponse({
-      provider: PROVIDER,
-      problem: "the stream ended without a stop_reason or message_stop",
-      body: message,
-    });
+    const problem = "the stream ended without a stop_reason or message_stop";
+    throw invalidResponse({ provider: PROVIDER, problem, body: message });
   }
-  const response = fromAnthropicMessage(message, { outputTool });
-  // The answer given through the output tool came as input_json_delta, never as text: shown once, whole.
-  if (outputTool !== undefined && (response.toolCalls ?? []).length === 0 && calls(message, outputTool)) {
-    yield { type: "text-delta", delta: response.content };
-  }
-  yield { type: "response", response };
+  yield* answerParts(message, outputTool);
 }
 
-/** Whether the message has a `tool_use` block of the tool `name`. */
-function calls(message: AnthropicMessageLike, name: string): boolean {
-  return message.content.some((block) => block.type === "tool_use" && (block as { name?: unknown }).name === name);
+/**
+ * The streamed message's last parts: its `response`, after one `text-delta` of the answer when the
+ * output tool gave it (that answer came as `input_json_delta`, never as text).
+ */
+function* answerParts(message: AnthropicMessageLike, outputTool: string | undefined): Generator<LLMStreamPart> {
+  const response = fromAnthropicMessage(message, { outputTool });
+  const answered =
+    outputTool !== undefined &&
+    response.toolCalls.length === 0 &&
+    message.content.some((block) => block.type === "tool_use" && (block as { name?: unknown }).name === outputTool);
+  if (answered) yield { type: "text-delta", delta: response.content };
+  yield { type: "response", response };
 }
 
 function withoutNulls(record: Record<string, unknown>): Record<string, unknown> {
