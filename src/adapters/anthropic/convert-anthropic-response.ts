@@ -11,6 +11,7 @@ import {
   type AnthropicThinkingBlockParam,
   type AnthropicToolCallMetadata,
   METADATA_KEY,
+  PROVIDER,
 } from "./convert-to-anthropic-messages.js";
 
 /** A content block of a response, as far as this adapter reads it. */
@@ -66,11 +67,20 @@ function toUsage(usage: AnthropicUsageLike | null | undefined): UsageInfo | unde
   return usageInfo({ promptTokens, completionTokens: count(usage.output_tokens) });
 }
 
-/** @internal The API's name in error messages. */
-export const PROVIDER = "Anthropic";
+export { PROVIDER };
 
 function unreadable(problem: string, response: unknown): InvalidProviderResponseError {
   return invalidResponse({ provider: PROVIDER, problem, body: response });
+}
+
+/** Options of {@link fromAnthropicMessage}. */
+export interface AnthropicResponseOptions {
+  /**
+   * The name of the final tool that carries a structured answer (`structuredOutput: "tool"`): a
+   * `tool_use` of it is the final answer, its `input` as JSON text, when the model called no other
+   * tool in the turn.
+   */
+  outputTool?: string | undefined;
 }
 
 /**
@@ -78,10 +88,17 @@ function unreadable(problem: string, response: unknown): InvalidProviderResponse
  * become calls with `arguments` = `input` (absent → `{}`), and `thinking` blocks are kept on the
  * first call's `providerMetadata.anthropic` so they can be replayed. Other blocks are ignored.
  * An empty `content` array is an empty answer (the model may have nothing to add).
+ *
+ * With `outputTool`, a `tool_use` of that tool is not a call: when it is the turn's only call, the
+ * answer is final, its `content` the tool's `input` as JSON text (`finishReason` `"stop"`); beside
+ * other calls it is left out, so those run and the model is asked again.
  * @throws InvalidProviderResponseError when the response is not a message: not an object, an
  *   error body (`{ type: "error", error }`), no `content` array, or a `tool_use` block without a name
  */
-export function fromAnthropicMessage(message: AnthropicMessageLike): LLMResponse {
+export function fromAnthropicMessage(
+  message: AnthropicMessageLike,
+  { outputTool }: AnthropicResponseOptions = {},
+): LLMResponse {
   const response: unknown = message;
   if (!isRecord(response)) {
     throw unreadable(`the response is not an object (got ${describeType(response)})`, response);
@@ -94,6 +111,7 @@ export function fromAnthropicMessage(message: AnthropicMessageLike): LLMResponse
   const texts: string[] = [];
   const thinking: AnthropicThinkingBlockParam[] = [];
   const toolCalls: ProviderToolCall[] = [];
+  let output: string | undefined;
   for (const raw of response.content) {
     if (!isPlainObject(raw)) continue;
     const block = raw as Record<string, unknown>;
@@ -104,6 +122,11 @@ export function fromAnthropicMessage(message: AnthropicMessageLike): LLMResponse
     } else if (block.type === "tool_use") {
       if (typeof block.name !== "string" || block.name === "") {
         throw unreadable(`a tool_use block has no name (got ${showValue(block.name)})`, response);
+      }
+      if (outputTool !== undefined && block.name === outputTool) {
+        // Text input (a stream's JSON that did not parse) is the answer as it is, for the loop to check.
+        output ??= typeof block.input === "string" ? block.input : JSON.stringify(block.input ?? {});
+        continue;
       }
       const call: ProviderToolCall = {
         type: "function",
@@ -118,6 +141,9 @@ export function fromAnthropicMessage(message: AnthropicMessageLike): LLMResponse
     }
   }
   keepOnFirstCall(toolCalls, { key: METADATA_KEY, field: "thinking", parts: thinking });
+  if (output !== undefined && toolCalls.length === 0) {
+    return toLLMResponse({ content: output, toolCalls, finishReason: "stop", usage: toUsage(message.usage) });
+  }
   return toLLMResponse({
     content: texts.join(""),
     toolCalls,

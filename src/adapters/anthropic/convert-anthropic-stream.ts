@@ -30,6 +30,8 @@ export interface AnthropicStreamRequest {
   stream: unknown;
   /** The loop's signal: an abort ends the iteration with its reason. */
   signal?: AbortSignal | undefined;
+  /** The final tool carrying a structured answer, as for {@link fromAnthropicMessage}. */
+  outputTool?: string | undefined;
 }
 
 /**
@@ -39,7 +41,8 @@ export interface AnthropicStreamRequest {
  * signature), and ends with one `response` part read by {@link fromAnthropicMessage} — the same
  * answer `chat` gives. Usage is `message_start`'s, updated by `message_delta`'s counts (which are
  * cumulative). Input JSON that does not parse reaches the loop as text, which tells the model.
- * `ping` and unknown events are ignored.
+ * `ping` and unknown events are ignored. With `outputTool`, a final answer given through that tool
+ * is also yielded as one `text-delta` (its JSON text) before the `response`.
  * @throws InvalidProviderResponseError for an `error` event the client passed on, a stream that
  *   ends before the answer is finished (neither a `message_delta` with a `stop_reason` nor
  *   `message_stop`), and for what {@link fromAnthropicMessage} refuses; the client's
@@ -48,6 +51,7 @@ export interface AnthropicStreamRequest {
 export async function* fromAnthropicStream({
   stream,
   signal,
+  outputTool,
 }: AnthropicStreamRequest): AsyncGenerator<LLMStreamPart, void> {
   const blocks = new Map<number, BlockParts>();
   let stopReason: string | null = null;
@@ -117,13 +121,24 @@ export async function* fromAnthropicStream({
   if (usage !== undefined) message.usage = usage as AnthropicUsageLike;
   // `message_delta` brings the stop reason after the last content block; `message_stop` only closes.
   if (!stopped && stopReason === null) {
-    throw invalidResponse({
-      provider: PROVIDER,
-      problem: "the stream ended without a stop_reason or message_stop",
-      body: message,
-    });
+    const problem = "the stream ended without a stop_reason or message_stop";
+    throw invalidResponse({ provider: PROVIDER, problem, body: message });
   }
-  yield { type: "response", response: fromAnthropicMessage(message) };
+  yield* answerParts(message, outputTool);
+}
+
+/**
+ * The streamed message's last parts: its `response`, after one `text-delta` of the answer when the
+ * output tool gave it (that answer came as `input_json_delta`, never as text).
+ */
+function* answerParts(message: AnthropicMessageLike, outputTool: string | undefined): Generator<LLMStreamPart> {
+  const response = fromAnthropicMessage(message, { outputTool });
+  const answered =
+    outputTool !== undefined &&
+    response.toolCalls.length === 0 &&
+    message.content.some((block) => block.type === "tool_use" && (block as { name?: unknown }).name === outputTool);
+  if (answered) yield { type: "text-delta", delta: response.content };
+  yield { type: "response", response };
 }
 
 function withoutNulls(record: Record<string, unknown>): Record<string, unknown> {

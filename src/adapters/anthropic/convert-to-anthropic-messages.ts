@@ -1,5 +1,6 @@
-import { contentText } from "../../content-part.js";
+import { type ContentPart, contentText } from "../../content-part.js";
 import type { Message } from "../../provider.js";
+import { toolAnswerParts, unsupportedContent } from "../shared/content.js";
 import { argumentsObject, assistantTurnParts } from "../shared/transcript.js";
 
 /** A `text` content block. */
@@ -24,14 +25,69 @@ export interface AnthropicToolUseBlockParam {
   caller?: unknown;
 }
 
+/** An `image` content block: an image part, given inline (`base64`) or as a URL the API fetches. */
+export interface AnthropicImageBlockParam {
+  /** Always `"image"`. */
+  type: "image";
+  /** Where the image comes from. */
+  source:
+    | {
+        /** The bytes are inline. */
+        type: "base64";
+        /** `image/png`, `image/jpeg`, `image/gif` or `image/webp`. */
+        media_type: string;
+        /** The image's bytes, base64. */
+        data: string;
+      }
+    | {
+        /** The API fetches the image. */
+        type: "url";
+        /** An `http:` or `https:` URL. */
+        url: string;
+      };
+}
+
+/** A `document` content block: a PDF (`base64` source) or a plain text file (`text` source). */
+export interface AnthropicDocumentBlockParam {
+  /** Always `"document"`. */
+  type: "document";
+  /** The document's content. */
+  source:
+    | {
+        /** A PDF, inline. */
+        type: "base64";
+        /** Always `"application/pdf"`. */
+        media_type: "application/pdf";
+        /** The PDF's bytes, base64. */
+        data: string;
+      }
+    | {
+        /** A plain text document. */
+        type: "text";
+        /** Always `"text/plain"`. */
+        media_type: "text/plain";
+        /** The file's text (its bytes decoded as UTF-8). */
+        data: string;
+      };
+  /** The part's `filename`, shown to the model as the document's title. */
+  title?: string;
+}
+
+/** A block a `tool_result` may hold besides text: an image or a document. */
+export type AnthropicMediaBlockParam = AnthropicImageBlockParam | AnthropicDocumentBlockParam;
+
 /** A `tool_result` content block: the answer to one `tool_use`. */
 export interface AnthropicToolResultBlockParam {
   /** Always `"tool_result"`. */
   type: "tool_result";
   /** The id of the `tool_use` block it answers. */
   tool_use_id: string;
-  /** The tool's text; left out when empty (the API rejects empty text). */
-  content?: string;
+  /**
+   * The tool's text as a string; with images or files (`ToolResult.parts`), the blocks: the text
+   * first (when not empty), then one `image` or `document` block per part. Left out when there is
+   * nothing (the API rejects empty text).
+   */
+  content?: string | Array<AnthropicTextBlockParam | AnthropicMediaBlockParam>;
   /** `true` when the tool failed (`Message.isError`). */
   is_error?: boolean;
 }
@@ -46,6 +102,8 @@ export interface AnthropicThinkingBlockParam {
 /** The content blocks this adapter sends. */
 export type AnthropicContentBlockParam =
   | AnthropicTextBlockParam
+  | AnthropicImageBlockParam
+  | AnthropicDocumentBlockParam
   | AnthropicToolUseBlockParam
   | AnthropicToolResultBlockParam
   | AnthropicThinkingBlockParam;
@@ -69,6 +127,9 @@ export interface AnthropicToolCallMetadata {
   thinking?: AnthropicThinkingBlockParam[];
 }
 
+/** @internal The API's name in error messages (and an `UnsupportedContentError`'s `provider`). */
+export const PROVIDER = "Anthropic";
+
 /** The key of this adapter's data in `ToolCall.providerMetadata`. */
 export const METADATA_KEY = "anthropic";
 
@@ -91,21 +152,98 @@ function assistantBlocks(message: Message): AnthropicContentBlockParam[] {
   });
 }
 
-function toolResultBlock(message: Message): AnthropicToolResultBlockParam {
+/** The image types the API reads (a `file` part of one of them is sent as an image). */
+const IMAGE_TYPES = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
+
+/** A plain text file's base64 bytes as text (UTF-8; invalid sequences become U+FFFD). */
+function decodedText(data: string): string {
+  const binary = atob(data);
+  const bytes = new Uint8Array(binary.length);
+  for (let index = 0; index < binary.length; index++) bytes[index] = binary.charCodeAt(index);
+  return new TextDecoder().decode(bytes);
+}
+
+/**
+ * The `image` or `document` block for an image or file part of the message at `messageIndex`.
+ * @throws UnsupportedContentError for what the API cannot take: an image URL that is not
+ *   `http:`/`https:`, a file that is neither a PDF, plain text nor an image (audio included)
+ */
+function mediaBlock(part: ContentPart, messageIndex: number): AnthropicMediaBlockParam {
+  if (part.type === "image" && "url" in part) {
+    if (/^https?:/i.test(part.url)) return { type: "image", source: { type: "url", url: part.url } };
+    throw unsupportedContent(PROVIDER, part, messageIndex, "the API fetches http: and https: URLs only");
+  }
+  if (part.type === "text") throw new TypeError("mediaBlock: a text part is not media");
+  const mediaType = part.mediaType.toLowerCase();
+  if (IMAGE_TYPES.has(mediaType)) {
+    return { type: "image", source: { type: "base64", media_type: mediaType, data: part.data } };
+  }
+  if (part.type === "file" && (mediaType === "application/pdf" || mediaType === "text/plain")) {
+    const block: AnthropicDocumentBlockParam =
+      mediaType === "application/pdf"
+        ? { type: "document", source: { type: "base64", media_type: "application/pdf", data: part.data } }
+        : { type: "document", source: { type: "text", media_type: "text/plain", data: decodedText(part.data) } };
+    if (part.filename !== undefined) block.title = part.filename;
+    return block;
+  }
+  // Shown at most 255 characters of a media type the loop checked; never the data.
+  const shown = JSON.stringify(part.mediaType.slice(0, 255));
+  throw unsupportedContent(
+    PROVIDER,
+    part,
+    messageIndex,
+    `documents are application/pdf or text/plain and images png, jpeg, gif or webp, got ${shown}`,
+  );
+}
+
+/** A user message's blocks, in order: its text parts (empty ones left out) and its media. */
+function userBlocks(content: string | readonly ContentPart[], messageIndex: number): AnthropicContentBlockParam[] {
+  if (typeof content === "string") return content === "" ? [] : [{ type: "text", text: content }];
+  const blocks: AnthropicContentBlockParam[] = [];
+  for (const part of content) {
+    if (part.type !== "text") blocks.push(mediaBlock(part, messageIndex));
+    else if (part.text !== "") blocks.push({ type: "text", text: part.text });
+  }
+  return blocks;
+}
+
+/** A system or assistant message's text. @throws UnsupportedContentError for an image or file in it */
+function textOnly(message: Message, messageIndex: number): string {
+  if (typeof message.content !== "string") {
+    const media = message.content.find((part) => part.type !== "text");
+    if (media !== undefined) {
+      throw unsupportedContent(PROVIDER, media, messageIndex, `a ${message.role} message holds text only`);
+    }
+  }
+  return contentText(message.content);
+}
+
+function toolResultBlock(message: Message, messageIndex: number): AnthropicToolResultBlockParam {
   const block: AnthropicToolResultBlockParam = { type: "tool_result", tool_use_id: message.toolCallId ?? "" };
-  // An empty `content` is left out: the API rejects empty text.
-  if (message.content !== "") block.content = contentText(message.content);
+  const { text, media } = toolAnswerParts(message);
+  if (media.length === 0) {
+    // An empty `content` is left out: the API rejects empty text.
+    if (text !== "") block.content = text;
+  } else {
+    const blocks: Array<AnthropicTextBlockParam | AnthropicMediaBlockParam> = [];
+    if (text !== "") blocks.push({ type: "text", text });
+    for (const part of media) blocks.push(mediaBlock(part, messageIndex));
+    block.content = blocks;
+  }
   if (message.isError === true) block.is_error = true;
   return block;
 }
 
-function blocksOf(message: Message): { role: "user" | "assistant"; blocks: AnthropicContentBlockParam[] } {
-  if (message.role === "assistant") return { role: "assistant", blocks: assistantBlocks(message) };
-  if (message.role === "tool") return { role: "user", blocks: [toolResultBlock(message)] };
-  return {
-    role: "user",
-    blocks: contentText(message.content) === "" ? [] : [{ type: "text", text: contentText(message.content) }],
-  };
+function blocksOf(
+  message: Message,
+  messageIndex: number,
+): { role: "user" | "assistant"; blocks: AnthropicContentBlockParam[] } {
+  if (message.role === "assistant") {
+    textOnly(message, messageIndex);
+    return { role: "assistant", blocks: assistantBlocks(message) };
+  }
+  if (message.role === "tool") return { role: "user", blocks: [toolResultBlock(message, messageIndex)] };
+  return { role: "user", blocks: userBlocks(message.content, messageIndex) };
 }
 
 function finish(role: "user" | "assistant", blocks: AnthropicContentBlockParam[]): AnthropicMessageParam {
@@ -126,6 +264,14 @@ function finish(role: "user" | "assistant", blocks: AnthropicContentBlockParam[]
  * `tool_use` blocks; tool messages become `tool_result` blocks of a user message; consecutive
  * messages of the same role are merged into one, with the `tool_result` blocks first. Empty texts
  * are left out (the API rejects them), and a message left with no content is dropped.
+ *
+ * Images and files: a user message's parts become `image` blocks (`base64`, or `url` for an
+ * `http:`/`https:` URL) and `document` blocks (a PDF as `base64`, `text/plain` as a `text` source
+ * with the part's `filename` as `title`), in order; a `file` part with an image type is sent as an
+ * image. A tool message's parts go inside its `tool_result`, after its text.
+ * @throws UnsupportedContentError (before anything is sent) for a part the API cannot take — a
+ *   `gs:` image URL, a file of another type (audio, CSV …), an image or file in a system or
+ *   assistant message — naming the index of its message in `messages`
  */
 export function toAnthropicMessages(messages: readonly Message[]): {
   system?: string;
@@ -133,12 +279,13 @@ export function toAnthropicMessages(messages: readonly Message[]): {
 } {
   const system: string[] = [];
   const turns: Array<{ role: "user" | "assistant"; blocks: AnthropicContentBlockParam[] }> = [];
-  for (const message of messages) {
+  for (const [index, message] of messages.entries()) {
     if (message.role === "system") {
-      if (message.content !== "") system.push(contentText(message.content));
+      const text = textOnly(message, index);
+      if (text !== "") system.push(text);
       continue;
     }
-    const { role, blocks } = blocksOf(message);
+    const { role, blocks } = blocksOf(message, index);
     if (blocks.length === 0) continue;
     const last = turns.at(-1);
     if (last?.role === role) last.blocks.push(...blocks);

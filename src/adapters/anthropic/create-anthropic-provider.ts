@@ -1,8 +1,9 @@
 import { toAnthropicTools } from "../../formats/anthropic.js";
+import { isRecord } from "../../internal/describe.js";
 import { optionError } from "../../internal/options.js";
-import type { LLMProvider, Message, ToolDefinition } from "../../provider.js";
+import type { LLMProvider, Message, OutputRequest, ToolDefinition } from "../../provider.js";
 import { checkedClient, checkModel } from "../shared/factory-options.js";
-import { portableLLMOptions, signalOption } from "../shared/request-options.js";
+import { outputRequest, portableLLMOptions, signalOption } from "../shared/request-options.js";
 import { convertOncePerArray, frozenTools } from "../shared/tools-cache.js";
 import { type AnthropicMessageLike, fromAnthropicMessage, PROVIDER } from "./convert-anthropic-response.js";
 import { fromAnthropicStream } from "./convert-anthropic-stream.js";
@@ -31,8 +32,12 @@ export interface AnthropicMessagesRequest {
   messages: readonly unknown[];
   /** The system messages, joined; without them, `llmOptions.system` as given. */
   system?: unknown;
-  /** The registry's tools in Anthropic's shape, when it has any. */
+  /** The registry's tools in Anthropic's shape, when it has any (and the output tool, with `structuredOutput: "tool"`). */
   tools?: readonly unknown[];
+  /** With `options.output` (native structured output): `format: { type: "json_schema", schema }`. */
+  output_config?: unknown;
+  /** With `options.output` and `structuredOutput: "tool"`: `{ type: "any" }`. */
+  tool_choice?: unknown;
 }
 
 /** Per-request options; the loop's signal goes here. */
@@ -67,6 +72,16 @@ export interface AnthropicProviderOptions {
   model?: string;
   /** `max_tokens` of every request unless `llmOptions.max_tokens` is set. @default 4096 */
   maxTokens?: number;
+  /**
+   * How a structured final answer (the loop's `output`, `options.output`) is asked for:
+   * `"native"` sends the API's structured output, `output_config.format = { type: "json_schema",
+   * schema }`; `"tool"`, for models without it, adds a final tool named `output.name` whose
+   * `input_schema` is the schema (an object schema) and sets `tool_choice: { type: "any" }`, so the
+   * model calls a tool every turn — the registry's while it works, that one to answer; its input
+   * comes back as the answer's JSON text, not as a call.
+   * @default "native"
+   */
+  structuredOutput?: "native" | "tool";
 }
 
 const CLIENT = {
@@ -74,6 +89,30 @@ const CLIENT = {
   method: ["messages", "create"],
   expected: "an Anthropic client (with messages.create)",
 } as const;
+
+/**
+ * The final tool of `structuredOutput: "tool"`: named `output.name`, its `input_schema` the schema.
+ * @throws TypeError when the schema is not an object schema (a tool's input is an object) or a
+ *   tool of the registry has that name
+ */
+function outputTool(output: OutputRequest, tools: readonly unknown[] | undefined): Record<string, unknown> {
+  const { name, schema } = output;
+  if (schema.type !== undefined && schema.type !== "object") {
+    throw new TypeError(
+      `${PROVIDER}: structuredOutput "tool" needs an object schema (a tool's input is an object), got type ${JSON.stringify(schema.type).slice(0, 80)}`,
+    );
+  }
+  if (tools?.some((tool) => isRecord(tool) && tool.name === name)) {
+    throw new TypeError(
+      `${PROVIDER}: the output tool's name ${JSON.stringify(name.slice(0, 80))} is a registry tool's name`,
+    );
+  }
+  return {
+    name,
+    description: "Give your final answer by calling this tool, once you need no other tool.",
+    input_schema: { ...schema, type: "object" },
+  };
+}
 
 const anthropicTools = convertOncePerArray((definitions) => frozenTools(toAnthropicTools(definitions)));
 
@@ -85,7 +124,10 @@ const anthropicTools = convertOncePerArray((definitions) => frozenTools(toAnthro
  * user message, with `is_error` from the tool message. `llmOptions` pass through to the request
  * (`temperature`, `tool_choice`, `thinking` …); `llmOptions.max_tokens` overrides the factory's
  * `maxTokens`, and `stream` is refused, as in every adapter (see "`max_tokens` and `stream`" in
- * `docs/adapters.md`). API errors propagate unchanged as the client threw them. `chatStream` sends
+ * `docs/adapters.md`). Images and files in user and tool messages are sent as `image` and
+ * `document` blocks (see {@link toAnthropicMessages}); what the API cannot take is an
+ * `UnsupportedContentError` before any request. A structured final answer (`options.output`) is
+ * asked for as `structuredOutput` says. API errors propagate unchanged as the client threw them. `chatStream` sends
  * the same request with `stream: true`, yields the text as it arrives and ends with the answer
  * `chat` would give (see {@link fromAnthropicStream}).
  *
@@ -106,13 +148,18 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): LLMP
   if (!Number.isInteger(maxTokens) || maxTokens < 1) {
     throw optionError(factory, "maxTokens", "an integer ≥ 1", maxTokens);
   }
+  const { structuredOutput = "native" } = options;
+  if (structuredOutput !== "native" && structuredOutput !== "tool") {
+    throw optionError(factory, "structuredOutput", '"native" or "tool"', structuredOutput);
+  }
 
   const request = (
     messages: Message[],
     definitions: ToolDefinition[] | undefined,
     requestModel: string,
     llmOptions: Record<string, unknown>,
-  ): AnthropicMessagesRequest & Record<string, unknown> => {
+  ): { body: AnthropicMessagesRequest & Record<string, unknown>; outputTool: string | undefined } => {
+    const output = outputRequest(PROVIDER, llmOptions);
     const { max_tokens, ...passthrough } = portableLLMOptions({
       provider: PROVIDER,
       llmOptions,
@@ -127,20 +174,35 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): LLMP
     };
     if (system !== undefined) body.system = system;
     if (definitions !== undefined && definitions.length > 0) body.tools = anthropicTools(definitions);
-    return body;
+    if (output === undefined) return { body, outputTool: undefined };
+    if (structuredOutput === "native") {
+      // Merged into the caller's own `output_config` (e.g. `effort`), whose `format` it replaces.
+      const config = isRecord(passthrough.output_config) ? passthrough.output_config : {};
+      body.output_config = { ...config, format: { type: "json_schema", schema: output.schema } };
+      return { body, outputTool: undefined };
+    }
+    body.tools = [...(body.tools ?? []), outputTool(output, body.tools)];
+    // `any`: the model must call a tool, so it answers through the output tool, not in text.
+    const choice = isRecord(passthrough.tool_choice) ? passthrough.tool_choice : {};
+    body.tool_choice =
+      typeof choice.disable_parallel_tool_use === "boolean"
+        ? { type: "any", disable_parallel_tool_use: choice.disable_parallel_tool_use }
+        : { type: "any" };
+    return { body, outputTool: output.name };
   };
 
   return {
     async chat(messages, definitions, requestModel, llmOptions, signal) {
-      const body = request(messages, definitions, requestModel, llmOptions);
+      const { body, outputTool } = request(messages, definitions, requestModel, llmOptions);
       const response = await client.messages.create(body, signalOption(signal));
       // Without `stream: true` the client resolves with the whole message.
-      return fromAnthropicMessage(response as AnthropicMessageLike);
+      return fromAnthropicMessage(response as AnthropicMessageLike, { outputTool });
     },
     async *chatStream(messages, definitions, requestModel, llmOptions, signal) {
-      const body = { ...request(messages, definitions, requestModel, llmOptions), stream: true };
-      const stream = await client.messages.create(body, signalOption(signal));
-      yield* fromAnthropicStream({ stream, signal });
+      const { body, outputTool } = request(messages, definitions, requestModel, llmOptions);
+      const streamed = { ...body, stream: true };
+      const stream = await client.messages.create(streamed, signalOption(signal));
+      yield* fromAnthropicStream({ stream, signal, outputTool });
     },
     getDefaultModel(): string {
       return model;

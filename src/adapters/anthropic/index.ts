@@ -9,6 +9,7 @@ export { toAnthropicTools } from "../../formats/anthropic.js";
 export type {
   AnthropicContentBlockLike,
   AnthropicMessageLike,
+  AnthropicResponseOptions,
   AnthropicUsageLike,
 } from "./convert-anthropic-response.js";
 export { fromAnthropicMessage } from "./convert-anthropic-response.js";
@@ -16,6 +17,9 @@ export type { AnthropicStreamRequest } from "./convert-anthropic-stream.js";
 export { fromAnthropicStream } from "./convert-anthropic-stream.js";
 export type {
   AnthropicContentBlockParam,
+  AnthropicDocumentBlockParam,
+  AnthropicImageBlockParam,
+  AnthropicMediaBlockParam,
   AnthropicMessageParam,
   AnthropicTextBlockParam,
   AnthropicThinkingBlockParam,

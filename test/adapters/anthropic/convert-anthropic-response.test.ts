@@ -93,4 +93,32 @@ describe("fromAnthropicMessage", () => {
       usage: { promptTokens: 15, completionTokens: 7, totalTokens: 22 },
     });
   });
+
+  describe('with outputTool (structuredOutput: "tool")', () => {
+    const output = { type: "tool_use", id: "toolu_2", name: "answer", input: { ok: true } };
+
+    it("makes the output tool's call the final answer: its input as JSON text, no call, stop", () => {
+      const message = response("tool_use", [{ type: "text", text: "Here it is." }, output]);
+      expect(fromAnthropicMessage(message, { outputTool: "answer" })).toMatchObject({
+        content: '{"ok":true}',
+        toolCalls: [],
+        finishReason: "stop",
+      });
+      // Without the option it is an ordinary call.
+      expect(fromAnthropicMessage(message).toolCalls.map((call) => call.name)).toEqual(["answer"]);
+    });
+
+    it("beside other calls, leaves it out: those calls run and the model is asked again", () => {
+      const converted = fromAnthropicMessage(response("tool_use", [output, toolUse]), { outputTool: "answer" });
+      expect(converted.toolCalls.map((call) => call.name)).toEqual(["t"]);
+      expect(converted.finishReason).toBe("tool_calls");
+    });
+
+    it("passes input that is text (a stream's JSON that did not parse) as it is, for the loop to check", () => {
+      const converted = fromAnthropicMessage(response("tool_use", [{ ...output, input: '{"ok": tr' }]), {
+        outputTool: "answer",
+      });
+      expect(converted.content).toBe('{"ok": tr');
+    });
+  });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { toAnthropicMessages } from "../../../src/adapters/anthropic/index.js";
-import type { Message } from "../../../src/index.js";
+import { isUnsupportedContentError, type Message } from "../../../src/index.js";
 
 type Json = Record<string, unknown>;
 
@@ -89,5 +89,138 @@ describe("toAnthropicMessages", () => {
         { role: "system", content: "two" },
       ]),
     ).toEqual({ system: "one\n\ntwo", messages: [{ role: "user", content: "hi" }] });
+  });
+
+  describe("images and files", () => {
+    const PNG = "iVBORw0KGgo=";
+    const utf8 = (text: string) => btoa(String.fromCharCode(...new TextEncoder().encode(text)));
+
+    it("keeps a user message's parts in order: text, image (base64 and URL), PDF, plain text with its title, an image sent as a file", () => {
+      const { messages } = toAnthropicMessages([
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "look" },
+            { type: "image", mediaType: "image/png", data: PNG },
+            { type: "text", text: "" },
+            { type: "image", url: "HTTPS://example.com/a.webp" },
+            { type: "file", mediaType: "Application/PDF", data: PNG },
+            { type: "file", mediaType: "text/plain", data: utf8("naïve – ✓"), filename: "notes.txt" },
+            { type: "file", mediaType: "image/gif", data: PNG, filename: "a.gif" },
+          ],
+        },
+      ]);
+      expect(messages).toEqual([
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "look" },
+            { type: "image", source: { type: "base64", media_type: "image/png", data: PNG } },
+            { type: "image", source: { type: "url", url: "HTTPS://example.com/a.webp" } },
+            { type: "document", source: { type: "base64", media_type: "application/pdf", data: PNG } },
+            {
+              type: "document",
+              source: { type: "text", media_type: "text/plain", data: "naïve – ✓" },
+              title: "notes.txt",
+            },
+            { type: "image", source: { type: "base64", media_type: "image/gif", data: PNG } },
+          ],
+        },
+      ]);
+    });
+
+    it("puts a tool's parts inside its tool_result after its text (none when empty), keeping is_error, results first", () => {
+      const { messages } = toAnthropicMessages([
+        { role: "user", content: "go" },
+        { role: "assistant", content: "", toolCalls: [call("a"), call("b")] },
+        { role: "tool", toolCallId: "a", content: [{ type: "image", mediaType: "image/png", data: PNG }] },
+        { role: "user", content: [{ type: "text", text: "and this" }] },
+        {
+          role: "tool",
+          toolCallId: "b",
+          isError: true,
+          content: [
+            { type: "text", text: "failed; screenshot:" },
+            { type: "image", mediaType: "image/jpeg", data: PNG },
+          ],
+        },
+      ]);
+      expect(messages.at(-1)).toEqual({
+        role: "user",
+        content: [
+          {
+            type: "tool_result",
+            tool_use_id: "a",
+            content: [{ type: "image", source: { type: "base64", media_type: "image/png", data: PNG } }],
+          },
+          {
+            type: "tool_result",
+            tool_use_id: "b",
+            is_error: true,
+            content: [
+              { type: "text", text: "failed; screenshot:" },
+              { type: "image", source: { type: "base64", media_type: "image/jpeg", data: PNG } },
+            ],
+          },
+          { type: "text", text: "and this" },
+        ],
+      });
+    });
+
+    it("sends system and assistant text parts as text", () => {
+      expect(
+        toAnthropicMessages([
+          { role: "system", content: [{ type: "text", text: "be brief" }] },
+          { role: "user", content: "hi" },
+          { role: "assistant", content: [{ type: "text", text: "hello" }] },
+        ]),
+      ).toEqual({
+        system: "be brief",
+        messages: [
+          { role: "user", content: "hi" },
+          { role: "assistant", content: "hello" },
+        ],
+      });
+    });
+
+    it.each<[string, Message[], number, string]>([
+      ["a gs: URL", [{ role: "user", content: [{ type: "image", url: "gs://b/a.png" }] }], 0, "http: and https:"],
+      [
+        "an audio file",
+        [
+          { role: "user", content: "hi" },
+          { role: "user", content: [{ type: "file", mediaType: "audio/wav", data: PNG }] },
+        ],
+        1,
+        '"audio/wav"',
+      ],
+      [
+        "an image in a system message",
+        [{ role: "system", content: [{ type: "image", mediaType: "image/png", data: PNG }] }],
+        0,
+        "a system message holds text only",
+      ],
+    ])("refuses %s with UnsupportedContentError naming the message", (_label, messages, messageIndex, why) => {
+      const error = (() => {
+        try {
+          toAnthropicMessages(messages);
+        } catch (caught) {
+          return caught;
+        }
+        return undefined;
+      })();
+      expect(isUnsupportedContentError(error)).toBe(true);
+      expect(error).toMatchObject({ provider: "Anthropic", messageIndex });
+      expect((error as Error).message).toContain(`messages[${messageIndex}]`);
+      expect((error as Error).message).toContain(why);
+    });
+
+    it("bounds the media type it shows and never shows the data", () => {
+      const data = "A".repeat(4_000);
+      const mediaType = `application/${"x".repeat(250)}`;
+      expect(() => toAnthropicMessages([{ role: "user", content: [{ type: "file", mediaType, data }] }])).toThrow(
+        expect.objectContaining({ message: expect.not.stringContaining("AAAA") }),
+      );
+    });
   });
 });

@@ -18,3 +18,13 @@ describe("@anthropic-ai/sdk 1.x fits AnthropicClientLike", () => {
     expectTypeOf(createAnthropicProvider({ client })).toEqualTypeOf<LLMProvider>();
   });
 });
+
+describe("AnthropicProviderOptions.structuredOutput", () => {
+  it('takes "native" or "tool" only', () => {
+    const client = new Anthropic({ apiKey: "x" });
+    createAnthropicProvider({ client, structuredOutput: "tool" });
+    createAnthropicProvider({ client, structuredOutput: "native" });
+    // @ts-expect-error: not a way to ask for structured output
+    createAnthropicProvider({ client, structuredOutput: "json" });
+  });
+});

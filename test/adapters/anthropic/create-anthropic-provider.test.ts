@@ -8,10 +8,14 @@ import {
   DEFAULT_ANTHROPIC_MODEL,
 } from "../../../src/adapters/anthropic/index.js";
 import {
+  type ContentPart,
   defineTool,
   errorResult,
   isToolLoopError,
+  isUnsupportedContentError,
+  type LLMStreamPart,
   type Message,
+  mediaResult,
   newToolResult,
   runToolLoop,
   streamToolLoop,
@@ -31,6 +35,7 @@ import {
   type ReplayResponse,
   type ReplayServer,
   readSample,
+  readSampleText,
   sseResponse,
   sseSample,
 } from "../../helpers/replay-server.js";
@@ -510,5 +515,361 @@ describe("createAnthropicProvider streamed by the loop (chatStream)", () => {
     expect(result).toMatchObject({ content: "Sunny in Paris.", stopReason: "completed" });
     expect(result.usage).toEqual({ promptTokens: 777, completionTokens: 71, totalTokens: 848 });
     expect(server.requests.map((request) => (request.body as Json).stream)).toEqual([true, true]);
+  });
+});
+
+describe("createAnthropicProvider: images, files and structured output (real @anthropic-ai/sdk client)", () => {
+  const JPEG = "/9j/4AAQSkZJRgABAQAAAQABAAD/";
+  const PDF = "JVBERi0xLjQK";
+  const content = "anthropic-content/";
+  const visionText = "What is in the above image?";
+  type StructuredRequest = WireRequest & { output_config?: Json; tool_choice?: Json };
+  const blocks = (message: WireMessage | undefined) => message?.content as Json[];
+  const formatSchema = (request: StructuredRequest) => ((request.output_config as Json).format as Json).schema as Json;
+
+  /** A docs request whose `"$NAME"` placeholder is replaced by `data`. */
+  const withData = (file: string, placeholder: string, data: string) =>
+    JSON.parse(readSampleText(`${content}${file}`).replace(`"${placeholder}"`, JSON.stringify(data))) as WireRequest;
+
+  async function collect(stream: AsyncIterable<LLMStreamPart> | undefined): Promise<LLMStreamPart[]> {
+    if (stream === undefined) throw new Error("the provider has no chatStream");
+    const parts: LLMStreamPart[] = [];
+    for await (const part of stream) parts.push(part);
+    return parts;
+  }
+
+  it("sends a base64 image as the docs' vision example, byte for byte as JSON, and reads the answer", async () => {
+    const { server, client } = await replay([okSample(`${content}vision-response.docs.json`)]);
+    const provider = createAnthropicProvider({ client, model: "claude-opus-4-6", maxTokens: 1024 });
+    const parts: ContentPart[] = [
+      { type: "image", mediaType: "image/jpeg", data: JPEG },
+      { type: "text", text: visionText },
+    ];
+
+    const response = await provider.chat([{ role: "user", content: parts }], undefined, "", {});
+
+    expect(body(server, 0)).toEqual(withData("vision-request-base64.docs.json", "$IMAGE_BASE64", JPEG));
+    expect(response.content).toMatch(/^This image shows an ant/);
+    expect(response.finishReason).toBe("stop");
+  });
+
+  it("sends an image URL as a url source (chatStream too), as the docs' example", async () => {
+    const { server, client } = await replay([
+      sseSample(`${content}structured-output-stream.recorded.sse`),
+      okSample(`${content}vision-response.docs.json`),
+    ]);
+    const provider = createAnthropicProvider({ client, model: "claude-opus-4-6", maxTokens: 1024 });
+    const expected = readSample<WireRequest>(`${content}vision-request-url.docs.json`);
+    const url = ((blocks(expected.messages[0])[0] as Json).source as Json).url as string;
+    const messages: Message[] = [
+      {
+        role: "user",
+        content: [
+          { type: "image", url, mediaType: "image/jpeg" },
+          { type: "text", text: visionText },
+        ],
+      },
+    ];
+
+    await collect(provider.chatStream?.(messages, undefined, "", {}));
+    await provider.chat(messages, undefined, "", {});
+
+    expect(body(server, 0)).toEqual({ ...expected, stream: true });
+    expect(body(server, 1)).toEqual(expected);
+  });
+
+  it("sends a PDF as a base64 document block, as the docs' example; a filename becomes the title", async () => {
+    const { server, client } = await replay([
+      okSample(`${content}vision-response.docs.json`),
+      okSample(`${content}vision-response.docs.json`),
+    ]);
+    const provider = createAnthropicProvider({ client, model: "claude-opus-4-6", maxTokens: 1024 });
+    const question = { type: "text", text: "What are the key findings in this document?" } as const;
+
+    await provider.chat(
+      [{ role: "user", content: [{ type: "file", mediaType: "application/pdf", data: PDF }, question] }],
+      undefined,
+      "",
+      {},
+    );
+    await provider.chat(
+      [
+        {
+          role: "user",
+          content: [{ type: "file", mediaType: "application/pdf", data: PDF, filename: "card.pdf" }, question],
+        },
+      ],
+      undefined,
+      "",
+      {},
+    );
+
+    expect(body(server, 0)).toEqual(withData("pdf-request-base64.docs.json", "$PDF_BASE64", PDF));
+    expect(blocks(body(server, 1).messages[0])[0]).toEqual({
+      type: "document",
+      source: { type: "base64", media_type: "application/pdf", data: PDF },
+      title: "card.pdf",
+    });
+  });
+
+  it("sends a tool message's text/plain file as a text document inside the tool_result, as the docs' example", async () => {
+    const { server, client } = await replay([okSample("anthropic-followup-response.json")]);
+    const provider = createAnthropicProvider({ client });
+    const id = "toolu_01A09q90qw90lq917835lq9";
+    const messages: Message[] = [
+      { role: "user", content: "What is the weather?" },
+      { role: "assistant", content: "", toolCalls: [{ id, name: "get_weather", arguments: {} }] },
+      {
+        role: "tool",
+        toolCallId: id,
+        content: [
+          { type: "text", text: "The weather is" },
+          { type: "file", mediaType: "text/plain", data: btoa("15 degrees") },
+        ],
+      },
+    ];
+
+    await provider.chat(messages, undefined, "", {});
+
+    expect(body(server, 0).messages.at(-1)).toEqual(readSample(`${content}tool-result-document.docs.json`));
+  });
+
+  it.each<[string, Message[], ContentPart["type"], number]>([
+    ["a gs: image URL", [{ role: "user", content: [{ type: "image", url: "gs://bucket/ant.jpg" }] }], "image", 0],
+    [
+      "an audio file",
+      [
+        { role: "system", content: "Be brief." },
+        { role: "user", content: [{ type: "file", mediaType: "audio/wav", data: PDF }] },
+      ],
+      "file",
+      1,
+    ],
+    [
+      "a CSV file in a tool result",
+      [
+        { role: "user", content: "go" },
+        { role: "assistant", content: "", toolCalls: [{ id: "a", name: "t", arguments: {} }] },
+        { role: "tool", toolCallId: "a", content: [{ type: "file", mediaType: "text/csv", data: PDF }] },
+      ],
+      "file",
+      2,
+    ],
+    [
+      "an image in an assistant message",
+      [
+        { role: "user", content: "go" },
+        { role: "assistant", content: [{ type: "image", mediaType: "image/png", data: PDF }] },
+      ],
+      "image",
+      1,
+    ],
+  ])(
+    "refuses %s with UnsupportedContentError before any request (chat and chatStream)",
+    async (_, messages, part, messageIndex) => {
+      const { server, client } = await replay([]);
+      const provider = createAnthropicProvider({ client });
+      const expected = { code: "unsupported_content", provider: "Anthropic", part, messageIndex };
+
+      await expect(provider.chat(messages, undefined, "", {})).rejects.toMatchObject(expected);
+      await expect(collect(provider.chatStream?.(messages, undefined, "", {}))).rejects.toMatchObject(expected);
+      const error = await provider.chat(messages, undefined, "", {}).catch((caught: unknown) => caught);
+      expect(isUnsupportedContentError(error)).toBe(true);
+      expect((error as Error).message).toContain(`messages[${messageIndex}]`);
+      expect(server.requests).toHaveLength(0);
+    },
+  );
+
+  // These two run the loop: they need its side of the issue (parts allowed in the messages it is
+  // given, a result's parts carried into its tool message), merged from another branch.
+  describe("through runToolLoop", () => {
+    it("runs the loop with a tool returning mediaResult: the follow-up carries the image inside the tool_result, as the docs' example", async () => {
+      const { server, client } = await replay([
+        okSample("anthropic-response-tool-use.json"),
+        okSample("anthropic-followup-response.json"),
+      ]);
+      const weather = toolFromSample(weatherDefinition, async () =>
+        mediaResult("15 degrees", [{ type: "image", mediaType: "image/jpeg", data: JPEG }]),
+      );
+      const provider = createAnthropicProvider({ client, model: "claude-haiku-4-5", maxTokens: 1024 });
+
+      const result = await runToolLoop({ provider, tools: registryOf(weather), maxIterations: 5 }, [
+        { role: "user", content: "What is the weather in SF?" },
+      ]);
+
+      expect(result.iterations).toBe(2);
+      const docs = readSample<WireMessage>(`${content}tool-result-image.docs.json`);
+      const [docsResult] = docs.content as Json[];
+      const [toolResult] = blocks(body(server, 1).messages.at(-1));
+      expect(toolResult).toEqual({
+        ...docsResult,
+        tool_use_id: "toolu_011bpynHqFZ9P4u5rSaXsTJQ",
+        content: [
+          { type: "text", text: "15 degrees" },
+          { type: "image", source: { type: "base64", media_type: "image/jpeg", data: JPEG } },
+        ],
+      });
+      // Only the placeholder data differs from the docs' block.
+      expect(JSON.stringify(toolResult).replace(JPEG, "/9j/4AAQSkZJRg...")).toBe(
+        JSON.stringify({ ...docsResult, tool_use_id: "toolu_011bpynHqFZ9P4u5rSaXsTJQ" }),
+      );
+    });
+
+    it("a run with a part the API cannot take rejects with provider_failed, the UnsupportedContentError as cause, and sends nothing", async () => {
+      const { server, client } = await replay([]);
+      const provider = createAnthropicProvider({ client });
+
+      const error = await runToolLoop({ provider, tools: registryOf(), maxIterations: 2 }, [
+        { role: "user", content: [{ type: "file", mediaType: "audio/mpeg", data: PDF }] },
+      ]).catch((caught: unknown) => caught);
+
+      expect(isToolLoopError(error) && error.code).toBe("provider_failed");
+      expect(isUnsupportedContentError((error as Error).cause)).toBe(true);
+      expect(server.requests).toHaveLength(0);
+    });
+  });
+
+  describe("structured output", () => {
+    // The recordings' claude-sonnet-4-5 makes the SDK warn (deprecated): the requests name a current model.
+    const LIVE_MODEL = "claude-sonnet-4-6";
+    const recorded = readSample<StructuredRequest>(`${content}structured-output-request.recorded.json`);
+    const schema = formatSchema(recorded);
+    const userMessages = (request: WireRequest): Message[] =>
+      request.messages.map((message) => ({ role: "user", content: message.content as string }));
+
+    it("asks natively with output_config.format json_schema, exactly as the SDK's recording, and returns the JSON text", async () => {
+      const { server, client } = await replay([okSample(`${content}structured-output-response.recorded.json`)]);
+      const provider = createAnthropicProvider({ client, model: LIVE_MODEL, maxTokens: 1024 });
+
+      const response = await provider.chat(userMessages(recorded), undefined, "", {
+        output: { name: "OrderDetails", schema },
+      });
+
+      expect(body(server, 0)).toEqual({ ...recorded, model: LIVE_MODEL });
+      expect(server.requests[0]?.headers["anthropic-beta"]).toBeUndefined();
+      expect(JSON.parse(response.content)).toEqual({
+        items: [
+          { product_name: "Green Tea", price: 5.5, quantity: 2 },
+          { product_name: "Coffee", price: 3, quantity: 1 },
+        ],
+        total: 14,
+      });
+      expect(response).toMatchObject({ finishReason: "stop", toolCalls: [] });
+    });
+
+    it("keeps the caller's other output_config fields and tools callable", async () => {
+      const { server, client } = await replay([okSample(`${content}structured-output-response.recorded.json`)]);
+      const provider = createAnthropicProvider({ client });
+      const weather = toolFromSample(weatherDefinition, async () => "sunny");
+
+      await provider.chat(userMessages(recorded), registryOf(weather).getDefinitions(), "", {
+        output: { name: "OrderDetails", schema },
+        output_config: { effort: "low", format: { type: "json_schema", schema: {} } },
+      });
+
+      const sent = body(server, 0) as StructuredRequest;
+      expect(sent.output_config).toEqual({ effort: "low", format: { type: "json_schema", schema } });
+      expect(sent.tools?.map((tool) => tool.name)).toEqual(["get_weather"]);
+      expect(sent).not.toHaveProperty("output");
+      expect(sent).not.toHaveProperty("tool_choice");
+    });
+
+    it("streams a native structured answer as the SDK's recording: request and text deltas", async () => {
+      const streamed = readSample<StructuredRequest>(`${content}structured-output-stream-request.recorded.json`);
+      const { server, client } = await replay([sseSample(`${content}structured-output-stream.recorded.sse`)]);
+      const provider = createAnthropicProvider({ client, model: LIVE_MODEL, maxTokens: 1024 });
+      const output = { name: "order_ids", schema: formatSchema(streamed) };
+
+      const parts = await collect(provider.chatStream?.(userMessages(streamed), undefined, "", { output }));
+
+      expect(body(server, 0)).toEqual({ ...streamed, model: LIVE_MODEL });
+      expect(parts.filter((part) => part.type === "text-delta").map((part) => part.delta)).toEqual([
+        "[",
+        "12",
+        "345,",
+        "67890]",
+      ]);
+      expect(parts.at(-1)).toMatchObject({ type: "response", response: { content: "[12345,67890]" } });
+    });
+
+    describe('structuredOutput: "tool"', () => {
+      const weatherSchema = weatherDefinition.input_schema as Json;
+      const output = { name: "get_weather", schema: weatherSchema };
+
+      it("adds a final tool named output.name with tool_choice any beside the registry's; its call is the answer's JSON text", async () => {
+        const { server, client } = await replay([okSample("anthropic-response-tool-use.json")]);
+        const provider = createAnthropicProvider({ client, structuredOutput: "tool" });
+        const other = { ...weatherDefinition, name: "lookup" };
+        const lookup = toolFromSample(other, async () => "x");
+
+        const response = await provider.chat(
+          [{ role: "user", content: "What is the weather in SF?" }],
+          registryOf(lookup).getDefinitions(),
+          "",
+          { output, tool_choice: { type: "auto", disable_parallel_tool_use: true } },
+        );
+
+        const sent = body(server, 0) as StructuredRequest;
+        expect(sent.tools?.map((tool) => tool.name)).toEqual(["lookup", "get_weather"]);
+        expect(sent.tools?.[1]).toMatchObject({ name: "get_weather", input_schema: weatherSchema });
+        expect(sent.tool_choice).toEqual({ type: "any", disable_parallel_tool_use: true });
+        expect(sent).not.toHaveProperty("output_config");
+        expect(sent).not.toHaveProperty("output");
+        expect(response).toMatchObject({ toolCalls: [], finishReason: "stop" });
+        expect(JSON.parse(response.content)).toEqual({ location: "San Francisco, CA", units: "f" });
+      });
+
+      it("streams: the output tool's input is the answer, yielded as one text delta, no call", async () => {
+        const { server, client } = await replay([sseSample("anthropic-stream-tool-use.recorded.sse")]);
+        const provider = createAnthropicProvider({ client, structuredOutput: "tool" });
+
+        const parts = await collect(
+          provider.chatStream?.([{ role: "user", content: "Weather in SF?" }], undefined, "", { output }),
+        );
+
+        expect((body(server, 0) as StructuredRequest).tool_choice).toEqual({ type: "any" });
+        const response = parts.at(-1);
+        expect(response).toMatchObject({ type: "response", response: { toolCalls: [], finishReason: "stop" } });
+        const answer = response?.type === "response" ? response.response.content : "";
+        expect(JSON.parse(answer)).toEqual({ location: "San Francisco, CA", units: "f" });
+        expect(parts.filter((part) => part.type === "text-delta").map((part) => part.delta)).toEqual([answer]);
+      });
+
+      it("a call of a registry tool stays a call (the output tool is not forced on the turn)", async () => {
+        const { client } = await replay([okSample("anthropic-response-tool-use.json")]);
+        const provider = createAnthropicProvider({ client, structuredOutput: "tool" });
+
+        const response = await provider.chat([{ role: "user", content: "go" }], undefined, "", {
+          output: { name: "final_answer", schema: { type: "object", properties: {} } },
+        });
+
+        expect(response.toolCalls.map((call) => call.name)).toEqual(["get_weather"]);
+        expect(response.finishReason).toBe("tool_calls");
+      });
+
+      it("refuses a schema that is not an object, and a name a registry tool has, before any request", async () => {
+        const { server, client } = await replay([]);
+        const provider = createAnthropicProvider({ client, structuredOutput: "tool" });
+        const weather = toolFromSample(weatherDefinition, async () => "x");
+        const messages: Message[] = [{ role: "user", content: "go" }];
+
+        await expect(
+          provider.chat(messages, undefined, "", { output: { name: "ids", schema: { type: "array" } } }),
+        ).rejects.toThrow('Anthropic: structuredOutput "tool" needs an object schema');
+        await expect(provider.chat(messages, registryOf(weather).getDefinitions(), "", { output })).rejects.toThrow(
+          "is a registry tool's name",
+        );
+        expect(server.requests).toHaveLength(0);
+      });
+    });
+
+    it("refuses a structuredOutput that is neither native nor tool", () => {
+      expect(() =>
+        createAnthropicProvider({
+          client: { messages: { create: async () => ({ content: [] }) } },
+          structuredOutput: "json" as "tool",
+        }),
+      ).toThrow('createAnthropicProvider: structuredOutput must be "native" or "tool", got "json"');
+    });
   });
 });
