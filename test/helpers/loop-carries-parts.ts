@@ -3,10 +3,10 @@ import { defineTool, type LLMProvider, type Message, mediaResult, runToolLoop } 
 import { registryOf } from "./adapter-fixtures.js";
 
 /**
- * Whether this build's loop sends a tool result's `parts` to the provider as the foundation's
- * convention says (a tool message whose content is `[{ type: "text", text }, ...parts]`): the
- * adapters' loop tests need it, and it lands in the loop separately from them. Probed with an
- * in-memory provider, no network.
+ * Whether this build's loop takes a user message with parts and sends a tool result's `parts` to
+ * the provider as the foundation's convention says (a tool message whose content is
+ * `[{ type: "text", text }, ...parts]`): the adapters' loop tests need both, and they land in the
+ * loop separately from the adapters. Probed with an in-memory provider, no network.
  */
 export async function loopCarriesParts(): Promise<boolean> {
   const seen: Message[][] = [];
@@ -32,7 +32,9 @@ export async function loopCarriesParts(): Promise<boolean> {
     }),
   );
   try {
-    await runToolLoop({ provider, tools, maxIterations: 3 }, [{ role: "user", content: "probe" }]);
+    await runToolLoop({ provider, tools, maxIterations: 3 }, [
+      { role: "user", content: [{ type: "text", text: "probe" }] },
+    ]);
   } catch {
     return false;
   }
