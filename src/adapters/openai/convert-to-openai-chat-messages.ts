@@ -1,14 +1,64 @@
-import { contentText } from "../../content-part.js";
+import { type ContentPart, contentText } from "../../content-part.js";
 import { isRecord, jsonText, showValue } from "../../internal/describe.js";
 import type { Message, ToolCall } from "../../provider.js";
+import { dataUrl, type InlinePart, toolAnswerParts, toolMediaMessage, unsupportedContent } from "../shared/content.js";
+
+/** The provider's name in an `UnsupportedContentError` from the Chat Completions adapter. */
+export const OPENAI_CHAT_CONTENT_PROVIDER = "openai";
+
+/** A content part of a Chat Completions user message (`ChatCompletionContentPart` in the SDK). */
+export type OpenAIChatContentPart =
+  | {
+      /** A piece of text. */
+      type: "text";
+      /** The text. */
+      text: string;
+    }
+  | {
+      /** An image. */
+      type: "image_url";
+      /** Where it is. */
+      image_url: {
+        /** An http(s) URL, or the image inline as a `data:` URL. */
+        url: string;
+      };
+    }
+  | {
+      /** Audio (WAV or MP3 only). */
+      type: "input_audio";
+      /** The sound. */
+      input_audio: {
+        /** Base64. */
+        data: string;
+        /** `"wav"` or `"mp3"`. */
+        format: "wav" | "mp3";
+      };
+    }
+  | {
+      /** A file, e.g. a PDF. */
+      type: "file";
+      /** Its bytes and name. */
+      file: {
+        /** The file as a `data:` URL. */
+        file_data: string;
+        /** Its name (`file.<subtype>` when the part has none). */
+        filename: string;
+      };
+    };
 
 /** A Chat Completions message as the adapter sends it (`ChatCompletionMessageParam` in the SDK). */
 export type OpenAIChatMessage =
   | {
-      /** A system or user message. */
-      role: "system" | "user";
+      /** A system message. */
+      role: "system";
       /** Its text. */
       content: string;
+    }
+  | {
+      /** A user message. */
+      role: "user";
+      /** Its text, or its parts when it has images, audio or files (or answers' media, see {@link toOpenAIChatMessages}). */
+      content: string | OpenAIChatContentPart[];
     }
   | {
       /** A turn of the model. */
@@ -54,31 +104,128 @@ function argumentsText(call: ToolCall): string {
   return (isRecord(parsed) ? jsonText(parsed) : undefined) ?? "{}";
 }
 
+/** Chat Completions' `input_audio` formats by media type; any other audio type has no Chat shape. */
+const AUDIO_FORMATS: ReadonlyMap<string, "wav" | "mp3"> = new Map([
+  ["audio/wav", "wav"],
+  ["audio/x-wav", "wav"],
+  ["audio/wave", "wav"],
+  ["audio/mpeg", "mp3"],
+  ["audio/mp3", "mp3"],
+]);
+
 /**
- * Converts a toolloop transcript to Chat Completions messages: system, user and assistant text
- * as they are; an assistant turn with calls becomes one message with `tool_calls` (its text as
- * `content`, or `null` when there is none); each `tool` message becomes
- * `{ role: "tool", tool_call_id, content }`, in transcript order.
+ * A file part's name as both OpenAI APIs take it: its own, else `file.<subtype>` (the API wants
+ * one with `file_data`).
+ */
+export function openAIFilename(part: Extract<ContentPart, { type: "file" }>): string {
+  if (part.filename !== undefined && part.filename !== "") return part.filename;
+  const subtype = part.mediaType.slice(part.mediaType.indexOf("/") + 1).replace(/[^A-Za-z0-9.+-]/g, "");
+  return `file.${subtype === "" ? "bin" : subtype}`;
+}
+
+/**
+ * An image URL both OpenAI APIs can fetch (http or https).
+ * @throws UnsupportedContentError for any other scheme (`gs://`)
+ */
+export function openAIImageUrl(
+  provider: string,
+  part: Extract<ContentPart, { url: string }>,
+  messageIndex: number,
+): string {
+  if (/^https?:/i.test(part.url)) return part.url;
+  throw unsupportedContent(provider, part, messageIndex, "only http and https image URLs are fetched");
+}
+
+/**
+ * One part of a user message in the Chat Completions shape: text; an image as `image_url` (its
+ * URL, or a `data:` URL); a WAV or MP3 file as `input_audio`; any other file as `file`
+ * (`file_data` as a `data:` URL, and `filename`).
+ * @throws UnsupportedContentError for audio other than WAV or MP3, and an image URL that is not http(s)
+ */
+function toChatPart(part: ContentPart, messageIndex: number): OpenAIChatContentPart {
+  if (part.type === "text") return { type: "text", text: part.text };
+  if ("url" in part) {
+    return { type: "image_url", image_url: { url: openAIImageUrl(OPENAI_CHAT_CONTENT_PROVIDER, part, messageIndex) } };
+  }
+  if (part.type === "image") return { type: "image_url", image_url: { url: dataUrl(part) } };
+  const mediaType = part.mediaType.toLowerCase();
+  if (mediaType.startsWith("audio/")) {
+    const format = AUDIO_FORMATS.get(mediaType);
+    if (format === undefined) {
+      throw unsupportedContent(
+        OPENAI_CHAT_CONTENT_PROVIDER,
+        part,
+        messageIndex,
+        `audio must be audio/wav or audio/mpeg (mp3), got ${showValue(part.mediaType)}`,
+      );
+    }
+    return { type: "input_audio", input_audio: { data: part.data, format } };
+  }
+  return { type: "file", file: { file_data: dataUrl(part as InlinePart), filename: openAIFilename(part) } };
+}
+
+function toChatParts(parts: readonly ContentPart[], messageIndex: number): OpenAIChatContentPart[] {
+  return parts.map((part) => toChatPart(part, messageIndex));
+}
+
+function toChatMessage(message: Message, index: number): OpenAIChatMessage {
+  switch (message.role) {
+    case "system":
+      return { role: "system", content: contentText(message.content) };
+    case "user":
+      return {
+        role: "user",
+        content: typeof message.content === "string" ? message.content : toChatParts(message.content, index),
+      };
+    case "assistant": {
+      const calls = message.toolCalls ?? [];
+      const text = contentText(message.content);
+      if (calls.length === 0) return { role: "assistant", content: text };
+      return {
+        role: "assistant",
+        content: text === "" ? null : text,
+        tool_calls: calls.map((call) => ({ id: call.id, type: "function", function: openAICallOf(call) })),
+      };
+    }
+    case "tool":
+      return { role: "tool", tool_call_id: message.toolCallId ?? "", content: toolAnswerParts(message).text };
+    default:
+      throw new TypeError(`unsupported message role ${showValue((message as Message).role)}`);
+  }
+}
+
+/**
+ * Converts a toolloop transcript to Chat Completions messages: system and assistant text as they
+ * are; a user message's text as a string, its parts as content parts (`text`, `image_url`,
+ * `input_audio`, `file`); an assistant turn with calls becomes one message with `tool_calls` (its
+ * text as `content`, or `null` when there is none); each `tool` message becomes
+ * `{ role: "tool", tool_call_id, content }` with the answer's text, in transcript order. Tool
+ * messages hold text only, so the images and files of a turn's answers follow its last tool
+ * message in one user message, each answer's parts after a text part naming its call
+ * (`Returned by tool call <id> (<tool>):`).
+ * @throws UnsupportedContentError (before any request) for a part Chat Completions cannot take:
+ *   audio other than WAV or MP3, an image URL that is not http(s)
  */
 export function toOpenAIChatMessages(messages: readonly Message[]): OpenAIChatMessage[] {
-  return messages.map((message): OpenAIChatMessage => {
-    switch (message.role) {
-      case "system":
-      case "user":
-        return { role: message.role, content: contentText(message.content) };
-      case "assistant": {
-        const calls = message.toolCalls ?? [];
-        if (calls.length === 0) return { role: "assistant", content: contentText(message.content) };
-        return {
-          role: "assistant",
-          content: contentText(message.content) === "" ? null : contentText(message.content),
-          tool_calls: calls.map((call) => ({ id: call.id, type: "function", function: openAICallOf(call) })),
-        };
-      }
-      case "tool":
-        return { role: "tool", tool_call_id: message.toolCallId ?? "", content: contentText(message.content) };
-      default:
-        throw new TypeError(`unsupported message role ${showValue((message as Message).role)}`);
+  const out: OpenAIChatMessage[] = [];
+  let answers: Message[] = [];
+  // Each answer's part → the index of its tool message, for an UnsupportedContentError's messageIndex.
+  const answerIndex = new Map<ContentPart, number>();
+  const flushAnswers = () => {
+    const media = toolMediaMessage(answers);
+    if (media !== undefined) {
+      out.push({ role: "user", content: media.map((part) => toChatPart(part, answerIndex.get(part) ?? -1)) });
     }
+    answers = [];
+    answerIndex.clear();
+  };
+  messages.forEach((message, index) => {
+    if (message.role !== "tool" && answers.length > 0) flushAnswers();
+    out.push(toChatMessage(message, index));
+    if (message.role !== "tool" || typeof message.content === "string") return;
+    answers.push(message);
+    for (const part of message.content) if (part.type !== "text") answerIndex.set(part, index);
   });
+  if (answers.length > 0) flushAnswers();
+  return out;
 }

@@ -1,13 +1,21 @@
 import { type OpenAIToolFormatOptions, toOpenAIChatTools } from "../../formats/openai.js";
 import { isRecord } from "../../internal/describe.js";
 import { optionError } from "../../internal/options.js";
-import type { LLMProvider, LLMResponse, LLMStreamPart, Message, ToolDefinition } from "../../provider.js";
+import type {
+  LLMProvider,
+  LLMResponse,
+  LLMStreamPart,
+  Message,
+  OutputRequest,
+  ToolDefinition,
+} from "../../provider.js";
 import { type ClientSpec, checkedClient, checkModel } from "../shared/factory-options.js";
-import { portableLLMOptions, signalOption } from "../shared/request-options.js";
+import { outputRequest, portableLLMOptions, signalOption } from "../shared/request-options.js";
 import { convertOncePerArray, frozenTools } from "../shared/tools-cache.js";
 import { fromOpenAIChatCompletion, PROVIDER } from "./convert-openai-chat-response.js";
 import { fromOpenAIChatStream } from "./convert-openai-chat-stream.js";
 import { type OpenAIChatMessage, toOpenAIChatMessages } from "./convert-to-openai-chat-messages.js";
+import { openAIChatOutputFields, streamWithoutOutputNulls, withoutOutputNulls } from "./openai-output.js";
 
 /*
  * The parts of the `openai` client the adapters use are typed structurally, so that `toolloop`
@@ -132,6 +140,8 @@ export interface OpenAIApi<C, T> {
   maxTokensField: string;
   /** The tools, converted once per definitions array. */
   tools(definitions: readonly ToolDefinition[], strict: boolean): OpenAITools<T>;
+  /** The body fields that ask for the final answer's schema (`options.output`), given the body so far. */
+  outputFields(output: OutputRequest, body: Record<string, unknown>): Record<string, unknown>;
   /** The body fields that carry the transcript. */
   transcript(messages: readonly Message[]): Record<string, unknown>;
   /** Sends the request through the client. */
@@ -167,20 +177,23 @@ export function openAIProvider<C, T>(
     Object.assign(body, api.transcript(messages));
     const tools = definitions !== undefined && definitions.length > 0 ? api.tools(definitions, strict) : undefined;
     if (tools !== undefined) body.tools = tools.tools;
-    return { body, strictSchemas: tools?.strictSchemas };
+    const output = outputRequest(api.provider, llmOptions);
+    if (output !== undefined) Object.assign(body, api.outputFields(output, body));
+    return { body, strictSchemas: tools?.strictSchemas, outputSchema: output?.schema };
   };
 
   return {
     async chat(messages, definitions, model, llmOptions, signal) {
-      const { body, strictSchemas } = request(messages, definitions, model, llmOptions);
-      const response = await api.send({ client, body, options: signalOption(signal) });
-      return api.read(response, strictSchemas);
+      const { body, strictSchemas, outputSchema } = request(messages, definitions, model, llmOptions);
+      const response = api.read(await api.send({ client, body, options: signalOption(signal) }), strictSchemas);
+      return outputSchema === undefined ? response : withoutOutputNulls(response, outputSchema);
     },
     async *chatStream(messages, definitions, model, llmOptions, signal) {
-      const { body, strictSchemas } = request(messages, definitions, model, llmOptions);
+      const { body, strictSchemas, outputSchema } = request(messages, definitions, model, llmOptions);
       const streamed = { ...body, ...api.streamFields(body) };
       const stream = await api.send({ client, body: streamed, options: signalOption(signal) });
-      yield* api.readStream({ stream, signal, strictSchemas });
+      const parts = api.readStream({ stream, signal, strictSchemas });
+      yield* outputSchema === undefined ? parts : streamWithoutOutputNulls(parts, outputSchema);
     },
     getDefaultModel() {
       return defaultModel;
@@ -226,6 +239,7 @@ export function createOpenAIChatProvider(options: OpenAIChatProviderOptions): LL
     },
     maxTokensField: "max_tokens",
     tools: chatTools,
+    outputFields: openAIChatOutputFields,
     transcript: (messages) => ({ messages: toOpenAIChatMessages(messages) }),
     send: ({ client, body, options: request }) =>
       client.chat.completions.create(body as { model: string; messages: OpenAIChatMessage[] }, request),

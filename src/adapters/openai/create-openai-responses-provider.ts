@@ -9,6 +9,7 @@ import {
   openAIProvider,
   openAIToolsConversion,
 } from "./create-openai-chat-provider.js";
+import { openAIResponsesOutputFields } from "./openai-output.js";
 
 /** A Responses API response, as far as the adapter relies on it (`Response` in the SDK). */
 export interface OpenAIResponseLike {
@@ -75,6 +76,7 @@ export function createOpenAIResponsesProvider(options: OpenAIResponsesProviderOp
     client: { method: ["responses", "create"], expected: "an OpenAI client (client.responses.create)" },
     maxTokensField: "max_output_tokens",
     tools: responsesTools,
+    outputFields: openAIResponsesOutputFields,
     transcript: (messages) => ({ input: toOpenAIResponsesInput(messages) }),
     send: ({ client, body, options: request }) =>
       client.responses.create(body as { model: string; input: unknown }, request),

@@ -20,9 +20,12 @@ export type { OpenAIStreamRequest } from "./convert-openai-chat-stream.js";
 export { fromOpenAIChatStream } from "./convert-openai-chat-stream.js";
 export { fromOpenAIResponse } from "./convert-openai-responses-response.js";
 export { fromOpenAIResponsesStream } from "./convert-openai-responses-stream.js";
-export type { OpenAIChatMessage } from "./convert-to-openai-chat-messages.js";
+export type { OpenAIChatContentPart, OpenAIChatMessage } from "./convert-to-openai-chat-messages.js";
 export { toOpenAIChatMessages } from "./convert-to-openai-chat-messages.js";
-export type { OpenAIResponsesInputItem } from "./convert-to-openai-responses-messages.js";
+export type {
+  OpenAIResponsesContentPart,
+  OpenAIResponsesInputItem,
+} from "./convert-to-openai-responses-messages.js";
 export { toOpenAIResponsesInput } from "./convert-to-openai-responses-messages.js";
 export type {
   OpenAIChatClient,

@@ -11,7 +11,9 @@ import {
   defineTool,
   errorResult,
   isToolLoopError,
+  isUnsupportedContentError,
   type Message,
+  mediaResult,
   runToolLoop,
   streamToolLoop,
   ToolLoopError,
@@ -26,6 +28,7 @@ import {
   registryOf,
   useReplayServers,
 } from "../../helpers/adapter-fixtures.js";
+import { loopCarriesParts } from "../../helpers/loop-carries-parts.js";
 import {
   type ReplayResponse,
   type ReplayServer,
@@ -670,5 +673,319 @@ describe("createOpenAIChatProvider streamed by the loop (chatStream)", () => {
     expect(result).toMatchObject({ content: "Sunny in New York.", stopReason: "completed" });
     expect(result.usage).toEqual({ promptTokens: 44, completionTokens: 16, totalTokens: 60 });
     expect(server.requests.map((request) => (request.body as Json).stream)).toEqual([true, true]);
+  });
+});
+
+/** A `data:` URL's media type and base64, as a recorded request carries an inline part. */
+function fromDataUrl(url: string): { mediaType: string; data: string } {
+  const match = /^data:([^;]+);base64,(.*)$/s.exec(url);
+  if (match === null) throw new Error(`not a data URL: ${url.slice(0, 40)}`);
+  return { mediaType: match[1] as string, data: match[2] as string };
+}
+
+type WirePart = Json & { type: string };
+const userParts = (request: WireRequest): unknown =>
+  (request.messages[0] as unknown as { content: WirePart[] }).content;
+const png = { type: "image", mediaType: "image/png", data: "iVBORw0KGgo=" } as const;
+const locationSchema = {
+  type: "object",
+  properties: {
+    city: { type: "string" },
+    temperature: { type: "number" },
+    units: { type: "string", enum: ["c", "f"] },
+  },
+  required: ["city", "temperature"],
+};
+
+describe("createOpenAIChatProvider with images, files, audio and structured output", () => {
+  it("sends the official vision example's request: text and image_url parts in the user message", async () => {
+    const recorded = readSample<WireRequest>("openai-chat-request-image-url.json");
+    const { server, client } = await replay([okSample("openai-chat-response-image-url.json")]);
+    const [text, image] = userParts(recorded) as [{ text: string }, { image_url: { url: string } }];
+    const response = await createOpenAIChatProvider({ client }).chat(
+      [
+        {
+          role: "user",
+          content: [
+            { type: "text", text: text.text },
+            { type: "image", url: image.image_url.url },
+          ],
+        },
+      ],
+      undefined,
+      "gpt-5.4",
+      { max_tokens: 300 },
+    );
+    expect(body(server, 0)).toEqual(recorded);
+    expect(response.content).toMatch(/^The image shows a wooden boardwalk/);
+  });
+
+  it("sends a PDF as the recorded file part (file_data as a data: URL, filename) and WAV/MP3 as input_audio", async () => {
+    const file = readSample<WireRequest>("openai-chat-request-file.pydantic-ai.json");
+    const audio = readSample<WireRequest>("openai-chat-request-input-audio.pydantic-ai.json");
+    const { server, client } = await replay([
+      okSample("openai-chat-response-image-url.json"),
+      okSample("openai-chat-response-image-url.json"),
+    ]);
+    const provider = createOpenAIChatProvider({ client });
+    const [fileText, filePart] = userParts(file) as [
+      { text: string },
+      { file: { file_data: string; filename: string } },
+    ];
+    await provider.chat(
+      [
+        {
+          role: "user",
+          content: [
+            { type: "text", text: fileText.text },
+            { type: "file", ...fromDataUrl(filePart.file.file_data), filename: filePart.file.filename },
+          ],
+        },
+      ],
+      undefined,
+      "gpt-4o",
+      { n: 1, stream: false },
+    );
+    const [audioText, audioPart] = userParts(audio) as [{ text: string }, { input_audio: { data: string } }];
+    await provider.chat(
+      [
+        {
+          role: "user",
+          content: [
+            { type: "text", text: audioText.text },
+            { type: "file", mediaType: "audio/mpeg", data: audioPart.input_audio.data },
+          ],
+        },
+      ],
+      undefined,
+      "gpt-4o-audio-preview",
+      { n: 1 },
+    );
+    // The recorded requests sent `stream: false`; the adapter sends no `stream` (see "max_tokens and stream").
+    const { stream: _a, ...fileRequest } = file;
+    const { stream: _b, ...audioRequest } = audio;
+    expect(body(server, 0)).toEqual(fileRequest);
+    expect(body(server, 1)).toEqual(audioRequest);
+  });
+
+  it("sends a tool's image in a user message right after the tool message, as the recorded follow-up", async () => {
+    const recorded = readSample<WireRequest>("openai-chat-followup-request-tool-image.pydantic-ai.json");
+    const { server, client } = await replay([okSample("openai-chat-response-image-url.json")]);
+    const [user, assistant, tool, media] = recorded.messages as [WireMessage, WireMessage, WireMessage, Json];
+    const call = assistant.tool_calls?.[0] as WireToolCall;
+    const [image] = media.content as Array<{ image_url: { url: string } }>;
+    await createOpenAIChatProvider({ client }).chat(
+      [
+        { role: "user", content: user.content as string },
+        { role: "assistant", content: "", toolCalls: [{ id: call.id, name: "get_file", arguments: {} }] },
+        {
+          role: "tool",
+          content: [
+            { type: "text", text: tool.content as string },
+            { type: "image", url: image?.image_url.url as string },
+          ],
+          toolCallId: call.id,
+          toolName: "get_file",
+        },
+      ],
+      [
+        {
+          type: "function",
+          function: {
+            name: "get_file",
+            description: "",
+            parameters: { additionalProperties: false, properties: {}, type: "object" },
+          },
+        },
+      ],
+      "gpt-5-mini",
+      { tool_choice: "auto" },
+    );
+    // As recorded, plus the text part that says which call the image came from; no `stream`.
+    const { stream: _stream, ...expected } = recorded;
+    expected.messages = [
+      ...recorded.messages.slice(0, 3),
+      {
+        role: "user",
+        content: [{ type: "text", text: `Returned by tool call ${call.id} (get_file):` }, ...(media.content as Json[])],
+      } as never,
+    ];
+    expect(body(server, 0)).toEqual(expected);
+  });
+
+  it("asks for the output as the recorded request (response_format json_schema), strict, and reads the JSON answer", async () => {
+    const recorded = readSample<WireRequest>("openai-chat-followup-request-structured-output.pydantic-ai.json");
+    const { server, client } = await replay([okSample("openai-chat-response-structured-output.pydantic-ai.json")]);
+    const format = recorded.response_format as { json_schema: { name: string; schema: Record<string, unknown> } };
+    const [user, assistant, tool] = recorded.messages as [WireMessage, WireMessage, WireMessage];
+    const call = assistant.tool_calls?.[0] as WireToolCall;
+    const response = await createOpenAIChatProvider({ client }).chat(
+      [
+        { role: "user", content: user.content as string },
+        { role: "assistant", content: "", toolCalls: [{ id: call.id, name: call.function.name, arguments: {} }] },
+        { role: "tool", content: tool.content as string, toolCallId: call.id },
+      ],
+      [
+        {
+          type: "function",
+          function: {
+            name: "get_user_country",
+            description: "",
+            parameters: { additionalProperties: false, properties: {}, type: "object" },
+          },
+        },
+      ],
+      "gpt-4o",
+      { n: 1, tool_choice: "auto", output: { name: format.json_schema.name, schema: format.json_schema.schema } },
+    );
+    // pydantic-ai sent `strict: false`; the adapter always asks for strict output, with the schema
+    // made strict as for strict tools (here: `additionalProperties: false` added), and never `output`.
+    const { stream: _stream, ...expected } = recorded;
+    expected.response_format = {
+      type: "json_schema",
+      json_schema: { name: "result", schema: toOpenAIStrictSchema(format.json_schema.schema), strict: true },
+    };
+    expected.messages = recorded.messages.map((message) =>
+      message.tool_calls ? { ...message, content: null } : message,
+    );
+    expect(body(server, 0)).toEqual(expected);
+    expect(body(server, 0)).not.toHaveProperty("output");
+    expect(response).toMatchObject({ content: '{"city":"Mexico City","country":"Mexico"}', finishReason: "stop" });
+  });
+
+  it("strips the nulls strict output made the model send for optional properties from the final answer", async () => {
+    const live = readSample<Completion>("openai-chat-response-structured-output.recorded.json");
+    expect(live.choices[0]?.message.content).toBe('{"city":"San Francisco","temperature":65,"units":"f"}');
+    const { server, client } = await replay([
+      { body: live },
+      {
+        body: completionFrom("openai-chat-response-structured-output.recorded.json", (message) => {
+          message.content = '{"city":"San Francisco","temperature":65,"units":null}';
+        }),
+      },
+    ]);
+    const provider = createOpenAIChatProvider({ client });
+    const ask = () =>
+      provider.chat([{ role: "user", content: "What's the weather like in SF?" }], undefined, "gpt-4o-2024-08-06", {
+        output: { name: "Location", schema: locationSchema },
+      });
+    expect((await ask()).content).toBe('{"city":"San Francisco","temperature":65,"units":"f"}');
+    expect((await ask()).content).toBe('{"city":"San Francisco","temperature":65}');
+    const sent = body(server, 0).response_format as { json_schema: { schema: Json } };
+    expect(sent.json_schema.schema).toMatchObject({
+      required: ["city", "temperature", "units"],
+      properties: { units: { anyOf: [{ type: "string", enum: ["c", "f"] }, { type: "null" }] } },
+    });
+  });
+
+  it("answers a refusal with its text (not JSON: the loop's output check takes it from there)", async () => {
+    const { client } = await replay([okSample("openai-chat-response-refusal.recorded.json")]);
+    const response = await createOpenAIChatProvider({ client }).chat(
+      [{ role: "user", content: "How do I make anthrax?" }],
+      undefined,
+      "gpt-4o-2024-08-06",
+      { output: { name: "Location", schema: locationSchema } },
+    );
+    expect(response).toMatchObject({ content: "I'm very sorry, but I can't assist with that.", finishReason: "stop" });
+  });
+
+  it("streams with the parts and the output request in the body, and strips the final answer's nulls", async () => {
+    const chunk = (delta: Json, finish: string | null = null) => ({
+      data: { choices: [{ index: 0, delta, finish_reason: finish }] },
+    });
+    const { server, client } = await replay([
+      sseResponse([
+        chunk({ role: "assistant", content: '{"city":"Paris",' }),
+        chunk({ content: '"temperature":20,"units":null}' }),
+        chunk({}, "stop"),
+      ]),
+    ]);
+    const parts = [];
+    for await (const part of createOpenAIChatProvider({ client }).chatStream?.(
+      [{ role: "user", content: [{ type: "text", text: "Weather in this photo?" }, png] }],
+      undefined,
+      "gpt-4o",
+      { output: { name: "Location", schema: locationSchema } },
+    ) ?? []) {
+      parts.push(part);
+    }
+    expect(parts.at(-1)).toMatchObject({
+      type: "response",
+      response: { content: '{"city":"Paris","temperature":20}' },
+    });
+    expect(body(server, 0)).toMatchObject({
+      stream: true,
+      messages: [
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "Weather in this photo?" },
+            { type: "image_url", image_url: { url: "data:image/png;base64,iVBORw0KGgo=" } },
+          ],
+        },
+      ],
+      response_format: { type: "json_schema", json_schema: { name: "Location", strict: true } },
+    });
+  });
+
+  it("throws UnsupportedContentError before any request, in chat and chatStream", async () => {
+    const { server, client } = await replay([okSample("openai-chat-response-image-url.json")]);
+    const provider = createOpenAIChatProvider({ client });
+    const messages: Message[] = [
+      { role: "user", content: "Listen" },
+      { role: "user", content: [{ type: "file", mediaType: "audio/ogg", data: "T2dnUw==" }] },
+    ];
+    await expect(provider.chat(messages, undefined, "gpt-4o", {})).rejects.toMatchObject({
+      code: "unsupported_content",
+      provider: "openai",
+      part: "file",
+      messageIndex: 1,
+    });
+    const stream = provider.chatStream?.(messages, undefined, "gpt-4o", {});
+    await expect(stream?.[Symbol.asyncIterator]().next()).rejects.toMatchObject({ code: "unsupported_content" });
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it("runs the loop with a tool returning mediaResult: the next request carries the image after the tool message", async (context) => {
+    if (!(await loopCarriesParts())) context.skip("this build's loop does not send a result's parts yet");
+    const { server, client } = await replay([
+      okSample("openai-chat-response-tool-calls.pydantic-ai.json"),
+      okSample("openai-chat-followup-response.pydantic-ai.json"),
+    ]);
+    const tool = defineTool({
+      name: "get_capital",
+      description: "Get the capital of a country.",
+      parameters: z.strictObject({ country: z.string() }),
+      execute: ({ country }) => mediaResult(`A photo of ${capitals[country] ?? "?"}`, [png]),
+    });
+    await runToolLoop({ provider: createOpenAIChatProvider({ client }), tools: registryOf(tool), maxIterations: 5 }, [
+      { role: "user", content: "Show me the capital of England" },
+    ]);
+    const sent = body(server, 1).messages;
+    const toolIndex = sent.findIndex((message) => message.role === "tool");
+    const callId = sent[toolIndex]?.tool_call_id;
+    expect(sent[toolIndex]).toEqual({ role: "tool", tool_call_id: callId, content: "A photo of London" });
+    expect(sent[toolIndex + 1]).toEqual({
+      role: "user",
+      content: [
+        { type: "text", text: `Returned by tool call ${callId} (get_capital):` },
+        { type: "image_url", image_url: { url: "data:image/png;base64,iVBORw0KGgo=" } },
+      ],
+    });
+  });
+
+  it("the loop rejects with provider_failed whose cause is the UnsupportedContentError, and sends nothing", async (context) => {
+    if (!(await loopCarriesParts())) context.skip("this build's loop does not take parts in messages yet");
+    const { server, client } = await replay([okSample("openai-chat-response-image-url.json")]);
+    const run = runToolLoop({ provider: createOpenAIChatProvider({ client }), maxIterations: 2 }, [
+      { role: "user", content: [{ type: "image", url: "gs://bucket/photo.png" }] },
+    ]);
+    const error = await run.then(
+      () => undefined,
+      (reason: unknown) => reason,
+    );
+    expect(isToolLoopError(error) && error.code).toBe("provider_failed");
+    expect(isUnsupportedContentError((error as ToolLoopError).cause)).toBe(true);
+    expect(server.requests).toHaveLength(0);
   });
 });
