@@ -57,13 +57,14 @@ export interface GeminiProviderOptions {
   model?: string;
   /**
    * Where a tool's images and documents go: `"function-response"` in its answer's
-   * `functionResponse.parts` (multimodal function responses, documented for Gemini 3 models), or
-   * `"user-message"` in one user content right after the turn's answers, for models without
-   * them. Media a function response cannot hold (image URLs, audio …) go in that user content
-   * either way.
-   * @default "function-response"
+   * `functionResponse.parts` (multimodal function responses, which Gemini documents for its
+   * Gemini 3 models), `"user-message"` in one user content right after the turn's answers (for
+   * older models), or `"auto"`: `"function-response"` for a model named `gemini-<n>…` with n ≥ 3,
+   * `"user-message"` for any other. Media a function response cannot hold (image URLs, audio …)
+   * go in that user content either way.
+   * @default "auto"
    */
-  toolMedia?: GeminiToolMedia;
+  toolMedia?: GeminiToolMedia | "auto";
 }
 
 const DEFAULT_MODEL = "gemini-2.5-flash";
@@ -83,10 +84,19 @@ const CLIENT = {
  */
 const geminiDeclarations = convertOncePerArray((definitions) => toGeminiTools(definitions));
 
-function checkToolMedia(value: unknown): GeminiToolMedia {
-  if (value === undefined) return "function-response";
-  if (value === "function-response" || value === "user-message") return value;
-  throw optionError("createGeminiProvider", "toolMedia", '"function-response" or "user-message"', value);
+function checkToolMedia(value: unknown): GeminiToolMedia | "auto" {
+  if (value === undefined) return "auto";
+  if (value === "auto" || value === "function-response" || value === "user-message") return value;
+  throw optionError("createGeminiProvider", "toolMedia", '"auto", "function-response" or "user-message"', value);
+}
+
+/** `gemini-<major>` anywhere in a model name (`gemini-3-flash-preview`, `models/gemini-3.1-pro` …). */
+const GEMINI_MAJOR = /(?:^|\/)gemini-(\d+)/;
+
+/** Where `"auto"` puts a tool's media for `model`: in the function response from Gemini 3 on. */
+function toolMediaFor(model: string): GeminiToolMedia {
+  const major = GEMINI_MAJOR.exec(model)?.[1];
+  return major !== undefined && Number(major) >= 3 ? "function-response" : "user-message";
 }
 
 /** What {@link buildConfig} puts together. */
@@ -130,8 +140,8 @@ function buildConfig({ system, declarations, llmOptions, output, signal }: Confi
  *
  * Images and files: a user message's base64 images and files become `inlineData` parts, image
  * URLs `fileData` parts (with the part's `mediaType`, which Gemini requires); a tool's PNG, JPEG,
- * WebP, PDF and plain-text parts go in its `functionResponse.parts` (see `toolMedia`), anything
- * else it returned in one user content after the turn's answers. A GIF image or an image URL
+ * WebP, PDF and plain-text parts go in its `functionResponse.parts` from Gemini 3 on (see
+ * `toolMedia`), anything else it returned in one user content after the turn's answers. A GIF image or an image URL
  * without `mediaType` is an `UnsupportedContentError`, thrown before any request.
  *
  * Structured output: the loop's `options.output` becomes `responseMimeType: "application/json"`
@@ -165,7 +175,9 @@ export function createGeminiProvider(options: GeminiProviderOptions): LLMProvide
       signal?.throwIfAborted();
       const portable = portableLLMOptions({ provider: PROVIDER, llmOptions, maxTokensField: "maxOutputTokens" });
       const output = outputRequest(PROVIDER, llmOptions);
-      const { contents, system } = toGeminiMessages(messages, { toolMedia });
+      const { contents, system } = toGeminiMessages(messages, {
+        toolMedia: toolMedia === "auto" ? toolMediaFor(model) : toolMedia,
+      });
       const declarations = definitions !== undefined && definitions.length > 0 ? geminiDeclarations(definitions) : [];
       const config = buildConfig({ system, declarations, llmOptions: portable, output, signal });
       const response = await client.models.generateContent({ model, contents, config });
