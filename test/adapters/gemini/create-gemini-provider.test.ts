@@ -800,7 +800,7 @@ const loopTakesParts = (async () => {
         provider: {
           getDefaultModel: () => "m",
           chat: async (messages) => {
-            seen.push(messages);
+            seen.push([...messages]); // the loop keeps adding to the array it passes
             return seen.length === 1
               ? { content: "", toolCalls: [call], finishReason: "tool_calls" }
               : { content: "done", toolCalls: [], finishReason: "stop" };
