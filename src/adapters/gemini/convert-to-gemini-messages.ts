@@ -1,4 +1,5 @@
 import { type ContentPart, contentText } from "../../content-part.js";
+import { showValue } from "../../internal/describe.js";
 import type { Message, ToolCall } from "../../provider.js";
 import { toolAnswerParts, toolMediaMessage, unsupportedContent } from "../shared/content.js";
 import { callsById, providerMetadataOf } from "../shared/transcript.js";
@@ -144,8 +145,10 @@ function userPart(part: ContentPart, messageIndex: number): GeminiPart {
   return { inlineData: { mimeType: part.mediaType, data: part.data } };
 }
 
-function unsupportedImage(part: ContentPart, mediaType: string, messageIndex: number) {
-  return unsupportedContent(PROVIDER, part, messageIndex, `Gemini reads PNG, JPEG and WebP images, not ${mediaType}`);
+function unsupportedImage(part: ContentPart, mediaType: unknown, messageIndex: number) {
+  // Echoed bounded: `chat` may be given parts the loop never checked.
+  const shown = showValue(mediaType);
+  return unsupportedContent(PROVIDER, part, messageIndex, `Gemini reads PNG, JPEG and WebP images, not ${shown}`);
 }
 
 /** A media part a multimodal function response can hold: inline, of a type the docs list. */

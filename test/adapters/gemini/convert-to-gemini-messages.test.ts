@@ -273,4 +273,13 @@ describe("toGeminiMessages", () => {
       .map((part) => part.inlineData?.displayName);
     expect(names).toEqual(["media_1", "media_2"]);
   });
+
+  it("echoes a hostile mediaType bounded in the refusal", () => {
+    const mediaType = `image/${"x".repeat(100_000)}\r\nX-Evil: 1`;
+    const error = unsupported(() =>
+      toGeminiMessages([{ role: "user", content: [{ type: "image", mediaType, data: "AAAA" }] }]),
+    );
+    expect(error.message.length).toBeLessThan(1_000);
+    expect(error.message).not.toContain("\r\n");
+  });
 });
