@@ -141,8 +141,9 @@ function buildConfig({ system, declarations, llmOptions, output, signal }: Confi
  * Images and files: a user message's base64 images and files become `inlineData` parts, image
  * URLs `fileData` parts (with the part's `mediaType`, which Gemini requires); a tool's PNG, JPEG,
  * WebP, PDF and plain-text parts go in its `functionResponse.parts` from Gemini 3 on (see
- * `toolMedia`), anything else it returned in one user content after the turn's answers. A GIF image or an image URL
- * without `mediaType` is an `UnsupportedContentError`, thrown before any request.
+ * `toolMedia`), anything else it returned in one user content after the turn's answers. A GIF
+ * image or an image URL without `mediaType` is an `UnsupportedContentError`, thrown before any
+ * request.
  *
  * Structured output: the loop's `options.output` becomes `responseMimeType: "application/json"`
  * and `responseJsonSchema` (the JSON Schema as given), sent with the function declarations.
