@@ -6,7 +6,7 @@ import { mapFinishReason } from "../shared/finish-reason.js";
 import { errorBodyProblem, invalidResponse, quoted } from "../shared/invalid-response.js";
 import { toLLMResponse } from "../shared/llm-response.js";
 import { tokenCount, usageInfo } from "../shared/usage.js";
-import { type GeminiCallMetadata, type GeminiContent, METADATA_KEY } from "./convert-to-gemini-messages.js";
+import { type GeminiCallMetadata, type GeminiContent, METADATA_KEY, PROVIDER } from "./convert-to-gemini-messages.js";
 
 /** A candidate of a `generateContent` answer (only the fields this adapter reads). */
 export interface GeminiCandidate {
@@ -41,9 +41,6 @@ export interface GeminiGenerateContentResponse {
   /** The response's id; seeds the ids made for calls without one. */
   responseId?: string;
 }
-
-/** @internal The API's name in error messages. */
-export const PROVIDER = "Gemini";
 
 /**
  * Finish reasons after which the candidate is no answer: the model tried to call a function and

@@ -1,11 +1,11 @@
 import { type GeminiFunctionDeclaration, toGeminiTools } from "../../formats/gemini.js";
-import { checkString } from "../../internal/options.js";
-import type { LLMProvider } from "../../provider.js";
+import { checkString, optionError } from "../../internal/options.js";
+import type { LLMProvider, OutputRequest } from "../../provider.js";
 import { checkedClient } from "../shared/factory-options.js";
-import { portableLLMOptions } from "../shared/request-options.js";
+import { outputRequest, portableLLMOptions } from "../shared/request-options.js";
 import { convertOncePerArray } from "../shared/tools-cache.js";
-import { fromGeminiResponse, type GeminiGenerateContentResponse, PROVIDER } from "./convert-gemini-response.js";
-import { type GeminiContent, toGeminiMessages } from "./convert-to-gemini-messages.js";
+import { fromGeminiResponse, type GeminiGenerateContentResponse } from "./convert-gemini-response.js";
+import { type GeminiContent, type GeminiToolMedia, PROVIDER, toGeminiMessages } from "./convert-to-gemini-messages.js";
 
 /** The `config` this adapter sends: your `llmOptions` plus the fields below. */
 export interface GeminiGenerateContentConfig {
@@ -15,6 +15,10 @@ export interface GeminiGenerateContentConfig {
   tools?: Array<{ functionDeclarations?: GeminiFunctionDeclaration[] }>;
   /** The loop's signal, combined with an `abortSignal` you gave in `llmOptions`. */
   abortSignal?: AbortSignal;
+  /** `"application/json"` when the loop asks for structured output (`options.output`). */
+  responseMimeType?: string;
+  /** The loop's output schema (`options.output.schema`), as JSON Schema. */
+  responseJsonSchema?: Record<string, unknown>;
   [key: string]: unknown;
 }
 
@@ -51,6 +55,16 @@ export interface GeminiProviderOptions {
   client: GeminiClientLike;
   /** What `getDefaultModel()` returns; a `model` given to `runToolLoop` wins. @default "gemini-2.5-flash" */
   model?: string;
+  /**
+   * Where a tool's images and documents go: `"function-response"` in its answer's
+   * `functionResponse.parts` (multimodal function responses, which Gemini documents for its
+   * Gemini 3 models), `"user-message"` in one user content right after the turn's answers (for
+   * older models), or `"auto"`: `"function-response"` for a model named `gemini-<n>…` with n ≥ 3,
+   * `"user-message"` for any other. Media a function response cannot hold (image URLs, audio …)
+   * go in that user content either way.
+   * @default "auto"
+   */
+  toolMedia?: GeminiToolMedia | "auto";
 }
 
 const DEFAULT_MODEL = "gemini-2.5-flash";
@@ -70,17 +84,39 @@ const CLIENT = {
  */
 const geminiDeclarations = convertOncePerArray((definitions) => toGeminiTools(definitions));
 
+function checkToolMedia(value: unknown): GeminiToolMedia | "auto" {
+  if (value === undefined) return "auto";
+  if (value === "auto" || value === "function-response" || value === "user-message") return value;
+  throw optionError("createGeminiProvider", "toolMedia", '"auto", "function-response" or "user-message"', value);
+}
+
+/** `gemini-<major>` anywhere in a model name (`gemini-3-flash-preview`, `models/gemini-3.1-pro` …). */
+const GEMINI_MAJOR = /(?:^|\/)gemini-(\d+)/;
+
+/** Where `"auto"` puts a tool's media for `model`: in the function response from Gemini 3 on. */
+function toolMediaFor(model: string): GeminiToolMedia {
+  const major = GEMINI_MAJOR.exec(model)?.[1];
+  return major !== undefined && Number(major) >= 3 ? "function-response" : "user-message";
+}
+
 /** What {@link buildConfig} puts together. */
 interface ConfigParts {
   system: readonly string[];
   declarations: GeminiFunctionDeclaration[];
   llmOptions: Record<string, unknown>;
+  output: OutputRequest | undefined;
   signal: AbortSignal | undefined;
 }
 
-function buildConfig({ system, declarations, llmOptions, signal }: ConfigParts): GeminiGenerateContentConfig {
+function buildConfig({ system, declarations, llmOptions, output, signal }: ConfigParts): GeminiGenerateContentConfig {
   const { tools: extraTools, abortSignal: ownSignal, ...rest } = llmOptions;
   const config: GeminiGenerateContentConfig = { ...rest };
+  if (output !== undefined) {
+    // The schema the loop validates the answer against; the API takes one schema field, not both.
+    delete config.responseSchema;
+    config.responseMimeType = "application/json";
+    config.responseJsonSchema = output.schema;
+  }
   if (system.length > 0) config.systemInstruction = { parts: system.map((text) => ({ text })) };
   const tools = Array.isArray(extraTools) ? [...extraTools] : [];
   if (declarations.length > 0) tools.push({ functionDeclarations: declarations });
@@ -102,6 +138,16 @@ function buildConfig({ system, declarations, llmOptions, signal }: ConfigParts):
  * are echoed. A call's `thoughtSignature` is kept in `toolCall.providerMetadata.gemini` and sent
  * back on the same part. Tool schemas are converted to the subset Gemini accepts (`toGeminiSchema`).
  *
+ * Images and files: a user message's base64 images and files become `inlineData` parts, image
+ * URLs `fileData` parts (with the part's `mediaType`, which Gemini requires); a tool's PNG, JPEG,
+ * WebP, PDF and plain-text parts go in its `functionResponse.parts` from Gemini 3 on (see
+ * `toolMedia`), anything else it returned in one user content after the turn's answers. A GIF
+ * image or an image URL without `mediaType` is an `UnsupportedContentError`, thrown before any
+ * request.
+ *
+ * Structured output: the loop's `options.output` becomes `responseMimeType: "application/json"`
+ * and `responseJsonSchema` (the JSON Schema as given), sent with the function declarations.
+ *
  * `llmOptions` are `GenerateContentConfig` fields (`temperature`, `maxOutputTokens`, `toolConfig`,
  * `thinkingConfig`, `httpOptions` …); `max_tokens` becomes `maxOutputTokens` and `stream` is
  * refused, as in every adapter (see "`max_tokens` and `stream`" in `docs/adapters.md`), and `tools`
@@ -120,6 +166,7 @@ export function createGeminiProvider(options: GeminiProviderOptions): LLMProvide
   const factory = "createGeminiProvider";
   const client = checkedClient({ factory, options, ...CLIENT });
   const defaultModel = checkString(factory, "model", options.model) ?? DEFAULT_MODEL;
+  const toolMedia = checkToolMedia(options.toolMedia);
   let responses = 0;
 
   return {
@@ -128,9 +175,12 @@ export function createGeminiProvider(options: GeminiProviderOptions): LLMProvide
     async chat(messages, definitions, model, llmOptions, signal) {
       signal?.throwIfAborted();
       const portable = portableLLMOptions({ provider: PROVIDER, llmOptions, maxTokensField: "maxOutputTokens" });
-      const { contents, system } = toGeminiMessages(messages);
+      const output = outputRequest(PROVIDER, llmOptions);
+      const { contents, system } = toGeminiMessages(messages, {
+        toolMedia: toolMedia === "auto" ? toolMediaFor(model) : toolMedia,
+      });
       const declarations = definitions !== undefined && definitions.length > 0 ? geminiDeclarations(definitions) : [];
-      const config = buildConfig({ system, declarations, llmOptions: portable, signal });
+      const config = buildConfig({ system, declarations, llmOptions: portable, output, signal });
       const response = await client.models.generateContent({ model, contents, config });
       responses++;
       return fromGeminiResponse({ response, sequence: responses });

@@ -8,11 +8,14 @@ export type { GeminiFunctionDeclaration, GeminiSchema, GeminiSchemaType } from "
 export { toGeminiSchema, toGeminiTools } from "../../formats/gemini.js";
 export type { GeminiCandidate, GeminiGenerateContentResponse } from "./convert-gemini-response.js";
 export type {
+  GeminiBlob,
   GeminiCallMetadata,
   GeminiContent,
+  GeminiFileData,
   GeminiFunctionCall,
   GeminiFunctionResponse,
   GeminiPart,
+  GeminiToolMedia,
 } from "./convert-to-gemini-messages.js";
 export type {
   GeminiClientLike,

@@ -8,7 +8,11 @@
  */
 import { GoogleGenAI } from "@google/genai";
 import { describe, expectTypeOf, it } from "vitest";
-import { createGeminiProvider, type GeminiClientLike } from "../../../src/adapters/gemini/index.js";
+import {
+  createGeminiProvider,
+  type GeminiClientLike,
+  type GeminiProviderOptions,
+} from "../../../src/adapters/gemini/index.js";
 import type { LLMProvider } from "../../../src/index.js";
 
 describe("@google/genai 2 fits GeminiClientLike", () => {
@@ -16,5 +20,13 @@ describe("@google/genai 2 fits GeminiClientLike", () => {
     const client = new GoogleGenAI({ apiKey: "x" });
     expectTypeOf(client).toExtend<GeminiClientLike>();
     expectTypeOf(createGeminiProvider({ client })).toEqualTypeOf<LLMProvider>();
+  });
+});
+
+describe("GeminiProviderOptions.toolMedia", () => {
+  it("takes its three values only", () => {
+    expectTypeOf<GeminiProviderOptions["toolMedia"]>().toEqualTypeOf<
+      "auto" | "function-response" | "user-message" | undefined
+    >();
   });
 });

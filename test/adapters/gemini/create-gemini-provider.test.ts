@@ -6,7 +6,16 @@ import {
   type GeminiClientLike,
   type GeminiGenerateContentResponse,
 } from "../../../src/adapters/gemini/index.js";
-import { defineTool, isToolLoopError, type Message, runToolLoop } from "../../../src/index.js";
+import {
+  type ContentPart,
+  defineTool,
+  isToolLoopError,
+  isUnsupportedContentError,
+  type Message,
+  mediaResult,
+  runToolLoop,
+  type ToolLoopError,
+} from "../../../src/index.js";
 import {
   abortOnceRequested,
   expectLoopRejectsUnreadable,
@@ -26,7 +35,7 @@ interface GeminiPartJson {
   text?: string;
   thoughtSignature?: string;
   functionCall?: Json;
-  functionResponse?: { id?: string; name: string; response: Json };
+  functionResponse?: { id?: string; name: string; response: Json; parts?: Json[] };
 }
 interface GeminiContentJson {
   role: string;
@@ -766,5 +775,388 @@ describe("createGeminiProvider with responses it cannot read (D06)", () => {
       { role: "tool", toolName: "customDivide", isError: false },
     ]);
     expect(error.iterations).toBe(2);
+  });
+});
+
+/**
+ * Whether this build's loop takes parts: messages with image and file parts, and a tool's
+ * `mediaResult` parts carried into its tool message. Issue 28's loop change brings both; on a
+ * build without it the loop tests below that need them are skipped (the adapter's own tests,
+ * through `chat`, run either way).
+ */
+const loopTakesParts = (async () => {
+  const seen: Message[][] = [];
+  const file: ContentPart = { type: "file", mediaType: "application/pdf", data: "JVBERi0xLjQK" };
+  const probe = defineTool({
+    name: "p",
+    description: "p",
+    parameters: z.object({}),
+    execute: () => mediaResult("x", [file]),
+  });
+  const call = { id: "1", type: "function" as const, name: "p", arguments: {} };
+  try {
+    await runToolLoop(
+      {
+        provider: {
+          getDefaultModel: () => "m",
+          chat: async (messages) => {
+            seen.push([...messages]); // the loop keeps adding to the array it passes
+            return seen.length === 1
+              ? { content: "", toolCalls: [call], finishReason: "tool_calls" }
+              : { content: "done", toolCalls: [], finishReason: "stop" };
+          },
+        },
+        tools: registryOf(probe),
+        maxIterations: 2,
+      },
+      [{ role: "user", content: [{ type: "text", text: "go" }, file] }],
+    );
+  } catch {
+    return false;
+  }
+  return Array.isArray(seen[1]?.at(-1)?.content);
+})();
+
+/** Python's SDK sends bytes as base64url; a ContentPart (and @google/genai) holds standard base64. */
+function standardBase64(data: string): string {
+  return data.replaceAll("-", "+").replaceAll("_", "/");
+}
+
+type SampleContent = { role: string; parts: Array<Record<string, Json>> };
+
+describe("createGeminiProvider: images, files and structured output", () => {
+  const userPdf = readSample<{ contents: SampleContent[]; generationConfig: Json }>(
+    "gemini-request-user-pdf-inline.pydantic-ai.json",
+  );
+  const samplePdf = userPdf.contents[0]?.parts[1]?.inlineData as { data: string; mimeType: string };
+  const pdfData = standardBase64(samplePdf.data);
+  const pdf: ContentPart = { type: "file", mediaType: "application/pdf", data: pdfData, filename: "dummy.pdf" };
+
+  it("sends a user's PDF as the captured inlineData part and reads the answer", async () => {
+    const { server, client } = await replay([readSample("gemini-response-user-pdf-inline.pydantic-ai.json")]);
+    const provider = createGeminiProvider({ client, model: "gemini-2.0-flash" });
+
+    const result = await provider.chat(
+      [
+        { role: "system", content: "You are a helpful chatbot." },
+        { role: "user", content: [{ type: "text", text: "What is the main content on this document?" }, pdf] },
+      ],
+      undefined,
+      "gemini-2.0-flash",
+      {},
+    );
+
+    expect(result.content).toBe("The document appears to be a dummy PDF file.\n");
+    const body = bodyOf(server, 0);
+    // The capture's parts, its base64url turned into the standard base64 the SDK sends.
+    const [text, part] = (userPdf.contents[0] as SampleContent).parts as [Json, { inlineData: Json }];
+    expect(body.contents).toEqual([
+      { role: "user", parts: [text, { inlineData: { ...part.inlineData, data: pdfData } }] },
+    ]);
+    expect(body.generationConfig).toEqual(userPdf.generationConfig);
+  });
+
+  it("sends an image, base64 and by URL, as inlineData and fileData", async () => {
+    const { server, client } = await replay([finalAnswer]);
+    const png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+    const fileUri = "https://generativelanguage.googleapis.com/v1beta/files/3qswqtk02p7x";
+
+    await createGeminiProvider({ client }).chat(
+      [
+        {
+          role: "user",
+          content: [
+            { type: "image", mediaType: "image/png", data: png },
+            { type: "image", url: fileUri, mediaType: "image/jpeg" },
+            {
+              type: "file",
+              mediaType: "audio/mpeg",
+              data: "SUQzBAAAAAAAI1RTU0UAAAAPAAADTGF2ZjU4Ljc2LjEwMAAAAAAAAAAAAAAA",
+            },
+          ],
+        },
+      ],
+      undefined,
+      "gemini-2.5-flash",
+      {},
+    );
+
+    expect(bodyOf(server, 0).contents).toEqual([
+      {
+        role: "user",
+        parts: [
+          { inlineData: { mimeType: "image/png", data: png } },
+          // The shape of the fileData part in the gemini-2.5-flash capture (…tool-file-user-content…).
+          { fileData: { fileUri, mimeType: "image/jpeg" } },
+          {
+            inlineData: {
+              mimeType: "audio/mpeg",
+              data: "SUQzBAAAAAAAI1RTU0UAAAAPAAADTGF2ZjU4Ljc2LjEwMAAAAAAAAAAAAAAA",
+            },
+          },
+        ],
+      },
+    ]);
+  });
+
+  it("refuses a part Gemini cannot take before any request (UnsupportedContentError)", async () => {
+    const { server, client } = await replay([finalAnswer]);
+    const provider = createGeminiProvider({ client });
+    const gif: ContentPart = { type: "image", mediaType: "image/gif", data: "R0lGODlh" };
+
+    await expect(
+      provider.chat(
+        [
+          { role: "user", content: "Look:" },
+          { role: "user", content: [gif] },
+        ],
+        undefined,
+        "m",
+        {},
+      ),
+    ).rejects.toMatchObject({ code: "unsupported_content", provider: "Gemini", part: "image", messageIndex: 1 });
+    await expect(
+      provider.chat(
+        [{ role: "user", content: [{ type: "image", url: "https://example.com/cat" }] }],
+        undefined,
+        "m",
+        {},
+      ),
+    ).rejects.toMatchObject({ code: "unsupported_content", messageIndex: 0 });
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it("a run given such a part rejects with provider_failed, the UnsupportedContentError as cause", async (context) => {
+    if (!(await loopTakesParts)) context.skip();
+    const { server, client } = await replay([finalAnswer]);
+    const messages: Message[] = [
+      { role: "user", content: "Look:" },
+      { role: "user", content: [{ type: "image", url: "https://example.com/cat" }] },
+    ];
+
+    const error = await runToolLoop({ provider: createGeminiProvider({ client }), maxIterations: 1 }, messages).catch(
+      (caught: unknown) => caught,
+    );
+
+    expect(isToolLoopError(error)).toBe(true);
+    expect((error as ToolLoopError).code).toBe("provider_failed");
+    const cause = (error as ToolLoopError).cause;
+    expect(isUnsupportedContentError(cause)).toBe(true);
+    expect(cause).toMatchObject({ provider: "Gemini", part: "image", messageIndex: 1 });
+    expect(server.requests).toHaveLength(0);
+  });
+
+  describe("a tool's media", () => {
+    const frSample = readSample<{ contents: SampleContent[] }>(
+      "gemini-followup-request-function-response-parts-pdf.pydantic-ai.json",
+    );
+    const frFinal = readSample<Json>("gemini-followup-response-function-response-parts-pdf.pydantic-ai.json");
+    const frText = "The document I retrieved is a single-page PDF file.";
+    const callGetFile = answer([{ functionCall: { name: "get_file", args: {} } }]);
+    /** The transcript of a run that called get_file, whose answer carries the PDF after its text. */
+    const answered: Message[] = [
+      {
+        role: "user",
+        content: "Use the get_file tool now to retrieve a document file, then describe what you received.",
+      },
+      {
+        role: "assistant",
+        content: "",
+        toolCalls: [{ id: "gemini_resp1_0", type: "function", name: "get_file", arguments: {} }],
+      },
+      {
+        role: "tool",
+        content: [{ type: "text", text: "Here is the file." }, pdf],
+        toolCallId: "gemini_resp1_0",
+        toolName: "get_file",
+      },
+    ];
+
+    /** The capture's functionResponse part (snake_case names, base64url) as @google/genai sends ours. */
+    function capturedPdfPart(): { inlineData: Json } {
+      const response = frSample.contents.at(-1)?.parts[0]?.functionResponse as { parts: Array<{ inline_data: Json }> };
+      const [captured] = response.parts;
+      return {
+        inlineData: {
+          mimeType: captured?.inline_data?.mime_type,
+          data: standardBase64(String(captured?.inline_data?.data)),
+        },
+      };
+    }
+
+    it("Gemini 3: a transcript's tool PDF goes in functionResponse.parts, referred to from the response", async () => {
+      const { server, client } = await replay([frFinal]);
+      const provider = createGeminiProvider({ client, model: "gemini-3-flash-preview" });
+
+      const result = await provider.chat(answered, undefined, "gemini-3-flash-preview", {});
+
+      expect(result.content.startsWith(frText)).toBe(true);
+      const contents = bodyOf(server, 0).contents;
+      expect(contents.map((content) => content.role)).toEqual(
+        frSample.contents.slice(-3).map((content) => content.role),
+      );
+      expect(contents[2]).toEqual({
+        role: "user",
+        parts: [
+          {
+            functionResponse: {
+              name: "get_file",
+              response: { output: "Here is the file.", media: [{ $ref: "media_1" }] },
+              parts: [{ inlineData: { ...capturedPdfPart().inlineData, displayName: "media_1" } }],
+            },
+          },
+        ],
+      });
+    });
+
+    it("a loop whose tool returns mediaResult: the request carries the PDF in the function response", async (context) => {
+      if (!(await loopTakesParts)) context.skip();
+      const { server, client } = await replay([callGetFile, frFinal]);
+      const getFile = defineTool({
+        name: "get_file",
+        description: "Returns a document",
+        parameters: z.object({}),
+        execute: () => mediaResult("Here is the file.", [pdf]),
+      });
+      const provider = createGeminiProvider({ client, model: "gemini-3-flash-preview" });
+
+      const result = await runToolLoop({ provider, tools: registryOf(getFile), maxIterations: 3 }, [
+        {
+          role: "user",
+          content: "Use the get_file tool now to retrieve a document file, then describe what you received.",
+        },
+      ]);
+
+      expect(result.content.startsWith(frText)).toBe(true);
+      const answer = bodyOf(server, 1).contents[2]?.parts[0]?.functionResponse as Json;
+      expect(answer.parts).toEqual([{ inlineData: { ...capturedPdfPart().inlineData, displayName: "media_1" } }]);
+    });
+
+    it("Gemini 2.5: a tool's image URL goes in a user content after the answers, as in the capture", async () => {
+      const sample = readSample<{ contents: SampleContent[] }>(
+        "gemini-followup-request-tool-file-user-content.pydantic-ai.json",
+      );
+      const { server, client } = await replay([
+        readSample("gemini-followup-response-tool-file-user-content.pydantic-ai.json"),
+      ]);
+      const provider = createGeminiProvider({ client, model: "gemini-2.5-flash" });
+      const fileUri = "https://generativelanguage.googleapis.com/v1beta/files/3qswqtk02p7x";
+      const transcript: Message[] = [
+        answered[0] as Message,
+        answered[1] as Message,
+        {
+          role: "tool",
+          content: [
+            { type: "text", text: "See the image." },
+            { type: "image", url: fileUri, mediaType: "image/jpeg" },
+          ],
+          toolCallId: "gemini_resp1_0",
+          toolName: "get_file",
+        },
+      ];
+
+      const result = await provider.chat(transcript, undefined, "gemini-2.5-flash", {});
+
+      expect(result.content).toContain("kiwi");
+      const contents = bodyOf(server, 0).contents;
+      expect(contents.map((content) => content.role)).toEqual(sample.contents.map((content) => content.role));
+      expect(contents[2]?.parts).toEqual([
+        { functionResponse: { name: "get_file", response: { output: "See the image." } } },
+      ]);
+      // The capture introduces the file with its own text; ours names the call.
+      const [, capturedFile] = (sample.contents[3] as SampleContent).parts as [Json, Json];
+      expect(contents[3]?.parts).toEqual([{ text: "Returned by tool call gemini_resp1_0 (get_file):" }, capturedFile]);
+    });
+
+    it('toolMedia "auto" picks the function response from Gemini 3 on, and can be set either way', async () => {
+      const { server, client } = await replay(Array.from({ length: 4 }, () => finalAnswer));
+      const where = (index: number) =>
+        bodyOf(server, index).contents[2]?.parts[0]?.functionResponse?.parts === undefined
+          ? "user-message"
+          : "function-response";
+
+      await createGeminiProvider({ client }).chat(answered, undefined, "gemini-2.5-flash", {});
+      await createGeminiProvider({ client }).chat(answered, undefined, "models/gemini-3.1-pro-preview", {});
+      await createGeminiProvider({ client, toolMedia: "function-response" }).chat(
+        answered,
+        undefined,
+        "gemini-2.5-flash",
+        {},
+      );
+      await createGeminiProvider({ client, toolMedia: "user-message" }).chat(
+        answered,
+        undefined,
+        "gemini-3-flash-preview",
+        {},
+      );
+
+      expect([0, 1, 2, 3].map(where)).toEqual([
+        "user-message",
+        "function-response",
+        "function-response",
+        "user-message",
+      ]);
+      expect(() => createGeminiProvider({ client, toolMedia: "inline" as never })).toThrow(
+        'createGeminiProvider: toolMedia must be "auto", "function-response" or "user-message", got "inline"',
+      );
+    });
+  });
+
+  describe("structured output", () => {
+    const sample = readSample<{ contents: SampleContent[]; generationConfig: { responseJsonSchema: Json } }>(
+      "gemini-request-response-json-schema.json",
+    );
+    const output = { name: "populated", schema: sample.generationConfig.responseJsonSchema };
+
+    it("sends options.output as responseMimeType + responseJsonSchema, as in the capture, and reads the JSON", async () => {
+      const { server, client } = await replay([readSample("gemini-response-json-schema.json")]);
+      const provider = createGeminiProvider({ client, model: "gemini-2.5-flash" });
+
+      const response = await provider.chat(
+        [{ role: "user", content: "populate the following object" }],
+        undefined,
+        "gemini-2.5-flash",
+        { output },
+      );
+
+      expect(bodyOf(server, 0)).toEqual({ contents: sample.contents, generationConfig: sample.generationConfig });
+      expect(JSON.parse(response.content)).toMatchObject({ simpleString: "Hello", inner: { innerNumber: 100 } });
+    });
+
+    it("keeps the tools callable: declarations and output go together on every step of a run", async () => {
+      const { server, client } = await replay([
+        readSample("gemini-response-function-call-2.json"),
+        readSample("gemini-response-json-schema.json"),
+      ]);
+      const provider = createGeminiProvider({ client, model: "gemini-3-flash-preview" });
+
+      const result = await runToolLoop(
+        {
+          provider,
+          tools: registryOf(divide),
+          maxIterations: 3,
+          llmOptions: { output, temperature: 0, responseSchema: { type: "OBJECT" } },
+        },
+        [{ role: "user", content: "Divide 10 by 2, then populate the object" }],
+      );
+
+      expect(result.iterations).toBe(2);
+      expect(JSON.parse(result.content).simpleString).toBe("Hello");
+      for (const index of [0, 1]) {
+        const body = bodyOf(server, index);
+        // The loop's schema replaces a responseSchema of llmOptions: the API takes one of the two.
+        expect(body.generationConfig).toEqual({ temperature: 0, ...sample.generationConfig });
+        expect(body.tools?.[0]?.functionDeclarations?.map((declaration) => declaration.name)).toEqual(["customDivide"]);
+        expect(body).not.toHaveProperty("output");
+      }
+    });
+
+    it("refuses an output that is not { name, schema }", async () => {
+      const { server, client } = await replay([finalAnswer]);
+      await expect(
+        createGeminiProvider({ client }).chat([{ role: "user", content: "hi" }], undefined, "m", { output: "json" }),
+      ).rejects.toThrow("Gemini: llmOptions.output must be { name: string, schema: object }");
+      expect(server.requests).toHaveLength(0);
+    });
   });
 });
