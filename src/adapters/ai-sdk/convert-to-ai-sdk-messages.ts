@@ -180,21 +180,25 @@ function assistantMessage(message: Message): AISDKPromptMessage | undefined {
 /** The name in an {@link UnsupportedContentError}. */
 const PROVIDER_ID = "ai-sdk";
 
-/** A user message's part as a prompt part: images and files are `file` parts, a URL as a `URL`. */
-function userPart(part: ContentPart): AISDKTextPart | AISDKFilePart {
+/**
+ * A user message's part as a prompt part: images and files are `file` parts, a URL as a `URL`.
+ * @throws UnsupportedContentError for a URL that `URL` cannot parse (e.g. `https://[x`)
+ */
+function userPart(part: ContentPart, messageIndex: number): AISDKTextPart | AISDKFilePart {
   if (part.type === "text") return { type: "text", text: part.text };
-  if ("url" in part) return { type: "file", data: new URL(part.url), mediaType: part.mediaType ?? "image/*" };
+  if ("url" in part) {
+    if (!URL.canParse(part.url)) throw unsupportedContent(PROVIDER_ID, part, messageIndex, "its URL does not parse");
+    return { type: "file", data: new URL(part.url), mediaType: part.mediaType ?? "image/*" };
+  }
   const file: AISDKFilePart = { type: "file", data: part.data, mediaType: part.mediaType };
   if (part.type === "file" && part.filename !== undefined) file.filename = part.filename;
   return file;
 }
 
-function userMessage(message: Message): AISDKPromptMessage {
+function userMessage(message: Message, messageIndex: number): AISDKPromptMessage {
   const { content } = message;
-  return {
-    role: "user",
-    content: typeof content === "string" ? [{ type: "text", text: content }] : content.map(userPart),
-  };
+  if (typeof content === "string") return { role: "user", content: [{ type: "text", text: content }] };
+  return { role: "user", content: content.map((part) => userPart(part, messageIndex)) };
 }
 
 /**
@@ -234,7 +238,8 @@ function toolOutput(message: Message, version: string, messageIndex: number): AI
  * then `image-data`, `image-url` and `file-data` parts, or `media` for a spec v2 model — when the
  * tool returned images or files). An assistant message with neither text nor calls is left out.
  * @param specificationVersion the model's (`"v2"` or `"v3"`): the shape of tool results' media
- * @throws UnsupportedContentError for a tool's image URL to a spec v2 model, before any request
+ * @throws UnsupportedContentError for a tool's image URL to a spec v2 model, or an image URL that
+ *   `URL` cannot parse, before any request
  */
 export function toAISDKPrompt(messages: readonly Message[], specificationVersion = "v3"): AISDKPromptMessage[] {
   const prompt: AISDKPromptMessage[] = [];
@@ -265,7 +270,7 @@ export function toAISDKPrompt(messages: readonly Message[], specificationVersion
         break;
       }
       default:
-        prompt.push(userMessage(message));
+        prompt.push(userMessage(message, index));
     }
   }
   return prompt;
