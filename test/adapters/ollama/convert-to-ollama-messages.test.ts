@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { toOllamaMessages } from "../../../src/adapters/ollama/convert-to-ollama-messages.js";
 import { isUnsupportedContentError, type Message } from "../../../src/index.js";
 
@@ -59,12 +59,9 @@ describe("toOllamaMessages", () => {
         ],
       },
     ]);
-    expect(converted).toEqual({
-      role: "user",
-      content: "One\ntwo",
-      images: [new Uint8Array([71, 73, 70, 56, 57, 97])],
-    });
+    expect(converted).toMatchObject({ role: "user", content: "One\ntwo" });
     expect(converted?.images?.[0]).toBeInstanceOf(Uint8Array);
+    expect(converted?.images?.map((image) => [...image])).toEqual([[71, 73, 70, 56, 57, 97]]);
   });
 
   it("names the message of a part it refuses by its index in the transcript", () => {
@@ -82,5 +79,22 @@ describe("toOllamaMessages", () => {
     expect(isUnsupportedContentError(error)).toBe(true);
     expect(error).toMatchObject({ provider: "ollama", part: "file", messageIndex: 2 });
     expect((error as Error).message).toBe("ollama cannot take a file in messages[2]: it takes images only");
+  });
+
+  it("decodes images without Node's Buffer too (browsers), once per part", async () => {
+    const gif = { type: "image", mediaType: "image/gif", data: "R0lGODlh" } as const;
+    vi.resetModules();
+    vi.stubGlobal("Buffer", undefined);
+    let module: typeof import("../../../src/adapters/ollama/convert-to-ollama-messages.js");
+    try {
+      module = await import("../../../src/adapters/ollama/convert-to-ollama-messages.js");
+    } finally {
+      vi.unstubAllGlobals();
+      vi.resetModules();
+    }
+    const first = module.toOllamaMessages([{ role: "user", content: [gif] }])[0]?.images?.[0];
+    expect(first?.constructor).toBe(Uint8Array);
+    expect([...(first ?? [])]).toEqual([71, 73, 70, 56, 57, 97]);
+    expect(module.toOllamaMessages([{ role: "user", content: [gif] }])[0]?.images?.[0]).toBe(first);
   });
 });
