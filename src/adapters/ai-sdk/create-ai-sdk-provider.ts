@@ -2,7 +2,7 @@ import { isPlainObject } from "../../internal/describe.js";
 import { optionError } from "../../internal/options.js";
 import type { LLMProvider, ToolDefinition } from "../../provider.js";
 import { checkedClient } from "../shared/factory-options.js";
-import { portableLLMOptions } from "../shared/request-options.js";
+import { outputRequest, portableLLMOptions } from "../shared/request-options.js";
 import { convertOncePerArray, frozenTools } from "../shared/tools-cache.js";
 import { type AISDKGenerateResultLike, fromAISDKResult, PROVIDER } from "./convert-ai-sdk-response.js";
 import { toAISDKPrompt } from "./convert-to-ai-sdk-messages.js";
@@ -18,6 +18,8 @@ export interface AISDKCallOptions {
   tools?: readonly unknown[];
   /** The loop's signal: aborting it cancels the request. */
   abortSignal?: AbortSignal;
+  /** The loop's output schema (`options.output`) as a JSON response format; else `llmOptions.responseFormat`. */
+  responseFormat?: unknown;
 }
 
 /**
@@ -134,6 +136,10 @@ const aiSdkTools = convertOncePerArray((definitions) => frozenTools(toAISDKTools
  * renamed, and `stream` is refused, as in every adapter: see "`max_tokens` and `stream`" in
  * `docs/adapters.md`). Errors the model throws (e.g. `APICallError`) propagate unchanged.
  *
+ * Content parts: a user message's images and files become `file` parts (base64 text, a URL as a
+ * `URL`); a tool's become its result's `content` output (see `toAISDKPrompt`). The loop's output
+ * schema (`options.output`) is sent as `responseFormat: { type: "json", schema, name }`.
+ *
  * @example
  * ```ts
  * import { createOpenAI } from "@ai-sdk/openai";
@@ -150,14 +156,18 @@ export function createAISDKProvider(options: AISDKProviderOptions): LLMProvider 
     throw optionError(factory, "model.specificationVersion", '"v2" or newer (ai >= 5)', model.specificationVersion);
   }
   const modelId = typeof model.modelId === "string" ? model.modelId : "";
+  // A model that names no version gets the current spec's shapes.
+  const version = model.specificationVersion === "v2" ? "v2" : "v3";
 
   return {
     async chat(messages, definitions, _model, llmOptions, signal) {
       const portable = portableLLMOptions({ provider: PROVIDER, llmOptions, maxTokensField: "maxOutputTokens" });
+      const output = outputRequest(PROVIDER, llmOptions);
       const callOptions: AISDKCallOptions & Record<string, unknown> = {
         ...toCallOptions(portable),
-        prompt: toAISDKPrompt(messages),
+        prompt: toAISDKPrompt(messages, version),
       };
+      if (output !== undefined) callOptions.responseFormat = { type: "json", schema: output.schema, name: output.name };
       if (definitions !== undefined && definitions.length > 0) callOptions.tools = aiSdkTools(definitions);
       if (signal !== undefined) callOptions.abortSignal = signal;
       return fromAISDKResult(await model.doGenerate(callOptions));

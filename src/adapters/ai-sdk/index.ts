@@ -12,12 +12,14 @@ export type {
 } from "./convert-ai-sdk-response.js";
 export { fromAISDKResult } from "./convert-ai-sdk-response.js";
 export type {
+  AISDKFilePart,
   AISDKPartProviderOptions,
   AISDKPromptMessage,
   AISDKReasoningPart,
   AISDKTextPart,
   AISDKToolCallMetadata,
   AISDKToolCallPart,
+  AISDKToolResultContentPart,
   AISDKToolResultPart,
 } from "./convert-to-ai-sdk-messages.js";
 export { toAISDKPrompt } from "./convert-to-ai-sdk-messages.js";

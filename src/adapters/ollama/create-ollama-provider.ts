@@ -3,9 +3,9 @@ import { toOllamaTools } from "../../formats/ollama.js";
 import { raceAbort, subscribeAbort } from "../../internal/abort.js";
 import { isPlainObject } from "../../internal/describe.js";
 import { checkString } from "../../internal/options.js";
-import type { LLMProvider, LLMResponse, Message, ToolDefinition } from "../../provider.js";
+import type { LLMProvider, LLMResponse, Message, OutputRequest, ToolDefinition } from "../../provider.js";
 import { checkedClient } from "../shared/factory-options.js";
-import { portableLLMOptions } from "../shared/request-options.js";
+import { outputRequest, portableLLMOptions } from "../shared/request-options.js";
 import { convertOncePerArray, frozenTools } from "../shared/tools-cache.js";
 import {
   fromOllamaAnswer,
@@ -28,7 +28,10 @@ export interface OllamaChatRequest {
   tools?: Array<{ type: string; function: { name?: string; description?: string; parameters?: object } }>;
   /** Model options: every `llmOptions` key not sent at the top level, and the entries of `llmOptions.options`. */
   options?: Record<string, unknown>;
-  /** `llmOptions.format`: `"json"` or a JSON Schema for the answer. */
+  /**
+   * `"json"` or a JSON Schema for the answer: the loop's output schema (`options.output`) on a
+   * request without tools, else `llmOptions.format`.
+   */
   format?: string | object;
   /** `llmOptions.keep_alive`: how long the model stays loaded. */
   keep_alive?: string | number;
@@ -81,9 +84,10 @@ interface RequestParts {
   definitions: readonly ToolDefinition[] | undefined;
   model: string;
   llmOptions: Record<string, unknown>;
+  output: OutputRequest | undefined;
 }
 
-function buildRequest({ messages, definitions, model, llmOptions }: RequestParts): OllamaChatRequest {
+function buildRequest({ messages, definitions, model, llmOptions, output }: RequestParts): OllamaChatRequest {
   const request: Record<string, unknown> = { model, messages: toOllamaMessages(messages), stream: true };
   if (definitions !== undefined && definitions.length > 0) request.tools = ollamaTools(definitions);
   const modelOptions: Record<string, unknown> = {};
@@ -94,6 +98,10 @@ function buildRequest({ messages, definitions, model, llmOptions }: RequestParts
   }
   if (isPlainObject(llmOptions.options)) Object.assign(modelOptions, llmOptions.options);
   if (Object.keys(modelOptions).length > 0) request.options = modelOptions;
+  // `format` constrains every token the model writes, so with tools it could never call one
+  // (Ollama parses calls out of that text): the schema is asked for only when no tool is offered,
+  // and the loop checks the answer either way.
+  if (output !== undefined && request.tools === undefined) request.format = output.schema;
   return request as unknown as OllamaChatRequest;
 }
 
@@ -154,6 +162,11 @@ async function readStream(stream: OllamaChatStream, signal: AbortSignal | undefi
  * `options`, as do the entries of an `options` object; `max_tokens` becomes `num_predict` and
  * `stream` is refused, as in every adapter (see "`max_tokens` and `stream`" in `docs/adapters.md`).
  *
+ * Content parts: text parts are joined into a message's `content`, base64 images go in its
+ * `images` (tool answers' too); an image URL or a file throws `UnsupportedContentError` before any
+ * request. The loop's output schema (`options.output`) is sent as `format` on requests that offer
+ * no tools (with tools, Ollama's `format` would keep the model from calling any).
+ *
  * @example
  * ```ts
  * import { Ollama } from "ollama";
@@ -175,7 +188,8 @@ export function createOllamaProvider(options: OllamaProviderOptions): LLMProvide
     async chat(messages, definitions, model, llmOptions, signal): Promise<LLMResponse> {
       signal?.throwIfAborted();
       const portable = portableLLMOptions({ provider: PROVIDER, llmOptions, maxTokensField: "num_predict" });
-      const request = buildRequest({ messages, definitions, model, llmOptions: portable });
+      const output = outputRequest(PROVIDER, llmOptions);
+      const request = buildRequest({ messages, definitions, model, llmOptions: portable, output });
       const stream = await streamOrAbort(client.chat(request), signal);
       const answer = await readStream(stream, signal);
       responses++;

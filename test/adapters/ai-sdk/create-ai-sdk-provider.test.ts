@@ -4,10 +4,13 @@ import { describe, expect, it, vi } from "vitest";
 import * as z from "zod";
 import { type AISDKLanguageModelLike, createAISDKProvider, toCallOptions } from "../../../src/adapters/ai-sdk/index.js";
 import {
+  type ContentPart,
   defineTool,
   errorResult,
   isToolLoopError,
+  isUnsupportedContentError,
   type Message,
+  mediaResult,
   runToolLoop,
   ToolLoopError,
 } from "../../../src/index.js";
@@ -20,6 +23,7 @@ import {
   useReplayServers,
 } from "../../helpers/adapter-fixtures.js";
 import { type ReplayResponse, type ReplayServer, readSample } from "../../helpers/replay-server.js";
+import { loopSendsToolParts } from "../../helpers/tool-parts-probe.js";
 
 type Json = Record<string, unknown>;
 type ChatRequest = Json & { messages: Json[]; tools?: Json[]; model: string };
@@ -572,4 +576,260 @@ describe("toCallOptions", () => {
   ])("toCallOptions: %s", (_label, input, expected) => {
     expect(toCallOptions(input)).toEqual(expected);
   });
+});
+
+// The loop test with media runs once the loop hands tool parts to providers (see the probe).
+const toolPartsInLoop = await loopSendsToolParts();
+
+describe("createAISDKProvider: images, files and structured output", () => {
+  // A genuine PNG: the image of Ollama's documented vision request.
+  const pig = (readSample<{ messages: Array<{ images: string[] }> }>("ollama-chat-request-images.json").messages[0]
+    ?.images[0] ?? "") as string;
+  const pigPart: ContentPart = { type: "image", mediaType: "image/png", data: pig };
+  const pdfPart: ContentPart = { type: "file", mediaType: "application/pdf", data: "JVBERi0=", filename: "a.pdf" };
+  const schema = {
+    type: "object",
+    properties: {
+      city: { type: "string" },
+      temperature: { type: "number" },
+      units: { type: "string", enum: ["c", "f"] },
+    },
+    required: ["city", "temperature", "units"],
+    additionalProperties: false,
+  };
+
+  /** A hand-made model of `version` that records its call options and answers "ok". */
+  function recordingModel(version: "v2" | "v3") {
+    const calls: Array<Json & { prompt: Json[] }> = [];
+    const model: AISDKLanguageModelLike = {
+      specificationVersion: version,
+      modelId: `fake-${version}`,
+      doGenerate: async (options) => {
+        calls.push(options as unknown as Json & { prompt: Json[] });
+        return {
+          content: [{ type: "text", text: "ok" }],
+          finishReason: version === "v2" ? "stop" : { unified: "stop" },
+        };
+      },
+    };
+    return { model, calls };
+  }
+
+  it("@ai-sdk/openai sends a user message's image URL as the documented image input", async () => {
+    const expected = readSample<ChatRequest>("ai-sdk-openai-chat-request-image-input.json");
+    const answer = readSample<{ choices: Array<{ message: { content: string } }> }>(
+      "ai-sdk-openai-chat-response-image-input.json",
+    );
+    const server = await startServer([{ body: answer }]);
+    const model = createOpenAI({ apiKey: "test", baseURL: `${server.url}/v1` }).chat("gpt-5.4");
+    const [text, image] = (expected.messages[0] as { content: [Json, { image_url: { url: string } }] }).content;
+
+    const response = await createAISDKProvider({ model }).chat(
+      [{ role: "user", content: [text as ContentPart, { type: "image", url: image.image_url.url }] }],
+      undefined,
+      "",
+      { max_tokens: 300 },
+    );
+
+    // @ai-sdk/openai names the cap max_completion_tokens for gpt-5 (reasoning) models.
+    const { max_tokens: cap, ...documented } = expected;
+    expect(body(server, 0)).toEqual({ ...documented, max_completion_tokens: cap });
+    expect(response.content).toBe(answer.choices[0]?.message.content);
+  });
+
+  it("@ai-sdk/openai sends base64 images as data URLs and a PDF as a file part", async () => {
+    const { server, model } = await replay([okSample("openai-chat-followup-response.pydantic-ai.json")]);
+
+    await createAISDKProvider({ model }).chat(
+      [{ role: "user", content: [{ type: "text", text: "Compare:" }, pigPart, pdfPart] }],
+      undefined,
+      "",
+      {},
+    );
+
+    expect(body(server, 0).messages).toEqual([
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "Compare:" },
+          { type: "image_url", image_url: { url: `data:image/png;base64,${pig}` } },
+          { type: "file", file: { filename: "a.pdf", file_data: "data:application/pdf;base64,JVBERi0=" } },
+        ],
+      },
+    ]);
+  });
+
+  it.each(["v2", "v3"] as const)("gives a %s model file parts: base64 text, a URL as a URL", async (version) => {
+    const { model, calls } = recordingModel(version);
+
+    await createAISDKProvider({ model }).chat(
+      [
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "Look:" },
+            pigPart,
+            { type: "image", url: "https://example.com/a.webp", mediaType: "image/webp" },
+            { type: "image", url: "gs://bucket/b.png" },
+            { ...pdfPart },
+            { type: "file", mediaType: "audio/wav", data: "UklGRg==" },
+          ],
+        },
+      ],
+      undefined,
+      "",
+      {},
+    );
+
+    const [message] = (calls[0] ?? { prompt: [] }).prompt as [{ content: Json[] }];
+    expect(message.content).toEqual([
+      { type: "text", text: "Look:" },
+      { type: "file", data: pig, mediaType: "image/png" },
+      { type: "file", data: new URL("https://example.com/a.webp"), mediaType: "image/webp" },
+      { type: "file", data: new URL("gs://bucket/b.png"), mediaType: "image/*" },
+      { type: "file", data: "JVBERi0=", mediaType: "application/pdf", filename: "a.pdf" },
+      { type: "file", data: "UklGRg==", mediaType: "audio/wav" },
+    ]);
+    expect(message.content[2]?.data).toBeInstanceOf(URL);
+  });
+
+  const withToolAnswer = (parts: ContentPart[], isError = false): Message[] => [
+    { role: "user", content: "Screenshot, please." },
+    { role: "assistant", content: "", toolCalls: [{ id: "c1", name: "screenshot", arguments: {} }] },
+    {
+      role: "tool",
+      content: [{ type: "text", text: "The screenshot." }, ...parts],
+      toolCallId: "c1",
+      toolName: "screenshot",
+      isError,
+    },
+  ];
+
+  it.each<["v2" | "v3", Json[]]>([
+    [
+      "v3",
+      [
+        { type: "text", text: "The screenshot." },
+        { type: "image-data", data: pig, mediaType: "image/png" },
+        { type: "image-url", url: "https://example.com/a.png" },
+        { type: "file-data", data: "JVBERi0=", mediaType: "application/pdf", filename: "a.pdf" },
+      ],
+    ],
+    [
+      "v2",
+      [
+        { type: "text", text: "The screenshot." },
+        { type: "media", data: pig, mediaType: "image/png" },
+        { type: "media", data: "JVBERi0=", mediaType: "application/pdf" },
+      ],
+    ],
+  ])("gives a %s model a tool's parts as its result's content output", async (version, value) => {
+    const { model, calls } = recordingModel(version);
+    const parts: ContentPart[] =
+      version === "v3" ? [pigPart, { type: "image", url: "https://example.com/a.png" }, pdfPart] : [pigPart, pdfPart];
+
+    await createAISDKProvider({ model }).chat(withToolAnswer(parts), undefined, "", {});
+
+    expect(calls[0]?.prompt[2]).toEqual({
+      role: "tool",
+      content: [{ type: "tool-result", toolCallId: "c1", toolName: "screenshot", output: { type: "content", value } }],
+    });
+  });
+
+  it("keeps a failed tool's parts (content output) rather than drop them", async () => {
+    const { model, calls } = recordingModel("v3");
+    await createAISDKProvider({ model }).chat(withToolAnswer([pigPart], true), undefined, "", {});
+    expect(calls[0]?.prompt[2]).toMatchObject({ role: "tool", content: [{ toolCallId: "c1" }] });
+    expect((calls[0]?.prompt[2]?.content as Array<{ output: Json }> | undefined)?.[0]?.output).toEqual({
+      type: "content",
+      value: [
+        { type: "text", text: "The screenshot." },
+        { type: "image-data", data: pig, mediaType: "image/png" },
+      ],
+    });
+  });
+
+  it("refuses a tool's image URL for a v2 model (its tool results take base64 only) before doGenerate", async () => {
+    const { model, calls } = recordingModel("v2");
+
+    const error = await createAISDKProvider({ model })
+      .chat(withToolAnswer([{ type: "image", url: "https://example.com/a.png" }]), undefined, "", {})
+      .catch((caught: unknown) => caught);
+
+    expect(isUnsupportedContentError(error)).toBe(true);
+    expect(error).toMatchObject({ provider: "ai-sdk", part: "image", messageIndex: 2 });
+    expect(String((error as Error).message)).toMatch(/^ai-sdk cannot take an image URL in messages\[2\]: /);
+    expect(calls).toHaveLength(0);
+  });
+
+  it("asks for the loop's output schema as responseFormat, over llmOptions.responseFormat", async () => {
+    const { model, calls } = recordingModel("v3");
+
+    await createAISDKProvider({ model }).chat([{ role: "user", content: "SF weather?" }], undefined, "", {
+      responseFormat: { type: "text" },
+      output: { name: "location", schema },
+    });
+
+    expect(calls[0]?.responseFormat).toEqual({ type: "json", schema, name: "location" });
+    expect(calls[0]).not.toHaveProperty("output");
+  });
+
+  it("@ai-sdk/openai sends it as response_format json_schema and reads the recorded JSON answer", async () => {
+    const { server, model } = await replay([okSample("ai-sdk-openai-chat-response-json-schema.recorded.json")]);
+
+    const response = await createAISDKProvider({ model }).chat(
+      [{ role: "user", content: "What's the weather like in SF?" }],
+      undefined,
+      "",
+      { output: { name: "location", schema } },
+    );
+
+    expect(body(server, 0).response_format).toMatchObject({
+      type: "json_schema",
+      json_schema: { name: "location", schema },
+    });
+    expect(JSON.parse(response.content)).toEqual({ city: "San Francisco", temperature: 65, units: "f" });
+  });
+
+  it("refuses an output that is not { name, schema } before doGenerate", async () => {
+    const { model, calls } = recordingModel("v3");
+    const pending = createAISDKProvider({ model }).chat([{ role: "user", content: "hi" }], undefined, "", {
+      output: { schema },
+    });
+    await expect(pending).rejects.toThrow(/^AI SDK: llmOptions\.output must be \{ name: string, schema: object \}/);
+    expect(calls).toHaveLength(0);
+  });
+
+  it.runIf(toolPartsInLoop)(
+    "in the loop, a tool's mediaResult image reaches @ai-sdk/openai's Responses request as input_image",
+    async () => {
+      const server = await startServer([
+        okSample("openai-responses-response-function-call.pydantic-ai.json"),
+        okSample("openai-responses-followup-response.pydantic-ai.json"),
+      ]);
+      const model = createOpenAI({ apiKey: "test", baseURL: `${server.url}/v1` }).responses("gpt-4o");
+      const map = defineTool({
+        name: "get_capital",
+        description: "The capital of a country, with a map",
+        parameters: z.object({ country: z.string() }),
+        execute: ({ country }) => mediaResult(`A map of ${country}.`, [pigPart]),
+      });
+
+      const result = await runToolLoop(
+        { provider: createAISDKProvider({ model }), tools: registryOf(map), maxIterations: 3 },
+        [{ role: "user", content: "What is the capital of PotatoLand?" }],
+      );
+
+      expect(result.content).toBe("The capital of PotatoLand is Potato City.");
+      const input = (server.requests[1]?.body as { input?: Json[] } | undefined)?.input ?? [];
+      expect(input.find((item) => item.type === "function_call_output")).toEqual({
+        type: "function_call_output",
+        call_id: "call_YfwRsW8sUxDKipwyhWTzOXCA",
+        output: [
+          { type: "input_text", text: "A map of PotatoLand." },
+          { type: "input_image", image_url: `data:image/png;base64,${pig}` },
+        ],
+      });
+    },
+  );
 });

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Ollama } from "ollama";
 import { describe, expect, it, vi } from "vitest";
 import * as z from "zod";
@@ -7,7 +10,16 @@ import {
   type OllamaChatStream,
   type OllamaClientLike,
 } from "../../../src/adapters/ollama/index.js";
-import { defineTool, isToolLoopError, type Message, runToolLoop } from "../../../src/index.js";
+import {
+  type ContentPart,
+  defineTool,
+  isToolLoopError,
+  isUnsupportedContentError,
+  type Message,
+  mediaResult,
+  runToolLoop,
+  type UnsupportedContentError,
+} from "../../../src/index.js";
 import {
   abortOnceRequested,
   expectLoopRejectsUnreadable,
@@ -16,6 +28,7 @@ import {
   useReplayServers,
 } from "../../helpers/adapter-fixtures.js";
 import { type ReplayResponse, type ReplayServer, readSample } from "../../helpers/replay-server.js";
+import { loopSendsToolParts } from "../../helpers/tool-parts-probe.js";
 
 // The structural client type accepts the real client.
 const _typeCheck: OllamaClientLike = new Ollama();
@@ -700,5 +713,195 @@ describe("createOllamaProvider with responses it cannot read (D06)", () => {
       { role: "tool", content: "11 degrees celsius" },
     ]);
     expect(error.iterations).toBe(2);
+  });
+});
+
+// The loop tests with media run once the loop hands tool parts to providers (see the probe).
+const toolPartsInLoop = await loopSendsToolParts();
+
+describe("createOllamaProvider: images and structured output", () => {
+  const vision = readSample<OllamaRequestBody>("ollama-chat-request-images.json");
+  const visionResponse = readSample<Json>("ollama-chat-response-images.json");
+  const [visionMessage] = vision.messages as [{ role: string; content: string; images: string[] }];
+  const [pig] = visionMessage.images as [string];
+  const pigPart: ContentPart = { type: "image", mediaType: "image/png", data: pig };
+  const structured = readSample<OllamaRequestBody & { format: Json }>("ollama-chat-request-structured-outputs.json");
+  const structuredResponse = readSample<Json>("ollama-chat-response-structured-outputs.json");
+
+  it("sends a user message's base64 image in `images` (the documented vision request)", async () => {
+    const { server, client } = await replay([ndjson(visionResponse)]);
+
+    const response = await createOllamaProvider({ client }).chat(
+      [{ role: "user", content: [{ type: "text", text: visionMessage.content }, pigPart] }],
+      undefined,
+      "llava",
+      {},
+    );
+
+    expect(bodyOf(server, 0)).toEqual({ ...vision, stream: true });
+    expect(response.content).toBe((visionResponse.message as Json).content);
+  });
+
+  it("sends a tool's images in its own tool message, the text parts joined as its content", async () => {
+    const { server, client } = await replay([ndjson(followupResponse)]);
+    const messages: Message[] = [
+      { role: "user", content: "Show me the pig." },
+      { role: "assistant", content: "", toolCalls: [{ id: "c1", name: "screenshot", arguments: {} }] },
+      {
+        role: "tool",
+        content: [{ type: "text", text: "The screenshot." }, pigPart, { type: "text", text: "(1 of 1)" }],
+        toolCallId: "c1",
+        toolName: "screenshot",
+      },
+    ];
+
+    await createOllamaProvider({ client }).chat(messages, undefined, "llava", {});
+
+    expect(bodyOf(server, 0).messages[2]).toEqual({
+      role: "tool",
+      content: "The screenshot.\n(1 of 1)",
+      images: [pig],
+      tool_name: "screenshot",
+    });
+  });
+
+  it("hands the client bytes, so it never reads base64 that names a file from disk", async () => {
+    // The Node `ollama` client sends the file itself when an image string is an existing path.
+    const directory = mkdtempSync(join(tmpdir(), "tl"));
+    try {
+      let path = join(directory, "secret");
+      while (path.length % 4 !== 0) path += "A";
+      expect(path).toMatch(/^[A-Za-z0-9+/]+$/);
+      writeFileSync(path, "not an image: a secret");
+      const { server, client } = await replay([ndjson(followupResponse)]);
+
+      await createOllamaProvider({ client }).chat(
+        [{ role: "user", content: [{ type: "image", mediaType: "image/png", data: path }] }],
+        undefined,
+        "llava",
+        {},
+      );
+
+      expect(bodyOf(server, 0).messages[0]).toEqual({ role: "user", content: "", images: [path] });
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
+  });
+
+  it.each<[string, ContentPart]>([
+    ["an image URL", { type: "image", url: "https://example.com/pig.png" }],
+    ["a PDF", { type: "file", mediaType: "application/pdf", data: "JVBERi0=" }],
+    ["an audio clip", { type: "file", mediaType: "audio/wav", data: "UklGRg==" }],
+  ])("refuses %s with UnsupportedContentError before any request", async (_case, part) => {
+    const { server, client } = await replay([ndjson(followupResponse)]);
+    const provider = createOllamaProvider({ client });
+    const asUser: Message[] = [
+      { role: "system", content: "Be brief." },
+      { role: "user", content: [{ type: "text", text: "Look:" }, part] },
+    ];
+    const asTool: Message[] = [
+      { role: "user", content: "Look." },
+      { role: "assistant", content: "", toolCalls: [{ id: "c1", name: "fetch", arguments: {} }] },
+      { role: "tool", content: [{ type: "text", text: "Fetched." }, part], toolCallId: "c1", toolName: "fetch" },
+    ];
+
+    for (const [messages, messageIndex] of [
+      [asUser, 1],
+      [asTool, 2],
+    ] as const) {
+      const error = await provider.chat(messages, undefined, "llava", {}).catch((caught: unknown) => caught);
+      expect(isUnsupportedContentError(error)).toBe(true);
+      expect(error).toMatchObject({ code: "unsupported_content", provider: "ollama", part: part.type, messageIndex });
+      expect((error as UnsupportedContentError).message).toMatch(
+        new RegExp(`^ollama cannot take .+ in messages\\[${messageIndex}\\]: `),
+      );
+    }
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it("sends the loop's output schema as `format` (the documented structured-outputs request)", async () => {
+    const { server, client } = await replay([ndjson(structuredResponse)]);
+
+    const response = await createOllamaProvider({ client }).chat(
+      structured.messages as unknown as Message[],
+      undefined,
+      "llama3.1",
+      { output: { name: "person", schema: structured.format }, options: { temperature: 0 } },
+    );
+
+    expect(bodyOf(server, 0)).toEqual({ ...structured, stream: true });
+    expect(JSON.parse(response.content)).toEqual({ age: 22, available: false });
+  });
+
+  it.each<[string, Json, boolean, unknown]>([
+    ["the schema over llmOptions.format, without tools", { format: "json" }, false, "schema"],
+    ["no format when tools are offered (the model could not call one)", {}, true, undefined],
+    ["llmOptions.format as given when tools are offered", { format: "json" }, true, "json"],
+  ])("sends %s", async (_case, llmOptions, withTools, expected) => {
+    const { server, client } = await replay([ndjson(structuredResponse)]);
+    const definitions = withTools ? registryOf(weather).getDefinitions() : undefined;
+
+    await createOllamaProvider({ client }).chat([{ role: "user", content: "hi" }], definitions, "llama3.1", {
+      ...llmOptions,
+      output: { name: "person", schema: structured.format },
+    });
+
+    expect(bodyOf(server, 0).format).toEqual(expected === "schema" ? structured.format : expected);
+    expect(bodyOf(server, 0)).not.toHaveProperty("output");
+  });
+
+  it("refuses an output that is not { name, schema } before any request", async () => {
+    const { server, client } = await replay([ndjson(structuredResponse)]);
+    const pending = createOllamaProvider({ client }).chat([{ role: "user", content: "hi" }], undefined, "m", {
+      output: { name: "person" },
+    });
+    await expect(pending).rejects.toThrow(/^Ollama: llmOptions\.output must be \{ name: string, schema: object \}/);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  describe.runIf(toolPartsInLoop)("in the loop", () => {
+    const screenshot = (parts: ContentPart[]) =>
+      defineTool({
+        name: "screenshot",
+        description: "Takes a screenshot",
+        parameters: z.object({}),
+        execute: () => mediaResult("The screenshot.", parts),
+      });
+    const callScreenshot = () =>
+      ndjson(
+        toolCallChunk({ role: "assistant", content: "", tool_calls: [{ function: { name: "screenshot" } }] }),
+        finalChunk,
+      );
+
+    it("a tool's mediaResult image reaches Ollama in the tool message's images", async () => {
+      const { server, client } = await replay([callScreenshot(), ndjson(visionResponse)]);
+
+      const result = await runToolLoop(
+        { provider: createOllamaProvider({ client }), tools: registryOf(screenshot([pigPart])), maxIterations: 3 },
+        [{ role: "user", content: "What is on the screen?" }],
+      );
+
+      expect(result.content).toBe((visionResponse.message as Json).content);
+      expect(bodyOf(server, 1).messages[2]).toEqual({
+        role: "tool",
+        content: "The screenshot.",
+        images: [pig],
+        tool_name: "screenshot",
+      });
+    });
+
+    it("a tool's file rejects the run (provider_failed, UnsupportedContentError as cause) before the request", async () => {
+      const pdf: ContentPart = { type: "file", mediaType: "application/pdf", data: "JVBERi0=" };
+      const { server, client } = await replay([callScreenshot(), ndjson(followupResponse)]);
+
+      const error = await runToolLoop(
+        { provider: createOllamaProvider({ client }), tools: registryOf(screenshot([pdf])), maxIterations: 3 },
+        [{ role: "user", content: "What is on the screen?" }],
+      ).catch((caught: unknown) => caught);
+
+      expect(isToolLoopError(error) && error.code).toBe("provider_failed");
+      expect((error as { cause: unknown }).cause).toMatchObject({ provider: "ollama", part: "file", messageIndex: 2 });
+      expect(server.requests).toHaveLength(1);
+    });
   });
 });
