@@ -3,6 +3,7 @@ import { failure } from "../execute-tool-call.js";
 import { boundText, isRecord, jsonText, quoteName } from "../internal/describe.js";
 import { newToolResult, type ToolResult } from "../tool-result.js";
 import { mcpBlockPart } from "./mcp-content-part.js";
+import type { McpPartsOption } from "./register-mcp-tools-options.js";
 
 /** Longest URI, MIME type or name of a server's content echoed in a description. */
 const MAX_FIELD_CHARS = 200;
@@ -87,13 +88,19 @@ export interface McpResultContent {
 }
 
 /** The part a media block carries, or its description with why it is not passed on. */
-function mediaPart(block: Record<string, unknown>, converted: ConvertedBlock, parts: ContentPart[]): string {
+function mediaPart(
+  block: Record<string, unknown>,
+  converted: ConvertedBlock,
+  parts: ContentPart[],
+  kept: McpPartsOption,
+): string {
+  if (kept === "none") return converted.text;
   if (parts.length >= MAX_RESULT_PARTS) {
     return `${converted.text.slice(0, -1)}, not shown: over ${MAX_RESULT_PARTS} images and files in one result]`;
   }
   const outcome = mcpBlockPart(block);
   if ("problem" in outcome) return `${converted.text.slice(0, -1)}, not shown: ${outcome.problem}]`;
-  parts.push(outcome.part);
+  if (kept === "all" || outcome.part.type === "image") parts.push(outcome.part);
   return converted.text;
 }
 
@@ -108,9 +115,10 @@ function mediaPart(block: Record<string, unknown>, converted: ConvertedBlock, pa
  * shown, and its line says why; at most 999 parts, and 1,000 blocks without text described (the
  * rest counted in one line). `structuredContent` is added as JSON when no block holds text, image,
  * audio or a blob (beside those it tends to repeat their base64).
- * `(no content)` when there is nothing at all.
+ * `(no content)` when there is nothing at all. `kept` (the import's `parts`) leaves out all parts
+ * but images, or all of them (the notes stay).
  */
-export function readMcpResult(result: Record<string, unknown>): McpResultContent {
+export function readMcpResult(result: Record<string, unknown>, kept: McpPartsOption = "all"): McpResultContent {
   const lines: string[] = [];
   const parts: ContentPart[] = [];
   let hasText = false;
@@ -127,7 +135,9 @@ export function readMcpResult(result: Record<string, unknown>): McpResultContent
         skipped++;
         continue;
       }
-      lines.push(converted.media ? mediaPart(block as Record<string, unknown>, converted, parts) : converted.text);
+      lines.push(
+        converted.media ? mediaPart(block as Record<string, unknown>, converted, parts, kept) : converted.text,
+      );
     }
   }
   if (skipped > 0) lines.push(`[${skipped} more content blocks left out: at most ${MAX_DESCRIBED_BLOCKS} are read]`);
@@ -153,12 +163,18 @@ export function mcpResultText(result: Record<string, unknown>): string {
  * (also on an error result).
  * The MCP result itself is kept as `data`, for your code or a UI; the model never reads it.
  * @param toolName the registry name of the tool, for `err.toolName`
+ * @param kept which media become parts (the import's `parts`)
  */
-export function convertMcpResult(toolName: string, serverName: string, result: unknown): ToolResult {
+export function convertMcpResult(
+  toolName: string,
+  serverName: string,
+  result: unknown,
+  kept: McpPartsOption = "all",
+): ToolResult {
   if (!isRecord(result)) {
     return failure(toolName, "tool_failed", `MCP server ${quoteName(serverName)} answered with no result object`);
   }
-  const { text, parts } = readMcpResult(result);
+  const { text, parts } = readMcpResult(result, kept);
   const converted = result.isError === true ? failure(toolName, "tool_failed", text) : newToolResult(text);
   if (parts.length > 0) converted.parts = parts;
   return converted.withData(result);

@@ -175,6 +175,26 @@ describe("readMcpResult: images, audio and blobs as parts", () => {
     expect(lines[1_000]).toBe("[99000 more content blocks left out: at most 1000 are read]");
   });
 
+  it.each([
+    ["all", 3],
+    ["images", 1],
+    ["none", 0],
+  ] as const)("parts %j keeps %i of an image, an audio clip and a blob; the notes stay", (kept, count) => {
+    const result = {
+      content: [
+        { type: "image", data: png.data, mimeType: "image/png" },
+        { type: "audio", data: "UklGRg==", mimeType: "audio/wav" },
+        { type: "resource", resource: { uri: "file:///a.pdf", mimeType: "application/pdf", blob: "JVBERi0=" } },
+      ],
+    };
+    const { text, parts } = readMcpResult(result, kept);
+    expect(parts.map((part) => part.type)).toEqual(["image", "file", "file"].slice(0, count));
+    expect(text).toBe(
+      "[image: image/png, 68 bytes]\n[audio: audio/wav, 4 bytes]\n[resource: file:///a.pdf, application/pdf, 5 bytes]",
+    );
+    expect(convertMcpResult("t", "s", result, kept).parts).toEqual(count === 0 ? undefined : parts);
+  });
+
   it("text blocks are never left out", () => {
     const content = [
       ...Array.from({ length: 1_001 }, () => ({ type: "resource_link", uri: "file:///x", name: "x" })),

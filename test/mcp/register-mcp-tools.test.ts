@@ -1346,6 +1346,26 @@ describe("registerMcpTools: server-filesystem's read_media_file (stdio child pro
       { type: "file", mediaType: "application/octet-stream", data: base64("report.pdf"), filename: "report.pdf" },
     ]);
   });
+
+  it('parts: "images" passes on the images only, "none" nothing (the notes stay)', async () => {
+    const server = await startFilesystemServer();
+    cleanups.push(() => server.close());
+    writeFileSync(join(server.dir, "dot.gif"), Buffer.from(TINY_IMAGES.gif.data, "base64"));
+    writeFileSync(join(server.dir, "beep.wav"), Buffer.from("RIFF$\0\0\0WAVEfmt ", "latin1"));
+    const images = new ToolRegistry();
+    const none = new ToolRegistry();
+    await imported(images, server, { serverName: "fs", parts: "images" });
+    await imported(none, server, { serverName: "fs", parts: "none" });
+    const read = (registry: ToolRegistry, name: string) =>
+      registry.execute("mcp_fs_read_media_file", { path: join(server.dir, name) });
+    expect((await read(images, "dot.gif")).parts).toEqual([
+      { type: "image", mediaType: "image/gif", data: TINY_IMAGES.gif.data },
+    ]);
+    const audio = await read(images, "beep.wav");
+    expect([audio.forLLM, audio.parts]).toEqual(["[audio: audio/wav, 16 bytes]", undefined]);
+    const gif = await read(none, "dot.gif");
+    expect([gif.forLLM, gif.parts]).toEqual(["[image: image/gif, 42 bytes]", undefined]);
+  });
 });
 
 /** A tool of every kind the MCP `Tool` shape refuses, each beside one good tool. */
