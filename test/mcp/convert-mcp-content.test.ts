@@ -1,4 +1,6 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { contentPartsProblem } from "../../src/content-part.js";
 import { isToolExecutionError } from "../../src/errors.js";
 import { convertMcpResult, mcpResultText, readMcpResult } from "../../src/mcp/convert-mcp-content.js";
 import { TINY_IMAGES } from "../helpers/tiny-images.js";
@@ -193,6 +195,29 @@ describe("readMcpResult: images, audio and blobs as parts", () => {
       "[image: image/png, 68 bytes]\n[audio: audio/wav, 4 bytes]\n[resource: file:///a.pdf, application/pdf, 5 bytes]",
     );
     expect(convertMcpResult("t", "s", result, kept).parts).toEqual(count === 0 ? undefined : parts);
+  });
+
+  it("never throws on what a server may send; every part it makes is a content part", () => {
+    const text = fc.oneof(fc.string(), fc.constantFrom("image/png", "audio/wav", "image/bmp", "AAAA", "", "a\r\nb"));
+    const value = fc.oneof(text, fc.integer(), fc.constant(null), fc.constant(undefined), fc.dictionary(text, text));
+    const block = fc.record(
+      {
+        type: fc.constantFrom("image", "audio", "resource", "text", "resource_link", "__proto__"),
+        data: fc.oneof(value, fc.base64String()),
+        mimeType: value,
+        text: value,
+        resource: fc.oneof(value, fc.record({ uri: value, mimeType: value, blob: fc.oneof(value, fc.base64String()) })),
+      },
+      { requiredKeys: ["type"] },
+    );
+    fc.assert(
+      fc.property(fc.array(block, { maxLength: 8 }), (content) => {
+        const { text: read, parts } = readMcpResult({ content });
+        expect(typeof read).toBe("string");
+        expect(contentPartsProblem(parts)).toBeUndefined();
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it("text blocks are never left out", () => {
