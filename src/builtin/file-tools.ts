@@ -14,7 +14,8 @@ export interface FileToolsOptions extends WorkspaceOptions {
   /**
    * Most bytes `read_file` returns in one call, counted on what it returns (each line's `N|`
    * prefix and the line feeds between lines included); the rest is cut with a marker that names
-   * the `start_line` to read on from. @default 65536
+   * the `start_line` to read on from. Also the largest image (PNG, JPEG, GIF, WebP) it returns as
+   * an image part, in bytes of the file; a larger one is an error result. @default 65536
    */
   maxReadBytes?: number;
   /**
@@ -61,7 +62,8 @@ export function createFileTools(options: FileToolsOptions): Tool[] {
     tool(
       "read_file",
       `Read a text file. Each line comes back as "N|text" (N = line number). At most ${settings.maxReadBytes} bytes ` +
-        "per call: a longer file is cut with a note naming the start_line (and line_offset) to continue from.",
+        "per call: a longer file is cut with a note naming the start_line (and line_offset) to continue from. " +
+        "A PNG, JPEG, GIF or WebP image of at most that size comes back as an image you can see.",
       {
         path: path("The file to read"),
         start_line: { type: "integer", minimum: 1, description: "Optional: first line to read (1-based)" },

@@ -3,6 +3,7 @@ import { errorResult, type ToolResult } from "../tool-result.js";
 import { checkPath, closeQuietly, openForReading } from "./file-guard.js";
 import type { FileSettings } from "./file-tool-settings.js";
 import { fsFailure } from "./fs-failure.js";
+import { readImage } from "./read-image.js";
 import { readLines } from "./read-lines.js";
 
 /**
@@ -17,7 +18,10 @@ function lineArgument(name: string, value: unknown, least = 1): number | string 
   return `${name} must be an integer ≥ ${least}`;
 }
 
-/** `read_file { path, start_line?, end_line?, line_offset? }`: lines of a text file as `N|text`, bounded by `maxReadBytes`. */
+/**
+ * `read_file { path, start_line?, end_line?, line_offset? }`: lines of a text file as `N|text`,
+ * bounded by `maxReadBytes`; a PNG, JPEG, GIF or WebP of at most `maxReadBytes` bytes as an image part.
+ */
 export async function readFile(
   settings: FileSettings,
   args: Record<string, unknown>,
@@ -39,7 +43,14 @@ export async function readFile(
     // Never past the size the file had when it was opened: a file another process keeps
     // appending to would keep a far start_line reading for as long as it grows.
     const size = opened.stats.size > 0 ? opened.stats.size : MAX_SIZELESS_BYTES;
-    return await readLines(settings, opened.handle, shown, { start, end, offset, size }, context.signal);
+    // An image is shown to the model whole (the line arguments do not apply to it), never as text;
+    // told by the first chunk, read once. A file of unknown size (0) is read as text only.
+    const { handle } = opened;
+    const image =
+      opened.stats.size > 0
+        ? (first: Buffer) => readImage(handle, shown, first, size, settings.maxReadBytes)
+        : undefined;
+    return await readLines(settings, handle, shown, { start, end, offset, size }, context.signal, image);
   } catch (error) {
     return fsFailure("read_file", shown, error);
   } finally {

@@ -179,6 +179,7 @@ class LineCollector {
 /**
  * Streams the file chunk by chunk into a {@link LineCollector}: lines `start` to `end`, up to the
  * end of the file (at most `size` bytes) or `maxReadBytes` of them, counted on the text returned.
+ * `other`, given the first chunk, may answer instead (an image), before the binary check.
  */
 export async function readLines(
   settings: FileSettings,
@@ -186,6 +187,7 @@ export async function readLines(
   shown: string,
   range: LineRange,
   signal: AbortSignal,
+  other?: (first: Buffer) => Promise<ToolResult | undefined>,
 ): Promise<ToolResult> {
   const { size } = range;
   const lines = new LineCollector(range, settings.maxReadBytes);
@@ -205,6 +207,8 @@ export async function readLines(
     const chunk = buffer.subarray(0, bytesRead);
     if (!sampled) {
       sampled = true;
+      const answer = other === undefined ? undefined : await other(chunk);
+      if (answer !== undefined) return answer;
       if (looksBinary(chunk.subarray(0, SAMPLE_BYTES))) return binary();
     }
     if (chunk.includes(0)) return binary();

@@ -11,7 +11,7 @@ import { RequestTimedOut, timedRequest } from "./timed-request.js";
 const MAX_SERVER_MESSAGE_CHARS = 1_000;
 
 /** What a call needs of the import's settings. */
-type CallSettings = Pick<McpImportSettings, "client" | "serverName" | "timeout">;
+type CallSettings = Pick<McpImportSettings, "client" | "serverName" | "timeout" | "parts">;
 
 /** What a `tools/call` that did not resolve becomes: an error result naming the server. */
 function callFailure(
@@ -67,7 +67,7 @@ async function callServerTool(
   } catch (error) {
     return callFailure(settings, name, mcpName, error, signal);
   }
-  return convertMcpResult(name, settings.serverName, result);
+  return convertMcpResult(name, settings.serverName, result, settings.parts ?? "all");
 }
 
 /**

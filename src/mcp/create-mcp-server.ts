@@ -22,6 +22,7 @@ import { EXECUTE_CHECKED, VIEW_DEFINITIONS } from "../registry-symbols.js";
 import { ToolRegistry } from "../tool-registry.js";
 import type { ExecuteOptions } from "../tool-registry-options.js";
 import type { ToolResult } from "../tool-result.js";
+import { toMcpContent } from "./to-mcp-content.js";
 
 /** Options of {@link createMcpServer}: what one client may ask of the server at once. */
 export interface McpServerOptions {
@@ -132,9 +133,13 @@ interface Session {
   readonly cursorKey: Buffer;
 }
 
-/** What crosses the boundary of a result: the model's text (`contentForLLM`) and `isError`, nothing else. */
+/**
+ * What crosses the boundary of a result: the model's text (`contentForLLM`), its parts after it
+ * (images, audio, files: {@link toMcpContent}) and `isError`, nothing else.
+ */
 function toCallToolResult(result: ToolResult): CallToolResult {
   const content: CallToolResult["content"] = [{ type: "text", text: result.contentForLLM() }];
+  if (result.parts !== undefined && result.parts.length > 0) content.push(...toMcpContent(result.parts));
   return result.isError ? { content, isError: true } : { content };
 }
 
@@ -193,7 +198,8 @@ async function announce(
  * unique per connection and across connections (JSON-RPC request ids restart with every client).
  *
  * Every outcome of a call is a result, never a JSON-RPC error: success → one text block with the
- * result's `contentForLLM()`; an error result, invalid arguments, an unknown tool or a throw →
+ * result's `contentForLLM()`, then its `parts` (an image → MCP `image`, an `audio/*` file → `audio`,
+ * another file → an embedded `resource` blob, an image URL → a `resource_link`); an error result, invalid arguments, an unknown tool or a throw →
  * `isError: true` with the message the model would read. `forUser`, `silent`, `data`, `metadata`
  * and `err` never cross (`data` is for your code, not the model: there is no `structuredContent`).
  * Progress the tool reports goes to clients that sent a `progressToken`.

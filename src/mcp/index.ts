@@ -6,4 +6,4 @@
  */
 export { createMcpServer, type McpServerInfo, type McpServerOptions } from "./create-mcp-server.js";
 export { type RegisteredMcpTools, registerMcpTools } from "./register-mcp-tools.js";
-export type { RegisterMcpToolsOptions } from "./register-mcp-tools-options.js";
+export type { McpPartsOption, RegisterMcpToolsOptions } from "./register-mcp-tools-options.js";

@@ -46,7 +46,20 @@ export interface RegisterMcpToolsOptions extends SchemaShareOption {
    * @default a silent pino logger
    */
   logger?: Logger | undefined;
+  /**
+   * Which of a result's images, audio and binary resources become its `parts`, shown to the model
+   * after the text: `"all"`, `"images"` (image parts only: PNG, JPEG, GIF, WebP) or `"none"` (the
+   * text's notes only, e.g. `[audio: audio/wav, 1234 bytes]`). A part the provider cannot take
+   * makes its adapter throw an `UnsupportedContentError` and the run reject: `"images"` or `"none"`
+   * for a provider that takes no audio or files.
+   * @default "all"
+   */
+  parts?: McpPartsOption | undefined;
 }
+
+/** What `RegisterMcpToolsOptions.parts` passes on: every part, image parts only, or none. */
+export type McpPartsOption = "all" | "images" | "none";
+const PARTS_OPTIONS: ReadonlySet<unknown> = new Set(["all", "images", "none"]);
 
 const DEFAULT_TIMEOUT_MS = 60_000;
 const DEFAULT_REFRESH_INTERVAL_MS = 250;
@@ -69,6 +82,8 @@ export interface McpImportSettings {
   refreshInterval: number;
   /** `logger`, or the silent default. */
   logger: ResolvedLogger;
+  /** `parts`; absent: `"all"`. */
+  parts?: McpPartsOption;
 }
 
 /**
@@ -93,7 +108,10 @@ export function checkImportOptions(registry: unknown, client: unknown, options: 
     const expected = `a number of milliseconds ≥ 0 and ≤ ${MAX_TIMEOUT_MS}`;
     throw optionError(WHERE, "refreshIntervalMs", expected, refreshIntervalMs);
   }
+  const { parts = "all" } = options;
+  if (!PARTS_OPTIONS.has(parts)) throw optionError(WHERE, "parts", '"all", "images" or "none"', parts);
   return {
+    parts: parts as McpPartsOption,
     registry: registry as unknown as ToolRegistry,
     client: client as unknown as Client,
     serverName,

@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { createFileTools } from "../../src/builtin/index.js";
 import type { ToolResult } from "../../src/index.js";
 import { linux, read, setup, useFileWorkspace, workspace, ws } from "../helpers/file-workspace.js";
+import { TINY_IMAGES } from "../helpers/tiny-images.js";
 
 useFileWorkspace();
 
@@ -428,5 +429,65 @@ describe("read_file", () => {
       text: '"pipe.txt" is not a regular file',
       isError: true,
     });
+  });
+});
+
+describe("read_file on an image", () => {
+  it.each(Object.entries(TINY_IMAGES))(
+    "returns a %s as an image part, its text naming path, type and size",
+    async (_, image) => {
+      const bytes = Buffer.from(image.data, "base64");
+      // The name says nothing: the first bytes do.
+      writeFileSync(ws("picture.dat"), bytes);
+      const { call } = setup();
+      const result = await call("read_file", { path: "picture.dat", start_line: 5 });
+      expect(result.isError).toBe(false);
+      expect(result.forLLM).toBe(`Image "picture.dat" (${image.mediaType}, ${bytes.length} bytes), attached.`);
+      expect(result.parts).toEqual([{ type: "image", mediaType: image.mediaType, data: image.data }]);
+    },
+  );
+
+  it("an image of exactly maxReadBytes is returned; one byte more is an error saying so", async () => {
+    const bytes = Buffer.from(TINY_IMAGES.png.data, "base64");
+    writeFileSync(ws("dot.png"), bytes);
+    expect((await setup({ maxReadBytes: bytes.length }).call("read_file", { path: "dot.png" })).parts).toHaveLength(1);
+    const over = await setup({ maxReadBytes: bytes.length - 1 }).call("read_file", { path: "dot.png" });
+    expect(over.parts).toBeUndefined();
+    expect(await read(Promise.resolve(over))).toEqual({
+      text: `"dot.png" is an image (image/png, ${bytes.length} bytes) over the ${bytes.length - 1} bytes read_file returns per call`,
+      isError: true,
+    });
+  });
+
+  it("an image larger than one chunk (64 KiB) within the limit is returned whole", async () => {
+    // A PNG with 100,000 bytes after its end: still a PNG by its first bytes.
+    const bytes = Buffer.concat([Buffer.from(TINY_IMAGES.png.data, "base64"), Buffer.alloc(100_000, 7)]);
+    writeFileSync(ws("big.png"), bytes);
+    const result = await setup({ maxReadBytes: 200_000 }).call("read_file", { path: "big.png" });
+    expect(result.forLLM).toBe(`Image "big.png" (image/png, ${bytes.length} bytes), attached.`);
+    expect(result.parts).toEqual([{ type: "image", mediaType: "image/png", data: bytes.toString("base64") }]);
+  });
+
+  it("a file named .png that is no image is read as what it is: text, or a refused binary", async () => {
+    writeFileSync(ws("fake.png"), "not an image\n");
+    writeFileSync(ws("noise.png"), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1, 2, 3]));
+    const { call } = setup();
+    const text = await call("read_file", { path: "fake.png" });
+    expect([text.forLLM, text.parts]).toEqual(["1|not an image", undefined]);
+    expect(await read(call("read_file", { path: "noise.png" }))).toEqual({
+      text: '"noise.png" looks like a binary file (NUL bytes or control characters): read_file only reads text',
+      isError: true,
+    });
+  });
+
+  it("an aborted call reads no image", async () => {
+    writeFileSync(ws("dot.png"), Buffer.from(TINY_IMAGES.png.data, "base64"));
+    const [readTool] = createFileTools({ workspace });
+    const { createToolContext } = await import("../../src/testing/index.js");
+    const result = (await readTool?.execute(
+      { path: "dot.png" },
+      createToolContext({ signal: AbortSignal.abort() }),
+    )) as ToolResult;
+    expect([result.contentForLLM(), result.isError, result.parts]).toEqual(["read_file aborted", true, undefined]);
   });
 });

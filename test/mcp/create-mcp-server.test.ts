@@ -13,12 +13,21 @@ import {
 import fc from "fast-check";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
+import type { ContentPart } from "../../src/content-part.js";
 import { defineTool } from "../../src/define-tool.js";
 import { createMcpServer, type McpServerOptions } from "../../src/mcp/index.js";
 import type { Tool, ToolContext } from "../../src/tool.js";
 import { ToolRegistry } from "../../src/tool-registry.js";
-import { errorResult, newToolResult, silentResult, ToolResult, userResult } from "../../src/tool-result.js";
+import {
+  errorResult,
+  mediaResult,
+  newToolResult,
+  silentResult,
+  ToolResult,
+  userResult,
+} from "../../src/tool-result.js";
 import { createToolSearchTools } from "../../src/tool-search-tools.js";
+import { TINY_IMAGES } from "../helpers/tiny-images.js";
 
 const INFO = { name: "test-server", version: "1.2.3" };
 
@@ -820,4 +829,65 @@ describe("createMcpServer: over stdio, to a child process", () => {
     });
     expect((await client.callTool({ name: "nope" })).isError).toBe(true);
   }, 30_000);
+});
+
+describe("createMcpServer: a result's parts", () => {
+  const png = TINY_IMAGES.png;
+  const parts: ContentPart[] = [
+    { type: "image", mediaType: png.mediaType, data: png.data },
+    { type: "image", url: "https://example.com/charts/q3.png?v=2", mediaType: "image/png" },
+    { type: "file", mediaType: "audio/wav", data: "UklGRg==" },
+    { type: "file", mediaType: "application/pdf", data: "JVBERi0=", filename: "Q3 report.pdf" },
+    { type: "file", mediaType: "text/csv", data: "YSxiCg==" },
+    { type: "text", text: "a text part" },
+  ];
+
+  it("come after the text as MCP image, resource_link, audio, embedded resource and text content", async () => {
+    const { client } = await connect(registryWith(tool("chart", () => mediaResult("The chart:", parts))));
+    // callTool checks the answer against the SDK's CallToolResult schema (base64 blobs included).
+    const result = await client.callTool({ name: "chart" });
+    expect(result).toEqual({
+      content: [
+        { type: "text", text: "The chart:" },
+        { type: "image", data: png.data, mimeType: "image/png" },
+        { type: "resource_link", uri: "https://example.com/charts/q3.png?v=2", name: "q3.png", mimeType: "image/png" },
+        { type: "audio", data: "UklGRg==", mimeType: "audio/wav" },
+        {
+          type: "resource",
+          resource: { uri: "toolloop:///parts/3/Q3%20report.pdf", mimeType: "application/pdf", blob: "JVBERi0=" },
+        },
+        { type: "resource", resource: { uri: "toolloop:///parts/4/", mimeType: "text/csv", blob: "YSxiCg==" } },
+        { type: "text", text: "a text part" },
+      ],
+    });
+  });
+
+  it("cross with an error result too", async () => {
+    const failed = new ToolResult({ forLLM: "render failed", isError: true, parts: parts.slice(0, 1) });
+    const { client } = await connect(registryWith(tool("render", () => failed)));
+    expect(await client.callTool({ name: "render" })).toEqual({
+      content: [
+        { type: "text", text: "render failed" },
+        { type: "image", data: png.data, mimeType: "image/png" },
+      ],
+      isError: true,
+    });
+  });
+
+  it("parts a tool built by hand that are no content parts are not sent: the client reads why", async () => {
+    const bad = new ToolResult({
+      forLLM: "here",
+      parts: [{ type: "image", mediaType: "image/png\r\nX: 1", data: png.data }],
+    });
+    const { client } = await connect(registryWith(tool("bad", () => bad)));
+    expect(await client.callTool({ name: "bad" })).toEqual({
+      content: [
+        { type: "text", text: "here" },
+        {
+          type: "text",
+          text: "[the result's parts were not sent: parts[0] an image's mediaType must be image/png, image/jpeg, image/gif or image/webp]",
+        },
+      ],
+    });
+  });
 });

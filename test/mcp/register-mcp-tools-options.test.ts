@@ -11,6 +11,11 @@ describe("checkImportOptions", () => {
     expect(settings).toMatchObject({ serverName: "s", timeout: 60_000, refreshInterval: 250 });
     expect(settings.registration.hidden).toBe(false);
     expect(settings.registration.budget.share).toBe(0.25);
+    expect(settings.parts).toBe("all");
+  });
+
+  it.each(["all", "images", "none"] as const)("takes parts %j", (parts) => {
+    expect(checkImportOptions(new ToolRegistry(), client, { serverName: "s", parts }).parts).toBe(parts);
   });
 
   it("takes timeoutMs Infinity as the longest timer and refreshIntervalMs 0 as no interval", () => {
@@ -41,6 +46,7 @@ describe("checkImportOptions", () => {
       { refreshIntervalMs: "5" },
       /refreshIntervalMs must be .*, got "5"/,
     ],
+    ["parts true", new ToolRegistry(), { parts: true }, /parts must be "all", "images" or "none", got true/],
   ])("refuses %s with a TypeError echoing it", (_, registry, options, message) => {
     expect(() => checkImportOptions(registry, client, { serverName: "s", ...options })).toThrow(TypeError);
     expect(() => checkImportOptions(registry, client, { serverName: "s", ...options })).toThrow(message);

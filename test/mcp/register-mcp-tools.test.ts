@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { contentText } from "../../src/content-part.js";
 import { isToolExecutionError } from "../../src/errors.js";
 import { type RegisteredMcpTools, registerMcpTools } from "../../src/mcp/index.js";
 import type { Message } from "../../src/provider.js";
@@ -18,6 +19,7 @@ import {
   startScriptedServer,
   toolList,
 } from "../helpers/mcp-servers.js";
+import { TINY_IMAGES } from "../helpers/tiny-images.js";
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -1187,12 +1189,28 @@ describe("registerMcpTools: server-everything (stdio child process)", () => {
     expect(tools.sum).toMatchObject({ content: "The sum of 2 and 40 is 42.", isError: false });
     expect(tools.bad?.isError).toBe(true);
     expect(tools.bad?.content).toMatch(/^invalid arguments for tool "mcp_everything_get-sum": /);
-    expect(tools.image?.content).toMatch(/\[image: image\/png, \d+ bytes\]/);
-    expect(tools.image?.content).not.toMatch(/iVBOR/);
+    // The tool message's text (with the image as a part after it, where the loop passes parts on).
+    expect(contentText(tools.image?.content ?? "")).toMatch(/\[image: image\/png, \d+ bytes\]/);
+    expect(contentText(tools.image?.content ?? "")).not.toMatch(/iVBOR/);
     expect(tools.weather?.content).toMatch(/"temperature":36/);
     // A tool that requires task support: the server refuses a call without a task; the model reads why.
     expect(tools.task?.isError).toBe(true);
     expect(tools.task?.content).toMatch(/simulate-research-query requires task augmentation/);
+  });
+
+  it("passes its tiny image on as an image part, its text around the short note", async () => {
+    const server = await everything();
+    const registry = new ToolRegistry();
+    await imported(registry, server, { serverName: "everything" });
+    const result = await registry.execute("mcp_everything_get-tiny-image", {});
+    expect(result.forLLM).toMatch(
+      /^Here's the image you requested:\n\[image: image\/png, \d+ bytes\]\nThe image above is the MCP logo\.$/,
+    );
+    expect(result.parts).toEqual([{ type: "image", mediaType: "image/png", data: expect.stringMatching(/^iVBOR/) }]);
+    const [part] = result.parts ?? [];
+    const bytes = Buffer.from(part && "data" in part ? part.data : "", "base64");
+    expect(result.forLLM).toContain(`${bytes.length} bytes`);
+    expect(bytes.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
   });
 
   it("reports the server's progress to the call's listener", async () => {
@@ -1290,6 +1308,63 @@ describe("registerMcpTools: server-filesystem (stdio child process)", () => {
       /invalid arguments for tool "mcp_fs_read_text_file": path: required property is missing/,
     );
     expect(result.content).toBe("all done");
+  });
+});
+
+describe("registerMcpTools: server-filesystem's read_media_file (stdio child process)", () => {
+  it("passes images, audio and other files on as parts", async () => {
+    const server = await startFilesystemServer();
+    cleanups.push(() => server.close());
+    const files: Record<string, Buffer> = {
+      "dot.png": Buffer.from(TINY_IMAGES.png.data, "base64"),
+      "dot.webp": Buffer.from(TINY_IMAGES.webp.data, "base64"),
+      "dot.bmp": Buffer.from("BM\x1e\0\0\0\0\0\0\0\x1a\0\0\0", "latin1"),
+      "beep.wav": Buffer.from("RIFF$\0\0\0WAVEfmt \x10\0\0\0", "latin1"),
+      "report.pdf": Buffer.from("%PDF-1.4\n%%EOF\n"),
+    };
+    for (const [name, bytes] of Object.entries(files)) writeFileSync(join(server.dir, name), bytes);
+    const registry = new ToolRegistry();
+    await imported(registry, server, { serverName: "fs" });
+    const read = (name: string) => registry.execute("mcp_fs_read_media_file", { path: join(server.dir, name) });
+    const base64 = (name: string) => (files[name] as Buffer).toString("base64");
+
+    const png = await read("dot.png");
+    expect(png.forLLM).toBe(`[image: image/png, ${files["dot.png"]?.length} bytes]`);
+    expect(png.parts).toEqual([{ type: "image", mediaType: "image/png", data: base64("dot.png") }]);
+    expect((await read("dot.webp")).parts).toEqual([
+      { type: "image", mediaType: "image/webp", data: base64("dot.webp") },
+    ]);
+    // An image type few providers read: a file part, for the adapter to send or refuse.
+    expect((await read("dot.bmp")).parts).toEqual([{ type: "file", mediaType: "image/bmp", data: base64("dot.bmp") }]);
+    expect((await read("beep.wav")).parts).toEqual([
+      { type: "file", mediaType: "audio/wav", data: base64("beep.wav") },
+    ]);
+    const pdf = await read("report.pdf");
+    // The server sends other files as an embedded blob resource (MIME type by extension).
+    expect(pdf.forLLM).toMatch(/^\[resource: file:\/\/\/.*\/report\.pdf, application\/octet-stream, 15 bytes\]$/);
+    expect(pdf.parts).toEqual([
+      { type: "file", mediaType: "application/octet-stream", data: base64("report.pdf"), filename: "report.pdf" },
+    ]);
+  });
+
+  it('parts: "images" passes on the images only, "none" nothing (the notes stay)', async () => {
+    const server = await startFilesystemServer();
+    cleanups.push(() => server.close());
+    writeFileSync(join(server.dir, "dot.gif"), Buffer.from(TINY_IMAGES.gif.data, "base64"));
+    writeFileSync(join(server.dir, "beep.wav"), Buffer.from("RIFF$\0\0\0WAVEfmt ", "latin1"));
+    const images = new ToolRegistry();
+    const none = new ToolRegistry();
+    await imported(images, server, { serverName: "fs", parts: "images" });
+    await imported(none, server, { serverName: "fs", parts: "none" });
+    const read = (registry: ToolRegistry, name: string) =>
+      registry.execute("mcp_fs_read_media_file", { path: join(server.dir, name) });
+    expect((await read(images, "dot.gif")).parts).toEqual([
+      { type: "image", mediaType: "image/gif", data: TINY_IMAGES.gif.data },
+    ]);
+    const audio = await read(images, "beep.wav");
+    expect([audio.forLLM, audio.parts]).toEqual(["[audio: audio/wav, 16 bytes]", undefined]);
+    const gif = await read(none, "dot.gif");
+    expect([gif.forLLM, gif.parts]).toEqual(["[image: image/gif, 42 bytes]", undefined]);
   });
 });
 

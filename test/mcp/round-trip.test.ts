@@ -4,6 +4,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
+import type { ContentPart } from "../../src/content-part.js";
 import { defineTool } from "../../src/define-tool.js";
 import { createMcpServer } from "../../src/mcp/create-mcp-server.js";
 import { type RegisteredMcpTools, registerMcpTools } from "../../src/mcp/register-mcp-tools.js";
@@ -11,7 +12,8 @@ import type { ProgressUpdate } from "../../src/progress.js";
 import type { Tool } from "../../src/tool.js";
 import { ToolRegistry } from "../../src/tool-registry.js";
 import type { ExecuteOptions } from "../../src/tool-registry-options.js";
-import { errorResult, userResult } from "../../src/tool-result.js";
+import { errorResult, mediaResult, userResult } from "../../src/tool-result.js";
+import { TINY_IMAGES } from "../helpers/tiny-images.js";
 
 let waitAborts = 0;
 
@@ -221,5 +223,42 @@ describe("round trip: registry → createMcpServer → Client → registerMcpToo
       { status: "running", progress: 0.5, message: "half way" },
       { status: "completed", progress: undefined, message: undefined },
     ]);
+  });
+});
+
+describe("round trip of a result's parts", () => {
+  it("B's result carries A's images, audio and files as parts, each announced in its text", async () => {
+    const png = TINY_IMAGES.png;
+    const parts: ContentPart[] = [
+      { type: "image", mediaType: png.mediaType, data: png.data },
+      { type: "file", mediaType: "audio/wav", data: "UklGRg==" },
+      { type: "file", mediaType: "application/pdf", data: "JVBERi0=", filename: "Q3 report.pdf" },
+      { type: "file", mediaType: "text/csv", data: "YSxiCg==" },
+    ];
+    const source = new ToolRegistry();
+    source.register(tool("chart", () => mediaResult("The chart:", parts)));
+    const target = new ToolRegistry();
+    const server = createMcpServer(source, { name: "src", version: "1.0.0" });
+    const client = new Client({ name: "target", version: "1.0.0" });
+    const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverTransport);
+    await client.connect(clientTransport);
+    try {
+      await registerMcpTools(target, client, { serverName: "src" });
+      const result = await target.execute("mcp_src_chart", {});
+      expect(result.parts).toEqual(parts);
+      expect(result.forLLM).toBe(
+        [
+          "The chart:",
+          "[image: image/png, 68 bytes]",
+          "[audio: audio/wav, 4 bytes]",
+          "[resource: toolloop:///parts/2/Q3%20report.pdf, application/pdf, 5 bytes]",
+          "[resource: toolloop:///parts/3/, text/csv, 4 bytes]",
+        ].join("\n"),
+      );
+    } finally {
+      await client.close();
+      await server.close();
+    }
   });
 });
