@@ -128,6 +128,9 @@ export interface AnthropicToolCallMetadata {
 }
 
 /** @internal The API's name in error messages (and an `UnsupportedContentError`'s `provider`). */
+/** The provider named by an `UnsupportedContentError` (its OpenTelemetry GenAI name). */
+const CONTENT_PROVIDER = "anthropic";
+
 export const PROVIDER = "Anthropic";
 
 /** The key of this adapter's data in `ToolCall.providerMetadata`. */
@@ -171,7 +174,7 @@ function decodedText(data: string): string {
 function mediaBlock(part: ContentPart, messageIndex: number): AnthropicMediaBlockParam {
   if (part.type === "image" && "url" in part) {
     if (/^https?:/i.test(part.url)) return { type: "image", source: { type: "url", url: part.url } };
-    throw unsupportedContent(PROVIDER, part, messageIndex, "the API fetches http: and https: URLs only");
+    throw unsupportedContent(CONTENT_PROVIDER, part, messageIndex, "the API fetches http: and https: URLs only");
   }
   if (part.type === "text") throw new TypeError("mediaBlock: a text part is not media");
   const mediaType = part.mediaType.toLowerCase();
@@ -188,8 +191,7 @@ function mediaBlock(part: ContentPart, messageIndex: number): AnthropicMediaBloc
   }
   // Shown at most 255 characters of a media type the loop checked; never the data.
   const shown = JSON.stringify(part.mediaType.slice(0, 255));
-  throw unsupportedContent(
-    PROVIDER,
+  throw unsupportedContent(CONTENT_PROVIDER,
     part,
     messageIndex,
     `documents are application/pdf or text/plain and images png, jpeg, gif or webp, got ${shown}`,
@@ -212,7 +214,7 @@ function textOnly(message: Message, messageIndex: number): string {
   if (typeof message.content !== "string") {
     const media = message.content.find((part) => part.type !== "text");
     if (media !== undefined) {
-      throw unsupportedContent(PROVIDER, media, messageIndex, `a ${message.role} message holds text only`);
+      throw unsupportedContent(CONTENT_PROVIDER, media, messageIndex, `a ${message.role} message holds text only`);
     }
   }
   return contentText(message.content);

@@ -85,6 +85,9 @@ export interface GeminiCallMetadata {
 export const METADATA_KEY = "gemini";
 
 /** @internal The API's name in error messages. */
+/** The provider named by an `UnsupportedContentError` (its OpenTelemetry GenAI name). */
+const CONTENT_PROVIDER = "gcp.gemini";
+
 export const PROVIDER = "Gemini";
 
 function metadataOf(call: ToolCall | undefined): GeminiCallMetadata {
@@ -136,7 +139,7 @@ function userPart(part: ContentPart, messageIndex: number): GeminiPart {
   if (part.type === "file") return { inlineData: { mimeType: part.mediaType, data: part.data } };
   if ("url" in part) {
     if (part.mediaType === undefined) {
-      throw unsupportedContent(PROVIDER, part, messageIndex, "fileData needs a mimeType: give the part a mediaType");
+      throw unsupportedContent(CONTENT_PROVIDER, part, messageIndex, "fileData needs a mimeType: give the part a mediaType");
     }
     if (!IMAGE_TYPES.has(part.mediaType)) throw unsupportedImage(part, part.mediaType, messageIndex);
     return { fileData: { mimeType: part.mediaType, fileUri: part.url } };
@@ -148,7 +151,7 @@ function userPart(part: ContentPart, messageIndex: number): GeminiPart {
 function unsupportedImage(part: ContentPart, mediaType: unknown, messageIndex: number) {
   // Echoed bounded: `chat` may be given parts the loop never checked.
   const shown = showValue(mediaType);
-  return unsupportedContent(PROVIDER, part, messageIndex, `Gemini reads PNG, JPEG and WebP images, not ${shown}`);
+  return unsupportedContent(CONTENT_PROVIDER, part, messageIndex, `Gemini reads PNG, JPEG and WebP images, not ${shown}`);
 }
 
 /** A media part a multimodal function response can hold: inline, of a type the docs list. */

@@ -5,7 +5,7 @@ import { dataUrl, toolAnswerParts, unsupportedContent } from "../shared/content.
 import { openAICallOf, openAIFilename, openAIImageUrl } from "./convert-to-openai-chat-messages.js";
 
 /** The provider's name in an `UnsupportedContentError` from the Responses adapter. */
-export const OPENAI_RESPONSES_CONTENT_PROVIDER = "openai-responses";
+export const OPENAI_RESPONSES_CONTENT_PROVIDER = "openai";
 
 /**
  * A content part of a Responses API user message or `function_call_output`

@@ -210,7 +210,7 @@ describe("toAnthropicMessages", () => {
         return undefined;
       })();
       expect(isUnsupportedContentError(error)).toBe(true);
-      expect(error).toMatchObject({ provider: "Anthropic", messageIndex });
+      expect(error).toMatchObject({ provider: "anthropic", messageIndex });
       expect((error as Error).message).toContain(`messages[${messageIndex}]`);
       expect((error as Error).message).toContain(why);
     });

@@ -669,7 +669,7 @@ describe("createAnthropicProvider: images, files and structured output (real @an
     async (_, messages, part, messageIndex) => {
       const { server, client } = await replay([]);
       const provider = createAnthropicProvider({ client });
-      const expected = { code: "unsupported_content", provider: "Anthropic", part, messageIndex };
+      const expected = { code: "unsupported_content", provider: "anthropic", part, messageIndex };
 
       await expect(provider.chat(messages, undefined, "", {})).rejects.toMatchObject(expected);
       await expect(collect(provider.chatStream?.(messages, undefined, "", {}))).rejects.toMatchObject(expected);

@@ -161,7 +161,7 @@ describe("toGeminiMessages", () => {
         { role: "user", content: [{ type: "image", mediaType: "image/gif", data: "R0lGODlh" }] },
       ]),
     );
-    expect(gif).toMatchObject({ code: "unsupported_content", provider: "Gemini", part: "image", messageIndex: 1 });
+    expect(gif).toMatchObject({ code: "unsupported_content", provider: "gcp.gemini", part: "image", messageIndex: 1 });
     expect(gif.message).toContain("image/gif");
 
     const url = unsupported(() =>

@@ -914,7 +914,7 @@ describe("createGeminiProvider: images, files and structured output", () => {
         "m",
         {},
       ),
-    ).rejects.toMatchObject({ code: "unsupported_content", provider: "Gemini", part: "image", messageIndex: 1 });
+    ).rejects.toMatchObject({ code: "unsupported_content", provider: "gcp.gemini", part: "image", messageIndex: 1 });
     await expect(
       provider.chat(
         [{ role: "user", content: [{ type: "image", url: "https://example.com/cat" }] }],
@@ -942,7 +942,7 @@ describe("createGeminiProvider: images, files and structured output", () => {
     expect((error as ToolLoopError).code).toBe("provider_failed");
     const cause = (error as ToolLoopError).cause;
     expect(isUnsupportedContentError(cause)).toBe(true);
-    expect(cause).toMatchObject({ provider: "Gemini", part: "image", messageIndex: 1 });
+    expect(cause).toMatchObject({ provider: "gcp.gemini", part: "image", messageIndex: 1 });
     expect(server.requests).toHaveLength(0);
   });
 
