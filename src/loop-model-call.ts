@@ -35,16 +35,14 @@ export function modelCallChain(config: ResolvedConfig): ModelCallChain | undefin
   const layers = config.middleware?.model;
   if (layers === undefined || layers.length === 0) return undefined;
   const { provider, features } = config;
-  return new ModelCallChain(layers, async (request) => {
+  const send = (request: ModelCallRequest): unknown => {
     const { messages, model, options, signal } = request;
     const tools = request.tools as ToolDefinition[] | undefined;
-    const response: unknown = await (features === undefined
+    return features === undefined
       ? provider.chat(messages as Message[], tools, model, options, signal)
-      : features.send(provider, request));
-    const problem = responseProblem(response);
-    if (problem !== undefined) throw invalidResponse(problem, response);
-    return response as LLMResponse;
-  });
+      : features.send(provider, request);
+  };
+  return new ModelCallChain(layers, send, invalidResponse);
 }
 
 /**
@@ -53,23 +51,22 @@ export function modelCallChain(config: ResolvedConfig): ModelCallChain | undefin
  */
 function send(run: LoopState, definitions: ToolDefinition[] | undefined, iteration: number): Promise<LLMResponse> {
   const { transcript, features, modelChain, signal } = run;
-  const { provider, model, llmOptions } = run.config;
   if (modelChain === undefined) {
+    const { provider, model, llmOptions } = run.config;
     const request = { messages: transcript, tools: definitions, model, options: llmOptions, iteration, signal };
     // Only called with features when there is no middleware.
     const around = features as LoopFeatures;
     return around.callModel(request, (sent) => around.send(provider, sent));
   }
-  const request: ModelCallRequest = {
-    messages: transcript.slice(),
-    tools: definitions,
-    model,
-    options: { ...llmOptions },
-    iteration,
-    signal,
-  };
+  const request = chainRequest(run, definitions, iteration);
   if (features === undefined) return modelChain.call(request);
   return features.callModel(request, (sent) => modelChain.call(sent));
+}
+
+/** A model call's request as the middleware get it: copies of the transcript and the options. */
+function chainRequest(run: LoopState, tools: ToolDefinition[] | undefined, iteration: number): ModelCallRequest {
+  const { model, llmOptions } = run.config;
+  return { messages: run.transcript.slice(), tools, model, options: { ...llmOptions }, iteration, signal: run.signal };
 }
 
 /** The run's error for a provider call that failed: named after the middleware that caused it, if one did. */
@@ -86,7 +83,8 @@ function callFailed(run: LoopState, error: unknown): ToolLoopError {
  * the failed call was the final-answer call, which ends the run as without it.
  */
 export function callModel(run: LoopState, iteration: number): Promise<LLMResponse | undefined> {
-  if (run.features !== undefined || run.modelChain !== undefined) return callAround(run, iteration);
+  if (run.features !== undefined) return callAround(run, iteration);
+  if (run.modelChain !== undefined) return callChain(run, run.modelChain, iteration);
   // Nothing around the call: the provider's promise itself, without an async frame of its own.
   const { transcript, signal } = run;
   const { provider, model, llmOptions } = run.config;
@@ -113,6 +111,20 @@ function offered(run: LoopState, iteration: number): ToolDefinition[] | undefine
     writeLine(logger, "debug", () => ({ iteration, model, messages: run.transcript.length }), "llm call");
   }
   return definitions;
+}
+
+/**
+ * The provider call through the model-call middleware only, without an async frame: the chain has
+ * checked the response (the provider's, then each middleware's), so only its usage is counted.
+ */
+function callChain(run: LoopState, chain: ModelCallChain, iteration: number): Promise<LLMResponse> {
+  const request = chainRequest(run, offered(run, iteration), iteration);
+  return run.race(chain.call(request)).then(
+    (response) => counted(run, response),
+    (error: unknown) => {
+      throw callError(run, error);
+    },
+  );
 }
 
 /** The provider call through the features and the model-call middleware. */
@@ -143,6 +155,11 @@ function checked(run: LoopState, response: unknown): LLMResponse {
     const cause = invalidResponse(problem, response);
     throw run.fail("invalid_response", `LLM call failed: ${cause.message}`, cause);
   }
-  run.usage = addUsage(run.usage, (response as LLMResponse).usage);
-  return response as LLMResponse;
+  return counted(run, response as LLMResponse);
+}
+
+/** A checked response, its usage counted. */
+function counted(run: LoopState, response: LLMResponse): LLMResponse {
+  run.usage = addUsage(run.usage, response.usage);
+  return response;
 }

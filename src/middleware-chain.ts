@@ -73,16 +73,36 @@ export class ToolCallChain implements CallWrapper {
   }
 }
 
-async function invokeToolLayer(
+function invokeToolLayer(
   layer: Layer<ToolCallRequest, ToolResult>,
   request: ToolCallRequest,
   next: Next<ToolCallRequest, ToolResult>,
 ): Promise<ToolResult> {
   // The name is read before the hook runs: a middleware may change the request it was given.
   const { toolName } = request;
+  let forwarded: Promise<ToolResult> | undefined;
+  const forward = (sent: ToolCallRequest) => (forwarded = next(sent));
+  let answer: unknown;
+  try {
+    answer = layer.hook.call(layer.owner, request, forward);
+  } catch (error) {
+    answer = Promise.reject(error);
+  }
+  // What `next` returned, passed on as it is, is already the call's result: nothing to check, no
+  // extra promise (a pass-through middleware costs the call no more than its own call).
+  if (answer === forwarded && forwarded !== undefined) return forwarded;
+  return checkedToolAnswer(layer, toolName, answer);
+}
+
+/** A tool-call middleware's answer (or failure) as the call's result. */
+async function checkedToolAnswer(
+  layer: Layer<ToolCallRequest, ToolResult>,
+  toolName: string,
+  answer: unknown,
+): Promise<ToolResult> {
   let result: unknown;
   try {
-    result = await layer.hook.call(layer.owner, request, next);
+    result = await answer;
   } catch (error) {
     return failure(cutName(toolName), "tool_failed", failedText(layer.name, errorMessage(error)), error);
   }
@@ -116,19 +136,44 @@ export class ModelCallChain {
   // Made on the first failure: most runs have none.
   #authors: Map<unknown, string | undefined> | undefined;
 
-  constructor(layers: readonly Layer<ModelCallRequest, LLMResponse>[], step: Next<ModelCallRequest, LLMResponse>) {
+  /**
+   * @param send the provider call: its response or a promise of it (it may throw)
+   * @param invalid the error for a provider response that cannot be read
+   */
+  constructor(
+    layers: readonly Layer<ModelCallRequest, LLMResponse>[],
+    send: (request: ModelCallRequest) => unknown,
+    invalid: (problem: string, response: unknown) => Error,
+  ) {
     // What a middleware sends on is checked in its `next`, so that a bad request is its failure.
     this.#chain = compose(
       layers,
       (layer, request, next) => this.#invoke(layer, request, next),
       (layer, sent) => this.#refuse(layer, sent),
     );
-    // Made once: the provider's failures are claimed for it without a closure per call.
+    // Made once: the provider's answer is checked and its failure claimed in one `then`, without
+    // an async frame or a closure per call.
+    const accept = (response: unknown): LLMResponse => {
+      const problem = responseProblem(response);
+      if (problem === undefined) return response as LLMResponse;
+      const error = invalid(problem, response);
+      this.#claim(error, undefined);
+      throw error;
+    };
     const providerFailed = (error: unknown): never => {
       this.#claim(error, undefined);
       throw error;
     };
-    this.#step = (request) => step(request).catch(providerFailed);
+    this.#step = (request) => {
+      let answer: unknown;
+      try {
+        answer = send(request);
+      } catch (error) {
+        this.#claim(error, undefined);
+        return Promise.reject(error);
+      }
+      return Promise.resolve(answer).then(accept, providerFailed);
+    };
   }
 
   /** Runs one provider call through the middleware. */
@@ -155,14 +200,30 @@ export class ModelCallChain {
     return Promise.reject(error);
   }
 
-  async #invoke(
+  #invoke(
     layer: Layer<ModelCallRequest, LLMResponse>,
     request: ModelCallRequest,
     next: Next<ModelCallRequest, LLMResponse>,
   ): Promise<LLMResponse> {
+    let forwarded: Promise<LLMResponse> | undefined;
+    const forward = (sent: ModelCallRequest) => (forwarded = next(sent));
+    let answer: unknown;
+    try {
+      answer = layer.hook.call(layer.owner, request, forward);
+    } catch (error) {
+      answer = Promise.reject(error);
+    }
+    // What `next` returned, passed on as it is, was checked inside (and its failure claimed): no
+    // second look, no extra promise.
+    if (answer === forwarded && forwarded !== undefined) return forwarded;
+    return this.#checked(layer, answer);
+  }
+
+  /** A model-call middleware's answer, checked; what it threw or returned wrongly is claimed as its own. */
+  async #checked(layer: Layer<ModelCallRequest, LLMResponse>, answer: unknown): Promise<LLMResponse> {
     let response: unknown;
     try {
-      response = await layer.hook.call(layer.owner, request, next);
+      response = await answer;
     } catch (error) {
       this.#claim(error, layer.name);
       throw error;

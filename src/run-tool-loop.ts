@@ -202,16 +202,24 @@ export interface Resumption {
  * messages already checked. Around it, from the outside in: the run's `info` line, the features'
  * end (`loop-end`), the run middleware. `where` names the public function in `TypeError`s. @internal
  */
-export async function runFrom(
+export function runFrom(
   where: string,
   config: ToolLoopConfig,
   messages: Message[],
   context: ToolLoopContext,
   resume: Resumption | undefined,
 ): Promise<ToolLoopResult> {
-  const resolved = resolveConfig(config, where);
-  if (resume === undefined) checkMessages(messages, where, "messages");
-  const scope = resolveContext(context, where);
+  let resolved: ResolvedConfig;
+  let scope: RunScope;
+  try {
+    resolved = resolveConfig(config, where);
+    if (resume === undefined) checkMessages(messages, where, "messages");
+    scope = resolveContext(context, where);
+  } catch (error) {
+    // Not an async function (a returned promise would cost the run an extra resolution): what the
+    // checks throw is still a rejection.
+    return Promise.reject(error);
+  }
   const { features, logger } = resolved;
   const layers = resolved.middleware?.run;
   const start = (own: RunScope): Promise<ToolLoopResult> => {
@@ -235,13 +243,28 @@ export async function runFrom(
   try {
     link = linkSignal(scope.signal);
   } catch (error) {
-    throw new TypeError(`${where}: context.signal cannot be listened to: ${errorMessage(error)}`, { cause: error });
+    const message = `${where}: context.signal cannot be listened to: ${errorMessage(error)}`;
+    return Promise.reject(new TypeError(message, { cause: error }));
   }
+  const own = { ...scope, signal: link.signal };
+  let running: Promise<ToolLoopResult>;
   try {
-    return await logRun(logger, messages.length, () => settle({ ...scope, signal: link.signal }));
-  } finally {
+    running = logRun(logger, messages.length, () => settle(own));
+  } catch (error) {
     link.dispose();
+    return Promise.reject(error);
   }
+  // Not `finally`: it would add two promises to every run.
+  return running.then(
+    (result) => {
+      link.dispose();
+      return result;
+    },
+    (error: unknown) => {
+      link.dispose();
+      throw error;
+    },
+  );
 }
 
 /** What a run middleware passed to `next`, next to what the run was given. */
