@@ -122,6 +122,21 @@ export function contentPartsProblem(parts: readonly unknown[], textOnly = false)
   return undefined;
 }
 
+/** Most parts a tool result may hold: its tool message holds one more, the result's text first. */
+export const MAX_RESULT_PARTS = MAX_CONTENT_PARTS - 1;
+
+/**
+ * What is wrong with a tool result's `parts` (not an array, more than {@link MAX_RESULT_PARTS}, a
+ * part of none of {@link ContentPart}'s shapes), to follow `parts`: `"[3] data is not base64"`.
+ */
+export function resultPartsProblem(parts: unknown): string | undefined {
+  if (!Array.isArray(parts)) return ` must be an array, got ${describeType(parts)}`;
+  if (parts.length > MAX_RESULT_PARTS) {
+    return ` holds ${parts.length} parts; at most ${MAX_RESULT_PARTS} are allowed (the tool message adds the text)`;
+  }
+  return contentPartsProblem(parts);
+}
+
 /**
  * The text of a message's content: the string itself, or its text parts joined by a line break
  * (images and files left out).

@@ -109,6 +109,12 @@ export interface ToolLoopConfig {
    */
   maxResultChars?: number | undefined;
   /**
+   * Most decoded bytes of one tool result's `parts` (images and files, see `ToolResult.parts`):
+   * above it the tool message holds the result's text and a note saying the parts were not shown
+   * (parts are never cut). `maxResultChars` counts text only. @default 20 MB (20,971,520 bytes)
+   */
+  maxResultBytes?: number | undefined;
+  /**
    * After each tool round, tick the hidden tools your code promoted for every run with
    * `registry.promoteTools` (`tickTTL`): a tool promoted with ttl n is offered in the next n
    * provider calls — the round that promoted it does not count. Off, as in picoclaw's `RunToolLoop`,

@@ -1,5 +1,4 @@
-import { type ContentPart, contentPartsProblem } from "./content-part.js";
-import { describeType } from "./internal/describe.js";
+import { type ContentPart, resultPartsProblem } from "./content-part.js";
 
 const TOOL_RESULT_BRAND = Symbol.for("toolloop.ToolResult");
 
@@ -252,7 +251,7 @@ export function errorResult(message: string): ToolResult {
  * ```
  */
 export function mediaResult(forLLM: string, parts: readonly ContentPart[]): ToolResult {
-  const problem = Array.isArray(parts) ? contentPartsProblem(parts) : ` must be an array, got ${describeType(parts)}`;
+  const problem = resultPartsProblem(parts);
   if (problem !== undefined) throw new TypeError(`mediaResult: parts${problem}`);
   return new ToolResult({ forLLM, parts });
 }

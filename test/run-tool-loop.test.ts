@@ -1888,9 +1888,14 @@ describe("configuration", () => {
       'runToolLoop: messages[0].role must be "system", "user", "assistant" or "tool", got "bot"',
     ],
     [
-      "content that is not a string",
+      "content that is neither a string nor parts",
+      [{ role: "user", content: 3 }],
+      "runToolLoop: messages[0].content must be a string or an array of content parts, got 3",
+    ],
+    [
+      "content parts that are not parts",
       [{ role: "user", content: ["hi"] }],
-      'runToolLoop: messages[0].content must be a string, got ["hi"]',
+      "runToolLoop: messages[0].content[0] must be a content part object, got string",
     ],
     [
       "toolCalls that is not an array",
