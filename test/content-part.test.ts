@@ -47,12 +47,36 @@ describe("contentPartsProblem: the shapes of a part", () => {
       { type: "image", url: "https://example.com/a", mediaType: "image/bmp" },
       "[0] an image's mediaType must be image/png, image/jpeg, image/gif or image/webp",
     ],
-    ["a data: prefix", { type: "image", mediaType: "image/png", data: `data:image/png;base64,${PNG}` }, "[0] data must be base64 without a data: prefix"],
-    ["data that is not base64", { type: "image", mediaType: "image/png", data: "not base64!" }, "[0] data is not base64"],
-    ["base64 without padding", { type: "image", mediaType: "image/png", data: "iVBORw0KGgo" }, "[0] data is not base64"],
-    ["padding in the middle", { type: "image", mediaType: "image/png", data: "iV=ORw0KGgo=" }, "[0] data is not base64"],
-    ["base64 with a line break", { type: "file", mediaType: "application/pdf", data: "JVBE\r\nRi0=" }, "[0] data is not base64"],
-    ["data that is not a string", { type: "file", mediaType: "application/pdf", data: 1 }, "[0] data must be a base64 string, got number"],
+    [
+      "a data: prefix",
+      { type: "image", mediaType: "image/png", data: `data:image/png;base64,${PNG}` },
+      "[0] data must be base64 without a data: prefix",
+    ],
+    [
+      "data that is not base64",
+      { type: "image", mediaType: "image/png", data: "not base64!" },
+      "[0] data is not base64",
+    ],
+    [
+      "base64 without padding",
+      { type: "image", mediaType: "image/png", data: "iVBORw0KGgo" },
+      "[0] data is not base64",
+    ],
+    [
+      "padding in the middle",
+      { type: "image", mediaType: "image/png", data: "iV=ORw0KGgo=" },
+      "[0] data is not base64",
+    ],
+    [
+      "base64 with a line break",
+      { type: "file", mediaType: "application/pdf", data: "JVBE\r\nRi0=" },
+      "[0] data is not base64",
+    ],
+    [
+      "data that is not a string",
+      { type: "file", mediaType: "application/pdf", data: 1 },
+      "[0] data must be a base64 string, got number",
+    ],
     [
       "a media type with CRLF",
       { type: "file", mediaType: "application/pdf\r\nX-Injected: 1", data: "" },
@@ -68,7 +92,11 @@ describe("contentPartsProblem: the shapes of a part", () => {
       { type: "file", mediaType: `application/${"x".repeat(244)}`, data: "" },
       "[0] a file's mediaType must be a type/subtype token of at most 255 characters",
     ],
-    ["a media type that is not a string", { type: "file", mediaType: 7, data: "" }, "[0] mediaType must be a string, got number"],
+    [
+      "a media type that is not a string",
+      { type: "file", mediaType: 7, data: "" },
+      "[0] mediaType must be a string, got number",
+    ],
     [
       "a file: URL",
       { type: "image", url: "file:///etc/passwd" },
@@ -114,7 +142,11 @@ describe("contentPartsProblem: the shapes of a part", () => {
   });
 
   it("names the index of the first bad part", () => {
-    const parts = [{ type: "text", text: "a" }, { type: "text", text: "b" }, { type: "image", mediaType: "image/png", data: "!" }];
+    const parts = [
+      { type: "text", text: "a" },
+      { type: "text", text: "b" },
+      { type: "image", mediaType: "image/png", data: "!" },
+    ];
     expect(contentPartsProblem(parts)).toBe("[2] data is not base64");
   });
 
@@ -136,9 +168,15 @@ describe("contentPartsProblem: the shapes of a part", () => {
 
   it("textOnly refuses images and files (system and assistant messages)", () => {
     expect(contentPartsProblem([{ type: "text", text: "a" }], true)).toBeUndefined();
-    expect(contentPartsProblem([{ type: "text", text: "a" }, { type: "image", url: "https://a.example/b.png" }], true)).toBe(
-      "[1] must be a text part: only user and tool messages may hold images and files",
-    );
+    expect(
+      contentPartsProblem(
+        [
+          { type: "text", text: "a" },
+          { type: "image", url: "https://a.example/b.png" },
+        ],
+        true,
+      ),
+    ).toBe("[1] must be a text part: only user and tool messages may hold images and files");
   });
 
   it(`allows ${MAX_CONTENT_PARTS} parts, not one more, without reading them`, () => {
