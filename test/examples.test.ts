@@ -106,6 +106,11 @@ const expectations: Record<string, RegExp[]> = {
     /provider calls: 3, loop iterations: 1/,
     /completed: Hello! How can I help\?/,
   ],
+  "vision-tool.ts": [
+    /user +"Here is our logo\. Does example\.com show it\?" \+ \[image from https:\/\/example\.com\/logo\.png\]/,
+    /tool +"Screenshot of https:\/\/example\.com \(1×1 PNG\)" \+ \[image image\/png, 68 bytes\]/,
+    /completed: I was shown 2 images/,
+  ],
   "openai.ts": [/OPENAI_API_KEY/],
   "anthropic.ts": [/ANTHROPIC_API_KEY/],
 };
