@@ -106,10 +106,14 @@ function problemOfPart(part: Record<string, unknown>): string | undefined {
 /**
  * What is wrong with a message's content parts, as `"[<index>] <problem>"` (to follow the
  * message's name), or `undefined` when every part has one of {@link ContentPart}'s shapes;
- * `textOnly` refuses all but text parts (system and assistant messages).
+ * `textOnly` refuses all but text parts (system and assistant messages); `max` is the most parts.
  */
-export function contentPartsProblem(parts: readonly unknown[], textOnly = false): string | undefined {
-  if (parts.length > MAX_CONTENT_PARTS) return ` holds ${parts.length} parts; at most ${MAX_CONTENT_PARTS} are allowed`;
+export function contentPartsProblem(
+  parts: readonly unknown[],
+  textOnly = false,
+  max = MAX_CONTENT_PARTS,
+): string | undefined {
+  if (parts.length > max) return ` holds ${parts.length} parts; at most ${max} are allowed`;
   for (let index = 0; index < parts.length; index++) {
     const part = parts[index];
     const problem = !isPlainObject(part)
@@ -131,10 +135,7 @@ export const MAX_RESULT_PARTS = MAX_CONTENT_PARTS - 1;
  */
 export function resultPartsProblem(parts: unknown): string | undefined {
   if (!Array.isArray(parts)) return ` must be an array, got ${describeType(parts)}`;
-  if (parts.length > MAX_RESULT_PARTS) {
-    return ` holds ${parts.length} parts; at most ${MAX_RESULT_PARTS} are allowed (the tool message adds the text)`;
-  }
-  return contentPartsProblem(parts);
+  return contentPartsProblem(parts, false, MAX_RESULT_PARTS);
 }
 
 /**

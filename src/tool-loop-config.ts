@@ -104,7 +104,8 @@ export interface ToolLoopConfig {
   maxRepeatedFailures?: number | undefined;
   /**
    * Longest tool message in the transcript: longer ones are cut with `[… N characters cut]`
-   * (results themselves stay whole), the repeated-failure note included. At least 128 (a smaller
+   * (results themselves stay whole), the repeated-failure note included. Counts text only: a
+   * message's images and files are kept whole (see `maxResultBytes`). At least 128 (a smaller
    * value is a `TypeError`). @default off
    */
   maxResultChars?: number | undefined;

@@ -200,7 +200,7 @@ describe("resultPartsProblem: a tool result's parts", () => {
     [{ 0: { type: "text", text: "x" } }, " must be an array, got object"],
     [
       new Array(MAX_RESULT_PARTS + 1).fill({ type: "text", text: "x" }),
-      ` holds ${MAX_RESULT_PARTS + 1} parts; at most ${MAX_RESULT_PARTS} are allowed (the tool message adds the text)`,
+      ` holds ${MAX_RESULT_PARTS + 1} parts; at most ${MAX_RESULT_PARTS} are allowed`,
     ],
     [[{ type: "image", mediaType: "image/png", data: "%%%%" }], "[0] data is not base64"],
   ])("refuses %#", (parts, problem) => {

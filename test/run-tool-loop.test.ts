@@ -3073,11 +3073,7 @@ describe("images and files (content parts)", () => {
       [{ type: "file", mediaType: `application/pdf\r\n${"x".repeat(1_000_000)}`, data: "" }],
       "parts[0] a file's mediaType must be a type/subtype token of at most 255 characters",
     ],
-    [
-      "100,000 parts",
-      new Array(100_000).fill(png),
-      "parts holds 100000 parts; at most 999 are allowed (the tool message adds the text)",
-    ],
+    ["100,000 parts", new Array(100_000).fill(png), "parts holds 100000 parts; at most 999 are allowed"],
   ])(
     "a tool returning %s gets an invalid-result answer; the run goes on and nothing is logged in full",
     async (_case, parts, problem) => {
@@ -3118,10 +3114,10 @@ describe("images and files (content parts)", () => {
       part,
     ]);
     expect((await run(3_071, [part])).messages[2]?.content).toBe(
-      "Screenshot of the page\n[1 image or file not shown: 3072 bytes, above the limit of 3071 bytes (maxResultBytes)]",
+      "Screenshot of the page\n[1 images or files not shown: 3072 bytes, over maxResultBytes (3071)]",
     );
     expect((await run(6_143, [part, part])).messages[2]?.content).toBe(
-      "Screenshot of the page\n[2 images and files not shown: 6144 bytes, above the limit of 6143 bytes (maxResultBytes)]",
+      "Screenshot of the page\n[2 images or files not shown: 6144 bytes, over maxResultBytes (6143)]",
     );
   });
 
@@ -3136,7 +3132,7 @@ describe("images and files (content parts)", () => {
     const limit = 20 * 1024 * 1024;
     expect(Array.isArray((await run([part(limit)])).messages[2]?.content)).toBe(true);
     expect((await run([part(limit - 3), part(6)])).messages[2]?.content).toBe(
-      `Screenshot of the page\n[2 images and files not shown: ${limit + 3} bytes, above the limit of ${limit} bytes (maxResultBytes)]`,
+      `Screenshot of the page\n[2 images or files not shown: ${limit + 3} bytes, over maxResultBytes (${limit})]`,
     );
   });
 

@@ -57,12 +57,11 @@ export function partsProblem(result: ToolResult): string | undefined {
  */
 export function messageContent(result: ToolResult, text: string, maxBytes: number): string | ContentPart[] {
   const { parts, problem } = readParts(result);
-  if (problem !== undefined) return `${text}\n[the tool's images and files are not shown: ${problem}]`;
+  if (problem !== undefined) return `${text}\n[images and files not shown: ${problem}]`;
   if (parts === undefined || parts.length === 0) return text;
   const bytes = checkedParts.get(parts) as number;
   if (bytes > maxBytes) {
-    const what = parts.length === 1 ? "1 image or file" : `${parts.length} images and files`;
-    return `${text}\n[${what} not shown: ${bytes} bytes, above the limit of ${maxBytes} bytes (maxResultBytes)]`;
+    return `${text}\n[${parts.length} images or files not shown: ${bytes} bytes, over maxResultBytes (${maxBytes})]`;
   }
   return [{ type: "text", text }, ...parts];
 }

@@ -21,52 +21,31 @@ export function cutResult(text: string, max: number): string {
 }
 
 /**
- * A message's content with its text cut to at most `max` characters in all, `note` included
- * (`maxResultChars`; `undefined`: no cut), and `note` appended to its first text. Parts: the text
- * parts are counted in order; the one that overflows is cut and marked as {@link cutResult} does
- * (the count covering every character cut), the text parts after it are left out, and images and
- * files are kept whole. The parts themselves are never changed: cut ones are copies.
+ * A message's content with its text cut to at most `max` characters (`maxResultChars`;
+ * `undefined`: no cut), `note` included and appended to its first text. Parts: the text parts share
+ * the budget in order, each that overflows cut as {@link cutResult} does (a part past the budget
+ * becomes its marker alone); images and files are kept whole, and no part given is changed.
  */
 export function cutContent(
   content: string | ContentPart[],
   max: number | undefined,
   note = "",
 ): string | ContentPart[] {
-  const limit = max === undefined ? Number.POSITIVE_INFINITY : max - note.length;
-  if (typeof content === "string") return (content.length <= limit ? content : cutResult(content, limit)) + note;
-  let total = 0;
-  for (const part of content) if (part.type === "text") total += part.text.length;
-  // Room for the marker with the largest count it can show.
-  let room = total <= limit ? total : Math.max(0, limit - `\n[… ${total} characters cut]`.length);
-  let kept = 0;
-  let cutAt = -1;
-  const parts: ContentPart[] = [];
-  for (const part of content) {
-    if (part.type !== "text") parts.push(part);
-    else if (part.text.length <= room) {
-      parts.push(part);
-      room -= part.text.length;
-      kept += part.text.length;
-    } else if (cutAt < 0) {
-      const keep = wholeEnd(part.text, room);
-      cutAt = parts.push({ type: "text", text: part.text.slice(0, keep) }) - 1;
-      room = 0;
-      kept += keep;
-    }
-  }
-  if (cutAt >= 0) appendText(parts, cutAt, `\n[… ${total - kept} characters cut]`);
-  if (note !== "") {
-    const first = parts.findIndex((part) => part.type === "text");
-    if (first < 0) parts.unshift({ type: "text", text: note.trimStart() });
-    else appendText(parts, first, note);
-  }
-  return parts;
-}
-
-/** Replaces the text part at `index` by a copy with `text` appended. */
-function appendText(parts: ContentPart[], index: number, text: string): void {
-  const part = parts[index] as { type: "text"; text: string };
-  parts[index] = { type: "text", text: part.text + text };
+  let room = max === undefined ? Number.POSITIVE_INFINITY : max - note.length;
+  const cut = (text: string) => {
+    const kept = text.length <= room ? text : cutResult(text, room);
+    room = Math.max(0, room - kept.length);
+    return kept;
+  };
+  if (typeof content === "string") return cut(content) + note;
+  let first = true;
+  return content.map((part) => {
+    if (part.type !== "text") return part;
+    let text = cut(part.text);
+    if (first) text += note;
+    first = false;
+    return text === part.text ? part : { type: "text", text };
+  });
 }
 
 /**

@@ -52,13 +52,13 @@ describe("messageContent", () => {
   it("parts that went unchecked (an async callback's, a custom registry's) are checked: bad ones become a note", () => {
     const result = new ToolResult({ forLLM: "x", parts: [{ type: "image", mediaType: "image/bmp", data: "" }] });
     expect(messageContent(result, "x", DEFAULT_MAX_RESULT_BYTES)).toBe(
-      "x\n[the tool's images and files are not shown: parts[0] an image's mediaType must be image/png, image/jpeg, image/gif or image/webp]",
+      "x\n[images and files not shown: parts[0] an image's mediaType must be image/png, image/jpeg, image/gif or image/webp]",
     );
   });
 
   it("parts above maxBytes become a note with their size", () => {
     expect(messageContent(mediaResult("x", [png]), "x", 7)).toBe(
-      "x\n[1 image or file not shown: 8 bytes, above the limit of 7 bytes (maxResultBytes)]",
+      "x\n[1 images or files not shown: 8 bytes, over maxResultBytes (7)]",
     );
     expect(DEFAULT_MAX_RESULT_BYTES).toBe(20 * 1024 * 1024);
   });
