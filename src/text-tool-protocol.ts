@@ -224,6 +224,13 @@ function resultBlock(message: Message, call: ToolCall | undefined): string {
   return `<tool_result${name} call_id="${attribute(message.toolCallId ?? "")}"${failed}>${body}</tool_result>`;
 }
 
+/** A tool answer as the model reads it: its block, then the result's images and files. */
+function answerContent(message: Message, call: ToolCall | undefined): string | ContentPart[] {
+  const block = resultBlock(message, call);
+  const media = typeof message.content === "string" ? [] : message.content.filter((part) => part.type !== "text");
+  return media.length === 0 ? block : [{ type: "text", text: block }, ...media];
+}
+
 /** Two answers' contents in one user message: text joined by a line break, parts in order. */
 function joined(first: string | ContentPart[], second: string | ContentPart[]): string | ContentPart[] {
   if (typeof first === "string" && typeof second === "string") return `${first}\n${second}`;
@@ -279,10 +286,7 @@ export function withTextToolProtocol(provider: LLMProvider, options: TextToolPro
         const content = [contentText(message.content), ...blocks].filter((part) => part !== "").join("\n");
         sent.push({ role: "assistant", content });
       } else if (message.role === "tool") {
-        const block = resultBlock(message, calls.get(message.toolCallId as string));
-        // A result's images and files follow its block (in the user message collecting answers).
-        const media = typeof message.content === "string" ? [] : message.content.filter((part) => part.type !== "text");
-        const content = media.length === 0 ? block : [{ type: "text" as const, text: block }, ...media];
+        const content = answerContent(message, calls.get(message.toolCallId as string));
         if (role === "tool") sent.push({ ...message, content });
         else if (merged !== undefined && sent[sent.length - 1] === merged)
           merged.content = joined(merged.content, content);

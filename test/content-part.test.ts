@@ -182,8 +182,15 @@ describe("contentPartsProblem: the shapes of a part", () => {
   it(`allows ${MAX_CONTENT_PARTS} parts, not one more, without reading them`, () => {
     const parts = Array.from({ length: MAX_CONTENT_PARTS }, () => ({ type: "text", text: "x" }));
     expect(contentPartsProblem(parts)).toBeUndefined();
-    const many = new Array<unknown>(100_000).fill({ type: "text", text: "x" });
+    let reads = 0;
+    const many = new Proxy(new Array<unknown>(100_000).fill({ type: "text", text: "x" }), {
+      get(target, key, receiver) {
+        if (typeof key === "string" && /^\d+$/.test(key)) reads++;
+        return Reflect.get(target, key, receiver);
+      },
+    });
     expect(contentPartsProblem(many)).toBe(" holds 100000 parts; at most 1000 are allowed");
+    expect(reads).toBe(0);
   });
 
   it("checks megabytes of base64 and reports a bad character at their end", () => {

@@ -56,6 +56,25 @@ describe("messageContent", () => {
     );
   });
 
+  it("megabytes of base64 are read once: checked when the call ends, not again when its message is built", () => {
+    let reads = 0;
+    const data = "A".repeat(4 * 1024 * 1024);
+    const part = {
+      type: "image",
+      mediaType: "image/png",
+      get data() {
+        reads++;
+        return data;
+      },
+    };
+    const result = new ToolResult({ forLLM: "x", parts: [part as unknown as ContentPart] });
+    expect(partsProblem(result)).toBeUndefined();
+    const afterCheck = reads;
+    expect(afterCheck).toBeGreaterThan(0);
+    expect(messageContent(result, "x", DEFAULT_MAX_RESULT_BYTES)).toEqual([{ type: "text", text: "x" }, part]);
+    expect(reads).toBe(afterCheck);
+  });
+
   it("parts above maxBytes become a note with their size", () => {
     expect(messageContent(mediaResult("x", [png]), "x", 7)).toBe(
       "x\n[1 images or files not shown: 8 bytes, over maxResultBytes (7)]",
