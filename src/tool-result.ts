@@ -243,7 +243,7 @@ export function errorResult(message: string): ToolResult {
 /**
  * A result that shows the model images or files (`parts`) after the text `forLLM`, which should say
  * what they are for a model that cannot see them. Throws a `TypeError` naming the part for a part of
- * none of {@link ContentPart}'s shapes.
+ * none of {@link ContentPart}'s shapes, or for more than 999 parts (the tool message adds the text).
  *
  * @example
  * ```ts

@@ -3088,6 +3088,21 @@ describe("images and files (content parts)", () => {
     },
   );
 
+  it("a megabyte image is sent whole but never logged, with logPayloads and debug too", async () => {
+    const { logger, lines } = captureLogger();
+    const data = "QUJD".repeat(256 * 1024); // 768 KiB decoded
+    const tools = new ToolRegistry({ logger, logPayloads: true });
+    tools.register(tool("shot", () => mediaResult("Screenshot", [{ type: "image", mediaType: "image/png", data }])));
+    const provider = oneShot();
+    await runToolLoop({ provider, tools, maxIterations: 2, logger }, user);
+    expect(provider.calls[1]?.messages[2]?.content).toEqual([
+      { type: "text", text: "Screenshot" },
+      { type: "image", mediaType: "image/png", data },
+    ]);
+    expect(lines.some((line) => line.msg === "tool call completed" && line.result === "Screenshot")).toBe(true);
+    expect(JSON.stringify(lines)).not.toContain("QUJDQUJD");
+  });
+
   it("a result whose parts cannot be read is an invalid result", async () => {
     const broken = tool("shot", () => {
       const result = new ToolResult({ forLLM: "x" });
