@@ -140,12 +140,13 @@ export function resultPartsProblem(parts: unknown): string | undefined {
 
 /**
  * The text of a message's content: the string itself, or its text parts joined by a line break
- * (images and files left out).
+ * (images and files left out); `""` for content of neither kind (a hand-made message).
  */
 export function contentText(content: string | readonly ContentPart[]): string {
   if (typeof content === "string") return content;
   let text = "";
-  for (const part of content) if (part.type === "text") text = text === "" ? part.text : `${text}\n${part.text}`;
+  if (!Array.isArray(content)) return text;
+  for (const part of content) if (part?.type === "text") text = text === "" ? part.text : `${text}\n${part.text}`;
   return text;
 }
 

@@ -5,8 +5,9 @@ import type { Message } from "./provider.js";
 
 /**
  * `maxRepeatedFailures` and `maxResultChars`: each tool message's text is cut to fit (the
- * transcript's copy only; images and files are kept whole), and one tool failing the same way too often gets a note and stops the run after its turn.
- * Completions fed back as user messages are cut too.
+ * transcript's copy only; images and files are kept whole), and one tool failing the same way too
+ * often gets a note and stops the run after its turn. Completions fed back as user messages are cut
+ * too.
  */
 export class StopPolicies implements LoopFeature {
   readonly #failures: RepeatedFailures | undefined;

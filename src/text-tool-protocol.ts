@@ -227,7 +227,9 @@ function resultBlock(message: Message, call: ToolCall | undefined): string {
 /** A tool answer as the model reads it: its block, then the result's images and files. */
 function answerContent(message: Message, call: ToolCall | undefined): string | ContentPart[] {
   const block = resultBlock(message, call);
-  const media = typeof message.content === "string" ? [] : message.content.filter((part) => part.type !== "text");
+  const media = Array.isArray(message.content)
+    ? message.content.filter((part) => isRecord(part) && part.type !== "text")
+    : [];
   return media.length === 0 ? block : [{ type: "text", text: block }, ...media];
 }
 

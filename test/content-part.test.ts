@@ -230,6 +230,9 @@ describe("contentText", () => {
       ]),
     ).toBe("a\nb");
     expect(contentText([])).toBe("");
+    // A hand-made message (a middleware's, a custom provider's) may hold anything.
+    expect(contentText(null as never)).toBe("");
+    expect(contentText([null, { type: "text", text: "ok" }] as never)).toBe("ok");
   });
 });
 

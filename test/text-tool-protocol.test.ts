@@ -204,11 +204,20 @@ describe("withTextToolProtocol (Forge's text protocol as a provider wrapper)", (
     const history = [
       { role: "assistant", content: "hm", toolCalls: [null, { id: "a", name: "clock", arguments: {} }] },
       { role: "tool", content: "12:00" },
+      { role: "tool", content: null },
+      { role: "tool", content: [null, { type: "text", text: "ok" }] },
     ] as unknown as Message[];
     await withTextToolProtocol(inner).chat(history, undefined, "m", {});
     expect(sentTo(inner, 0)).toEqual([
       { role: "assistant", content: 'hm\n<tool>{"server_name":"local","tool_name":"clock","arguments":{}}</tool>' },
-      { role: "user", content: '<tool_result tool_name="" call_id="">12:00</tool_result>' },
+      {
+        role: "user",
+        content: [
+          '<tool_result tool_name="" call_id="">12:00</tool_result>',
+          '<tool_result tool_name="" call_id=""></tool_result>',
+          '<tool_result tool_name="" call_id="">ok</tool_result>',
+        ].join("\n"),
+      },
     ]);
   });
 
