@@ -106,10 +106,14 @@ function problemOfPart(part: Record<string, unknown>): string | undefined {
 /**
  * What is wrong with a message's content parts, as `"[<index>] <problem>"` (to follow the
  * message's name), or `undefined` when every part has one of {@link ContentPart}'s shapes;
- * `textOnly` refuses all but text parts (system and assistant messages).
+ * `textOnly` refuses all but text parts (system and assistant messages); `max` is the most parts.
  */
-export function contentPartsProblem(parts: readonly unknown[], textOnly = false): string | undefined {
-  if (parts.length > MAX_CONTENT_PARTS) return ` holds ${parts.length} parts; at most ${MAX_CONTENT_PARTS} are allowed`;
+export function contentPartsProblem(
+  parts: readonly unknown[],
+  textOnly = false,
+  max = MAX_CONTENT_PARTS,
+): string | undefined {
+  if (parts.length > max) return ` holds ${parts.length} parts; at most ${max} are allowed`;
   for (let index = 0; index < parts.length; index++) {
     const part = parts[index];
     const problem = !isPlainObject(part)
@@ -122,14 +126,27 @@ export function contentPartsProblem(parts: readonly unknown[], textOnly = false)
   return undefined;
 }
 
+/** Most parts a tool result may hold: its tool message holds one more, the result's text first. */
+export const MAX_RESULT_PARTS = MAX_CONTENT_PARTS - 1;
+
+/**
+ * What is wrong with a tool result's `parts` (not an array, more than {@link MAX_RESULT_PARTS}, a
+ * part of none of {@link ContentPart}'s shapes), to follow `parts`: `"[3] data is not base64"`.
+ */
+export function resultPartsProblem(parts: unknown): string | undefined {
+  if (!Array.isArray(parts)) return ` must be an array, got ${describeType(parts)}`;
+  return contentPartsProblem(parts, false, MAX_RESULT_PARTS);
+}
+
 /**
  * The text of a message's content: the string itself, or its text parts joined by a line break
- * (images and files left out).
+ * (images and files left out); `""` for content of neither kind (a hand-made message).
  */
 export function contentText(content: string | readonly ContentPart[]): string {
   if (typeof content === "string") return content;
   let text = "";
-  for (const part of content) if (part.type === "text") text = text === "" ? part.text : `${text}\n${part.text}`;
+  if (!Array.isArray(content)) return text;
+  for (const part of content) if (part?.type === "text") text = text === "" ? part.text : `${text}\n${part.text}`;
   return text;
 }
 

@@ -1,6 +1,7 @@
 import { setMaxListeners } from "node:events";
 import { type ToolErrorCode, ToolExecutionError } from "./errors.js";
 import { CallAbort, isAborted } from "./internal/abort.js";
+import { partsProblem } from "./internal/content-of.js";
 import {
   boundText,
   cutId,
@@ -171,12 +172,12 @@ function normalizeResult(name: string, value: unknown): ToolResult {
     } catch (error) {
       return unreadableResult(name, error);
     }
-    if (typeof value.forLLM === "string") return value;
-    return failure(
-      name,
-      "no_result",
-      `tool ${quoteName(name)} returned an invalid result: forLLM must be a string, got ${describeType(value.forLLM)}`,
-    );
+    const problem =
+      typeof value.forLLM === "string"
+        ? partsProblem(value)
+        : `forLLM must be a string, got ${describeType(value.forLLM)}`;
+    if (problem === undefined) return value;
+    return failure(name, "no_result", `tool ${quoteName(name)} returned an invalid result: ${problem}`);
   }
   if (typeof value === "string") return newToolResult(value);
   if (value === undefined || value === null) {

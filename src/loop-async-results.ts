@@ -1,6 +1,6 @@
 import { type AsyncCompletion, AsyncCompletions } from "./internal/async-completions.js";
 import type { Next } from "./internal/compose.js";
-import { contentOf } from "./internal/content-of.js";
+import { contentOf, messageContent } from "./internal/content-of.js";
 import { cutName, errorMessage } from "./internal/describe.js";
 import { log, type ResolvedLogger } from "./internal/logger.js";
 import type { LoopCall } from "./loop-call.js";
@@ -22,6 +22,8 @@ export interface AsyncResultsOptions {
   userMessages: UserMessages | undefined;
   maxIterations: number;
   logger: ResolvedLogger;
+  /** `maxResultBytes`: a completion's parts above it are not fed back (a note says so). */
+  maxResultBytes: number;
 }
 
 /**
@@ -73,8 +75,8 @@ export class AsyncResults implements LoopFeature {
     if (completions.length === 0) return undefined;
     for (const completion of completions) {
       const { result, toolName, toolCallId } = completion;
-      const content = `[async result from ${cutName(toolName)} (${cutName(toolCallId)})] ${contentOf(result)}`;
-      const message: Message = { role: "user", content };
+      const text = `[async result from ${cutName(toolName)} (${cutName(toolCallId)})] ${contentOf(result)}`;
+      const message: Message = { role: "user", content: messageContent(result, text, this.#options.maxResultBytes) };
       transcript.push(message);
       await run.message(message, completion);
     }

@@ -48,6 +48,8 @@ export interface FeatureContext {
   tools: unknown;
   /** The caller's `onProgress`. */
   onProgress: ProgressListener | undefined;
+  /** `maxResultBytes`: the most decoded bytes of one result's parts fed back. */
+  maxResultBytes: number;
 }
 
 /** A call the loop will not start because a listener failed. */
@@ -87,7 +89,9 @@ export class LoopFeatures implements FeatureRun {
     const userMessages = options.onUserMessage && new UserMessages(options.onUserMessage, deliveries);
     const finalAnswer = options.finalAnswer ? new FinalAnswer(maxIterations, target) : undefined;
     const tracksAsync = options.onAsyncResult !== undefined || options.awaitAsyncMs !== undefined;
-    const async = tracksAsync ? new AsyncResults({ ...options, userMessages, maxIterations, logger }) : undefined;
+    const async = tracksAsync
+      ? new AsyncResults({ ...options, userMessages, maxIterations, logger, maxResultBytes: context.maxResultBytes })
+      : undefined;
     const checkpoints = options.onCheckpoint && new Checkpoints(options.onCheckpoint, deliveries, async);
     const policies =
       options.maxRepeatedFailures === undefined && options.maxResultChars === undefined

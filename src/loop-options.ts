@@ -1,4 +1,6 @@
+import { contentPartsProblem } from "./content-part.js";
 import { checkTimeout } from "./execute-tool-call.js";
+import { DEFAULT_MAX_RESULT_BYTES } from "./internal/content-of.js";
 import { errorMessage, isPlainObject, isRecord } from "./internal/describe.js";
 import { type ResolvedLogger, resolveLogger } from "./internal/logger.js";
 import { MIN_RESULT_CHARS } from "./internal/loop-policies.js";
@@ -33,6 +35,8 @@ export interface ResolvedConfig {
   llmOptions: Record<string, unknown>;
   maxConcurrency: number;
   toolTimeoutMs: number | undefined;
+  /** `maxResultBytes`: the most decoded bytes one result's parts may hold. */
+  maxResultBytes: number;
   logger: ResolvedLogger;
   /** The run's progress listener (with `onEvent`, it also queues `tool-progress` events). */
   onProgress: ProgressListener | undefined;
@@ -166,7 +170,9 @@ export function resolveConfig(config: ToolLoopConfig, where: string): ResolvedCo
   if (tickHiddenTools !== undefined && typeof tickHiddenTools !== "boolean") {
     throw optionError(where, "tickHiddenTools", "a boolean", tickHiddenTools);
   }
-  const features = createLoopFeatures(featureOptions, { provider, maxIterations, logger, tools, onProgress });
+  const maxResultBytes = checkCount(where, "maxResultBytes", config.maxResultBytes, DEFAULT_MAX_RESULT_BYTES);
+  const context = { provider, maxIterations, logger, tools, onProgress, maxResultBytes };
+  const features = createLoopFeatures(featureOptions, context);
   return {
     provider,
     model,
@@ -176,6 +182,7 @@ export function resolveConfig(config: ToolLoopConfig, where: string): ResolvedCo
     llmOptions: config.llmOptions ?? {},
     maxConcurrency,
     toolTimeoutMs,
+    maxResultBytes,
     logger,
     onProgress: features === undefined ? onProgress : features.onProgress,
     features,
@@ -208,8 +215,12 @@ export function checkMessages(messages: unknown, where: string, option: string):
     if (typeof message.role !== "string" || !ROLES.has(message.role)) {
       throw optionError(where, `${option}[${index}].role`, '"system", "user", "assistant" or "tool"', message.role);
     }
-    if (typeof message.content !== "string") {
-      throw optionError(where, `${option}[${index}].content`, "a string", message.content);
+    const { content } = message;
+    if (typeof content !== "string") {
+      if (!Array.isArray(content))
+        throw optionError(where, `${option}[${index}].content`, "a string or an array of content parts", content);
+      const problem = contentPartsProblem(content, message.role === "system" || message.role === "assistant");
+      if (problem !== undefined) throw new TypeError(`${where}: ${option}[${index}].content${problem}`);
     }
     if (message.toolCalls !== undefined && !Array.isArray(message.toolCalls)) {
       throw optionError(where, `${option}[${index}].toolCalls`, "an array", message.toolCalls);

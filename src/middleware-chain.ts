@@ -2,6 +2,7 @@ import { isToolLoopError, ToolLoopError } from "./errors.js";
 import { type CallWrapper, failure } from "./execute-tool-call.js";
 import { subscribeAbort } from "./internal/abort.js";
 import { compose, type Next } from "./internal/compose.js";
+import { partsProblem } from "./internal/content-of.js";
 import { cutName, describeType, errorMessage, isPlainObject, isRecord, quoteName } from "./internal/describe.js";
 import { isAbortSignal, optionError } from "./internal/options.js";
 import { responseProblem } from "./internal/response-problem.js";
@@ -118,6 +119,8 @@ function toolResultProblem(value: unknown): string | undefined {
   try {
     if (typeof value.forLLM !== "string") return `a ToolResult whose forLLM is ${describeType(value.forLLM)}`;
     void value.isError;
+    const problem = partsProblem(value);
+    if (problem !== undefined) return `a ToolResult whose ${problem}`;
   } catch {
     return "a ToolResult that cannot be read";
   }

@@ -1,7 +1,7 @@
 import { contentText } from "./content-part.js";
 import { isToolLoopError, type ToolLoopError } from "./errors.js";
 import { type LinkedSignal, linkSignal, subscribeAbort } from "./internal/abort.js";
-import { contentOf } from "./internal/content-of.js";
+import { contentOf, messageContent } from "./internal/content-of.js";
 import { cutName, errorMessage, isRecord } from "./internal/describe.js";
 import { log } from "./internal/logger.js";
 import type { NormalizedToolCall } from "./internal/normalize-tool-call.js";
@@ -127,7 +127,8 @@ function appendAnswers(run: LoopState, calls: readonly NormalizedToolCall[], res
     const { call } = calls[index] as NormalizedToolCall;
     const result = results[index] as ToolResult;
     const isError = result.isError === true;
-    transcript.push({ role: "tool", content: contentOf(result), toolCallId: call.id, toolName: call.name, isError });
+    const content = messageContent(result, contentOf(result), run.config.maxResultBytes);
+    transcript.push({ role: "tool", content, toolCallId: call.id, toolName: call.name, isError });
     if (stoppedAt < 0 && isLoopBreaking !== undefined && !isError && isLoopBreaking(call.name)) stoppedAt = index;
   }
   return stoppedAt;

@@ -1,3 +1,4 @@
+import { type ContentPart, contentText } from "./content-part.js";
 import { cutName, errorMessage, isPlainObject, isRecord, jsonText } from "./internal/describe.js";
 import { checkProvider, optionError } from "./internal/options.js";
 import type { LLMProvider, LLMResponse, Message, ProviderToolCall, ToolCall, ToolDefinition } from "./provider.js";
@@ -219,8 +220,25 @@ function resultBlock(message: Message, call: ToolCall | undefined): string {
   const error = blockError(call);
   const name = error === undefined ? ` tool_name="${attribute(message.toolName ?? call?.name ?? "")}"` : "";
   const failed = message.isError === true || error !== undefined ? ' error="true"' : "";
-  const body = neutralise(error ?? (typeof message.content === "string" ? message.content : ""));
+  const body = neutralise(error ?? contentText(message.content));
   return `<tool_result${name} call_id="${attribute(message.toolCallId ?? "")}"${failed}>${body}</tool_result>`;
+}
+
+/** A tool answer as the model reads it: its block, then the result's images and files. */
+function answerContent(message: Message, call: ToolCall | undefined): string | ContentPart[] {
+  const block = resultBlock(message, call);
+  const media = Array.isArray(message.content)
+    ? message.content.filter((part) => isRecord(part) && part.type !== "text")
+    : [];
+  return media.length === 0 ? block : [{ type: "text", text: block }, ...media];
+}
+
+/** Two answers' contents in one user message: text joined by a line break, parts in order. */
+function joined(first: string | ContentPart[], second: string | ContentPart[]): string | ContentPart[] {
+  if (typeof first === "string" && typeof second === "string") return `${first}\n${second}`;
+  const asParts = (content: string | ContentPart[]): ContentPart[] =>
+    typeof content === "string" ? [{ type: "text", text: content }] : content;
+  return [...asParts(first), ...asParts(second)];
 }
 
 /**
@@ -267,12 +285,13 @@ export function withTextToolProtocol(provider: LLMProvider, options: TextToolPro
       if (message.role === "assistant") {
         calls = new Map((message.toolCalls ?? []).map((call) => [call?.id, call]));
         const blocks = (message.toolCalls ?? []).map(callBlock).filter((block) => block !== "");
-        const content = [message.content, ...blocks].filter((part) => part !== "").join("\n");
+        const content = [contentText(message.content), ...blocks].filter((part) => part !== "").join("\n");
         sent.push({ role: "assistant", content });
       } else if (message.role === "tool") {
-        const content = resultBlock(message, calls.get(message.toolCallId as string));
+        const content = answerContent(message, calls.get(message.toolCallId as string));
         if (role === "tool") sent.push({ ...message, content });
-        else if (merged !== undefined && sent[sent.length - 1] === merged) merged.content += `\n${content}`;
+        else if (merged !== undefined && sent[sent.length - 1] === merged)
+          merged.content = joined(merged.content, content);
         else {
           merged = { role: "user", content };
           sent.push(merged);
@@ -287,8 +306,10 @@ export function withTextToolProtocol(provider: LLMProvider, options: TextToolPro
     const system = sent.findIndex((message) => message.role === "system");
     const first = sent[system];
     if (first === undefined) sent.unshift({ role: "system", content: cachedPrompt });
-    else
-      sent[system] = { ...first, content: first.content === "" ? cachedPrompt : `${first.content}\n\n${cachedPrompt}` };
+    else {
+      const text = contentText(first.content);
+      sent[system] = { ...first, content: text === "" ? cachedPrompt : `${text}\n\n${cachedPrompt}` };
+    }
     return sent;
   };
 

@@ -124,10 +124,17 @@ export interface ToolLoopConfig<Output extends OutputSchema = OutputSchema> {
   maxRepeatedFailures?: number | undefined;
   /**
    * Longest tool message in the transcript: longer ones are cut with `[… N characters cut]`
-   * (results themselves stay whole), the repeated-failure note included. At least 128 (a smaller
+   * (results themselves stay whole), the repeated-failure note included. Counts text only: a
+   * message's images and files are kept whole (see `maxResultBytes`). At least 128 (a smaller
    * value is a `TypeError`). @default off
    */
   maxResultChars?: number | undefined;
+  /**
+   * Most decoded bytes of one tool result's `parts` (images and files, see `ToolResult.parts`):
+   * above it the tool message holds the result's text and a note saying the parts were not shown
+   * (parts are never cut). `maxResultChars` counts text only. @default 20 MB (20,971,520 bytes)
+   */
+  maxResultBytes?: number | undefined;
   /**
    * After each tool round, tick the hidden tools your code promoted for every run with
    * `registry.promoteTools` (`tickTTL`): a tool promoted with ttl n is offered in the next n

@@ -1,5 +1,4 @@
-import { type ContentPart, contentPartsProblem } from "./content-part.js";
-import { describeType } from "./internal/describe.js";
+import { type ContentPart, resultPartsProblem } from "./content-part.js";
 
 const TOOL_RESULT_BRAND = Symbol.for("toolloop.ToolResult");
 
@@ -244,7 +243,7 @@ export function errorResult(message: string): ToolResult {
 /**
  * A result that shows the model images or files (`parts`) after the text `forLLM`, which should say
  * what they are for a model that cannot see them. Throws a `TypeError` naming the part for a part of
- * none of {@link ContentPart}'s shapes.
+ * none of {@link ContentPart}'s shapes, or for more than 999 parts (the tool message adds the text).
  *
  * @example
  * ```ts
@@ -252,7 +251,7 @@ export function errorResult(message: string): ToolResult {
  * ```
  */
 export function mediaResult(forLLM: string, parts: readonly ContentPart[]): ToolResult {
-  const problem = Array.isArray(parts) ? contentPartsProblem(parts) : ` must be an array, got ${describeType(parts)}`;
+  const problem = resultPartsProblem(parts);
   if (problem !== undefined) throw new TypeError(`mediaResult: parts${problem}`);
   return new ToolResult({ forLLM, parts });
 }

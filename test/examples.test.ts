@@ -111,6 +111,11 @@ const expectations: Record<string, RegExp[]> = {
     /assistant \{"city":"Paris","celsius":21\}\nuser +Your answer was not accepted: advice: Invalid option/,
     /completed after 3 model calls: bring sunglasses \(21 °C in Paris\)/,
   ],
+  "vision-tool.ts": [
+    /user +"Here is our logo\. Does example\.com show it\?" \+ \[image from https:\/\/example\.com\/logo\.png\]/,
+    /tool +"Screenshot of https:\/\/example\.com \(1×1 PNG\)" \+ \[image image\/png, 68 bytes\]/,
+    /completed: I was shown 2 images/,
+  ],
   "openai.ts": [/OPENAI_API_KEY/],
   "anthropic.ts": [/ANTHROPIC_API_KEY/],
 };

@@ -131,6 +131,21 @@ describe("failures become error results naming the tool, with err set", () => {
     expect(result.err).toMatchObject({ code: "no_result" });
   });
 
+  it.each([
+    ["parts that are not an array", { 0: "x" }, "parts must be an array, got object"],
+    ["a part with an unknown key", [{ type: "text", text: "x", evil: 1 }], 'parts[0] has an unknown key "evil"'],
+    [
+      "a part with a data: URL",
+      [{ type: "file", mediaType: "application/pdf", data: `data:application/pdf;base64,${"A".repeat(1_000_000)}` }],
+      "parts[0] data must be base64 without a data: prefix",
+    ],
+  ])("a tool that returns %s gets an invalid-result answer (no_result), bounded", async (_case, parts, problem) => {
+    const shot = tool("shot", () => ({ forLLM: "x", parts, [Symbol.for("toolloop.ToolResult")]: true }) as never);
+    const result = await registryWith(shot).execute("shot", {});
+    expect(result.forLLM).toBe(`tool "shot" returned an invalid result: ${problem}`);
+    expect(result.err).toMatchObject({ code: "no_result" });
+  });
+
   it("accepts a string and a ToolResult from another copy of toolloop", async () => {
     const foreign = Object.assign(Object.create({ [Symbol.for("toolloop.ToolResult")]: true }), {
       forLLM: "from elsewhere",

@@ -19,7 +19,7 @@ import {
   type ToolLoopMiddleware,
   type ToolLoopResult,
   ToolRegistry,
-  type ToolResult,
+  ToolResult,
 } from "../src/index.js";
 import { ScriptedProvider, textResponse, toolCallResponse } from "../src/testing/index.js";
 import { tool } from "./helpers/loop-tools.js";
@@ -524,6 +524,25 @@ describe("what a middleware throws", () => {
     });
     expect(third).toMatchObject({ content: "c", isError: false });
     expect(result.content).toBe("done");
+  });
+
+  it("in wrapToolCall: a result with invalid parts is the middleware's failure, naming the part", async () => {
+    const { registry } = echoRegistry();
+    const provider = new ScriptedProvider([
+      toolCallResponse({ id: "c1", name: "echo", arguments: { text: "a" } }),
+      textResponse("done"),
+    ]);
+    const middleware: ToolLoopMiddleware = {
+      name: "shots",
+      wrapToolCall: async () =>
+        new ToolResult({ forLLM: "x", parts: [{ type: "image", mediaType: "image/png\r\nX: y", data: "" }] }),
+    };
+    const result = await runToolLoop({ provider, tools: registry, maxIterations: 3, middleware: [middleware] }, user);
+    expect(result.messages[2]).toMatchObject({
+      content:
+        'middleware "shots" failed: wrapToolCall returned a ToolResult whose parts[0] an image\'s mediaType must be image/png, image/jpeg, image/gif or image/webp',
+      isError: true,
+    });
   });
 
   it("in wrapToolCall: err is a ToolExecutionError (tool_failed) whose cause is what was thrown", async () => {

@@ -2,6 +2,7 @@ import { getEventListeners } from "node:events";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import * as z from "zod";
 import {
+  type ContentPart,
   createToolSearchTools,
   defineTool,
   errorResult,
@@ -11,6 +12,7 @@ import {
   type LLMProvider,
   type LLMResponse,
   type Message,
+  mediaResult,
   newToolResult,
   type ProgressUpdate,
   resumeToolLoop,
@@ -1888,9 +1890,14 @@ describe("configuration", () => {
       'runToolLoop: messages[0].role must be "system", "user", "assistant" or "tool", got "bot"',
     ],
     [
-      "content that is not a string",
+      "content that is neither a string nor parts",
+      [{ role: "user", content: 3 }],
+      "runToolLoop: messages[0].content must be a string or an array of content parts, got 3",
+    ],
+    [
+      "content parts that are not parts",
       [{ role: "user", content: ["hi"] }],
-      'runToolLoop: messages[0].content must be a string, got ["hi"]',
+      "runToolLoop: messages[0].content[0] must be a content part object, got string",
     ],
     [
       "toolCalls that is not an array",
@@ -2958,5 +2965,273 @@ describe("hidden tools (tickHiddenTools, issue 13)", () => {
   ])("rejects tickHiddenTools with %s (TypeError)", async (_, extra, message) => {
     const config = { provider: new ScriptedProvider([]), maxIterations: 1, ...extra } as unknown as ToolLoopConfig;
     await expect(runToolLoop(config, user)).rejects.toThrow(message);
+  });
+});
+
+describe("images and files (content parts)", () => {
+  const png: ContentPart = { type: "image", mediaType: "image/png", data: "iVBORw0KGgo=" };
+  const pdf: ContentPart = { type: "file", mediaType: "application/pdf", data: "JVBERi0=", filename: "a.pdf" };
+  const shot = (parts: unknown, forLLM = "Screenshot of the page") =>
+    tool("shot", () => new ToolResult({ forLLM, parts: parts as ContentPart[] }));
+  const oneShot = () => new ScriptedProvider([toolCallResponse({ id: "s", name: "shot" }), textResponse("seen")]);
+
+  it("user and tool messages may hold parts; system and assistant messages text parts; the provider gets them as given", async () => {
+    const messages: Message[] = [
+      { role: "system", content: [{ type: "text", text: "Be brief." }] },
+      { role: "user", content: [{ type: "text", text: "What is this?" }, png, pdf] },
+      { role: "assistant", content: [{ type: "text", text: "Let me look." }], toolCalls: [] },
+      { role: "user", content: [{ type: "image", url: "https://example.com/cat.png" }] },
+    ];
+    const provider = new ScriptedProvider([textResponse("A cat.")]);
+    const result = await runToolLoop({ provider, maxIterations: 1 }, messages);
+    expect(provider.calls[0]?.messages).toEqual(messages);
+    expect(result.messages.slice(0, 4)).toEqual(messages);
+  });
+
+  it.each<[string, Message[], string]>([
+    [
+      "an image in a system message",
+      [{ role: "system", content: [png] }],
+      "runToolLoop: messages[0].content[0] must be a text part: only user and tool messages may hold images and files",
+    ],
+    [
+      "a file in an assistant message",
+      [user[0] as Message, { role: "assistant", content: [{ type: "text", text: "x" }, pdf] }],
+      "runToolLoop: messages[1].content[1] must be a text part: only user and tool messages may hold images and files",
+    ],
+    [
+      "data that is not base64",
+      [
+        user[0] as Message,
+        user[0] as Message,
+        { role: "user", content: [png, png, png, { type: "image", mediaType: "image/png", data: "not base64" }] },
+      ],
+      "runToolLoop: messages[2].content[3] data is not base64",
+    ],
+    [
+      "a media type with CRLF",
+      [{ role: "user", content: [{ type: "file", mediaType: "text/plain\r\nX-Evil: 1", data: "" }] }],
+      "runToolLoop: messages[0].content[0] a file's mediaType must be a type/subtype token of at most 255 characters",
+    ],
+    [
+      "a __proto__ key",
+      JSON.parse('[{"role":"user","content":[{"type":"text","text":"x","__proto__":{"isAdmin":true}}]}]') as Message[],
+      'runToolLoop: messages[0].content[0] has an unknown key "__proto__"',
+    ],
+    [
+      "100,000 parts",
+      [{ role: "user", content: new Array<ContentPart>(100_000).fill({ type: "text", text: "x" }) }],
+      "runToolLoop: messages[0].content holds 100000 parts; at most 1000 are allowed",
+    ],
+  ])("messages with %s are a TypeError naming the message and the part", async (_case, messages, text) => {
+    const provider = new ScriptedProvider([]);
+    await expect(runToolLoop({ provider, maxIterations: 1 }, messages)).rejects.toThrow(new TypeError(text));
+    expect(provider.calls).toHaveLength(0);
+  });
+
+  it("a tool's parts follow its text in its tool message; the model is sent them", async () => {
+    const provider = oneShot();
+    const result = await runToolLoop(
+      {
+        provider,
+        tools: registryWith(tool("shot", () => mediaResult("Screenshot of the page", [png, pdf]))),
+        maxIterations: 2,
+      },
+      user,
+    );
+    const answer: Message = {
+      role: "tool",
+      content: [{ type: "text", text: "Screenshot of the page" }, png, pdf],
+      toolCallId: "s",
+      toolName: "shot",
+      isError: false,
+    };
+    expect(result.messages[2]).toEqual(answer);
+    expect(provider.calls[1]?.messages[2]).toEqual(answer);
+    expect(result.content).toBe("seen");
+  });
+
+  it("a result with an empty parts array keeps its text as a string", async () => {
+    const result = await runToolLoop({ provider: oneShot(), tools: registryWith(shot([])), maxIterations: 2 }, user);
+    expect(result.messages[2]?.content).toBe("Screenshot of the page");
+  });
+
+  it.each<[string, unknown, string]>([
+    ["parts that are not an array", "iVBORw0KGgo=", "parts must be an array, got string"],
+    [
+      "a part of no known shape",
+      [png, { type: "video", url: "https://a.example/v.mp4" }],
+      'parts[1] type must be "text", "image" or "file"',
+    ],
+    [
+      "a 10 MB data: URL",
+      [{ type: "image", mediaType: "image/png", data: `data:image/png;base64,${"A".repeat(10 * 1024 * 1024)}` }],
+      "parts[0] data must be base64 without a data: prefix",
+    ],
+    [
+      "a CRLF in a media type",
+      [{ type: "file", mediaType: `application/pdf\r\n${"x".repeat(1_000_000)}`, data: "" }],
+      "parts[0] a file's mediaType must be a type/subtype token of at most 255 characters",
+    ],
+    ["100,000 parts", new Array(100_000).fill(png), "parts holds 100000 parts; at most 999 are allowed"],
+  ])(
+    "a tool returning %s gets an invalid-result answer; the run goes on and nothing is logged in full",
+    async (_case, parts, problem) => {
+      const { logger, lines } = captureLogger();
+      const provider = oneShot();
+      const result = await runToolLoop({ provider, tools: [shot(parts)], maxIterations: 2, logger }, user);
+      const text = `tool "shot" returned an invalid result: ${problem}`;
+      expect(result.messages[2]).toMatchObject({ role: "tool", content: text, isError: true });
+      expect(result.content).toBe("seen");
+      expect(JSON.stringify(lines).length).toBeLessThan(20_000);
+      expect(lines.find((line) => line.msg === "tool call failed")?.error).toBe(text);
+    },
+  );
+
+  it("a megabyte image is sent whole but never logged, with logPayloads and debug too", async () => {
+    const { logger, lines } = captureLogger();
+    const data = "QUJD".repeat(256 * 1024); // 768 KiB decoded
+    const tools = new ToolRegistry({ logger, logPayloads: true });
+    tools.register(tool("shot", () => mediaResult("Screenshot", [{ type: "image", mediaType: "image/png", data }])));
+    const provider = oneShot();
+    await runToolLoop({ provider, tools, maxIterations: 2, logger }, user);
+    expect(provider.calls[1]?.messages[2]?.content).toEqual([
+      { type: "text", text: "Screenshot" },
+      { type: "image", mediaType: "image/png", data },
+    ]);
+    expect(lines.some((line) => line.msg === "tool call completed" && line.result === "Screenshot")).toBe(true);
+    expect(JSON.stringify(lines)).not.toContain("QUJDQUJD");
+  });
+
+  it("a result whose parts cannot be read is an invalid result", async () => {
+    const broken = tool("shot", () => {
+      const result = new ToolResult({ forLLM: "x" });
+      Object.defineProperty(result, "parts", {
+        get() {
+          throw new Error("no parts today");
+        },
+      });
+      return result;
+    });
+    const result = await runToolLoop({ provider: oneShot(), tools: registryWith(broken), maxIterations: 2 }, user);
+    expect(result.messages[2]?.content).toBe(
+      'tool "shot" returned an invalid result: parts cannot be read: no parts today',
+    );
+  });
+
+  it("maxResultBytes: parts above it are replaced by a note after the text (never cut); at it they are sent", async () => {
+    const data = "A".repeat(4 * 1024); // 3,072 bytes
+    const part: ContentPart = { type: "image", mediaType: "image/png", data };
+    const run = (maxResultBytes: number, parts: ContentPart[]) =>
+      runToolLoop({ provider: oneShot(), tools: registryWith(shot(parts)), maxIterations: 2, maxResultBytes }, user);
+    expect((await run(3_072, [part])).messages[2]?.content).toEqual([
+      { type: "text", text: "Screenshot of the page" },
+      part,
+    ]);
+    expect((await run(3_071, [part])).messages[2]?.content).toBe(
+      "Screenshot of the page\n[1 images or files not shown: 3072 bytes, over maxResultBytes (3071)]",
+    );
+    expect((await run(6_143, [part, part])).messages[2]?.content).toBe(
+      "Screenshot of the page\n[2 images or files not shown: 6144 bytes, over maxResultBytes (6143)]",
+    );
+  });
+
+  it("maxResultBytes is 20 MB by default", async () => {
+    // Base64 of `bytes` zero bytes.
+    const part = (bytes: number): ContentPart => {
+      const tail = ["", "AA==", "AAA="][bytes % 3] as string;
+      return { type: "file", mediaType: "application/pdf", data: "A".repeat(Math.floor(bytes / 3) * 4) + tail };
+    };
+    const run = (parts: ContentPart[]) =>
+      runToolLoop({ provider: oneShot(), tools: registryWith(shot(parts)), maxIterations: 2 }, user);
+    const limit = 20 * 1024 * 1024;
+    expect(Array.isArray((await run([part(limit)])).messages[2]?.content)).toBe(true);
+    expect((await run([part(limit - 3), part(6)])).messages[2]?.content).toBe(
+      `Screenshot of the page\n[2 images or files not shown: ${limit + 3} bytes, over maxResultBytes (${limit})]`,
+    );
+  });
+
+  it.each([0, -1, 1.5, "1024", Number.POSITIVE_INFINITY])("rejects maxResultBytes %j", async (value) => {
+    await expect(
+      runToolLoop({ provider: new ScriptedProvider([]), maxIterations: 1, maxResultBytes: value as never }, user),
+    ).rejects.toThrow(/runToolLoop: maxResultBytes must be an integer > 0, got /);
+  });
+
+  it("maxResultChars cuts the text only: the parts stay, and the repeated-failure note goes after the text", async () => {
+    const failing = tool("shot", () => new ToolResult({ forLLM: "e".repeat(5_000), isError: true, parts: [png] }));
+    const provider = new ScriptedProvider([
+      toolCallResponse({ id: "1", name: "shot" }),
+      toolCallResponse({ id: "2", name: "shot" }),
+    ]);
+    const result = await runToolLoop(
+      { provider, tools: registryWith(failing), maxIterations: 3, maxResultChars: 1_000, maxRepeatedFailures: 2 },
+      user,
+    );
+    expect(result.stopReason).toBe("repeated_failure");
+    const [first, second] = [result.messages[2]?.content, result.messages[4]?.content] as ContentPart[][];
+    expect(first?.[1]).toBe(png);
+    expect(second?.[1]).toBe(png);
+    const [cut, noted] = [first?.[0], second?.[0]] as { text: string }[];
+    expect(cut?.text.length).toBeLessThanOrEqual(1_000);
+    expect(cut?.text).toMatch(/\n\[… \d+ characters cut\]$/);
+    expect(noted?.text.length).toBeLessThanOrEqual(1_000);
+    expect(noted?.text).toMatch(
+      /characters cut\]\n\n\[This call failed 2 times in a row with the same error\. Stop retrying it\.\]$/,
+    );
+  });
+
+  it("an async result's parts are fed back with its text in the user message", async () => {
+    const { background, callbacks } = backgroundTool();
+    const provider = new ScriptedProvider([
+      toolCallResponse({ id: "bg", name: "background" }),
+      () => {
+        setTimeout(() => callbacks[0]?.(mediaResult("chart ready", [png])), 5);
+        return textResponse("working on it");
+      },
+      textResponse("Here is your chart."),
+    ]);
+    const result = await runToolLoop(
+      { provider, tools: registryWith(background), maxIterations: 5, awaitAsync: { timeoutMs: 5_000 } },
+      user,
+    );
+    expect(result.messages.at(-2)).toEqual({
+      role: "user",
+      content: [{ type: "text", text: "[async result from background (bg)] chart ready" }, png],
+    });
+  });
+
+  it("a checkpoint with parts survives JSON and resumes with the same parts", async () => {
+    const checkpoints: ToolLoopCheckpoint[] = [];
+    const messages: Message[] = [{ role: "user", content: [{ type: "text", text: "Look:" }, png] }];
+    await expect(
+      runToolLoop(
+        {
+          provider: new ScriptedProvider([toolCallResponse({ id: "s", name: "shot" }), new Error("network down")]),
+          tools: registryWith(tool("shot", () => mediaResult("Screenshot", [pdf, png]))),
+          maxIterations: 3,
+          onCheckpoint: (checkpoint) => void checkpoints.push(checkpoint),
+        },
+        messages,
+      ),
+    ).rejects.toThrow();
+    const saved = JSON.parse(JSON.stringify(checkpoints.at(-1))) as ToolLoopCheckpoint;
+    expect(saved.messages[2]?.content).toEqual([{ type: "text", text: "Screenshot" }, pdf, png]);
+    const provider = new ScriptedProvider([textResponse("done")]);
+    const result = await resumeToolLoop({ provider, tools: registryWith(echo), maxIterations: 3 }, saved);
+    expect(provider.calls[0]?.messages).toEqual(checkpoints.at(-1)?.messages);
+    expect(JSON.parse(JSON.stringify(result.messages))).toEqual(result.messages);
+    expect(result.messages[0]?.content).toEqual(messages[0]?.content);
+  });
+
+  it("a resumed checkpoint's messages are checked: a bad part is a TypeError naming it", async () => {
+    const checkpoint = {
+      version: 1,
+      messages: [user[0], { role: "user", content: [{ type: "image", url: "file:///etc/passwd" }] }],
+      iterations: 0,
+      pendingAsync: [],
+    } as unknown as ToolLoopCheckpoint;
+    await expect(resumeToolLoop({ provider: new ScriptedProvider([]), maxIterations: 1 }, checkpoint)).rejects.toThrow(
+      "resumeToolLoop: checkpoint.messages[1].content[0] url must be an http:, https: or gs: URL of at most 8,192 characters",
+    );
   });
 });

@@ -204,12 +204,55 @@ describe("withTextToolProtocol (Forge's text protocol as a provider wrapper)", (
     const history = [
       { role: "assistant", content: "hm", toolCalls: [null, { id: "a", name: "clock", arguments: {} }] },
       { role: "tool", content: "12:00" },
+      { role: "tool", content: null },
+      { role: "tool", content: [null, { type: "text", text: "ok" }] },
     ] as unknown as Message[];
     await withTextToolProtocol(inner).chat(history, undefined, "m", {});
     expect(sentTo(inner, 0)).toEqual([
       { role: "assistant", content: 'hm\n<tool>{"server_name":"local","tool_name":"clock","arguments":{}}</tool>' },
-      { role: "user", content: '<tool_result tool_name="" call_id="">12:00</tool_result>' },
+      {
+        role: "user",
+        content: [
+          '<tool_result tool_name="" call_id="">12:00</tool_result>',
+          '<tool_result tool_name="" call_id=""></tool_result>',
+          '<tool_result tool_name="" call_id="">ok</tool_result>',
+        ].join("\n"),
+      },
     ]);
+  });
+
+  it("parts: system and assistant text parts are read as text; a result's images follow its <tool_result> block", async () => {
+    const png = { type: "image" as const, mediaType: "image/png", data: "iVBORw0KGgo=" };
+    const history: Message[] = [
+      { role: "system", content: [{ type: "text", text: "Be brief." }] },
+      { role: "user", content: [{ type: "text", text: "Look:" }, png] },
+      {
+        role: "assistant",
+        content: [{ type: "text", text: "hm" }],
+        toolCalls: [
+          { id: "a", name: "shot", arguments: {} },
+          { id: "b", name: "clock", arguments: {} },
+        ],
+      },
+      { role: "tool", content: [{ type: "text", text: "Screenshot" }, png], toolCallId: "a", toolName: "shot" },
+      { role: "tool", content: "12:00", toolCallId: "b", toolName: "clock" },
+    ];
+    const tools = [{ type: "function" as const, function: { name: "clock", description: "time", parameters: {} } }];
+    for (const toolResultRole of ["user", "tool"] as const) {
+      const inner = new ScriptedProvider([textResponse("ok")]);
+      await withTextToolProtocol(inner, { toolResultRole }).chat(history, tools, "m", {});
+      const sent = sentTo(inner, 0);
+      expect(sent[0]?.content).toMatch(/^Be brief\.\n\n/);
+      expect(sent[1]).toEqual(history[1]);
+      expect(sent[2]?.content).toBe(
+        'hm\n<tool>{"server_name":"local","tool_name":"shot","arguments":{}}</tool>\n<tool>{"server_name":"local","tool_name":"clock","arguments":{}}</tool>',
+      );
+      const shot = { type: "text", text: '<tool_result tool_name="shot" call_id="a">Screenshot</tool_result>' };
+      const clock = '<tool_result tool_name="clock" call_id="b">12:00</tool_result>';
+      if (toolResultRole === "user")
+        expect(sent.slice(3)).toEqual([{ role: "user", content: [shot, png, { type: "text", text: clock }] }]);
+      else expect(sent.slice(3).map((message) => message.content)).toEqual([[shot, png], clock]);
+    }
   });
 
   it("a reply without blocks is returned as it is", async () => {

@@ -1,3 +1,4 @@
+import type { ContentPart } from "../content-part.js";
 import type { ToolResult } from "../tool-result.js";
 import { boundText, MAX_VALIDATION_MESSAGE_CHARS, quoteName, wholeEnd } from "./describe.js";
 
@@ -17,6 +18,34 @@ export function cutResult(text: string, max: number): string {
   // Room for the marker with the largest count it can show.
   const keep = wholeEnd(text, Math.max(0, max - `\n[… ${text.length} characters cut]`.length));
   return `${text.slice(0, keep)}\n[… ${text.length - keep} characters cut]`;
+}
+
+/**
+ * A message's content with its text cut to at most `max` characters (`maxResultChars`;
+ * `undefined`: no cut), `note` included and appended to its first text. Parts: the text parts share
+ * the budget in order, each that overflows cut as {@link cutResult} does (a part past the budget
+ * becomes its marker alone); images and files are kept whole, and no part given is changed.
+ */
+export function cutContent(
+  content: string | ContentPart[],
+  max: number | undefined,
+  note = "",
+): string | ContentPart[] {
+  let room = max === undefined ? Number.POSITIVE_INFINITY : max - note.length;
+  const cut = (text: string) => {
+    const kept = text.length <= room ? text : cutResult(text, room);
+    room = Math.max(0, room - kept.length);
+    return kept;
+  };
+  if (typeof content === "string") return cut(content) + note;
+  let first = true;
+  return content.map((part) => {
+    if (part.type !== "text") return part;
+    let text = cut(part.text);
+    if (first) text += note;
+    first = false;
+    return text === part.text ? part : { type: "text", text };
+  });
 }
 
 /**

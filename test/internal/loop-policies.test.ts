@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
+import type { ContentPart } from "../../src/content-part.js";
 import { errorResult, newToolResult } from "../../src/index.js";
-import { cutResult, MIN_RESULT_CHARS, RepeatedFailures } from "../../src/internal/loop-policies.js";
+import { cutContent, cutResult, MIN_RESULT_CHARS, RepeatedFailures } from "../../src/internal/loop-policies.js";
 
 describe("cutResult (maxResultChars)", () => {
   it.each([
@@ -67,5 +68,43 @@ describe("RepeatedFailures (maxRepeatedFailures)", () => {
       `"stopped: tool "read_file" failed 3 times in a row with the same error: no such file"`,
     );
     expect(RepeatedFailures.content("t", "e".repeat(100_000), 3).length).toBeLessThan(1_200);
+  });
+});
+
+describe("cutContent (maxResultChars on text or parts)", () => {
+  const png: ContentPart = { type: "image", mediaType: "image/png", data: "iVBORw0KGgo=" };
+  const text = (value: string): ContentPart => ({ type: "text", text: value });
+
+  it("a string: cut as cutResult does, leaving room for the note after it", () => {
+    expect(cutContent("x".repeat(100), 60, "!".repeat(20))).toBe(`${cutResult("x".repeat(100), 40)}${"!".repeat(20)}`);
+    expect(cutContent("abc", undefined, "!")).toBe("abc!");
+  });
+
+  it("parts within the limit are the same parts; the note goes after the first text", () => {
+    const parts = [text("abc"), png, text("def")];
+    expect(cutContent(parts, 100)).toEqual(parts);
+    const noted = cutContent(parts, undefined, " (note)") as ContentPart[];
+    expect(noted).toEqual([text("abc (note)"), png, text("def")]);
+    expect(noted[1]).toBe(png);
+    expect(parts[0]).toEqual(text("abc")); // the parts given are never changed
+  });
+
+  it("the text parts share the budget in order: the one that overflows is cut, later ones are their marker alone; images kept", () => {
+    const parts = [text("a".repeat(30)), png, text("b".repeat(100)), png, text("c".repeat(50))];
+    const cut = cutContent(parts, 80) as ContentPart[];
+    expect(cut[0]).toBe(parts[0]);
+    expect(cut[1]).toBe(png);
+    expect(cut[2]).toEqual(text(cutResult("b".repeat(100), 50)));
+    expect(cut[3]).toBe(png);
+    expect(cut[4]).toEqual(text("\n[… 50 characters cut]"));
+  });
+
+  it("with a note, text and note together stay within the limit", () => {
+    const note = "\n\n[This call failed 2 times in a row with the same error. Stop retrying it.]";
+    const cut = cutContent([text("e".repeat(5_000)), png], MIN_RESULT_CHARS, note) as ContentPart[];
+    const first = cut[0] as { text: string };
+    expect(first.text.length).toBeLessThanOrEqual(MIN_RESULT_CHARS);
+    expect(first.text.endsWith(note)).toBe(true);
+    expect(cut[1]).toBe(png);
   });
 });

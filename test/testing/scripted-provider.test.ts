@@ -37,6 +37,24 @@ describe("ScriptedProvider", () => {
     expect(provider.calls[0]?.messages).toEqual([{ role: "user", content: "before" }]);
   });
 
+  it("records messages with parts as they were sent (a copy: a later change to a part is not seen)", async () => {
+    const part = { type: "image" as const, mediaType: "image/png", data: "iVBORw0KGgo=" };
+    const messages: Message[] = [{ role: "user", content: [{ type: "text", text: "look" }, part] }];
+    const provider = new ScriptedProvider([(call) => textResponse(`${call.messages[0]?.content.length} parts`)]);
+    const result = await runToolLoop({ provider, maxIterations: 1 }, messages);
+    part.data = "AAAA";
+    expect(provider.calls[0]?.messages).toEqual([
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "look" },
+          { ...part, data: "iVBORw0KGgo=" },
+        ],
+      },
+    ]);
+    expect(result.content).toBe("2 parts");
+  });
+
   it("hands out copies of scripted responses, so the loop cannot change the script", async () => {
     const step = toolCallResponse({ id: "a", name: "t", arguments: { x: 1 } });
     const provider = new ScriptedProvider([step, step]);

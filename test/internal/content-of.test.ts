@@ -1,0 +1,84 @@
+import { describe, expect, it } from "vitest";
+import type { ContentPart } from "../../src/content-part.js";
+import { mediaResult, newToolResult, ToolResult } from "../../src/index.js";
+import { contentOf, DEFAULT_MAX_RESULT_BYTES, messageContent, partsProblem } from "../../src/internal/content-of.js";
+
+const png: ContentPart = { type: "image", mediaType: "image/png", data: "iVBORw0KGgo=" };
+
+describe("contentOf", () => {
+  it("is the result's text, or says why there is none", () => {
+    expect(contentOf(newToolResult("hi"))).toBe("hi");
+    expect(contentOf(new ToolResult({ forLLM: 3 as never }))).toBe("the tool's result has no text (got number)");
+  });
+});
+
+describe("partsProblem", () => {
+  it.each<[string, unknown, string | undefined]>([
+    ["no parts", undefined, undefined],
+    ["valid parts", [png], undefined],
+    ["not an array", { length: 1 }, "parts must be an array, got object"],
+    [
+      "a bad part",
+      [png, { type: "image", url: "ftp://a/b.png" }],
+      "parts[1] url must be an http:, https: or gs: URL of at most 8,192 characters",
+    ],
+  ])("%s", (_case, parts, problem) => {
+    expect(partsProblem(new ToolResult({ forLLM: "x", parts: parts as ContentPart[] }))).toBe(problem);
+  });
+
+  it("a getter that throws is a problem, bounded", () => {
+    const result = new ToolResult({ forLLM: "x" });
+    Object.defineProperty(result, "parts", {
+      get() {
+        throw new Error("e".repeat(100_000));
+      },
+    });
+    const problem = partsProblem(result) ?? "";
+    expect(problem.startsWith("parts cannot be read: eee")).toBe(true);
+    expect(problem.length).toBeLessThan(5_000);
+  });
+});
+
+describe("messageContent", () => {
+  it("is the text alone without parts, the text then the parts with them", () => {
+    expect(messageContent(newToolResult("x"), "x", DEFAULT_MAX_RESULT_BYTES)).toBe("x");
+    expect(messageContent(new ToolResult({ forLLM: "x", parts: [] }), "x", DEFAULT_MAX_RESULT_BYTES)).toBe("x");
+    expect(messageContent(mediaResult("x", [png]), "text", DEFAULT_MAX_RESULT_BYTES)).toEqual([
+      { type: "text", text: "text" },
+      png,
+    ]);
+  });
+
+  it("parts that went unchecked (an async callback's, a custom registry's) are checked: bad ones become a note", () => {
+    const result = new ToolResult({ forLLM: "x", parts: [{ type: "image", mediaType: "image/bmp", data: "" }] });
+    expect(messageContent(result, "x", DEFAULT_MAX_RESULT_BYTES)).toBe(
+      "x\n[images and files not shown: parts[0] an image's mediaType must be image/png, image/jpeg, image/gif or image/webp]",
+    );
+  });
+
+  it("megabytes of base64 are read once: checked when the call ends, not again when its message is built", () => {
+    let reads = 0;
+    const data = "A".repeat(4 * 1024 * 1024);
+    const part = {
+      type: "image",
+      mediaType: "image/png",
+      get data() {
+        reads++;
+        return data;
+      },
+    };
+    const result = new ToolResult({ forLLM: "x", parts: [part as unknown as ContentPart] });
+    expect(partsProblem(result)).toBeUndefined();
+    const afterCheck = reads;
+    expect(afterCheck).toBeGreaterThan(0);
+    expect(messageContent(result, "x", DEFAULT_MAX_RESULT_BYTES)).toEqual([{ type: "text", text: "x" }, part]);
+    expect(reads).toBe(afterCheck);
+  });
+
+  it("parts above maxBytes become a note with their size", () => {
+    expect(messageContent(mediaResult("x", [png]), "x", 7)).toBe(
+      "x\n[1 images or files not shown: 8 bytes, over maxResultBytes (7)]",
+    );
+    expect(DEFAULT_MAX_RESULT_BYTES).toBe(20 * 1024 * 1024);
+  });
+});
