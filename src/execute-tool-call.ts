@@ -293,6 +293,9 @@ function invalidArguments(name: string, error: string): ToolResult {
  * Runs the tool through the loop's middleware: each gets the call's request, and its `next` runs
  * the tool with the arguments and context it is given — arguments other than the validated object
  * validated again. `next` never rejects: what fails becomes an error result, as without middleware.
+ * When the middleware answer with the promise of a step whose result was known at once (a
+ * synchronous tool, passed through), that result itself: the call is then not awaited, as it is
+ * not without middleware.
  */
 function runWrapped(
   entry: RegisteredTool,
@@ -300,7 +303,7 @@ function runWrapped(
   context: ToolContext,
   options: CallOptions,
   abort: CallAbort | undefined,
-): Promise<ToolResult> {
+): ToolResult | Promise<ToolResult> {
   const { tool } = entry;
   const name = tool.name;
   const wrapper = options.wrap as CallWrapper;
@@ -311,7 +314,10 @@ function runWrapped(
     iteration: wrapper.iteration,
     context,
   };
-  return wrapper.wrap(request, async (sent) => {
+  // The last step's result when it was known at once, and the promise `next` gave for it.
+  let known: ToolResult | undefined;
+  let knownAs: Promise<ToolResult> | undefined;
+  const step = (sent: ToolCallRequest): ToolResult | Promise<ToolResult> => {
     const given = isRecord(sent) ? sent : request;
     let args = validated;
     if (given.arguments !== validated) {
@@ -321,11 +327,21 @@ function runWrapped(
     }
     try {
       const value = runExecute(tool, args, isRecord(given.context) ? given.context : context);
-      return normalizeResult(name, isThenable(value) ? await value : value);
+      if (!isThenable(value)) return normalizeResult(name, value);
+      const failed = (error: unknown) => describeFailure(name, error, abort, options.timeoutMs);
+      return Promise.resolve(value).then((settled) => normalizeResult(name, settled), failed);
     } catch (error) {
       return describeFailure(name, error, abort, options.timeoutMs);
     }
+  };
+  const answer = wrapper.wrap(request, (sent) => {
+    const result = step(sent);
+    if (isThenable(result)) return result;
+    known = result;
+    knownAs = Promise.resolve(result);
+    return knownAs;
   });
+  return answer === knownAs && known !== undefined ? known : answer;
 }
 
 /** `tool.execute(args, context)`, or for a `defineTool` tool the function behind it (see {@link DIRECT_EXECUTE}). */

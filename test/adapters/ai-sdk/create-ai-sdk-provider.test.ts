@@ -23,7 +23,6 @@ import {
   useReplayServers,
 } from "../../helpers/adapter-fixtures.js";
 import { type ReplayResponse, type ReplayServer, readSample } from "../../helpers/replay-server.js";
-import { loopSendsToolParts } from "../../helpers/tool-parts-probe.js";
 
 type Json = Record<string, unknown>;
 type ChatRequest = Json & { messages: Json[]; tools?: Json[]; model: string };
@@ -578,9 +577,6 @@ describe("toCallOptions", () => {
   });
 });
 
-// The loop test with media runs once the loop hands tool parts to providers (see the probe).
-const toolPartsInLoop = await loopSendsToolParts();
-
 describe("createAISDKProvider: images, files and structured output", () => {
   // A genuine PNG: the image of Ollama's documented vision request.
   const pig = (readSample<{ messages: Array<{ images: string[] }> }>("ollama-chat-request-images.json").messages[0]
@@ -800,36 +796,33 @@ describe("createAISDKProvider: images, files and structured output", () => {
     expect(calls).toHaveLength(0);
   });
 
-  it.runIf(toolPartsInLoop)(
-    "in the loop, a tool's mediaResult image reaches @ai-sdk/openai's Responses request as input_image",
-    async () => {
-      const server = await startServer([
-        okSample("openai-responses-response-function-call.pydantic-ai.json"),
-        okSample("openai-responses-followup-response.pydantic-ai.json"),
-      ]);
-      const model = createOpenAI({ apiKey: "test", baseURL: `${server.url}/v1` }).responses("gpt-4o");
-      const map = defineTool({
-        name: "get_capital",
-        description: "The capital of a country, with a map",
-        parameters: z.object({ country: z.string() }),
-        execute: ({ country }) => mediaResult(`A map of ${country}.`, [pigPart]),
-      });
+  it("in the loop, a tool's mediaResult image reaches @ai-sdk/openai's Responses request as input_image", async () => {
+    const server = await startServer([
+      okSample("openai-responses-response-function-call.pydantic-ai.json"),
+      okSample("openai-responses-followup-response.pydantic-ai.json"),
+    ]);
+    const model = createOpenAI({ apiKey: "test", baseURL: `${server.url}/v1` }).responses("gpt-4o");
+    const map = defineTool({
+      name: "get_capital",
+      description: "The capital of a country, with a map",
+      parameters: z.object({ country: z.string() }),
+      execute: ({ country }) => mediaResult(`A map of ${country}.`, [pigPart]),
+    });
 
-      const result = await runToolLoop(
-        { provider: createAISDKProvider({ model }), tools: registryOf(map), maxIterations: 3 },
-        [{ role: "user", content: "What is the capital of PotatoLand?" }],
-      );
+    const result = await runToolLoop(
+      { provider: createAISDKProvider({ model }), tools: registryOf(map), maxIterations: 3 },
+      [{ role: "user", content: "What is the capital of PotatoLand?" }],
+    );
 
-      expect(result.content).toBe("The capital of PotatoLand is Potato City.");
-      const input = (server.requests[1]?.body as { input?: Json[] } | undefined)?.input ?? [];
-      expect(input.find((item) => item.type === "function_call_output")).toEqual({
-        type: "function_call_output",
-        call_id: "call_YfwRsW8sUxDKipwyhWTzOXCA",
-        output: [
-          { type: "input_text", text: "A map of PotatoLand." },
-          { type: "input_image", image_url: `data:image/png;base64,${pig}` },
-        ],
-      });
-    },
-  );
+    expect(result.content).toBe("The capital of PotatoLand is Potato City.");
+    const input = (server.requests[1]?.body as { input?: Json[] } | undefined)?.input ?? [];
+    expect(input.find((item) => item.type === "function_call_output")).toEqual({
+      type: "function_call_output",
+      call_id: "call_YfwRsW8sUxDKipwyhWTzOXCA",
+      output: [
+        { type: "input_text", text: "A map of PotatoLand." },
+        { type: "input_image", image_url: `data:image/png;base64,${pig}` },
+      ],
+    });
+  });
 });

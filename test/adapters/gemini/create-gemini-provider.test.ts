@@ -778,45 +778,6 @@ describe("createGeminiProvider with responses it cannot read (D06)", () => {
   });
 });
 
-/**
- * Whether this build's loop takes parts: messages with image and file parts, and a tool's
- * `mediaResult` parts carried into its tool message. Issue 28's loop change brings both; on a
- * build without it the loop tests below that need them are skipped (the adapter's own tests,
- * through `chat`, run either way).
- */
-const loopTakesParts = (async () => {
-  const seen: Message[][] = [];
-  const file: ContentPart = { type: "file", mediaType: "application/pdf", data: "JVBERi0xLjQK" };
-  const probe = defineTool({
-    name: "p",
-    description: "p",
-    parameters: z.object({}),
-    execute: () => mediaResult("x", [file]),
-  });
-  const call = { id: "1", type: "function" as const, name: "p", arguments: {} };
-  try {
-    await runToolLoop(
-      {
-        provider: {
-          getDefaultModel: () => "m",
-          chat: async (messages) => {
-            seen.push([...messages]); // the loop keeps adding to the array it passes
-            return seen.length === 1
-              ? { content: "", toolCalls: [call], finishReason: "tool_calls" }
-              : { content: "done", toolCalls: [], finishReason: "stop" };
-          },
-        },
-        tools: registryOf(probe),
-        maxIterations: 2,
-      },
-      [{ role: "user", content: [{ type: "text", text: "go" }, file] }],
-    );
-  } catch {
-    return false;
-  }
-  return Array.isArray(seen[1]?.at(-1)?.content);
-})();
-
 /** Python's SDK sends bytes as base64url; a ContentPart (and @google/genai) holds standard base64. */
 function standardBase64(data: string): string {
   return data.replaceAll("-", "+").replaceAll("_", "/");
@@ -926,8 +887,7 @@ describe("createGeminiProvider: images, files and structured output", () => {
     expect(server.requests).toHaveLength(0);
   });
 
-  it("a run given such a part rejects with provider_failed, the UnsupportedContentError as cause", async (context) => {
-    if (!(await loopTakesParts)) context.skip();
+  it("a run given such a part rejects with provider_failed, the UnsupportedContentError as cause", async () => {
     const { server, client } = await replay([finalAnswer]);
     const messages: Message[] = [
       { role: "user", content: "Look:" },
@@ -1009,8 +969,7 @@ describe("createGeminiProvider: images, files and structured output", () => {
       });
     });
 
-    it("a loop whose tool returns mediaResult: the request carries the PDF in the function response", async (context) => {
-      if (!(await loopTakesParts)) context.skip();
+    it("a loop whose tool returns mediaResult: the request carries the PDF in the function response", async () => {
       const { server, client } = await replay([callGetFile, frFinal]);
       const getFile = defineTool({
         name: "get_file",

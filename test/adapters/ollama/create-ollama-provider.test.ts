@@ -28,7 +28,6 @@ import {
   useReplayServers,
 } from "../../helpers/adapter-fixtures.js";
 import { type ReplayResponse, type ReplayServer, readSample } from "../../helpers/replay-server.js";
-import { loopSendsToolParts } from "../../helpers/tool-parts-probe.js";
 
 // The structural client type accepts the real client.
 const _typeCheck: OllamaClientLike = new Ollama();
@@ -716,9 +715,6 @@ describe("createOllamaProvider with responses it cannot read (D06)", () => {
   });
 });
 
-// The loop tests with media run once the loop hands tool parts to providers (see the probe).
-const toolPartsInLoop = await loopSendsToolParts();
-
 describe("createOllamaProvider: images and structured output", () => {
   const vision = readSample<OllamaRequestBody>("ollama-chat-request-images.json");
   const visionResponse = readSample<Json>("ollama-chat-response-images.json");
@@ -859,7 +855,7 @@ describe("createOllamaProvider: images and structured output", () => {
     expect(server.requests).toHaveLength(0);
   });
 
-  describe.runIf(toolPartsInLoop)("in the loop", () => {
+  describe("in the loop", () => {
     const screenshot = (parts: ContentPart[]) =>
       defineTool({
         name: "screenshot",

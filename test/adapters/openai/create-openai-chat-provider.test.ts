@@ -28,7 +28,6 @@ import {
   registryOf,
   useReplayServers,
 } from "../../helpers/adapter-fixtures.js";
-import { loopCarriesParts } from "../../helpers/loop-carries-parts.js";
 import {
   type ReplayResponse,
   type ReplayServer,
@@ -946,8 +945,7 @@ describe("createOpenAIChatProvider with images, files, audio and structured outp
     expect(server.requests).toHaveLength(0);
   });
 
-  it("runs the loop with a tool returning mediaResult: the next request carries the image after the tool message", async (context) => {
-    if (!(await loopCarriesParts())) context.skip("this build's loop does not send a result's parts yet");
+  it("runs the loop with a tool returning mediaResult: the next request carries the image after the tool message", async () => {
     const { server, client } = await replay([
       okSample("openai-chat-response-tool-calls.pydantic-ai.json"),
       okSample("openai-chat-followup-response.pydantic-ai.json"),
@@ -974,8 +972,7 @@ describe("createOpenAIChatProvider with images, files, audio and structured outp
     });
   });
 
-  it("the loop rejects with provider_failed whose cause is the UnsupportedContentError, and sends nothing", async (context) => {
-    if (!(await loopCarriesParts())) context.skip("this build's loop does not take parts in messages yet");
+  it("the loop rejects with provider_failed whose cause is the UnsupportedContentError, and sends nothing", async () => {
     const { server, client } = await replay([okSample("openai-chat-response-image-url.json")]);
     const run = runToolLoop({ provider: createOpenAIChatProvider({ client }), maxIterations: 2 }, [
       { role: "user", content: [{ type: "image", url: "gs://bucket/photo.png" }] },

@@ -28,7 +28,6 @@ import {
   registryOf,
   useReplayServers,
 } from "../../helpers/adapter-fixtures.js";
-import { loopCarriesParts } from "../../helpers/loop-carries-parts.js";
 import {
   type ReplayResponse,
   type ReplayServer,
@@ -673,8 +672,7 @@ describe("createOpenAIResponsesProvider with images, files and structured output
     expect(server.requests).toHaveLength(0);
   });
 
-  it("runs the loop with a tool returning mediaResult: function_call_output carries the text and the image", async (context) => {
-    if (!(await loopCarriesParts())) context.skip("this build's loop does not send a result's parts yet");
+  it("runs the loop with a tool returning mediaResult: function_call_output carries the text and the image", async () => {
     const { server, client } = await replay([
       { body: functionCallResponse({ call_id: "call_1", name: "screenshot", arguments: "{}" }) },
       finalAnswer(),
