@@ -874,20 +874,22 @@ describe("createMcpServer: a result's parts", () => {
     });
   });
 
-  it("parts a tool built by hand that are no content parts are not sent: the client reads why", async () => {
+  it("parts a tool built by hand that are no content parts are not sent: the registry refuses the result, and the client reads why", async () => {
     const bad = new ToolResult({
       forLLM: "here",
       parts: [{ type: "image", mediaType: "image/png\r\nX: 1", data: png.data }],
     });
     const { client } = await connect(registryWith(tool("bad", () => bad)));
+    // The registry checks a result's parts when its call ends (to-mcp-content.test.ts covers the
+    // server's own check, for a registry that does not).
     expect(await client.callTool({ name: "bad" })).toEqual({
       content: [
-        { type: "text", text: "here" },
         {
           type: "text",
-          text: "[the result's parts were not sent: parts[0] an image's mediaType must be image/png, image/jpeg, image/gif or image/webp]",
+          text: 'tool "bad" returned an invalid result: parts[0] an image\'s mediaType must be image/png, image/jpeg, image/gif or image/webp',
         },
       ],
+      isError: true,
     });
   });
 });

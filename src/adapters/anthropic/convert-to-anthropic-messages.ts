@@ -191,7 +191,8 @@ function mediaBlock(part: ContentPart, messageIndex: number): AnthropicMediaBloc
   }
   // Shown at most 255 characters of a media type the loop checked; never the data.
   const shown = JSON.stringify(part.mediaType.slice(0, 255));
-  throw unsupportedContent(CONTENT_PROVIDER,
+  throw unsupportedContent(
+    CONTENT_PROVIDER,
     part,
     messageIndex,
     `documents are application/pdf or text/plain and images png, jpeg, gif or webp, got ${shown}`,

@@ -139,7 +139,12 @@ function userPart(part: ContentPart, messageIndex: number): GeminiPart {
   if (part.type === "file") return { inlineData: { mimeType: part.mediaType, data: part.data } };
   if ("url" in part) {
     if (part.mediaType === undefined) {
-      throw unsupportedContent(CONTENT_PROVIDER, part, messageIndex, "fileData needs a mimeType: give the part a mediaType");
+      throw unsupportedContent(
+        CONTENT_PROVIDER,
+        part,
+        messageIndex,
+        "fileData needs a mimeType: give the part a mediaType",
+      );
     }
     if (!IMAGE_TYPES.has(part.mediaType)) throw unsupportedImage(part, part.mediaType, messageIndex);
     return { fileData: { mimeType: part.mediaType, fileUri: part.url } };
@@ -151,7 +156,12 @@ function userPart(part: ContentPart, messageIndex: number): GeminiPart {
 function unsupportedImage(part: ContentPart, mediaType: unknown, messageIndex: number) {
   // Echoed bounded: `chat` may be given parts the loop never checked.
   const shown = showValue(mediaType);
-  return unsupportedContent(CONTENT_PROVIDER, part, messageIndex, `Gemini reads PNG, JPEG and WebP images, not ${shown}`);
+  return unsupportedContent(
+    CONTENT_PROVIDER,
+    part,
+    messageIndex,
+    `Gemini reads PNG, JPEG and WebP images, not ${shown}`,
+  );
 }
 
 /** A media part a multimodal function response can hold: inline, of a type the docs list. */

@@ -95,7 +95,7 @@ describe("toOpenAIResponsesInput", () => {
       { role: "user", content: [{ type: "file", mediaType: "audio/wav", data: "UklGRg==" }] },
     ]);
     expect(isUnsupportedContentError(audio)).toBe(true);
-    expect(audio).toMatchObject({ provider: "openai-responses", part: "file", messageIndex: 1 });
+    expect(audio).toMatchObject({ provider: "openai", part: "file", messageIndex: 1 });
     expect((audio as Error).message).toMatch(/no audio input/);
     expect(
       thrown([
@@ -109,6 +109,6 @@ describe("toOpenAIResponsesInput", () => {
           toolCallId: "c1",
         },
       ]),
-    ).toMatchObject({ code: "unsupported_content", provider: "openai-responses", part: "image", messageIndex: 1 });
+    ).toMatchObject({ code: "unsupported_content", provider: "openai", part: "image", messageIndex: 1 });
   });
 });

@@ -663,7 +663,7 @@ describe("createOpenAIResponsesProvider with images, files and structured output
     ];
     await expect(provider.chat(messages, undefined, "gpt-4o", {})).rejects.toMatchObject({
       code: "unsupported_content",
-      provider: "openai-responses",
+      provider: "openai",
       part: "file",
       messageIndex: 0,
     });
