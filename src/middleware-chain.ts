@@ -80,26 +80,38 @@ function invokeToolLayer(
   next: Next<ToolCallRequest, ToolResult>,
 ): Promise<ToolResult> {
   // The name is read before the hook runs: a middleware may change the request it was given.
-  const { toolName } = request;
-  let forwarded: Promise<ToolResult> | undefined;
-  const forward = (sent: ToolCallRequest) => (forwarded = next(sent));
+  return callLayer(layer, request, next, checkedToolAnswer, request.toolName);
+}
+
+/**
+ * Calls a layer's hook with a `next` that keeps what it returned. A hook that answers with that
+ * promise itself (a pass-through) gets it back as it is: it was checked, and its failure claimed,
+ * further in — no second look, no extra promise. Any other answer, or a throw, goes to `check`
+ * (with `context`, so that no closure is made per call).
+ */
+function callLayer<Request, Result, Context>(
+  layer: Layer<Request, Result>,
+  request: Request,
+  next: Next<Request, Result>,
+  check: (layer: Layer<Request, Result>, answer: unknown, context: Context) => Promise<Result>,
+  context: Context,
+): Promise<Result> {
+  let forwarded: Promise<Result> | undefined;
+  const forward = (sent: Request) => (forwarded = next(sent));
   let answer: unknown;
   try {
     answer = layer.hook.call(layer.owner, request, forward);
   } catch (error) {
     answer = Promise.reject(error);
   }
-  // What `next` returned, passed on as it is, is already the call's result: nothing to check, no
-  // extra promise (a pass-through middleware costs the call no more than its own call).
-  if (answer === forwarded && forwarded !== undefined) return forwarded;
-  return checkedToolAnswer(layer, toolName, answer);
+  return answer === forwarded && forwarded !== undefined ? forwarded : check(layer, answer, context);
 }
 
 /** A tool-call middleware's answer (or failure) as the call's result. */
 async function checkedToolAnswer(
   layer: Layer<ToolCallRequest, ToolResult>,
-  toolName: string,
   answer: unknown,
+  toolName: string,
 ): Promise<ToolResult> {
   let result: unknown;
   try {
@@ -138,6 +150,8 @@ export class ModelCallChain {
   readonly #step: Next<ModelCallRequest, LLMResponse>;
   // Made on the first failure: most runs have none.
   #authors: Map<unknown, string | undefined> | undefined;
+  // Made once per run: callLayer's check of an answer that is not what `next` returned.
+  readonly #check = (layer: Layer<ModelCallRequest, LLMResponse>, answer: unknown) => this.#checked(layer, answer);
 
   /**
    * @param send the provider call: its response or a promise of it (it may throw)
@@ -208,18 +222,7 @@ export class ModelCallChain {
     request: ModelCallRequest,
     next: Next<ModelCallRequest, LLMResponse>,
   ): Promise<LLMResponse> {
-    let forwarded: Promise<LLMResponse> | undefined;
-    const forward = (sent: ModelCallRequest) => (forwarded = next(sent));
-    let answer: unknown;
-    try {
-      answer = layer.hook.call(layer.owner, request, forward);
-    } catch (error) {
-      answer = Promise.reject(error);
-    }
-    // What `next` returned, passed on as it is, was checked inside (and its failure claimed): no
-    // second look, no extra promise.
-    if (answer === forwarded && forwarded !== undefined) return forwarded;
-    return this.#checked(layer, answer);
+    return callLayer(layer, request, next, this.#check, undefined);
   }
 
   /** A model-call middleware's answer, checked; what it threw or returned wrongly is claimed as its own. */
