@@ -1,6 +1,6 @@
 import { type ContentPart, contentText } from "../../content-part.js";
 import type { Message } from "../../provider.js";
-import { toolAnswerParts, unsupportedContent } from "../shared/content.js";
+import { base64Bytes, toolAnswerParts, unsupportedContent } from "../shared/content.js";
 import { argumentsObject, assistantTurnParts } from "../shared/transcript.js";
 
 /** A `text` content block. */
@@ -160,10 +160,7 @@ const IMAGE_TYPES = new Set(["image/png", "image/jpeg", "image/gif", "image/webp
 
 /** A plain text file's base64 bytes as text (UTF-8; invalid sequences become U+FFFD). */
 function decodedText(data: string): string {
-  const binary = atob(data);
-  const bytes = new Uint8Array(binary.length);
-  for (let index = 0; index < binary.length; index++) bytes[index] = binary.charCodeAt(index);
-  return new TextDecoder().decode(bytes);
+  return new TextDecoder().decode(base64Bytes(data));
 }
 
 /**

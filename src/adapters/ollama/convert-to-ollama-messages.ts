@@ -1,6 +1,6 @@
 import type { ContentPart } from "../../content-part.js";
 import type { Message, ToolCall } from "../../provider.js";
-import { unsupportedContent } from "../shared/content.js";
+import { base64Bytes, unsupportedContent } from "../shared/content.js";
 import { callsById, providerMetadataOf } from "../shared/transcript.js";
 
 /** A tool call in an Ollama message (`id` and `function.index` are sent by newer servers only). */
@@ -51,9 +51,6 @@ function serverId(call: ToolCall | undefined): string | undefined {
 /** The name in an {@link UnsupportedContentError}. */
 const PROVIDER_ID = "ollama";
 
-/** Node's `Buffer` when there is one (its base64 decoder is native); absent in browsers. */
-const NodeBuffer = (globalThis as { Buffer?: { from(data: string, encoding: "base64"): Uint8Array } }).Buffer;
-
 /**
  * Each image part's bytes, decoded once: the loop sends the same part objects on every step, and
  * decoding 20 MB takes about half a second.
@@ -64,13 +61,7 @@ const decoded = new WeakMap<object, Uint8Array>();
 function imageBytes(part: { data: string }): Uint8Array {
   const known = decoded.get(part);
   if (known !== undefined) return known;
-  let bytes: Uint8Array;
-  if (NodeBuffer !== undefined) bytes = NodeBuffer.from(part.data, "base64");
-  else {
-    const binary = atob(part.data);
-    bytes = new Uint8Array(binary.length);
-    for (let index = 0; index < binary.length; index++) bytes[index] = binary.charCodeAt(index);
-  }
+  const bytes = base64Bytes(part.data);
   decoded.set(part, bytes);
   return bytes;
 }

@@ -10,6 +10,18 @@ export function dataUrl(part: InlinePart): string {
   return `data:${part.mediaType};base64,${part.data}`;
 }
 
+// Node's Buffer when there is one (it decodes megabytes natively); `atob` elsewhere (browsers).
+const NodeBuffer = (globalThis as { Buffer?: { from(data: string, encoding: "base64"): Uint8Array } }).Buffer;
+
+/** The bytes of base64 text (a part's `data`, already checked where the part was made). */
+export function base64Bytes(data: string): Uint8Array {
+  if (NodeBuffer !== undefined) return NodeBuffer.from(data, "base64");
+  const binary = atob(data);
+  const bytes = new Uint8Array(binary.length);
+  for (let index = 0; index < binary.length; index++) bytes[index] = binary.charCodeAt(index);
+  return bytes;
+}
+
 /** A message's content as parts: a string is one text part (none when it is empty). */
 export function contentParts(content: string | readonly ContentPart[]): readonly ContentPart[] {
   if (typeof content !== "string") return content;
