@@ -44,7 +44,7 @@ export type ContentPart =
 export const MAX_CONTENT_PARTS = 1_000;
 
 /** The media types an image part may have (the ones every adapted provider reads). */
-const IMAGE_TYPES = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
+export const IMAGE_MEDIA_TYPES: ReadonlySet<string> = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
 /** A `type/subtype` token: no spaces, no line breaks, no parameters. */
 const MEDIA_TYPE = /^[A-Za-z0-9][\w!#$&^.+-]*\/[A-Za-z0-9][\w!#$&^.+-]*$/;
 /** A character base64 does not use (searched for, not matched whole: megabytes cost no backtracking). */
@@ -74,7 +74,7 @@ function problemOfData(data: unknown): string | undefined {
 function problemOfMediaType(mediaType: unknown, image: boolean): string | undefined {
   if (typeof mediaType !== "string") return `mediaType must be a string, got ${describeType(mediaType)}`;
   if (image)
-    return IMAGE_TYPES.has(mediaType)
+    return IMAGE_MEDIA_TYPES.has(mediaType)
       ? undefined
       : "an image's mediaType must be image/png, image/jpeg, image/gif or image/webp";
   return mediaType.length <= MAX_MEDIA_TYPE && MEDIA_TYPE.test(mediaType)

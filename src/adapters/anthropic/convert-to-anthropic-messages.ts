@@ -1,4 +1,4 @@
-import { type ContentPart, contentText } from "../../content-part.js";
+import { type ContentPart, contentText, IMAGE_MEDIA_TYPES } from "../../content-part.js";
 import type { Message } from "../../provider.js";
 import { base64Bytes, toolAnswerParts, unsupportedContent } from "../shared/content.js";
 import { argumentsObject, assistantTurnParts } from "../shared/transcript.js";
@@ -155,9 +155,6 @@ function assistantBlocks(message: Message): AnthropicContentBlockParam[] {
   });
 }
 
-/** The image types the API reads (a `file` part of one of them is sent as an image). */
-const IMAGE_TYPES = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
-
 /** A plain text file's base64 bytes as text (UTF-8; invalid sequences become U+FFFD). */
 function decodedText(data: string): string {
   return new TextDecoder().decode(base64Bytes(data));
@@ -175,7 +172,8 @@ function mediaBlock(part: ContentPart, messageIndex: number): AnthropicMediaBloc
   }
   if (part.type === "text") throw new TypeError("mediaBlock: a text part is not media");
   const mediaType = part.mediaType.toLowerCase();
-  if (IMAGE_TYPES.has(mediaType)) {
+  // The API reads the image types a part may have: a `file` part of one of them is sent as an image.
+  if (IMAGE_MEDIA_TYPES.has(mediaType)) {
     return { type: "image", source: { type: "base64", media_type: mediaType, data: part.data } };
   }
   if (part.type === "file" && (mediaType === "application/pdf" || mediaType === "text/plain")) {
