@@ -1,4 +1,9 @@
-import { InvalidProviderResponseError, isInvalidProviderResponseError, type ToolLoopError } from "./errors.js";
+import {
+  InvalidProviderResponseError,
+  isInvalidProviderResponseError,
+  isToolLoopError,
+  type ToolLoopError,
+} from "./errors.js";
 import { errorMessage, isPlainObject } from "./internal/describe.js";
 import { logEnabled, writeLine } from "./internal/logger.js";
 import { responseProblem } from "./internal/response-problem.js";
@@ -78,14 +83,15 @@ function callFailed(run: LoopState, error: unknown): ToolLoopError {
 }
 
 /**
- * One step's provider call (Go's `provider.Chat`): the registry's definitions offered, the
- * response checked and its usage counted. Rejects with the run's `ToolLoopError`; `undefined` when
- * the failed call was the final-answer call, which ends the run as without it.
+ * One step's provider call (Go's `provider.Chat`), the registry's definitions offered: what the
+ * loop awaits and hands to {@link answerOf}. Rejects with the run's `ToolLoopError`, or — without
+ * features — with the call's own failure, which {@link loopFailure} names.
  */
-export function callModel(run: LoopState, iteration: number): Promise<LLMResponse | undefined> {
+export function callModel(run: LoopState, iteration: number): Promise<unknown> {
   if (run.features !== undefined) return callAround(run, iteration);
   if (run.modelChain !== undefined) return callChain(run, run.modelChain, iteration);
-  // Nothing around the call: the provider's promise itself, without an async frame of its own.
+  // Nothing around the call: the provider's promise itself, awaited by the loop and its answer
+  // checked after (a promise and a tick less per step than a `then` here).
   const { transcript, signal } = run;
   const { provider, model, llmOptions } = run.config;
   const definitions = offered(run, iteration);
@@ -95,12 +101,31 @@ export function callModel(run: LoopState, iteration: number): Promise<LLMRespons
   } catch (error) {
     return Promise.reject(callError(run, error));
   }
-  return answer.then(
-    (response) => checked(run, response),
-    (error: unknown) => {
-      throw callError(run, error);
-    },
-  );
+  run.unchecked = "response";
+  return answer;
+}
+
+/**
+ * What {@link callModel}'s promise resolved to, as the loop takes it: the response checked (the
+ * run's `ToolLoopError` otherwise) and its usage counted; `undefined` when the failed call was the
+ * final-answer call, which ends the run as without it.
+ */
+export function answerOf(run: LoopState, answer: unknown): LLMResponse | undefined {
+  const { unchecked } = run;
+  if (unchecked === undefined) return answer as LLMResponse | undefined;
+  run.unchecked = undefined;
+  return unchecked === "response" ? checked(run, answer) : counted(run, answer as LLMResponse);
+}
+
+/**
+ * The run's error for what broke it: a `ToolLoopError` as it is, a provider call's failure as the
+ * call's (`"provider_failed"`, or `"aborted"`), anything else `"internal"`.
+ */
+export function loopFailure(run: LoopState, error: unknown): ToolLoopError {
+  if (isToolLoopError(error)) return error;
+  if (run.unchecked === undefined) return run.fail("internal", `tool loop failed: ${errorMessage(error)}`, error);
+  run.unchecked = undefined;
+  return callError(run, error);
 }
 
 /** The step's definitions (`undefined`: none to offer), after the step's `llm call` line. */
@@ -114,17 +139,20 @@ function offered(run: LoopState, iteration: number): ToolDefinition[] | undefine
 }
 
 /**
- * The provider call through the model-call middleware only, without an async frame: the chain has
- * checked the response (the provider's, then each middleware's), so only its usage is counted.
+ * The provider call through the model-call middleware only, without an async frame or a `then`:
+ * the chain has checked the response (the provider's, then each middleware's), so the loop only
+ * counts its usage.
  */
-function callChain(run: LoopState, chain: ModelCallChain, iteration: number): Promise<LLMResponse> {
+function callChain(run: LoopState, chain: ModelCallChain, iteration: number): Promise<unknown> {
   const request = chainRequest(run, offered(run, iteration), iteration);
-  return run.race(chain.call(request)).then(
-    (response) => counted(run, response),
-    (error: unknown) => {
-      throw callError(run, error);
-    },
-  );
+  let answer: Promise<unknown>;
+  try {
+    answer = run.race(chain.call(request));
+  } catch (error) {
+    return Promise.reject(callError(run, error));
+  }
+  run.unchecked = "usage";
+  return answer;
 }
 
 /** The provider call through the features and the model-call middleware. */

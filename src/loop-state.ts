@@ -38,6 +38,12 @@ export class LoopState {
   iterations: number;
   /** Token usage summed over this run's provider calls that reported it. */
   usage: UsageInfo | undefined;
+  /**
+   * A provider call's promise handed to the loop as it is: what its answer still needs (`"response"`:
+   * checked and its usage counted; `"usage"`: counted, the middleware chain checked it), and that its
+   * failure is to be named as the call's. `undefined` between calls.
+   */
+  unchecked: "response" | "usage" | undefined;
   // Call ids must be unique in the whole transcript (Anthropic rejects duplicates), also against
   // the caller's history: a provider may repeat ids across turns or send none.
   readonly #ids = new CallIds();

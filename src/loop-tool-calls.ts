@@ -147,9 +147,10 @@ function runGated(run: LoopState, calls: NormalizedToolCall[], iteration: number
 /**
  * Answers every call of a turn, in call order (results written back by index), concurrently — at
  * most `maxConcurrency` at once; with `tickHiddenTools`, the hidden tools promoted before the
- * round are ticked after it.
+ * round are ticked after it. A turn of one call may resolve to its result alone: {@link inOrder}
+ * makes the list.
  */
-export function answerCalls(run: LoopState, calls: NormalizedToolCall[], iteration: number): Promise<ToolResult[]> {
+export function answerCalls(run: LoopState, calls: NormalizedToolCall[], iteration: number): Promise<Answers> {
   const ticker = run.config.hiddenTools;
   if (ticker === undefined) return answerTurn(run, calls, iteration);
   const mark = ticker.mark();
@@ -160,16 +161,21 @@ export function answerCalls(run: LoopState, calls: NormalizedToolCall[], iterati
 }
 
 /** The turn's results: through the features (or the approval refusal), or straight to the registry. */
-function answerTurn(run: LoopState, calls: NormalizedToolCall[], iteration: number): Promise<ToolResult[]> {
+function answerTurn(run: LoopState, calls: NormalizedToolCall[], iteration: number): Promise<Answers> {
   const { config, scope } = run;
   if (run.features !== undefined || needsAnyApproval(config.tools, calls, scope.promotions)) {
     return runGated(run, calls, iteration);
   }
-  // One call, the usual turn: no promise of Promise.all's own, and no async frame around it.
-  if (calls.length === 1) return runCall(calls[0] as NormalizedToolCall, config, scope, undefined).then(inArray);
+  // One call, the usual turn: its own promise, awaited by the loop (no promise of Promise.all's or
+  // of an array's, no async frame around it).
+  if (calls.length === 1) return runCall(calls[0] as NormalizedToolCall, config, scope, undefined);
   return runPlain(calls, config, scope);
 }
 
-function inArray(result: ToolResult): ToolResult[] {
-  return [result];
+/** A turn's results as {@link answerCalls} resolves them: a list, or the result of its one call. */
+export type Answers = ToolResult[] | ToolResult;
+
+/** A turn's results as a list, in call order. */
+export function inOrder(answers: Answers): ToolResult[] {
+  return Array.isArray(answers) ? answers : [answers];
 }

@@ -1,5 +1,5 @@
 import { contentText } from "./content-part.js";
-import { isToolLoopError, type ToolLoopError } from "./errors.js";
+import type { ToolLoopError } from "./errors.js";
 import { type LinkedSignal, linkSignal, subscribeAbort } from "./internal/abort.js";
 import { contentOf, messageContent } from "./internal/content-of.js";
 import { cutName, errorMessage, isRecord } from "./internal/describe.js";
@@ -11,10 +11,10 @@ import { loopBreakingTest, stoppedBy, stoppedTurn } from "./loop-breaking-stop.j
 import type { RunScope } from "./loop-call.js";
 import type { Stop } from "./loop-feature.js";
 import { logRun } from "./loop-logging.js";
-import { callModel, modelCallChain } from "./loop-model-call.js";
+import { answerOf, callModel, loopFailure, modelCallChain } from "./loop-model-call.js";
 import { checkMessages, type ResolvedConfig, resolveConfig, resolveContext } from "./loop-options.js";
 import { LoopState } from "./loop-state.js";
-import { answerCalls } from "./loop-tool-calls.js";
+import { answerCalls, inOrder } from "./loop-tool-calls.js";
 import { runThroughMiddleware } from "./middleware-chain.js";
 import type { InferOutput, OutputSchema } from "./output-schema.js";
 import type { LLMResponse, Message } from "./provider.js";
@@ -76,7 +76,7 @@ async function loop(
       const iteration = run.step(calls === undefined);
       let response: LLMResponse | undefined;
       if (calls === undefined) {
-        response = await callModel(run, iteration);
+        response = answerOf(run, await callModel(run, iteration));
         // The extra final-answer call failed: the run ends as it would have without it.
         if (response === undefined) return run.result("", "max_iterations");
         const content = typeof response.content === "string" ? response.content : "";
@@ -94,7 +94,7 @@ async function loop(
         // Not `await features?.…`: awaiting `undefined` would still cost the minimal loop a tick.
         if (features !== undefined) await features.callsMade(transcript, iteration);
       }
-      const results = await answerCalls(run, calls, iteration);
+      const results = inOrder(await answerCalls(run, calls, iteration));
       const stoppedAt = appendAnswers(run, calls, results);
       const stop =
         features === undefined
@@ -109,7 +109,7 @@ async function loop(
     return run.result("", "max_iterations");
   } catch (error) {
     // The loop only ever rejects with a ToolLoopError, whatever broke (a registry that throws …).
-    throw isToolLoopError(error) ? error : run.fail("internal", `tool loop failed: ${errorMessage(error)}`, error);
+    throw loopFailure(run, error);
   } finally {
     run.dispose();
   }
