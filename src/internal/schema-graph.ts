@@ -25,15 +25,27 @@ const NESTED_LIST_OR_SINGLE = ["items", "prefixItems"] as const;
 /** Keywords whose value is literal data, never a subschema. */
 const DATA_KEYWORDS = new Set(["default", "enum", "const", "examples", "required"]);
 
+/** Keywords whose arrays of property names Ajv checks name by name (no loop): each name counts. */
+const NAME_LIST_MAPS = ["dependencies", "dependentRequired"] as const;
+/** Keywords whose value is literal data validation compares values with. */
+const LITERAL_KEYWORDS = ["enum", "const"] as const;
+
 /**
- * Keywords Ajv generates code for; the rest (`description`, `title`, `default`, `examples`,
- * `format` — not asserted —, vendor keywords …) compile to nothing.
+ * Keywords Ajv generates code for: those with subschemas, names or literal data above, and these;
+ * the rest (`description`, `title`, `default`, `examples`, `format` — not asserted —, vendor
+ * keywords …) compile to nothing.
  */
-const CHECKING_KEYWORDS = new Set([
+const CHECKING_KEYWORDS = new Set<string>([
+  ...IN_PLACE_SINGLE,
+  ...IN_PLACE_LIST,
+  ...IN_PLACE_MAP,
+  ...NESTED_SINGLE,
+  ...NESTED_MAP,
+  ...NESTED_LIST_OR_SINGLE,
+  ...NAME_LIST_MAPS,
+  ...LITERAL_KEYWORDS,
   "type",
   "nullable",
-  "enum",
-  "const",
   "multipleOf",
   "maximum",
   "exclusiveMaximum",
@@ -50,40 +62,15 @@ const CHECKING_KEYWORDS = new Set([
   "maxProperties",
   "minProperties",
   "required",
-  "dependentRequired",
-  "dependencies",
-  "dependentSchemas",
   "$ref",
   "$dynamicRef",
   "$recursiveRef",
   "$dynamicAnchor",
   "$recursiveAnchor",
-  "not",
-  "if",
-  "then",
-  "else",
-  "allOf",
-  "anyOf",
-  "oneOf",
-  "items",
-  "prefixItems",
-  "additionalItems",
-  "contains",
-  "properties",
-  "patternProperties",
-  "additionalProperties",
-  "propertyNames",
-  "unevaluatedItems",
-  "unevaluatedProperties",
 ]);
-/** Keywords whose arrays of property names Ajv checks name by name (no loop): each name counts. */
-const NAME_LIST_MAPS = ["dependencies", "dependentRequired"] as const;
 
 /** Compile units of a `false` subschema (measured: as much as `{ type: "string" }`). */
 export const FALSE_UNITS = 2;
-/** Keywords whose value is literal data validation compares values with. */
-const LITERAL_KEYWORDS = ["enum", "const"] as const;
-
 /** The graph's shared node for `true`, `false` and meta-schemas: one check, no keywords, no edges. */
 export const LEAF = 0;
 /** In {@link SchemaGraph.compiledRefs}: a reference to a meta-schema, and one to `false`. */
