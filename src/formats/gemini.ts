@@ -70,7 +70,10 @@ const TYPE_KEYWORDS = new Map<string, readonly GeminiSchemaType[]>(
       [["OBJECT"], ["properties", "required", "minProperties", "maxProperties"]],
       [["ARRAY"], ["items", "prefixItems", "minItems", "maxItems"]],
       [["STRING"], ["pattern", "minLength", "maxLength"]],
-      [["NUMBER", "INTEGER"], ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"]],
+      [
+        ["NUMBER", "INTEGER"],
+        ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"],
+      ],
     ] as const
   ).flatMap(([types, keywords]) => keywords.map((keyword) => [keyword, types] as const)),
 );
@@ -79,10 +82,7 @@ const TYPE_KEYWORDS = new Map<string, readonly GeminiSchemaType[]>(
 function branchOf(node: Record<string, unknown>, type: GeminiSchemaType, name: unknown): Record<string, unknown> {
   const entries = Object.entries(node).filter(
     ([key]) =>
-      key !== "description" &&
-      key !== "default" &&
-      key !== "type" &&
-      (TYPE_KEYWORDS.get(key)?.includes(type) ?? true),
+      key !== "description" && key !== "default" && key !== "type" && (TYPE_KEYWORDS.get(key)?.includes(type) ?? true),
   );
   // Object.fromEntries: a "__proto__" key stays a key.
   return Object.fromEntries([...entries, ["type", name]]);
