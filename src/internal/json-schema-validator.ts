@@ -11,7 +11,7 @@ import {
   startPatternWork,
 } from "./linear-regexp.js";
 import { require } from "./require.js";
-import { addCost, NO_COST, type SchemaCost, SchemaLimitError, subtractCost } from "./schema-cost.js";
+import { addCost, MEASURES, NO_COST, type SchemaCost, SchemaLimitError, subtractCost } from "./schema-cost.js";
 import { analyseSchema, type SchemaAnalysis } from "./schema-limits.js";
 import { withLinearUniqueItems } from "./unique-items.js";
 import { formatAjvErrors } from "./validation-messages.js";
@@ -185,14 +185,7 @@ let cachedCost: SchemaCost = NO_COST;
 function cacheByText(text: string, compiled: CompiledSchema): void {
   byText.set(text, compiled);
   cachedCost = addCost(cachedCost, compiled.cost);
-  while (
-    byText.size > MAX_CACHED_TEXTS ||
-    cachedCost.subschemas > CACHED_COST.subschemas ||
-    cachedCost.keywords > CACHED_COST.keywords ||
-    cachedCost.patterns > CACHED_COST.patterns ||
-    cachedCost.literals > CACHED_COST.literals ||
-    cachedCost.compiled > CACHED_COST.compiled
-  ) {
+  while (byText.size > MAX_CACHED_TEXTS || MEASURES.some(([measure]) => cachedCost[measure] > CACHED_COST[measure])) {
     const [oldest, evicted] = byText.entries().next().value as [string, CompiledSchema];
     byText.delete(oldest);
     cachedCost = subtractCost(cachedCost, evicted.cost);
