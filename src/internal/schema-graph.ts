@@ -5,22 +5,38 @@ import { type SchemaCost, SchemaLimitError } from "./schema-cost.js";
 
 // ─── The graph of subschemas ────────────────────────────────────────────────────────────────────
 
-/** Keywords whose subschema applies to the value itself. */
-const IN_PLACE_SINGLE = ["not", "if", "then", "else"] as const;
-const IN_PLACE_LIST = ["allOf", "anyOf", "oneOf"] as const;
-/** Maps of subschemas applied to the value itself (`dependencies` also holds arrays of names). */
-const IN_PLACE_MAP = ["dependentSchemas", "dependencies"] as const;
-/** Keywords whose subschema applies to a property, an item or a key of the value. */
-const NESTED_SINGLE = [
-  "additionalProperties",
-  "unevaluatedProperties",
-  "propertyNames",
-  "additionalItems",
-  "contains",
-  "unevaluatedItems",
-] as const;
-const NESTED_MAP = ["properties", "patternProperties"] as const;
-const NESTED_LIST_OR_SINGLE = ["items", "prefixItems"] as const;
+/** How a keyword holds subschemas: one, a list, a map (by name) of them, or a list or one. */
+const ONE = 0;
+const LIST = 1;
+const MAP = 2;
+const LIST_OR_ONE = 3;
+
+/**
+ * Keywords with subschemas, in the order they are expanded: how each holds them, and whether they
+ * apply to the value itself (else to a property, an item or a key of it). `dependencies` also holds
+ * arrays of names.
+ */
+const SUBSCHEMA_KEYWORDS = (
+  [
+    [true, ONE, ["not", "if", "then", "else"]],
+    [true, LIST, ["allOf", "anyOf", "oneOf"]],
+    [true, MAP, ["dependentSchemas", "dependencies"]],
+    [
+      false,
+      ONE,
+      [
+        "additionalProperties",
+        "unevaluatedProperties",
+        "propertyNames",
+        "additionalItems",
+        "contains",
+        "unevaluatedItems",
+      ],
+    ],
+    [false, MAP, ["properties", "patternProperties"]],
+    [false, LIST_OR_ONE, ["items", "prefixItems"]],
+  ] as const
+).flatMap(([inPlace, shape, keywords]) => keywords.map((keyword) => [keyword, shape, inPlace] as const));
 
 /** Keywords whose value is literal data, never a subschema. */
 const DATA_KEYWORDS = new Set(["default", "enum", "const", "examples", "required"]);
@@ -36,12 +52,7 @@ const LITERAL_KEYWORDS = ["enum", "const"] as const;
  * keywords …) compile to nothing.
  */
 const CHECKING_KEYWORDS = new Set<string>([
-  ...IN_PLACE_SINGLE,
-  ...IN_PLACE_LIST,
-  ...IN_PLACE_MAP,
-  ...NESTED_SINGLE,
-  ...NESTED_MAP,
-  ...NESTED_LIST_OR_SINGLE,
+  ...SUBSCHEMA_KEYWORDS.map(([keyword]) => keyword),
   ...NAME_LIST_MAPS,
   ...LITERAL_KEYWORDS,
   "type",
@@ -263,31 +274,17 @@ export class SchemaGraph {
       this.#dynamicRefs.push(index);
     }
 
-    for (const keyword of IN_PLACE_SINGLE) if (Object.hasOwn(schema, keyword)) this.#sub(node, schema[keyword], true);
-    for (const keyword of IN_PLACE_LIST) {
-      const list = schema[keyword];
-      if (Array.isArray(list) && Object.hasOwn(schema, keyword)) for (const item of list) this.#sub(node, item, true);
-    }
-    for (const keyword of IN_PLACE_MAP) {
-      const map = schema[keyword];
-      if (isRecord(map) && Object.hasOwn(schema, keyword)) {
-        for (const key of Object.keys(map)) this.#sub(node, map[key], true);
-      }
-    }
-    for (const keyword of NESTED_SINGLE) if (Object.hasOwn(schema, keyword)) this.#sub(node, schema[keyword], false);
-    for (const keyword of NESTED_MAP) {
-      const map = schema[keyword];
-      if (!isRecord(map) || !Object.hasOwn(schema, keyword)) continue;
-      for (const key of Object.keys(map)) {
-        if (keyword === "patternProperties") this.#patterns.add(key);
-        this.#sub(node, map[key], false);
-      }
-    }
-    for (const keyword of NESTED_LIST_OR_SINGLE) {
+    for (const [keyword, shape, inPlace] of SUBSCHEMA_KEYWORDS) {
       if (!Object.hasOwn(schema, keyword)) continue;
       const value = schema[keyword];
-      if (Array.isArray(value)) for (const item of value) this.#sub(node, item, false);
-      else this.#sub(node, value, false);
+      if (shape === MAP) {
+        if (!isRecord(value)) continue;
+        for (const key of Object.keys(value)) {
+          if (keyword === "patternProperties") this.#patterns.add(key);
+          this.#sub(node, value[key], inPlace);
+        }
+      } else if (Array.isArray(value) && shape !== ONE) for (const item of value) this.#sub(node, item, inPlace);
+      else if (shape !== LIST) this.#sub(node, value, inPlace);
     }
   }
 
