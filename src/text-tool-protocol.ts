@@ -331,15 +331,15 @@ export function withTextToolProtocol(provider: LLMProvider, options: TextToolPro
         });
       // In reply order, so the model's n-th block is answered n-th; past a few unreadable blocks,
       // one last answer counts the rest.
-      const answered = errors.length + unread > MAX_ERROR_ANSWERS ? MAX_ERROR_ANSWERS - 1 : MAX_ERROR_ANSWERS;
+      const unreadableBlocks = errors.length + unread;
+      const answered = unreadableBlocks > MAX_ERROR_ANSWERS ? MAX_ERROR_ANSWERS - 1 : MAX_ERROR_ANSWERS;
       let errorAnswers = 0;
       for (const block of blocks) {
         if (typeof block !== "string") toolCalls.push({ ...block, id: `text_${turn}_${toolCalls.length}` });
         else if (errorAnswers++ < answered) unreadable(block);
       }
-      if (errorAnswers > answered || unread > 0) {
-        unreadable(`${errors.length + unread - answered} more <tool> blocks could not be read`);
-      }
+      if (unreadableBlocks > answered)
+        unreadable(`${unreadableBlocks - answered} more <tool> blocks could not be read`);
       return { ...response, content, toolCalls, finishReason: "tool_calls" };
     },
     getDefaultModel: () => provider.getDefaultModel(),
