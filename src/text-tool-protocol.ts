@@ -31,9 +31,8 @@ function fencedRanges(text: string): Array<[number, number]> {
   while (lineStart <= text.length) {
     const lineEnd = text.indexOf("\n", lineStart);
     const end = lineEnd === -1 ? text.length : lineEnd;
-    const line = text.slice(lineStart, Math.min(end, lineStart + 16)).trimStart();
-    const fence = line.startsWith("```") ? "```" : line.startsWith("~~~") ? "~~~" : undefined;
-    if (fence !== undefined) {
+    const fence = text.slice(lineStart, Math.min(end, lineStart + 16)).trimStart().slice(0, 3);
+    if (fence === "```" || fence === "~~~") {
       if (open === undefined) open = { at: lineStart, fence };
       else if (open.fence === fence) {
         ranges.push([open.at, end]);
