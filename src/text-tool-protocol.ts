@@ -31,7 +31,10 @@ function fencedRanges(text: string): Array<[number, number]> {
   while (lineStart <= text.length) {
     const lineEnd = text.indexOf("\n", lineStart);
     const end = lineEnd === -1 ? text.length : lineEnd;
-    const fence = text.slice(lineStart, Math.min(end, lineStart + 16)).trimStart().slice(0, 3);
+    const fence = text
+      .slice(lineStart, Math.min(end, lineStart + 16))
+      .trimStart()
+      .slice(0, 3);
     if (fence === "```" || fence === "~~~") {
       if (open === undefined) open = { at: lineStart, fence };
       else if (open.fence === fence) {
