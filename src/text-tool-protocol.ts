@@ -1,5 +1,5 @@
 import { type ContentPart, contentText } from "./content-part.js";
-import { cutName, errorMessage, isPlainObject, isRecord, jsonText } from "./internal/describe.js";
+import { cutName, errorMessage, isPlainObject, isRecord, jsonText, quoteName } from "./internal/describe.js";
 import { checkProvider, optionError } from "./internal/options.js";
 import type { LLMProvider, LLMResponse, Message, ProviderToolCall, ToolCall, ToolDefinition } from "./provider.js";
 
@@ -70,11 +70,9 @@ function readBlock(json: string): ProviderToolCall | string {
   }
   if (!isPlainObject(value)) return "a <tool> block must hold a JSON object";
   const { server_name: server, tool_name: name, arguments: args } = value;
-  if (server !== undefined && server !== "local")
-    return `only server "local" is supported, got ${JSON.stringify(cutName(server))}`;
+  if (server !== undefined && server !== "local") return `only server "local" is supported, got ${quoteName(server)}`;
   if (typeof name !== "string" || name === "") return "a <tool> block needs a tool_name";
-  if (args !== undefined && !isPlainObject(args))
-    return `arguments of ${JSON.stringify(cutName(name))} must be a JSON object`;
+  if (args !== undefined && !isPlainObject(args)) return `arguments of ${quoteName(name)} must be a JSON object`;
   return { type: "function", name, arguments: (args as Record<string, unknown> | undefined) ?? {} };
 }
 
