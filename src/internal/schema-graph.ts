@@ -116,6 +116,11 @@ export interface GraphNode {
   ref?: string;
 }
 
+/** The refusal of a schema with more of `what` than `limit`, which the graph stopped counting at. */
+function overLimit(limit: number, what: string): SchemaLimitError {
+  return new SchemaLimitError(`it has more than ${limit} ${what}, at most ${limit}`);
+}
+
 /** The graph of a schema's subschemas, its references followed as Ajv does: built breadth first, bounded by the limits. */
 export class SchemaGraph {
   readonly nodes: GraphNode[] = [
@@ -166,9 +171,7 @@ export class SchemaGraph {
     // The expansion counts every subschema and every reference at least once: past the limit in
     // either, the schema is over it, and the graph stops growing (so does the work of measuring).
     if (this.nodes.length > this.#limits.subschemas) {
-      throw new SchemaLimitError(
-        `it has more than ${this.#limits.subschemas} subschemas, at most ${this.#limits.subschemas}`,
-      );
+      throw overLimit(this.#limits.subschemas, "subschemas");
     }
     const index = this.nodes.length;
     bases.set(base, index);
@@ -178,9 +181,7 @@ export class SchemaGraph {
 
   #edge(from: GraphNode, to: number, ref: boolean, inPlace: boolean): void {
     if (++this.#edges > this.#limits.subschemas) {
-      throw new SchemaLimitError(
-        `it has more than ${this.#limits.subschemas} subschemas (its $refs followed), at most ${this.#limits.subschemas}`,
-      );
+      throw overLimit(this.#limits.subschemas, "subschemas (its $refs followed)");
     }
     from.edges.push({ to, ref, inPlace });
   }
@@ -243,9 +244,7 @@ export class SchemaGraph {
     }
     this.#keywords += keys.length;
     if (this.#keywords > this.#limits.keywords) {
-      throw new SchemaLimitError(
-        `it has more than ${this.#limits.keywords} keywords, at most ${this.#limits.keywords}`,
-      );
+      throw overLimit(this.#limits.keywords, "keywords");
     }
     if (typeof schema.pattern === "string") this.#patterns.add(schema.pattern);
     this.#countLiterals(node, schema);
@@ -300,9 +299,7 @@ export class SchemaGraph {
       this.literals += node.literals;
     }
     if (this.literals > this.#limits.literals) {
-      throw new SchemaLimitError(
-        `it has more than ${this.#limits.literals} characters of enum and const values, at most ${this.#limits.literals}`,
-      );
+      throw overLimit(this.#limits.literals, "characters of enum and const values");
     }
   }
 
