@@ -107,21 +107,27 @@ function problemOfPart(part: Record<string, unknown>): string | undefined {
  * What is wrong with a message's content parts, as `"[<index>] <problem>"` (to follow the
  * message's name), or `undefined` when every part has one of {@link ContentPart}'s shapes;
  * `textOnly` refuses all but text parts (system and assistant messages); `max` is the most parts.
+ * Given a `snapshot` array, each part is copied once as it is read, checked as copied and pushed
+ * there: what a caller later sends is what was checked, whatever the owner of `parts` does next.
  */
 export function contentPartsProblem(
   parts: readonly unknown[],
   textOnly = false,
   max = MAX_CONTENT_PARTS,
+  snapshot?: ContentPart[],
 ): string | undefined {
   if (parts.length > max) return ` holds ${parts.length} parts; at most ${max} are allowed`;
   for (let index = 0; index < parts.length; index++) {
-    const part = parts[index];
+    let part = parts[index];
+    // A spread reads each own property once (a getter too) and defines, never assigns, `__proto__`.
+    if (snapshot !== undefined && isPlainObject(part)) part = { ...part };
     const problem = !isPlainObject(part)
       ? `must be a content part object, got ${describeType(part)}`
       : textOnly && part.type !== "text"
         ? "must be a text part: only user and tool messages may hold images and files"
         : problemOfPart(part);
     if (problem !== undefined) return `[${index}] ${problem}`;
+    snapshot?.push(part as ContentPart);
   }
   return undefined;
 }
@@ -131,11 +137,12 @@ export const MAX_RESULT_PARTS = MAX_CONTENT_PARTS - 1;
 
 /**
  * What is wrong with a tool result's `parts` (not an array, more than {@link MAX_RESULT_PARTS}, a
- * part of none of {@link ContentPart}'s shapes), to follow `parts`: `"[3] data is not base64"`.
+ * part of none of {@link ContentPart}'s shapes), to follow `parts`: `"[3] data is not base64"`;
+ * `snapshot` as {@link contentPartsProblem}'s.
  */
-export function resultPartsProblem(parts: unknown): string | undefined {
+export function resultPartsProblem(parts: unknown, snapshot?: ContentPart[]): string | undefined {
   if (!Array.isArray(parts)) return ` must be an array, got ${describeType(parts)}`;
-  return contentPartsProblem(parts, false, MAX_RESULT_PARTS);
+  return contentPartsProblem(parts, false, MAX_RESULT_PARTS, snapshot);
 }
 
 /**

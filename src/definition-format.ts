@@ -1,7 +1,7 @@
 import { type AnthropicToolDefinition, toAnthropicTools } from "./formats/anthropic.js";
 import { type GeminiFunctionDeclaration, toGeminiTools } from "./formats/gemini.js";
 import { type OllamaTool, toOllamaTools } from "./formats/ollama.js";
-import { type OpenAIResponsesFunctionTool, toOpenAIResponsesTools } from "./formats/openai.js";
+import { type OpenAIResponsesFunctionTool, toOpenAIResponsesToolsAsGiven } from "./formats/openai.js";
 import { optionError } from "./internal/options.js";
 import type { ToolDefinition } from "./provider.js";
 
@@ -24,7 +24,7 @@ export type DefinitionFormat = keyof DefinitionFormats;
 
 const converters: { [F in DefinitionFormat]: (definitions: readonly ToolDefinition[]) => DefinitionFormats[F][] } = {
   openai: (definitions) => [...definitions],
-  "openai-responses": (definitions) => toOpenAIResponsesTools(definitions),
+  "openai-responses": toOpenAIResponsesToolsAsGiven,
   anthropic: toAnthropicTools,
   ollama: toOllamaTools,
   gemini: toGeminiTools,

@@ -50,12 +50,8 @@ export function needsAnyApproval(tools: unknown, calls: readonly NormalizedToolC
 
 /** An approver's answer read strictly: only `true` or `{ approved: true }` approves. */
 function readDecision(decision: unknown): { approved: boolean; reason: string } {
-  if (decision === true) return { approved: true, reason: "" };
-  if (isRecord(decision)) {
-    const reason = typeof decision.reason === "string" ? decision.reason : "";
-    return { approved: decision.approved === true, reason };
-  }
-  return { approved: false, reason: "" };
+  const { reason, approved } = isRecord(decision) ? decision : {};
+  return { approved: decision === true || approved === true, reason: typeof reason === "string" ? reason : "" };
 }
 
 function denied(reason: string): ToolResult {

@@ -1,5 +1,5 @@
 import { type ContentPart, contentText } from "./content-part.js";
-import { cutName, errorMessage, isPlainObject, isRecord, jsonText } from "./internal/describe.js";
+import { cutName, errorMessage, isPlainObject, isRecord, jsonText, quoteName } from "./internal/describe.js";
 import { checkProvider, optionError } from "./internal/options.js";
 import type { LLMProvider, LLMResponse, Message, ProviderToolCall, ToolCall, ToolDefinition } from "./provider.js";
 
@@ -31,9 +31,11 @@ function fencedRanges(text: string): Array<[number, number]> {
   while (lineStart <= text.length) {
     const lineEnd = text.indexOf("\n", lineStart);
     const end = lineEnd === -1 ? text.length : lineEnd;
-    const line = text.slice(lineStart, Math.min(end, lineStart + 16)).trimStart();
-    const fence = line.startsWith("```") ? "```" : line.startsWith("~~~") ? "~~~" : undefined;
-    if (fence !== undefined) {
+    const fence = text
+      .slice(lineStart, Math.min(end, lineStart + 16))
+      .trimStart()
+      .slice(0, 3);
+    if (fence === "```" || fence === "~~~") {
       if (open === undefined) open = { at: lineStart, fence };
       else if (open.fence === fence) {
         ranges.push([open.at, end]);
@@ -68,11 +70,9 @@ function readBlock(json: string): ProviderToolCall | string {
   }
   if (!isPlainObject(value)) return "a <tool> block must hold a JSON object";
   const { server_name: server, tool_name: name, arguments: args } = value;
-  if (server !== undefined && server !== "local")
-    return `only server "local" is supported, got ${JSON.stringify(cutName(server))}`;
+  if (server !== undefined && server !== "local") return `only server "local" is supported, got ${quoteName(server)}`;
   if (typeof name !== "string" || name === "") return "a <tool> block needs a tool_name";
-  if (args !== undefined && !isPlainObject(args))
-    return `arguments of ${JSON.stringify(cutName(name))} must be a JSON object`;
+  if (args !== undefined && !isPlainObject(args)) return `arguments of ${quoteName(name)} must be a JSON object`;
   return { type: "function", name, arguments: (args as Record<string, unknown> | undefined) ?? {} };
 }
 
@@ -331,15 +331,15 @@ export function withTextToolProtocol(provider: LLMProvider, options: TextToolPro
         });
       // In reply order, so the model's n-th block is answered n-th; past a few unreadable blocks,
       // one last answer counts the rest.
-      const answered = errors.length + unread > MAX_ERROR_ANSWERS ? MAX_ERROR_ANSWERS - 1 : MAX_ERROR_ANSWERS;
+      const unreadableBlocks = errors.length + unread;
+      const answered = unreadableBlocks > MAX_ERROR_ANSWERS ? MAX_ERROR_ANSWERS - 1 : MAX_ERROR_ANSWERS;
       let errorAnswers = 0;
       for (const block of blocks) {
         if (typeof block !== "string") toolCalls.push({ ...block, id: `text_${turn}_${toolCalls.length}` });
         else if (errorAnswers++ < answered) unreadable(block);
       }
-      if (errorAnswers > answered || unread > 0) {
-        unreadable(`${errors.length + unread - answered} more <tool> blocks could not be read`);
-      }
+      if (unreadableBlocks > answered)
+        unreadable(`${unreadableBlocks - answered} more <tool> blocks could not be read`);
       return { ...response, content, toolCalls, finishReason: "tool_calls" };
     },
     getDefaultModel: () => provider.getDefaultModel(),

@@ -1,9 +1,9 @@
-import { createRequire } from "node:module";
 // `zod/v4/core` exists in zod 4 and in zod 3.25+ (which ships zod 4 beside zod 3), so this import
 // works whichever major the user installed; it is the same module the user's zod 4 schemas use.
 import type * as z4 from "zod/v4/core";
 import { safeParse as safeParse4, toJSONSchema as toJSONSchema4 } from "zod/v4/core";
 import { isPlainObject } from "./internal/describe.js";
+import { require } from "./internal/require.js";
 import { formatIssues } from "./internal/validation-messages.js";
 
 /**
@@ -67,7 +67,6 @@ export function zodMajor(value: unknown, objectOnly: boolean): ZodMajor | undefi
 
 // zod-to-json-schema (a CommonJS package) is loaded when the first zod 3 schema is seen, so that
 // apps on zod 4 never load it. It must never see a zod 4 schema: it returns an empty schema for one.
-const require = createRequire(import.meta.url);
 type ZodToJsonSchemaModule = typeof import("zod-to-json-schema");
 let zodToJsonSchemaModule: ZodToJsonSchemaModule | undefined;
 

@@ -217,6 +217,17 @@ describe("resultPartsProblem: a tool result's parts", () => {
   it(`accepts ${MAX_RESULT_PARTS} parts: with its text, the tool message holds ${MAX_CONTENT_PARTS}`, () => {
     expect(resultPartsProblem(new Array(MAX_RESULT_PARTS).fill({ type: "text", text: "x" }))).toBeUndefined();
   });
+
+  it("fills a snapshot with a copy of each part, checked as copied", () => {
+    const part = { type: "image", mediaType: "image/png", data: PNG };
+    const snapshot: ContentPart[] = [];
+    expect(resultPartsProblem([part], snapshot)).toBeUndefined();
+    expect(snapshot).toStrictEqual([part]);
+    expect(snapshot[0]).not.toBe(part);
+    const polluted = JSON.parse('{"type":"text","text":"x","__proto__":{"polluted":true}}') as unknown;
+    expect(resultPartsProblem([polluted], [])).toBe('[0] has an unknown key "__proto__"');
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
 });
 
 describe("contentText", () => {

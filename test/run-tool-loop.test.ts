@@ -3169,8 +3169,8 @@ describe("images and files (content parts)", () => {
     );
     expect(result.stopReason).toBe("repeated_failure");
     const [first, second] = [result.messages[2]?.content, result.messages[4]?.content] as ContentPart[][];
-    expect(first?.[1]).toBe(png);
-    expect(second?.[1]).toBe(png);
+    expect(first?.[1]).toStrictEqual(png);
+    expect(second?.[1]).toStrictEqual(png);
     const [cut, noted] = [first?.[0], second?.[0]] as { text: string }[];
     expect(cut?.text.length).toBeLessThanOrEqual(1_000);
     expect(cut?.text).toMatch(/\n\[… \d+ characters cut\]$/);

@@ -28,19 +28,21 @@ import { type GeminiFunctionDeclaration, type GeminiSchema, type GeminiSchemaTyp
 export type { GeminiFunctionDeclaration, GeminiSchema, GeminiSchemaType } from "./gemini-schema.js";
 
 // Gemini answers 400 ("only 'enum' and 'date-time' are supported for STRING type") for other formats.
-const FORMATS: Readonly<Record<GeminiSchemaType, readonly string[]>> = {
+const FORMATS: Readonly<Partial<Record<GeminiSchemaType, readonly string[]>>> = {
   STRING: ["enum", "date-time"],
   INTEGER: ["int32", "int64"],
   NUMBER: ["float", "double"],
-  BOOLEAN: [],
-  ARRAY: [],
-  OBJECT: [],
 };
 
 const COUNTS = ["minItems", "maxItems", "minLength", "maxLength", "minProperties", "maxProperties"] as const;
 
+/** A node's `enum` values, or its `const` as one; `undefined` when it has neither. */
+function enumOf(node: Record<string, unknown>): unknown[] | undefined {
+  return Array.isArray(node.enum) ? node.enum : node.const !== undefined ? [node.const] : undefined;
+}
+
 /** The type of `enum`/`const` values when the schema names none (`undefined` when they are mixed). */
-function typeOfValues(values: unknown[]): GeminiSchemaType | undefined {
+function typeOfValues(values: unknown[] = []): GeminiSchemaType | undefined {
   const present = values.filter((value) => value !== null);
   if (present.length === 0) return undefined;
   if (present.every((value) => typeof value === "string")) return "STRING";
@@ -62,42 +64,41 @@ function withNotes(description: string | undefined, notes: string[]): string | u
 }
 
 /** Keywords that apply to values of one type only (or two, for numbers). */
-const TYPE_KEYWORDS: Readonly<Record<string, readonly GeminiSchemaType[]>> = {
-  properties: ["OBJECT"],
-  required: ["OBJECT"],
-  minProperties: ["OBJECT"],
-  maxProperties: ["OBJECT"],
-  items: ["ARRAY"],
-  prefixItems: ["ARRAY"],
-  minItems: ["ARRAY"],
-  maxItems: ["ARRAY"],
-  pattern: ["STRING"],
-  minLength: ["STRING"],
-  maxLength: ["STRING"],
-  minimum: ["NUMBER", "INTEGER"],
-  maximum: ["NUMBER", "INTEGER"],
-  exclusiveMinimum: ["NUMBER", "INTEGER"],
-  exclusiveMaximum: ["NUMBER", "INTEGER"],
-};
+const TYPE_KEYWORDS = new Map<string, readonly GeminiSchemaType[]>(
+  (
+    [
+      [["OBJECT"], ["properties", "required", "minProperties", "maxProperties"]],
+      [["ARRAY"], ["items", "prefixItems", "minItems", "maxItems"]],
+      [["STRING"], ["pattern", "minLength", "maxLength"]],
+      [
+        ["NUMBER", "INTEGER"],
+        ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"],
+      ],
+    ] as const
+  ).flatMap(([types, keywords]) => keywords.map((keyword) => [keyword, types] as const)),
+);
 
 /** `node` for the branch of a type list that takes `type`: without another type's keywords. */
 function branchOf(node: Record<string, unknown>, type: GeminiSchemaType, name: unknown): Record<string, unknown> {
   const entries = Object.entries(node).filter(
     ([key]) =>
-      key !== "description" &&
-      key !== "default" &&
-      key !== "type" &&
-      (!Object.hasOwn(TYPE_KEYWORDS, key) || (TYPE_KEYWORDS[key] as readonly GeminiSchemaType[]).includes(type)),
+      key !== "description" && key !== "default" && key !== "type" && (TYPE_KEYWORDS.get(key)?.includes(type) ?? true),
   );
   // Object.fromEntries: a "__proto__" key stays a key.
   return Object.fromEntries([...entries, ["type", name]]);
 }
 
-/** Converts `nodes` in order; the last attempt stops once the bound is spent (the result is shorter then). */
-function convertEach(nodes: readonly unknown[], context: Context): GeminiSchema[] {
+/**
+ * Converts `nodes` in order; the last attempt stops once the bound is spent (the result is shorter
+ * then, and ends with a {@link shortened} schema saying so when `marked`).
+ */
+function convertEach(nodes: readonly unknown[], context: Context, marked = true): GeminiSchema[] {
   const converted: GeminiSchema[] = [];
   for (const node of nodes) {
-    if (context.last && context.left <= 0) break;
+    if (context.last && context.left <= 0) {
+      if (marked) converted.push(shortened(undefined, context));
+      break;
+    }
     converted.push(convertNode(node, context));
   }
   return converted;
@@ -170,7 +171,6 @@ function convertObject(node: Record<string, unknown>, context: Context): GeminiS
       if (description === undefined) description = inner.description;
     } else {
       result.anyOf = convertEach(branches, context);
-      if (result.anyOf.length < branches.length) result.anyOf.push(shortened(undefined, context));
     }
   } else if (types.length > 1) {
     // `type: ["string", "object"]` → one branch per type (Gemini has no type lists), each with the
@@ -181,17 +181,11 @@ function convertObject(node: Record<string, unknown>, context: Context): GeminiS
       return type === undefined ? [] : [branchOf(node, type, t)];
     });
     result.anyOf = convertEach(typed, context);
-    if (result.anyOf.length < typed.length) result.anyOf.push(shortened(undefined, context));
     types = [];
   }
 
   if (result.anyOf === undefined) {
-    let type = typeOf(types[0]) ?? result.type;
-    if (type === undefined) {
-      if (isPlainObject(node.properties)) type = "OBJECT";
-      else if (node.items !== undefined || node.prefixItems !== undefined) type = "ARRAY";
-      else type = typeOfValues(Array.isArray(node.enum) ? node.enum : node.const !== undefined ? [node.const] : []);
-    }
+    const type = typeOf(types[0]) ?? result.type ?? cutType(node) ?? typeOfValues(enumOf(node));
     if (type !== undefined) result.type = type;
     addConstraints(node, result, notes, context);
   }
@@ -234,7 +228,7 @@ function mergeAllOf(base: Record<string, unknown>, parts: unknown[]): Record<str
 function addConstraints(node: Record<string, unknown>, result: GeminiSchema, notes: string[], context: Context): void {
   const type = result.type;
 
-  const enumValues = Array.isArray(node.enum) ? node.enum : node.const !== undefined ? [node.const] : undefined;
+  const enumValues = enumOf(node);
   if (enumValues !== undefined) {
     const values = enumValues.filter((value) => value !== null);
     if (values.length > 0 && values.every((value) => typeof value === "string") && (type ?? "STRING") === "STRING") {
@@ -253,7 +247,7 @@ function addConstraints(node: Record<string, unknown>, result: GeminiSchema, not
   }
 
   if (typeof node.format === "string" && node.format !== "") {
-    if (type !== undefined && FORMATS[type].includes(node.format)) result.format = node.format;
+    if (type !== undefined && FORMATS[type]?.includes(node.format)) result.format = node.format;
     else notes.push(`format: ${node.format}`);
   }
   if (typeof node.pattern === "string") result.pattern = node.pattern;
@@ -271,6 +265,7 @@ function addConstraints(node: Record<string, unknown>, result: GeminiSchema, not
     const converted = convertEach(
       all.map(([, value]) => value),
       context,
+      false,
     );
     const entries = all.slice(0, converted.length);
     if (entries.length < all.length)
@@ -289,7 +284,6 @@ function addConstraints(node: Record<string, unknown>, result: GeminiSchema, not
     if (Array.isArray(items)) {
       // Tuples: Gemini's `items` is one schema, so each position becomes a branch.
       const converted = convertEach(items, context);
-      if (converted.length < items.length) converted.push(shortened(undefined, context));
       if (converted.length === 1) result.items = converted[0] as GeminiSchema;
       else if (converted.length > 1) result.items = { anyOf: converted };
     } else if (items !== undefined) {

@@ -300,6 +300,21 @@ export function toOpenAIChatTools(
 }
 
 /**
+ * The definitions in the Responses API shape with their `parameters` as given and `strict: false`:
+ * what `registry.getDefinitions("openai-responses")` returns. Apart from {@link toOpenAIResponsesTools}
+ * so that the core entry, which never converts for strict mode, carries none of that conversion.
+ */
+export function toOpenAIResponsesToolsAsGiven(definitions: readonly ToolDefinition[]): OpenAIResponsesFunctionTool[] {
+  return definitions.map(({ function: { name, description, parameters } }) => ({
+    type: "function",
+    name,
+    description,
+    parameters,
+    strict: false,
+  }));
+}
+
+/**
  * Tool definitions in the Responses API shape (flat, no nested `function`). `strict` is always
  * sent — `false` unless strict mode is on, because the API treats an omitted `strict` as `true`;
  * with strict mode each `parameters` goes through {@link toOpenAIStrictSchema}.
@@ -314,12 +329,12 @@ export function toOpenAIResponsesTools(
   definitions: readonly ToolDefinition[],
   options: OpenAIToolFormatOptions = {},
 ): OpenAIResponsesFunctionTool[] {
-  const strict = options.strict === true;
-  return definitions.map(({ function: { name, description, parameters } }) => ({
-    type: "function",
-    name,
-    description,
-    parameters: strict ? toOpenAIStrictSchema(parameters) : parameters,
-    strict,
-  }));
+  const tools = toOpenAIResponsesToolsAsGiven(definitions);
+  if (options.strict === true) {
+    for (const tool of tools) {
+      tool.parameters = toOpenAIStrictSchema(tool.parameters);
+      tool.strict = true;
+    }
+  }
+  return tools;
 }

@@ -5,9 +5,20 @@ import { describeType, errorMessage } from "./describe.js";
 /** `maxResultBytes`'s default: 20 MB of decoded bytes in one result's parts. */
 export const DEFAULT_MAX_RESULT_BYTES = 20 * 1024 * 1024;
 
-// Parts arrays found valid, with their decoded size: a result is checked when its call ends and
-// its message built later, and megabytes of base64 are scanned once.
-const checkedParts = new WeakMap<readonly unknown[], number>();
+/** A result's parts as read and checked, or what is wrong with them. */
+interface ReadParts {
+  /** The parts as checked: a copy of each, never the tool's own objects, which it may change later. */
+  parts: readonly ContentPart[] | undefined;
+  /** Their decoded size in bytes. */
+  bytes: number;
+  /** What is wrong with them, to follow `parts` (`"[3] data is not base64"`). */
+  problem: string | undefined;
+}
+
+// Parts arrays found valid, with their snapshot: a result is checked when its call ends and its
+// message built later from what was checked then (megabytes of base64 are scanned once, and a part
+// the tool pushes or changes after its call ended never reaches the transcript unchecked).
+const checkedParts = new WeakMap<readonly unknown[], ReadParts>();
 
 /** A tool message's text: `contentForLLM()`, which reads a tool's own `err` and so may throw. */
 export function contentOf(result: ToolResult): string {
@@ -20,26 +31,29 @@ export function contentOf(result: ToolResult): string {
   }
 }
 
-const NO_PARTS = Object.freeze({ parts: undefined, problem: undefined });
+const NO_PARTS: ReadParts = Object.freeze({ parts: undefined, bytes: 0, problem: undefined });
 
-/** A result's `parts` and what is wrong with them (`"parts[3] data is not base64"`), read once. */
-function readParts(result: ToolResult): { parts: readonly ContentPart[] | undefined; problem: string | undefined } {
-  let parts: unknown;
+/** A result's `parts`, read and checked once (see {@link ReadParts}). */
+function readParts(result: ToolResult): ReadParts {
   let problem: string | undefined;
   try {
-    parts = result.parts;
+    const parts: unknown = result.parts;
     if (parts === undefined) return NO_PARTS;
-    if (Array.isArray(parts) && checkedParts.has(parts)) return { parts, problem };
-    problem = resultPartsProblem(parts);
+    const known = Array.isArray(parts) ? checkedParts.get(parts) : undefined;
+    if (known !== undefined) return known;
+    const snapshot: ContentPart[] = [];
+    problem = resultPartsProblem(parts, snapshot);
+    if (problem === undefined) {
+      let bytes = 0;
+      for (const part of snapshot) bytes += contentPartBytes(part);
+      const read = { parts: snapshot, bytes, problem };
+      checkedParts.set(parts as readonly unknown[], read);
+      return read;
+    }
   } catch (error) {
     problem = ` cannot be read: ${errorMessage(error)}`;
   }
-  if (problem !== undefined) return { parts: undefined, problem: `parts${problem}` };
-  const valid = parts as readonly ContentPart[];
-  let bytes = 0;
-  for (const part of valid) bytes += contentPartBytes(part);
-  checkedParts.set(valid, bytes);
-  return { parts: valid, problem };
+  return { parts: undefined, bytes: 0, problem: `parts${problem}` };
 }
 
 /**
@@ -56,10 +70,9 @@ export function partsProblem(result: ToolResult): string | undefined {
  * bytes exceed `maxBytes` (`maxResultBytes`): then `text` and a note saying why they are not shown.
  */
 export function messageContent(result: ToolResult, text: string, maxBytes: number): string | ContentPart[] {
-  const { parts, problem } = readParts(result);
+  const { parts, bytes, problem } = readParts(result);
   if (problem !== undefined) return `${text}\n[images and files not shown: ${problem}]`;
   if (parts === undefined || parts.length === 0) return text;
-  const bytes = checkedParts.get(parts) as number;
   if (bytes > maxBytes) {
     return `${text}\n[${parts.length} images or files not shown: ${bytes} bytes, over maxResultBytes (${maxBytes})]`;
   }

@@ -1,4 +1,3 @@
-import { createRequire } from "node:module";
 import type { Ajv, Options, ValidateFunction } from "ajv";
 import type { Ajv2019 } from "ajv/dist/2019.js";
 import type { Ajv2020 } from "ajv/dist/2020.js";
@@ -11,14 +10,14 @@ import {
   PATTERN_WORK_EXCEEDED,
   startPatternWork,
 } from "./linear-regexp.js";
-import { addCost, NO_COST, type SchemaCost, SchemaLimitError, subtractCost } from "./schema-cost.js";
+import { require } from "./require.js";
+import { addCost, MEASURES, NO_COST, type SchemaCost, SchemaLimitError, subtractCost } from "./schema-cost.js";
 import { analyseSchema, type SchemaAnalysis } from "./schema-limits.js";
 import { withLinearUniqueItems } from "./unique-items.js";
 import { formatAjvErrors } from "./validation-messages.js";
 
 // Ajv (a CommonJS package) is loaded on the first JSON Schema compilation, not at import: it is
 // the largest part of toolloop's start-up, and apps whose tools all use zod never need it.
-const require = createRequire(import.meta.url);
 type AjvClass = new (options: Options) => AnyAjv;
 function loadAjv(dialect: Dialect): AjvClass {
   if (dialect === "2020-12") return (require("ajv/dist/2020.js") as { Ajv2020: AjvClass }).Ajv2020;
@@ -186,14 +185,7 @@ let cachedCost: SchemaCost = NO_COST;
 function cacheByText(text: string, compiled: CompiledSchema): void {
   byText.set(text, compiled);
   cachedCost = addCost(cachedCost, compiled.cost);
-  while (
-    byText.size > MAX_CACHED_TEXTS ||
-    cachedCost.subschemas > CACHED_COST.subschemas ||
-    cachedCost.keywords > CACHED_COST.keywords ||
-    cachedCost.patterns > CACHED_COST.patterns ||
-    cachedCost.literals > CACHED_COST.literals ||
-    cachedCost.compiled > CACHED_COST.compiled
-  ) {
+  while (byText.size > MAX_CACHED_TEXTS || MEASURES.some(([measure]) => cachedCost[measure] > CACHED_COST[measure])) {
     const [oldest, evicted] = byText.entries().next().value as [string, CompiledSchema];
     byText.delete(oldest);
     cachedCost = subtractCost(cachedCost, evicted.cost);

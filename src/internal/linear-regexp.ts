@@ -1,13 +1,12 @@
-import { createRequire } from "node:module";
 import type { RE2JS } from "re2js";
 import { boundText } from "./describe.js";
 import { patternSize } from "./pattern-size.js";
 import { testWithSmallDfa } from "./re2-dfa.js";
+import { require } from "./require.js";
 import { MAX_PATTERN_SIZE } from "./schema-cost.js";
 import { translatePattern } from "./translate-pattern.js";
 
 // re2js (a CommonJS package) is loaded on the first schema `pattern`, not at import.
-const require = createRequire(import.meta.url);
 function loadRe2(): typeof RE2JS {
   return (require("re2js") as { RE2JS: typeof RE2JS }).RE2JS;
 }

@@ -1,6 +1,6 @@
 import type { ToolErrorCode } from "../errors.js";
 import type { ToolCall } from "../provider.js";
-import { cutName, describeType, errorMessage, isPlainObject, quoteName } from "./describe.js";
+import { describeType, errorMessage, isPlainObject, quoteName } from "./describe.js";
 
 /** A provider's tool call made fit for the transcript, with the reason it cannot run, if any. */
 export interface NormalizedToolCall {
@@ -38,7 +38,7 @@ function nestedTooDeep(args: object): string | undefined {
     if (depth > MAX_ARGUMENT_DEPTH) {
       let text = Array.isArray(value) ? "[]" : "{}";
       for (let child = level, parent = level[2]; parent !== undefined; child = parent, parent = parent[2]) {
-        text = Array.isArray(parent[0]) ? `[${text}]` : `{${JSON.stringify(cutName(child[3]))}:${text}}`;
+        text = Array.isArray(parent[0]) ? `[${text}]` : `{${quoteName(child[3])}:${text}}`;
       }
       return text;
     }

@@ -1,8 +1,8 @@
-import { createRequire } from "node:module";
 import type * as AjvResolve from "ajv/dist/compile/resolve.js";
 import type { UriResolver } from "ajv/dist/types/index.js";
 import { isRecord } from "./describe.js";
 import { unescapePointerSegment } from "./json-pointer.js";
+import { require } from "./require.js";
 
 // ─── Resolving $ref as Ajv does ─────────────────────────────────────────────────────────────────
 //
@@ -10,8 +10,6 @@ import { unescapePointerSegment } from "./json-pointer.js";
 // would measure another schema. So references are resolved with Ajv's own functions (its URI
 // resolver, its collection of `$id`s and anchors) in the order Ajv's `resolveRef` tries them; a
 // reference that cannot be followed that way is refused, never counted as free.
-
-const require = createRequire(import.meta.url);
 
 interface AjvHelpers {
   resolve: typeof AjvResolve;

@@ -1,4 +1,4 @@
-import { MEASURES, REGISTRY_SCHEMA_LIMITS, type SchemaCost, SchemaLimitError } from "./schema-cost.js";
+import { checkTotalCost, REGISTRY_SCHEMA_LIMITS, type SchemaCost } from "./schema-cost.js";
 
 /** A share of a registry's schema limits, as the public `SchemaBudget` holds it. */
 export interface BudgetShare {
@@ -21,17 +21,15 @@ export function budgetLimits(budget: BudgetShare): SchemaCost {
 }
 
 /**
- * Throws a {@link SchemaLimitError} when the tools of `budget`, whose schemas already cost `used`,
+ * Throws a `SchemaLimitError` when the tools of `budget`, whose schemas already cost `used`,
  * cannot take one more that costs `cost`.
  */
 export function checkBudgetCost(budget: BudgetShare, used: SchemaCost, cost: SchemaCost): void {
-  const limits = budgetLimits(budget);
-  for (const [measure, what] of MEASURES) {
-    const total = used[measure] + cost[measure];
-    if (total > limits[measure]) {
-      throw new SchemaLimitError(
-        `with it, the schemas of ${budget.name} would have ${total} ${what}, at most ${limits[measure]} (its share, ${budget.share}, of the registry's; this one has ${cost[measure]})`,
-      );
-    }
-  }
+  checkTotalCost(
+    used,
+    cost,
+    budgetLimits(budget),
+    `the schemas of ${budget.name}`,
+    `its share, ${budget.share}, of the registry's; `,
+  );
 }

@@ -121,38 +121,44 @@ export function checkSchemaCost(cost: SchemaCost, limits: Readonly<SchemaCost> =
 }
 
 /**
- * Throws a {@link SchemaLimitError} when a registry whose schemas already cost `used` cannot take
- * one more that costs `cost`.
+ * Throws a {@link SchemaLimitError} when `whose` schemas (`"the registry's schemas"`), which already
+ * cost `used` against `limits`, cannot take one more that costs `cost`; `share` tells, before the
+ * cost, what part of the registry's limits `limits` are.
  */
-export function checkRegistryCost(used: SchemaCost, cost: SchemaCost): void {
+export function checkTotalCost(
+  used: SchemaCost,
+  cost: SchemaCost,
+  limits: Readonly<SchemaCost> = REGISTRY_SCHEMA_LIMITS,
+  whose = "the registry's schemas",
+  share = "",
+): void {
   for (const [measure, what] of MEASURES) {
     const total = used[measure] + cost[measure];
-    if (total > REGISTRY_SCHEMA_LIMITS[measure]) {
+    if (total > limits[measure]) {
       throw new SchemaLimitError(
-        `with it, the registry's schemas would have ${total} ${what}, at most ${REGISTRY_SCHEMA_LIMITS[measure]} (this one has ${cost[measure]})`,
+        `with it, ${whose} would have ${total} ${what}, at most ${limits[measure]} (${share}this one has ${cost[measure]})`,
       );
     }
   }
 }
 
-/** `a - b`, measure by measure. */
-export function subtractCost(a: SchemaCost, b: SchemaCost): SchemaCost {
+/** Throws a {@link SchemaLimitError} when a registry whose schemas already cost `used` cannot take one more that costs `cost`. */
+export function checkRegistryCost(used: SchemaCost, cost: SchemaCost): void {
+  checkTotalCost(used, cost);
+}
+
+/** `a + sign × b`, measure by measure. */
+export function addCost(a: SchemaCost, b: SchemaCost, sign = 1): SchemaCost {
   return {
-    subschemas: a.subschemas - b.subschemas,
-    keywords: a.keywords - b.keywords,
-    patterns: a.patterns - b.patterns,
-    literals: a.literals - b.literals,
-    compiled: a.compiled - b.compiled,
+    subschemas: a.subschemas + sign * b.subschemas,
+    keywords: a.keywords + sign * b.keywords,
+    patterns: a.patterns + sign * b.patterns,
+    literals: a.literals + sign * b.literals,
+    compiled: a.compiled + sign * b.compiled,
   };
 }
 
-/** `a + b`, measure by measure. */
-export function addCost(a: SchemaCost, b: SchemaCost): SchemaCost {
-  return {
-    subschemas: a.subschemas + b.subschemas,
-    keywords: a.keywords + b.keywords,
-    patterns: a.patterns + b.patterns,
-    literals: a.literals + b.literals,
-    compiled: a.compiled + b.compiled,
-  };
+/** `a - b`, measure by measure. */
+export function subtractCost(a: SchemaCost, b: SchemaCost): SchemaCost {
+  return addCost(a, b, -1);
 }

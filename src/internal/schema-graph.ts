@@ -5,35 +5,58 @@ import { type SchemaCost, SchemaLimitError } from "./schema-cost.js";
 
 // ─── The graph of subschemas ────────────────────────────────────────────────────────────────────
 
-/** Keywords whose subschema applies to the value itself. */
-const IN_PLACE_SINGLE = ["not", "if", "then", "else"] as const;
-const IN_PLACE_LIST = ["allOf", "anyOf", "oneOf"] as const;
-/** Maps of subschemas applied to the value itself (`dependencies` also holds arrays of names). */
-const IN_PLACE_MAP = ["dependentSchemas", "dependencies"] as const;
-/** Keywords whose subschema applies to a property, an item or a key of the value. */
-const NESTED_SINGLE = [
-  "additionalProperties",
-  "unevaluatedProperties",
-  "propertyNames",
-  "additionalItems",
-  "contains",
-  "unevaluatedItems",
-] as const;
-const NESTED_MAP = ["properties", "patternProperties"] as const;
-const NESTED_LIST_OR_SINGLE = ["items", "prefixItems"] as const;
+/** How a keyword holds subschemas: one, a list, a map (by name) of them, or a list or one. */
+const ONE = 0;
+const LIST = 1;
+const MAP = 2;
+const LIST_OR_ONE = 3;
+
+/**
+ * Keywords with subschemas, in the order they are expanded: how each holds them, and whether they
+ * apply to the value itself (else to a property, an item or a key of it). `dependencies` also holds
+ * arrays of names.
+ */
+const SUBSCHEMA_KEYWORDS = (
+  [
+    [true, ONE, ["not", "if", "then", "else"]],
+    [true, LIST, ["allOf", "anyOf", "oneOf"]],
+    [true, MAP, ["dependentSchemas", "dependencies"]],
+    [
+      false,
+      ONE,
+      [
+        "additionalProperties",
+        "unevaluatedProperties",
+        "propertyNames",
+        "additionalItems",
+        "contains",
+        "unevaluatedItems",
+      ],
+    ],
+    [false, MAP, ["properties", "patternProperties"]],
+    [false, LIST_OR_ONE, ["items", "prefixItems"]],
+  ] as const
+).flatMap(([inPlace, shape, keywords]) => keywords.map((keyword) => [keyword, shape, inPlace] as const));
 
 /** Keywords whose value is literal data, never a subschema. */
 const DATA_KEYWORDS = new Set(["default", "enum", "const", "examples", "required"]);
 
+/** Keywords whose arrays of property names Ajv checks name by name (no loop): each name counts. */
+const NAME_LIST_MAPS = ["dependencies", "dependentRequired"] as const;
+/** Keywords whose value is literal data validation compares values with. */
+const LITERAL_KEYWORDS = ["enum", "const"] as const;
+
 /**
- * Keywords Ajv generates code for; the rest (`description`, `title`, `default`, `examples`,
- * `format` — not asserted —, vendor keywords …) compile to nothing.
+ * Keywords Ajv generates code for: those with subschemas, names or literal data above, and these;
+ * the rest (`description`, `title`, `default`, `examples`, `format` — not asserted —, vendor
+ * keywords …) compile to nothing.
  */
-const CHECKING_KEYWORDS = new Set([
+const CHECKING_KEYWORDS = new Set<string>([
+  ...SUBSCHEMA_KEYWORDS.map(([keyword]) => keyword),
+  ...NAME_LIST_MAPS,
+  ...LITERAL_KEYWORDS,
   "type",
   "nullable",
-  "enum",
-  "const",
   "multipleOf",
   "maximum",
   "exclusiveMaximum",
@@ -50,40 +73,15 @@ const CHECKING_KEYWORDS = new Set([
   "maxProperties",
   "minProperties",
   "required",
-  "dependentRequired",
-  "dependencies",
-  "dependentSchemas",
   "$ref",
   "$dynamicRef",
   "$recursiveRef",
   "$dynamicAnchor",
   "$recursiveAnchor",
-  "not",
-  "if",
-  "then",
-  "else",
-  "allOf",
-  "anyOf",
-  "oneOf",
-  "items",
-  "prefixItems",
-  "additionalItems",
-  "contains",
-  "properties",
-  "patternProperties",
-  "additionalProperties",
-  "propertyNames",
-  "unevaluatedItems",
-  "unevaluatedProperties",
 ]);
-/** Keywords whose arrays of property names Ajv checks name by name (no loop): each name counts. */
-const NAME_LIST_MAPS = ["dependencies", "dependentRequired"] as const;
 
 /** Compile units of a `false` subschema (measured: as much as `{ type: "string" }`). */
 export const FALSE_UNITS = 2;
-/** Keywords whose value is literal data validation compares values with. */
-const LITERAL_KEYWORDS = ["enum", "const"] as const;
-
 /** The graph's shared node for `true`, `false` and meta-schemas: one check, no keywords, no edges. */
 export const LEAF = 0;
 /** In {@link SchemaGraph.compiledRefs}: a reference to a meta-schema, and one to `false`. */
@@ -116,6 +114,11 @@ export interface GraphNode {
   edges: Edge[];
   /** The reference this node holds, for messages: `$ref "…"`. */
   ref?: string;
+}
+
+/** The refusal of a schema with more of `what` than `limit`, which the graph stopped counting at. */
+function overLimit(limit: number, what: string): SchemaLimitError {
+  return new SchemaLimitError(`it has more than ${limit} ${what}, at most ${limit}`);
 }
 
 /** The graph of a schema's subschemas, its references followed as Ajv does: built breadth first, bounded by the limits. */
@@ -168,9 +171,7 @@ export class SchemaGraph {
     // The expansion counts every subschema and every reference at least once: past the limit in
     // either, the schema is over it, and the graph stops growing (so does the work of measuring).
     if (this.nodes.length > this.#limits.subschemas) {
-      throw new SchemaLimitError(
-        `it has more than ${this.#limits.subschemas} subschemas, at most ${this.#limits.subschemas}`,
-      );
+      throw overLimit(this.#limits.subschemas, "subschemas");
     }
     const index = this.nodes.length;
     bases.set(base, index);
@@ -180,9 +181,7 @@ export class SchemaGraph {
 
   #edge(from: GraphNode, to: number, ref: boolean, inPlace: boolean): void {
     if (++this.#edges > this.#limits.subschemas) {
-      throw new SchemaLimitError(
-        `it has more than ${this.#limits.subschemas} subschemas (its $refs followed), at most ${this.#limits.subschemas}`,
-      );
+      throw overLimit(this.#limits.subschemas, "subschemas (its $refs followed)");
     }
     from.edges.push({ to, ref, inPlace });
   }
@@ -245,9 +244,7 @@ export class SchemaGraph {
     }
     this.#keywords += keys.length;
     if (this.#keywords > this.#limits.keywords) {
-      throw new SchemaLimitError(
-        `it has more than ${this.#limits.keywords} keywords, at most ${this.#limits.keywords}`,
-      );
+      throw overLimit(this.#limits.keywords, "keywords");
     }
     if (typeof schema.pattern === "string") this.#patterns.add(schema.pattern);
     this.#countLiterals(node, schema);
@@ -276,31 +273,17 @@ export class SchemaGraph {
       this.#dynamicRefs.push(index);
     }
 
-    for (const keyword of IN_PLACE_SINGLE) if (Object.hasOwn(schema, keyword)) this.#sub(node, schema[keyword], true);
-    for (const keyword of IN_PLACE_LIST) {
-      const list = schema[keyword];
-      if (Array.isArray(list) && Object.hasOwn(schema, keyword)) for (const item of list) this.#sub(node, item, true);
-    }
-    for (const keyword of IN_PLACE_MAP) {
-      const map = schema[keyword];
-      if (isRecord(map) && Object.hasOwn(schema, keyword)) {
-        for (const key of Object.keys(map)) this.#sub(node, map[key], true);
-      }
-    }
-    for (const keyword of NESTED_SINGLE) if (Object.hasOwn(schema, keyword)) this.#sub(node, schema[keyword], false);
-    for (const keyword of NESTED_MAP) {
-      const map = schema[keyword];
-      if (!isRecord(map) || !Object.hasOwn(schema, keyword)) continue;
-      for (const key of Object.keys(map)) {
-        if (keyword === "patternProperties") this.#patterns.add(key);
-        this.#sub(node, map[key], false);
-      }
-    }
-    for (const keyword of NESTED_LIST_OR_SINGLE) {
+    for (const [keyword, shape, inPlace] of SUBSCHEMA_KEYWORDS) {
       if (!Object.hasOwn(schema, keyword)) continue;
       const value = schema[keyword];
-      if (Array.isArray(value)) for (const item of value) this.#sub(node, item, false);
-      else this.#sub(node, value, false);
+      if (shape === MAP) {
+        if (!isRecord(value)) continue;
+        for (const key of Object.keys(value)) {
+          if (keyword === "patternProperties") this.#patterns.add(key);
+          this.#sub(node, value[key], inPlace);
+        }
+      } else if (Array.isArray(value) && shape !== ONE) for (const item of value) this.#sub(node, item, inPlace);
+      else if (shape !== LIST) this.#sub(node, value, inPlace);
     }
   }
 
@@ -316,9 +299,7 @@ export class SchemaGraph {
       this.literals += node.literals;
     }
     if (this.literals > this.#limits.literals) {
-      throw new SchemaLimitError(
-        `it has more than ${this.#limits.literals} characters of enum and const values, at most ${this.#limits.literals}`,
-      );
+      throw overLimit(this.#limits.literals, "characters of enum and const values");
     }
   }
 

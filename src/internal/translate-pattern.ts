@@ -23,8 +23,7 @@ const WHITE_SPACE: ReadonlyArray<readonly [number, number]> = [
 const MAX_CODE_POINT = 0x10ffff;
 
 function rangesText(ranges: ReadonlyArray<readonly [number, number]>): string {
-  const hex = (code: number) => `\\x{${code.toString(16)}}`;
-  return ranges.map(([from, to]) => (from === to ? hex(from) : `${hex(from)}-${hex(to)}`)).join("");
+  return ranges.map(([from, to]) => (from === to ? hexEscape(from) : `${hexEscape(from)}-${hexEscape(to)}`)).join("");
 }
 
 function complement(ranges: ReadonlyArray<readonly [number, number]>): Array<[number, number]> {
@@ -44,8 +43,8 @@ const NON_SPACE_CLASS_BODY = rangesText(complement(WHITE_SPACE));
 /** JS `.` without the `s` flag: anything but a line terminator; RE2's `.` only excludes `\n`. */
 const JS_DOT = "[^\\n\\r\\x{2028}\\x{2029}]";
 /** JS `[^]` and `[]`, which RE2 reads as an unclosed class. */
-const ANY_CHARACTER = `[\\x{0}-\\x{${MAX_CODE_POINT.toString(16)}}]`;
-const NO_CHARACTER = `[^\\x{0}-\\x{${MAX_CODE_POINT.toString(16)}}]`;
+const ANY_CHARACTER = `[${rangesText([[0, MAX_CODE_POINT]])}]`;
+const NO_CHARACTER = `[^${rangesText([[0, MAX_CODE_POINT]])}]`;
 /** RE2's inline flag groups, `(?i)` or `(?i-s:`, which V8 (before modifiers) does not know. */
 const INLINE_FLAGS = /^\(\?([imsU]*)(?:-([imsU]*))?([:)])/;
 

@@ -1,5 +1,5 @@
 import type { ErrorObject } from "ajv";
-import { boundText, cutName, jsonText, MAX_VALIDATION_MESSAGE_CHARS } from "./describe.js";
+import { boundText, cutName, jsonText, MAX_VALIDATION_MESSAGE_CHARS, quoteName } from "./describe.js";
 import { unescapePointerSegment } from "./json-pointer.js";
 
 // ─── Messages ───────────────────────────────────────────────────────────────────────────────────
@@ -47,7 +47,7 @@ function formatAjvError(error: ErrorObject): string {
   const where =
     error.propertyName === undefined
       ? path || "(root)"
-      : `${path || "(root)"}: property name ${JSON.stringify(cutName(error.propertyName))}`;
+      : `${path || "(root)"}: property name ${quoteName(error.propertyName)}`;
   if (error.keyword === "enum" && Array.isArray(params.allowedValues)) {
     const allowed = params.allowedValues;
     const shown = allowed.slice(0, MAX_ENUM_VALUES_SHOWN).map(showAllowedValue).join(", ");

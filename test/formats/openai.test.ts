@@ -6,6 +6,7 @@ import {
   stripNullsForOptional,
   toOpenAIChatTools,
   toOpenAIResponsesTools,
+  toOpenAIResponsesToolsAsGiven,
   toOpenAIStrictSchema,
 } from "../../src/formats/openai.js";
 import { defineTool, type ToolDefinition } from "../../src/index.js";
@@ -675,6 +676,16 @@ describe("toOpenAIResponsesTools", () => {
       ["b_tool", true, []],
     ]);
     expect(tools[0]?.parameters).toEqual(toOpenAIStrictSchema(weatherSchema));
+    expect(Object.keys(tools[0] ?? {})).toEqual(["type", "name", "description", "parameters", "strict"]);
+  });
+});
+
+describe('toOpenAIResponsesToolsAsGiven (registry.getDefinitions("openai-responses"))', () => {
+  it("is toOpenAIResponsesTools without strict mode, key for key, the schemas not copied", () => {
+    const tools = toOpenAIResponsesToolsAsGiven(definitions);
+    expect(tools).toStrictEqual(toOpenAIResponsesTools(definitions));
+    expect(Object.keys(tools[0] ?? {})).toEqual(["type", "name", "description", "parameters", "strict"]);
+    expect(tools[0]?.parameters).toBe(definitions[0]?.function.parameters);
   });
 });
 

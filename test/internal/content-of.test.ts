@@ -71,8 +71,55 @@ describe("messageContent", () => {
     expect(partsProblem(result)).toBeUndefined();
     const afterCheck = reads;
     expect(afterCheck).toBeGreaterThan(0);
-    expect(messageContent(result, "x", DEFAULT_MAX_RESULT_BYTES)).toEqual([{ type: "text", text: "x" }, part]);
+    const content = messageContent(result, "x", DEFAULT_MAX_RESULT_BYTES);
     expect(reads).toBe(afterCheck);
+    expect(content).toEqual([{ type: "text", text: "x" }, part]);
+  });
+
+  describe("the message carries exactly the parts checked when the call ended", () => {
+    const bmp = { type: "image", mediaType: "image/bmp", data: "" } as unknown as ContentPart;
+
+    it.each<[string, (parts: ContentPart[]) => void]>([
+      ["a part pushed", (parts) => parts.push(bmp)],
+      ["a part replaced", (parts) => parts.splice(0, 1, bmp)],
+      ["a part's data changed", (parts) => Object.assign(parts[0] as object, { data: "not base64!" })],
+      ["a part's media type changed", (parts) => Object.assign(parts[0] as object, { mediaType: "text/html" })],
+    ])("%s after the check", (_case, change) => {
+      const parts: ContentPart[] = [{ ...png }];
+      const result = new ToolResult({ forLLM: "x", parts });
+      expect(partsProblem(result)).toBeUndefined();
+      change(parts);
+      expect(messageContent(result, "x", DEFAULT_MAX_RESULT_BYTES)).toStrictEqual([{ type: "text", text: "x" }, png]);
+    });
+
+    it("a getter that answers differently on a second read: the message holds the first answer, checked", () => {
+      const answers = ["iVBORw0KGgo=", "<script>", "<script>"];
+      const part = {
+        type: "image",
+        mediaType: "image/png",
+        get data() {
+          return answers.shift();
+        },
+      };
+      const result = new ToolResult({ forLLM: "x", parts: [part as unknown as ContentPart] });
+      expect(partsProblem(result)).toBeUndefined();
+      const content = messageContent(result, "x", DEFAULT_MAX_RESULT_BYTES);
+      expect(content).toStrictEqual([{ type: "text", text: "x" }, png]);
+      expect(JSON.stringify(content)).not.toContain("script");
+    });
+
+    it("refuses more than 999 parts without reading or copying one", () => {
+      let reads = 0;
+      const many = new Proxy(new Array<unknown>(100_000).fill(png), {
+        get(target, key, receiver) {
+          if (typeof key === "string" && /^\d+$/.test(key)) reads++;
+          return Reflect.get(target, key, receiver);
+        },
+      });
+      const result = new ToolResult({ forLLM: "x", parts: many as ContentPart[] });
+      expect(partsProblem(result)).toBe("parts holds 100000 parts; at most 999 are allowed");
+      expect(reads).toBe(0);
+    });
   });
 
   it("parts above maxBytes become a note with their size", () => {
