@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
 
 // ─── Ending every process a command started ─────────────────────────────────────────────────────
 //
@@ -10,8 +11,10 @@ import { readdirSync, readFileSync } from "node:fs";
 // descendant of one of those (a child that called setsid() while its parent is still there).
 // They are stopped first (SIGSTOP: a stopped process cannot fork, or exit and orphan a child
 // that left the session), the scan is repeated until it finds no process it has not stopped,
-// then all are killed (SIGKILL) and the scan is repeated until none is left. Without /proc
-// (macOS) only the process group is killed.
+// then all are killed (SIGKILL) and the scan is repeated, with growing pauses, until none is
+// left — neither a member nor a process it killed: SIGKILL takes effect when the process next
+// runs, which on a busy machine can be after its parent died and it stopped being a descendant.
+// Without /proc (macOS) only the process group is killed.
 //
 // What escapes: a process that leaves the session (setsid(), as `setsid`, a daemon or Node's
 // `detached: true` do) and whose parent ended before the call did, so that it is no longer a
@@ -24,8 +27,11 @@ import { readdirSync, readFileSync } from "node:fs";
 const PROC = "/proc";
 /** Most scans that look for processes not stopped yet (each one finds those forked before the last stop). */
 const MAX_STOP_ROUNDS = 16;
-/** Most scans, after the kill, that look for survivors (and kill them again). */
-const MAX_KILL_ROUNDS = 8;
+/**
+ * Most scans, after the kill, that look for survivors (and kill them again): the pause before the
+ * second is 1 ms and doubles with each, so the last (after 1,024 ms) comes about 2 s after the kill.
+ */
+const MAX_KILL_ROUNDS = 12;
 /** Stat files read between two turns of the event loop: a scan never holds it for long. */
 const SCAN_CHUNK = 64;
 
@@ -117,6 +123,30 @@ function signal(pid: number, name: NodeJS.Signals): boolean {
   }
 }
 
+/** What a session reads and signals: this machine's processes, or (in tests) a made-up table. @internal */
+export interface ProcessTable {
+  /** Every process, read without holding the event loop for long; `undefined` without `/proc`. */
+  scan(): Promise<ProcessStat[] | undefined>;
+  /** Every process, read at once (for the `exit` event of this process). */
+  scanSync(): ProcessStat[] | undefined;
+  /** One process's line; `undefined` when it is gone or there is no `/proc`. */
+  stat(pid: number): ProcessStat | undefined;
+  /** Sends `signal` to a process (a process group for a negative id); `false` when it is gone. */
+  signal(pid: number, name: NodeJS.Signals): boolean;
+  /** Resolves after `ms` milliseconds. */
+  pause(ms: number): Promise<void>;
+}
+
+/** This machine's processes, through `/proc`. */
+const LINUX: ProcessTable = {
+  scan: scanProcesses,
+  scanSync: scanProcessesSync,
+  stat: readStat,
+  signal,
+  // Node's promise timer, not the global setTimeout a test (or an app) may have replaced with a fake.
+  pause: (ms) => sleep(ms),
+};
+
 /**
  * The processes of a command started as the leader of a new session (`detached: true`), and how
  * to end all of them: see the comment at the top of this file for what is caught and what is not.
@@ -134,14 +164,18 @@ export class ProcessSession {
    */
   leaderReaped = false;
 
+  readonly #table: ProcessTable;
+
   /**
    * Call right after the spawn, while the leader cannot have been reaped yet (that happens on a
    * later turn of the event loop), so that its start time identifies it even once its pid is reused.
    * @param pid the leader's pid
+   * @param table the processes to read and signal (tests pass a made-up one) @internal
    */
-  constructor(pid: number) {
+  constructor(pid: number, table: ProcessTable = LINUX) {
     this.pid = pid;
-    this.#start = readStat(pid)?.start;
+    this.#table = table;
+    this.#start = table.stat(pid)?.start;
   }
 
   /**
@@ -151,35 +185,43 @@ export class ProcessSession {
   async end(): Promise<void> {
     const steps = this.#sweep();
     let step = steps.next();
-    while (!step.done) step = steps.next(await scanProcesses());
+    while (!step.done) {
+      if (step.value > 0) await this.#table.pause(step.value);
+      step = steps.next(await this.#table.scan());
+    }
   }
 
   /** {@link end} without waiting: for the `exit` event of this process, where nothing async runs any more. */
   endSync(): void {
     const steps = this.#sweep();
     let step = steps.next();
-    while (!step.done) step = steps.next(scanProcessesSync());
+    while (!step.done) step = steps.next(this.#table.scanSync());
   }
 
-  /** The rounds of stopping and killing; each `yield` asks for a fresh scan of the process table. */
-  *#sweep(): Generator<void, void, ProcessStat[] | undefined> {
+  /**
+   * The rounds of stopping and killing; each `yield` asks for a fresh scan of the process table,
+   * after a pause of the milliseconds it yields (none while stopping).
+   */
+  *#sweep(): Generator<number, void, ProcessStat[] | undefined> {
+    const table = this.#table;
     if (this.#start === undefined) {
       // No /proc: the process group is all that can be found. It is signalled even after the
       // leader was reaped (what it left running is in it): a group's id stays taken while any
       // process of it lives, so only an empty group's id can have been reused meanwhile.
-      signal(-this.pid, "SIGKILL");
+      table.signal(-this.pid, "SIGKILL");
       this.survivors = 0;
       return;
     }
     // The group first and at once: the shell and everything that stayed in its group stop now.
     this.#signalGroup("SIGSTOP");
-    const stopped = new Set<number>();
+    // The processes stopped, by pid, with their start time (which tells them from a reused pid).
+    const stopped = new Map<number, number>();
     for (let round = 0; round < MAX_STOP_ROUNDS; round++) {
-      const table = yield;
-      if (table === undefined) break;
-      const fresh = this.#members(table).filter((pid) => !stopped.has(pid));
+      const scanned = yield 0;
+      if (scanned === undefined) break;
+      const fresh = this.#members(scanned).filter(({ pid }) => !stopped.has(pid));
       if (fresh.length === 0) break;
-      for (const pid of fresh) if (signal(pid, "SIGSTOP")) stopped.add(pid);
+      for (const { pid, start } of fresh) if (table.signal(pid, "SIGSTOP")) stopped.set(pid, start);
     }
     this.#signalGroup("SIGKILL");
     // Nothing found, nothing stopped: the common end of a command that left nothing behind.
@@ -187,51 +229,57 @@ export class ProcessSession {
       this.survivors = 0;
       return;
     }
-    for (const pid of stopped) signal(pid, "SIGKILL");
-    let left: number[] = [];
+    for (const pid of stopped.keys()) table.signal(pid, "SIGKILL");
+    let left: ProcessStat[] = [];
     for (let round = 0; round < MAX_KILL_ROUNDS; round++) {
-      const table = yield;
-      if (table === undefined) break;
-      left = this.#members(table);
+      const scanned = yield round === 0 ? 0 : 2 ** (round - 1);
+      if (scanned === undefined) break;
+      // The members still there, and every process killed that has not died yet: one whose parent
+      // died first is no longer a descendant of the session, but it is not gone either.
+      left = this.#members(scanned);
+      const found = new Set(left.map(({ pid }) => pid));
+      for (const entry of scanned) {
+        if (!entry.ended && stopped.get(entry.pid) === entry.start && !found.has(entry.pid)) left.push(entry);
+      }
       if (left.length === 0) break;
-      for (const pid of left) signal(pid, "SIGKILL");
+      for (const { pid } of left) table.signal(pid, "SIGKILL");
     }
     this.survivors = left.length;
   }
 
   /** Signals the leader's process group, while its id cannot belong to another (the leader is not reaped). */
   #signalGroup(name: NodeJS.Signals): void {
-    if (!this.leaderReaped) signal(-this.pid, name);
+    if (!this.leaderReaped) this.#table.signal(-this.pid, name);
   }
 
   /**
    * The live processes of the session in `table`: those whose session id is the leader's pid and
    * that started no earlier than the leader, and their descendants (a child that called setsid()).
    */
-  #members(table: readonly ProcessStat[]): number[] {
+  #members(table: readonly ProcessStat[]): ProcessStat[] {
     const start = this.#start as number;
     const leader = table.find((entry) => entry.pid === this.pid);
     // A session's id stays taken while any of its processes lives: another process holding the
     // leader's pid means the session is over, and whatever now has that session id is not ours.
     if (leader !== undefined && leader.start !== start) return [];
-    const members = new Set<number>();
-    const children = new Map<number, number[]>();
+    const members = new Map<number, ProcessStat>();
+    const children = new Map<number, ProcessStat[]>();
     for (const entry of table) {
       if (entry.ended) continue;
-      if (entry.session === this.pid && entry.start >= start) members.add(entry.pid);
+      if (entry.session === this.pid && entry.start >= start) members.set(entry.pid, entry);
       const siblings = children.get(entry.ppid);
-      if (siblings === undefined) children.set(entry.ppid, [entry.pid]);
-      else siblings.push(entry.pid);
+      if (siblings === undefined) children.set(entry.ppid, [entry]);
+      else siblings.push(entry);
     }
-    const pending = [...members];
+    const pending = [...members.keys()];
     for (let pid = pending.pop(); pid !== undefined; pid = pending.pop()) {
       for (const child of children.get(pid) ?? []) {
-        if (members.has(child)) continue;
-        members.add(child);
-        pending.push(child);
+        if (members.has(child.pid)) continue;
+        members.set(child.pid, child);
+        pending.push(child.pid);
       }
     }
     members.delete(process.pid);
-    return [...members];
+    return [...members.values()];
   }
 }
