@@ -2,8 +2,8 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import {
-  type ProcessStat,
   ProcessSession,
+  type ProcessStat,
   type ProcessTable,
   parseProcessStat,
 } from "../../src/builtin/process-session.js";
