@@ -73,7 +73,7 @@ function abortedWhileWaiting(name: string, reason: unknown): ToolResult {
  * approver, or an abort while waiting each become the call's result (with the call's final progress
  * update), and the tool never runs. Calls that need no approval go straight to `run`.
  */
-export async function runApproved(
+export function runApproved(
   normalized: NormalizedToolCall,
   target: RefusalTarget,
   scope: RunScope,
@@ -82,7 +82,20 @@ export async function runApproved(
 ): Promise<ToolResult> {
   const { call, argumentsError } = normalized;
   const rule = argumentsError === undefined ? approvalRule(target.tools, call.name, scope.promotions) : undefined;
+  // No approval needed (the usual call): its own promise, without an async frame around it.
   if (rule === undefined || rule === false) return run();
+  return runOnceApproved(normalized, target, scope, approve, run, rule);
+}
+
+/** {@link runApproved} for a call whose tool needs approval (`rule`: `true` or its predicate). */
+async function runOnceApproved(
+  { call }: NormalizedToolCall,
+  target: RefusalTarget,
+  scope: RunScope,
+  approve: ToolApprover | undefined,
+  run: () => Promise<ToolResult>,
+  rule: unknown,
+): Promise<ToolResult> {
   const notRun = (result: ToolResult) => refuseCall(call, result, target);
   const toolContext = callContext(call, target.logger, scope);
   try {

@@ -30,10 +30,10 @@ export type SavedStop = ToolLoopCheckpoint["stopped"];
 
 /** The points of a run a feature may act at besides its own (see {@link LoopFeature.answered}). */
 export interface FeatureRun {
-  /** A message was appended: every feature's {@link LoopFeature.message}, in order. */
-  message(message: Message, answer: Answer | undefined): Promise<void>;
-  /** The state is worth saving: every feature's {@link LoopFeature.checkpoint}. */
-  checkpoint(transcript: Message[], iteration: number, stopped?: SavedStop): Promise<void>;
+  /** A message was appended: every feature's {@link LoopFeature.message}, in order (a promise when one waits). */
+  message(message: Message, answer: Answer | undefined): Promise<void> | undefined;
+  /** The state is worth saving: every feature's {@link LoopFeature.checkpoint} (a promise when one waits). */
+  checkpoint(transcript: Message[], iteration: number, stopped?: SavedStop): Promise<void> | undefined;
   /** Throws the run's `ToolLoopError` when a listener failed. */
   check(transcript: Message[], iteration: number): void;
 }

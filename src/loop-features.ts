@@ -64,6 +64,27 @@ const invokeModelLayer = (feature: LoopFeature, request: ModelCallRequest, next:
   (feature.wrapModelCall as NonNullable<LoopFeature["wrapModelCall"]>).call(feature, request, next);
 
 /**
+ * Calls `point` on each feature in order, waiting for each that returns a promise before the next:
+ * a promise only when one did (awaiting `undefined` would cost a tick per feature per point).
+ */
+function eachFeature(
+  features: readonly LoopFeature[],
+  point: (feature: LoopFeature) => unknown,
+  from = 0,
+): Promise<void> | undefined {
+  for (let index = from; index < features.length; index++) {
+    const done = point(features[index] as LoopFeature);
+    if (done instanceof Promise) return done.then(() => eachFeature(features, point, index + 1));
+  }
+  return undefined;
+}
+
+/** `next` once `pending` (if any) settled: a promise only when there is one to wait for. */
+function then(pending: Promise<void> | undefined, next: () => Promise<void> | undefined): Promise<void> | undefined {
+  return pending === undefined ? next() : pending.then(next);
+}
+
+/**
  * The loop's optional features of one run, in their order: each hook and point of the algorithm
  * is passed to every feature that has it, the first outermost. Made only when an option asks for
  * one: without, the loop calls none of this.
@@ -115,11 +136,18 @@ export class LoopFeatures implements FeatureRun {
       {
         // Holding its slot, a call first lets the deliveries queued before it settle (among them
         // the tool-call-end of the call whose slot it takes), so a failure there stops it.
-        wrapToolCall: async (call, next) => {
-          if (call.slot !== undefined) await deliveries.tail;
-          const result = deliveries.failed ? await this.#notRun(call, target) : await next(call);
-          call.settled?.(result);
-          return result;
+        wrapToolCall: (call, next) => {
+          const run = () => {
+            const pending = deliveries.failed ? this.#notRun(call, target) : next(call);
+            const { settled } = call;
+            return settled === undefined
+              ? pending
+              : pending.then((result) => {
+                  settled(result);
+                  return result;
+                });
+          };
+          return call.slot === undefined ? run() : deliveries.tail.then(run);
         },
       },
     ];
@@ -162,10 +190,15 @@ export class LoopFeatures implements FeatureRun {
     return provider.chat(messages as Message[], request.tools as ToolDefinition[] | undefined, model, options, signal);
   }
 
-  /** A provider call begins. */
-  async stepStart(iteration: number, transcript: Message[]): Promise<void> {
-    for (const feature of this.#features) await feature.stepStart?.(iteration);
-    this.check(transcript, iteration - 1);
+  /** A provider call begins; a promise only when a feature's point returned one. */
+  stepStart(iteration: number, transcript: Message[]): Promise<void> | undefined {
+    return then(
+      eachFeature(this.#features, (feature) => feature.stepStart?.(iteration)),
+      () => {
+        this.check(transcript, iteration - 1);
+        return undefined;
+      },
+    );
   }
 
   /** The provider call failed (the run not aborted): throws a listener's failure; `true` to resolve `max_iterations`. */
@@ -174,12 +207,12 @@ export class LoopFeatures implements FeatureRun {
     return this.#features.some((feature) => feature.modelCallFailed?.(iteration, error) === true);
   }
 
-  async message(message: Message, answer: Answer | undefined): Promise<void> {
-    for (const feature of this.#features) await feature.message?.(message, answer);
+  message(message: Message, answer: Answer | undefined): Promise<void> | undefined {
+    return eachFeature(this.#features, (feature) => feature.message?.(message, answer));
   }
 
-  async checkpoint(transcript: Message[], iteration: number, stopped?: SavedStop): Promise<void> {
-    for (const feature of this.#features) await feature.checkpoint?.(transcript, iteration, stopped);
+  checkpoint(transcript: Message[], iteration: number, stopped?: SavedStop): Promise<void> | undefined {
+    return eachFeature(this.#features, (feature) => feature.checkpoint?.(transcript, iteration, stopped));
   }
 
   check(transcript: Message[], iteration: number): void {
@@ -187,9 +220,10 @@ export class LoopFeatures implements FeatureRun {
   }
 
   /** The assistant message with calls was appended (a failing checkpoint leaves the calls unrun). */
-  async callsMade(transcript: Message[], iteration: number): Promise<void> {
-    await this.message(transcript[transcript.length - 1] as Message, undefined);
-    await this.checkpoint(transcript, iteration);
+  callsMade(transcript: Message[], iteration: number): Promise<void> | undefined {
+    return then(this.message(transcript[transcript.length - 1] as Message, undefined), () =>
+      this.checkpoint(transcript, iteration),
+    );
   }
 
   /**
@@ -209,7 +243,8 @@ export class LoopFeatures implements FeatureRun {
     for (let index = 0; index < calls.length; index++) {
       const { call } = calls[index] as NormalizedToolCall;
       const answer = { result: results[index] as ToolResult, toolName: call.name, toolCallId: call.id };
-      await this.message(transcript[from + index] as Message, answer);
+      const delivered = this.message(transcript[from + index] as Message, answer);
+      if (delivered !== undefined) await delivered;
     }
     let stop: Stop | undefined;
     let saved: SavedStop = handled ? { reason: "response_handled", content: "" } : undefined;
@@ -220,8 +255,10 @@ export class LoopFeatures implements FeatureRun {
       if (called.reason === "repeated_failure") saved ??= { reason: called.reason, content: called.content };
     }
     // response_handled is the loop's own check (it comes before these stops); the checkpoint says so.
-    await this.checkpoint(transcript, iteration, saved);
-    if (response !== undefined) for (const feature of this.#features) await feature.stepEnd?.(response, iteration);
+    const ended = then(this.checkpoint(transcript, iteration, saved), () =>
+      response === undefined ? undefined : this.#stepEnd(response, iteration),
+    );
+    if (ended !== undefined) await ended;
     this.check(transcript, iteration);
     return stop;
   }
@@ -236,15 +273,20 @@ export class LoopFeatures implements FeatureRun {
     iteration: number,
     signal: AbortSignal | undefined,
   ): Promise<"continue" | StopReason> {
-    await this.message(transcript[transcript.length - 1] as Message, undefined);
-    await this.checkpoint(transcript, iteration);
-    for (const feature of this.#features) await feature.stepEnd?.(response, iteration);
+    const ended = then(this.callsMade(transcript, iteration), () => this.#stepEnd(response, iteration));
+    if (ended !== undefined) await ended;
     this.check(transcript, iteration);
     for (const feature of this.#features) {
-      const outcome = await feature.answered?.(this, transcript, iteration, signal);
+      const answered = feature.answered?.(this, transcript, iteration, signal);
+      const outcome = answered instanceof Promise ? await answered : answered;
       if (outcome !== undefined) return outcome;
     }
     return "completed";
+  }
+
+  /** Every feature's {@link LoopFeature.stepEnd}. */
+  #stepEnd(response: LLMResponse, iteration: number): Promise<void> | undefined {
+    return eachFeature(this.#features, (feature) => feature.stepEnd?.(response, iteration));
   }
 
   /** The run's result was made: every feature's {@link LoopFeature.result}. */
@@ -258,7 +300,8 @@ export class LoopFeatures implements FeatureRun {
       const result = await pending.finally(() => {
         for (const feature of this.#features) feature.settled?.();
       });
-      for (const feature of this.#features) await feature.finish?.(result);
+      const finished = eachFeature(this.#features, (feature) => feature.finish?.(result));
+      if (finished !== undefined) await finished;
       this.check(result.messages, result.iterations);
       return result;
     } finally {

@@ -159,7 +159,8 @@ function callChain(run: LoopState, chain: ModelCallChain, iteration: number): Pr
 async function callAround(run: LoopState, iteration: number): Promise<LLMResponse | undefined> {
   const { transcript, features } = run;
   const definitions = offered(run, iteration);
-  if (features !== undefined) await features.stepStart(iteration, transcript);
+  const started = features?.stepStart(iteration, transcript);
+  if (started !== undefined) await started;
   let response: unknown;
   try {
     response = await run.race(send(run, definitions, iteration));

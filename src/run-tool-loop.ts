@@ -91,8 +91,9 @@ async function loop(
         }
         calls = run.normalize(requested, iteration);
         transcript.push({ role: "assistant", content, toolCalls: calls.map(({ call }) => call) });
-        // Not `await features?.…`: awaiting `undefined` would still cost the minimal loop a tick.
-        if (features !== undefined) await features.callsMade(transcript, iteration);
+        // Awaited only when there is something to wait for: awaiting `undefined` costs a tick.
+        const delivered = features?.callsMade(transcript, iteration);
+        if (delivered !== undefined) await delivered;
       }
       const results = inOrder(await answerCalls(run, calls, iteration));
       const stoppedAt = appendAnswers(run, calls, results);
