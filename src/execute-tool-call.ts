@@ -1,6 +1,5 @@
-import { setMaxListeners } from "node:events";
 import { type ToolErrorCode, ToolExecutionError } from "./errors.js";
-import { CallAbort, isAborted } from "./internal/abort.js";
+import { CallAbort, isAborted, unboundedController } from "./internal/abort.js";
 import { partsProblem } from "./internal/content-of.js";
 import {
   boundText,
@@ -97,8 +96,7 @@ let neverAborted: AbortSignal | undefined;
 let neverAbortedUses = 0;
 function neverAbortedSignal(): AbortSignal {
   if (neverAborted === undefined || ++neverAbortedUses > CALLS_PER_NEVER_ABORTED_SIGNAL) {
-    neverAborted = new AbortController().signal;
-    setMaxListeners(0, neverAborted);
+    neverAborted = unboundedController().signal;
     neverAbortedUses = 1;
   }
   return neverAborted;

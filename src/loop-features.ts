@@ -136,18 +136,11 @@ export class LoopFeatures implements FeatureRun {
       {
         // Holding its slot, a call first lets the deliveries queued before it settle (among them
         // the tool-call-end of the call whose slot it takes), so a failure there stops it.
-        wrapToolCall: (call, next) => {
-          const run = () => {
-            const pending = deliveries.failed ? this.#notRun(call, target) : next(call);
-            const { settled } = call;
-            return settled === undefined
-              ? pending
-              : pending.then((result) => {
-                  settled(result);
-                  return result;
-                });
-          };
-          return call.slot === undefined ? run() : deliveries.tail.then(run);
+        wrapToolCall: async (call, next) => {
+          if (call.slot !== undefined) await deliveries.tail;
+          const result = deliveries.failed ? await this.#notRun(call, target) : await next(call);
+          call.settled?.(result);
+          return result;
         },
       },
     ];
@@ -190,15 +183,9 @@ export class LoopFeatures implements FeatureRun {
     return provider.chat(messages as Message[], request.tools as ToolDefinition[] | undefined, model, options, signal);
   }
 
-  /** A provider call begins; a promise only when a feature's point returned one. */
-  stepStart(iteration: number, transcript: Message[]): Promise<void> | undefined {
-    return then(
-      eachFeature(this.#features, (feature) => feature.stepStart?.(iteration)),
-      () => {
-        this.check(transcript, iteration - 1);
-        return undefined;
-      },
-    );
+  /** A provider call begins (then {@link check}); a promise only when a feature's point returned one. */
+  stepStart(iteration: number): Promise<void> | undefined {
+    return eachFeature(this.#features, (feature) => feature.stepStart?.(iteration));
   }
 
   /** The provider call failed (the run not aborted): throws a listener's failure; `true` to resolve `max_iterations`. */

@@ -159,8 +159,11 @@ function callChain(run: LoopState, chain: ModelCallChain, iteration: number): Pr
 async function callAround(run: LoopState, iteration: number): Promise<LLMResponse | undefined> {
   const { transcript, features } = run;
   const definitions = offered(run, iteration);
-  const started = features?.stepStart(iteration, transcript);
-  if (started !== undefined) await started;
+  if (features !== undefined) {
+    const started = features.stepStart(iteration);
+    if (started !== undefined) await started;
+    features.check(transcript, iteration - 1);
+  }
   let response: unknown;
   try {
     response = await run.race(send(run, definitions, iteration));

@@ -1,6 +1,16 @@
 import { setMaxListeners } from "node:events";
 import { type DeadlineEntry, type DeadlineQueue, deadlineQueue } from "./deadline.js";
 
+/**
+ * An `AbortController` whose signal takes any number of listeners without Node's leak warning: a
+ * run's or a call's signal is listened to by every tool and every call that uses it.
+ */
+export function unboundedController(): AbortController {
+  const controller = new AbortController();
+  setMaxListeners(0, controller.signal);
+  return controller;
+}
+
 type AbortSubscriber = (reason: unknown) => void;
 
 /** What {@link watchAbort} tells, once, when the signal aborts. */
@@ -152,9 +162,8 @@ export interface LinkedSignal {
  */
 export function linkSignal(parent: AbortSignal | undefined): LinkedSignal {
   if (parent === undefined) return { signal: undefined, dispose: () => {} };
-  const controller = new AbortController();
+  const controller = unboundedController();
   const child = controller.signal;
-  setMaxListeners(0, child);
   if (parent.aborted) {
     controller.abort(parent.reason);
     return { signal: child, dispose: () => {} };
@@ -223,8 +232,7 @@ export class CallAbort implements DeadlineEntry, AbortWatcher {
   /** The call's signal, made on first use; never aborts when there is neither caller signal nor timeout. */
   get signal(): AbortSignal {
     if (this.#controller === undefined) {
-      this.#controller = new AbortController();
-      setMaxListeners(0, this.#controller.signal);
+      this.#controller = unboundedController();
       this.#arm();
       if (this.#aborted) this.#controller.abort(this.reason);
     }
