@@ -37,6 +37,7 @@ export type {
   FinishReason,
   LLMProvider,
   LLMResponse,
+  LLMStreamDelta,
   LLMStreamPart,
   Message,
   MessageRole,

@@ -23,7 +23,7 @@ export const MAX_QUEUED_PROGRESS_EVENTS = 16;
 
 /**
  * `onEvent`: every {@link ToolLoopEvent} of the run, delivered in order with the run's other
- * listeners, and the provider's stream read (`text-delta`) when it has `chatStream`.
+ * listeners, and the provider's stream read (its deltas) when it has `chatStream`.
  */
 export class LoopEvents implements LoopFeature {
   /** `true` when provider calls are streamed: the provider has `chatStream`. */
@@ -139,8 +139,8 @@ export class LoopEvents implements LoopFeature {
   }
 
   /**
-   * A provider call through `chatStream`: every `text-delta` part becomes an event, the `response`
-   * part is the answer. Reading stops when the run aborts or a listener failed (then rethrown).
+   * A provider call through `chatStream`: every delta part becomes an event (see {@link deltaEvent}),
+   * the `response` part is the answer. Reading stops when the run aborts or a listener failed (then rethrown).
    */
   async streamed(provider: LLMProvider, request: ModelCallRequest): Promise<LLMResponse> {
     const { messages, model, options, signal, iteration } = request;
@@ -155,17 +155,19 @@ export class LoopEvents implements LoopFeature {
     );
     let response: unknown;
     let seen = false;
+    const calls = new Set<string>();
     // Parts are read as untrusted: a custom provider may send anything.
     for await (const part of stream as AsyncIterable<LLMStreamPart | unknown>) {
       // The loop has moved on (aborted, or the listener failed): stop reading and emitting.
       if (signal?.aborted || this.#deliveries.failed) break;
       if (!isRecord(part)) continue;
-      if (part.type === "text-delta" && typeof part.delta === "string") {
-        await this.#emit({ type: "text-delta", iteration, delta: part.delta });
-      } else if (part.type === "response") {
+      if (part.type === "response") {
         response = part.response;
         seen = true;
+        continue;
       }
+      const event = deltaEvent(part, iteration, calls);
+      if (event !== undefined) await this.#emit(event);
     }
     if (this.#deliveries.failed) throw this.#deliveries.error;
     if (!seen) {
@@ -181,4 +183,25 @@ export class LoopEvents implements LoopFeature {
     const listener = this.#listener;
     return this.#deliveries.enqueue("onEvent", () => listener(event));
   }
+}
+
+/**
+ * The event of a streamed delta part; `undefined` for a malformed part, a repeated
+ * `tool-input-start`, or a `tool-input-delta` of a call no `tool-input-start` began (dropped, so
+ * that a listener always sees a call's start before its input).
+ */
+function deltaEvent(part: Record<string, unknown>, iteration: number, calls: Set<string>): ToolLoopEvent | undefined {
+  const { type, delta, toolCallId } = part;
+  if (type === "tool-input-start") {
+    const { toolName } = part;
+    if (typeof toolCallId !== "string" || typeof toolName !== "string" || calls.has(toolCallId)) return undefined;
+    calls.add(toolCallId);
+    return { type, iteration, toolCallId, toolName };
+  }
+  if (typeof delta !== "string") return undefined;
+  if (type === "text-delta" || type === "reasoning-delta") return { type, iteration, delta };
+  if (type === "tool-input-delta" && calls.has(toolCallId as string)) {
+    return { type, iteration, toolCallId: toolCallId as string, delta };
+  }
+  return undefined;
 }

@@ -22,14 +22,28 @@ function invalidResponse(problem: string, response: unknown): InvalidProviderRes
   });
 }
 
+/** The counts {@link addUsage} sums only when a call reported them. */
+const DETAIL_COUNTS = ["cachedInputTokens", "cacheWriteTokens", "reasoningTokens"] as const;
+
+/**
+ * The run's usage with one call's added: the three totals always (a missing count adds 0); a
+ * detail count only once a call reported it (so an unreported count stays absent, a reported 0 is kept).
+ */
 function addUsage(total: UsageInfo | undefined, usage: UsageInfo | undefined): UsageInfo | undefined {
   if (!isPlainObject(usage)) return total;
   const add = (a: number | undefined, b: unknown) => (a ?? 0) + (typeof b === "number" ? b : 0);
-  return {
+  const sum: UsageInfo = {
     promptTokens: add(total?.promptTokens, usage.promptTokens),
     completionTokens: add(total?.completionTokens, usage.completionTokens),
     totalTokens: add(total?.totalTokens, usage.totalTokens),
   };
+  for (const key of DETAIL_COUNTS) {
+    const count = usage[key];
+    const before = total?.[key];
+    if (typeof count === "number") sum[key] = add(before, count);
+    else if (before !== undefined) sum[key] = before;
+  }
+  return sum;
 }
 
 /**
@@ -58,7 +72,16 @@ function send(run: LoopState, definitions: ToolDefinition[] | undefined, iterati
   const { transcript, features, modelChain, signal } = run;
   if (modelChain === undefined) {
     const { provider, model, llmOptions } = run.config;
-    const request = { messages: transcript, tools: definitions, model, options: llmOptions, iteration, signal };
+    const { providerName } = provider;
+    const request = {
+      messages: transcript,
+      tools: definitions,
+      model,
+      options: llmOptions,
+      iteration,
+      signal,
+      providerName,
+    };
     // Only called with features when there is no middleware.
     const around = features as LoopFeatures;
     return around.callModel(request, (sent) => around.send(provider, sent));
@@ -70,8 +93,17 @@ function send(run: LoopState, definitions: ToolDefinition[] | undefined, iterati
 
 /** A model call's request as the middleware get it: copies of the transcript and the options. */
 function chainRequest(run: LoopState, tools: ToolDefinition[] | undefined, iteration: number): ModelCallRequest {
-  const { model, llmOptions } = run.config;
-  return { messages: run.transcript.slice(), tools, model, options: { ...llmOptions }, iteration, signal: run.signal };
+  const { model, llmOptions, provider } = run.config;
+  const { providerName } = provider;
+  return {
+    messages: run.transcript.slice(),
+    tools,
+    model,
+    options: { ...llmOptions },
+    iteration,
+    signal: run.signal,
+    providerName,
+  };
 }
 
 /** The run's error for a provider call that failed: named after the middleware that caused it, if one did. */

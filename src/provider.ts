@@ -127,6 +127,15 @@ export interface UsageInfo {
   completionTokens: number;
   /** The API's total, or the sum of the two when it reports none. */
   totalTokens: number;
+  /**
+   * Of the input tokens, those read from the provider's prompt cache; absent when the API reported
+   * no such count (a reported 0 is kept).
+   */
+  cachedInputTokens?: number;
+  /** Of the input tokens, those written to the provider's prompt cache (Anthropic's cache creation); absent when unreported. */
+  cacheWriteTokens?: number;
+  /** Of the output tokens, those spent reasoning (thinking); absent when unreported. */
+  reasoningTokens?: number;
 }
 
 /**
@@ -148,9 +157,10 @@ export interface LLMResponse {
 }
 
 /**
- * One part of a streamed answer ({@link LLMProvider.chatStream}): a piece of the assistant's text
- * as it arrives, and last, once, the whole {@link LLMResponse} — the same `chat` would have
- * returned for that answer (its `content` is the text pieces joined).
+ * One part of a streamed answer ({@link LLMProvider.chatStream}): pieces of the assistant's text,
+ * of its reasoning and of its tool calls' arguments as they arrive, and last, once, the whole
+ * {@link LLMResponse} — the same `chat` would have returned for that answer (its `content` is the
+ * text pieces joined; each call's arguments are its input pieces joined, parsed).
  */
 export type LLMStreamPart =
   | {
@@ -160,11 +170,36 @@ export type LLMStreamPart =
       delta: string;
     }
   | {
+      /** A piece of the model's reasoning (thinking, a reasoning summary), where the API sends it. */
+      type: "reasoning-delta";
+      /** The text, as the API sent it. */
+      delta: string;
+    }
+  | {
+      /** A tool call begins: before the first `tool-input-delta` of its id. */
+      type: "tool-input-start";
+      /** The call's id, as in the final response's `toolCalls`. */
+      toolCallId: string;
+      /** The tool the model calls. */
+      toolName: string;
+    }
+  | {
+      /** A piece of a tool call's arguments, as raw JSON text (the pieces joined parse to its arguments). */
+      type: "tool-input-delta";
+      /** The id of a call a `tool-input-start` began. */
+      toolCallId: string;
+      /** The JSON text, as the API sent it. */
+      delta: string;
+    }
+  | {
       /** The whole answer: always the last part. */
       type: "response";
       /** Content, calls with their arguments, finish reason and usage, as `chat` returns them. */
       response: LLMResponse;
     };
+
+/** A part a stream yields before its answer: a piece of text, of reasoning or of a call's arguments. */
+export type LLMStreamDelta = Exclude<LLMStreamPart, { type: "response" }>;
 
 /**
  * An LLM API as the loop sees it (Go's `providers.LLMProvider`).
@@ -189,7 +224,8 @@ export interface LLMProvider {
   ): Promise<LLMResponse>;
   /**
    * Optional: the same request as {@link LLMProvider.chat}, streamed. Yields a `text-delta` per
-   * piece of text as it arrives, then one `response` part (the last) with what `chat` would have
+   * piece of text as it arrives (and `reasoning-delta`, `tool-input-start` / `tool-input-delta`
+   * where the API streams them), then one `response` part (the last) with what `chat` would have
    * returned. The loop uses it only when someone listens for events (`onEvent`, `streamToolLoop`).
    * Aborting `signal` cancels the request and ends the iteration with the signal's reason; a
    * consumer that stops iterating early cancels the request too.
@@ -208,4 +244,10 @@ export interface LLMProvider {
   ): AsyncIterable<LLMStreamPart>;
   /** The model used when `ToolLoopConfig.model` is not set. */
   getDefaultModel(): string;
+  /**
+   * Optional: which provider this is, as the OpenTelemetry GenAI conventions name it in
+   * `gen_ai.provider.name` (`"openai"`, `"anthropic"`, `"gcp.gemini"`, `"ollama"` …). Middleware
+   * read it from `ModelCallRequest.providerName` (tracing, logs).
+   */
+  readonly providerName?: string;
 }

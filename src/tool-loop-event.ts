@@ -4,7 +4,8 @@ import type { ToolLoopResult } from "./tool-loop-result.js";
 import type { ToolResult } from "./tool-result.js";
 
 /**
- * What happens in a run of the loop, in order: `step-start`, the streamed `text-delta`s, `message`
+ * What happens in a run of the loop, in order: `step-start`, the streamed deltas (`text-delta`,
+ * `reasoning-delta`, per call `tool-input-start` then its `tool-input-delta`s), `message`
  * (the assistant's), per call `tool-call-start` … `tool-call-end` (ends may interleave across the
  * turn's parallel calls), one `message` per tool answer in call order, `step-end`; finally
  * `loop-end`. Replaying the `message` events onto the caller's messages gives `result.messages`.
@@ -22,6 +23,41 @@ export type ToolLoopEvent =
       /** Which provider call (1-based). */
       iteration: number;
       /** The text received. */
+      delta: string;
+    }
+  | {
+      /** A piece of the model's reasoning, streamed (where the provider sends it). */
+      type: "reasoning-delta";
+      /** Which provider call (1-based). */
+      iteration: number;
+      /** The text received. */
+      delta: string;
+    }
+  | {
+      /**
+       * The model began a tool call, streamed: before the call's first `tool-input-delta`, and
+       * before its `tool-call-start` (which comes once the answer is whole).
+       */
+      type: "tool-input-start";
+      /** Which provider call (1-based). */
+      iteration: number;
+      /** The call's id, as the provider sent it. */
+      toolCallId: string;
+      /** The tool the model asked for (as sent; may be unknown). */
+      toolName: string;
+    }
+  | {
+      /**
+       * A piece of a streamed tool call's arguments: raw JSON text, as the provider sent it. The
+       * pieces of one id joined parse to the call's arguments (whitespace may differ from the
+       * transcript's `function.arguments`); parallel calls' pieces may interleave.
+       */
+      type: "tool-input-delta";
+      /** Which provider call (1-based). */
+      iteration: number;
+      /** The id of a call a `tool-input-start` began. */
+      toolCallId: string;
+      /** The JSON text received. */
       delta: string;
     }
   | {

@@ -1,4 +1,4 @@
-import type { LLMResponse, Message, ToolDefinition } from "./provider.js";
+import type { LLMProvider, LLMResponse, Message, ToolDefinition } from "./provider.js";
 import type { ToolContext } from "./tool.js";
 import type { ToolLoopContext } from "./tool-loop-context.js";
 import type { ToolLoopResult } from "./tool-loop-result.js";
@@ -37,6 +37,11 @@ export interface ModelCallRequest {
   iteration: number;
   /** The run's signal, passed to the provider. */
   signal: AbortSignal | undefined;
+  /**
+   * The provider's {@link LLMProvider.providerName} (`"openai"`, `"anthropic"` …), `undefined` when
+   * it has none: for tracing and logs; changing it changes nothing.
+   */
+  providerName: string | undefined;
 }
 
 /**

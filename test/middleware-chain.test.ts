@@ -220,6 +220,27 @@ describe("changing the request", () => {
     expect(result.messages.map((message) => message.content)).toEqual(["go", "", "x", "done"]);
   });
 
+  it("a model call's request names the provider (its providerName), with or without events (issue 29)", async () => {
+    const seen: unknown[] = [];
+    const middleware: ToolLoopMiddleware = {
+      name: "spy",
+      wrapModelCall(request, next) {
+        seen.push(request.providerName);
+        return next(request);
+      },
+    };
+    const named = Object.assign(new ScriptedProvider([textResponse("a"), textResponse("b")]), {
+      providerName: "ollama",
+    });
+    await runToolLoop({ provider: named, maxIterations: 1, middleware: [middleware] }, user);
+    await runToolLoop({ provider: named, maxIterations: 1, middleware: [middleware], onEvent: () => {} }, user);
+    await runToolLoop(
+      { provider: new ScriptedProvider([textResponse("c")]), maxIterations: 1, middleware: [middleware] },
+      user,
+    );
+    expect(seen).toEqual(["ollama", "ollama", undefined]);
+  });
+
   it("wrapToolCall receives the validated arguments; arguments it changes are validated again before the tool runs", async () => {
     const { registry, runs } = echoRegistry();
     const received: ToolCallRequest[] = [];

@@ -331,6 +331,38 @@ describe("the loop (Go's algorithm)", () => {
     expect(silent).not.toHaveProperty("usage");
   });
 
+  it("sums cached, cache-write and reasoning tokens only as reported: absent stays absent, a reported 0 is kept (issue 29)", async () => {
+    const base = { promptTokens: 10, completionTokens: 5, totalTokens: 15 };
+    const provider = new ScriptedProvider([
+      { ...toolCallResponse({ name: "echo" }), usage: { ...base, cachedInputTokens: 4, reasoningTokens: 0 } },
+      { ...toolCallResponse({ name: "echo" }), usage: base },
+      { ...toolCallResponse({ name: "echo" }) },
+      { ...textResponse("ok"), usage: { ...base, cachedInputTokens: 6 } },
+    ]);
+    const result = await runToolLoop({ provider, tools: registryWith(echo), maxIterations: 4 }, user);
+    expect(result.usage).toStrictEqual({
+      promptTokens: 30,
+      completionTokens: 15,
+      totalTokens: 45,
+      cachedInputTokens: 10,
+      reasoningTokens: 0,
+    });
+    expect(result.usage).not.toHaveProperty("cacheWriteTokens");
+
+    // A detail reported by a later call only, and a non-number (a hostile provider's), which adds nothing.
+    const later = new ScriptedProvider([
+      { ...toolCallResponse({ name: "echo" }), usage: base },
+      { ...textResponse("ok"), usage: { ...base, cacheWriteTokens: 3, reasoningTokens: "7" as unknown as number } },
+    ]);
+    const second = await runToolLoop({ provider: later, tools: registryWith(echo), maxIterations: 2 }, user);
+    expect(second.usage).toStrictEqual({
+      promptTokens: 20,
+      completionTokens: 10,
+      totalTokens: 30,
+      cacheWriteTokens: 3,
+    });
+  });
+
   it("copies providerMetadata onto the transcript's call unchanged", async () => {
     const providerMetadata = { thoughtSignature: "abc" };
     const provider = new ScriptedProvider([

@@ -60,7 +60,12 @@ function shape(event: ToolLoopEvent): unknown {
     case "step-end":
       return [event.type, event.iteration, event.finishReason];
     case "text-delta":
+    case "reasoning-delta":
       return [event.type, event.delta];
+    case "tool-input-start":
+      return [event.type, event.iteration, event.toolCallId, event.toolName];
+    case "tool-input-delta":
+      return [event.type, event.iteration, event.toolCallId, event.delta];
     case "tool-progress":
       return [event.type, event.update.toolCallId, event.update.status];
     case "loop-end":
@@ -360,6 +365,123 @@ describe("streaming (issue 12)", () => {
       ["message", "assistant", "Hello!"],
       ["step-end", 2, "stop"],
     ]);
+  });
+
+  it("streams reasoning and tool input: a call's input-start before its deltas, tool-call-start after the answer (issue 29)", async () => {
+    const events: ToolLoopEvent[] = [];
+    const provider = new ScriptedProvider([
+      {
+        ...toolCallResponse(
+          [
+            { id: "a", name: "echo", arguments: { n: 1 } },
+            { id: "b", name: "echo", arguments: { n: 22 } },
+          ],
+          "On it",
+        ),
+        streamParts: [
+          { type: "reasoning-delta", delta: "Two " },
+          { type: "reasoning-delta", delta: "calls." },
+          { type: "text-delta", delta: "On it" },
+          { type: "tool-input-start", toolCallId: "a", toolName: "echo" },
+          { type: "tool-input-delta", toolCallId: "a", delta: '{"n":' },
+          { type: "tool-input-start", toolCallId: "b", toolName: "echo" },
+          { type: "tool-input-delta", toolCallId: "b", delta: '{ "n": 22' },
+          { type: "tool-input-delta", toolCallId: "a", delta: " 1}" },
+          { type: "tool-input-delta", toolCallId: "b", delta: " }" },
+        ],
+      },
+      textResponse("done"),
+    ]);
+    const result = await runToolLoop(
+      { provider, tools: registryWith(echo), maxIterations: 2, onEvent: (event) => void events.push(event) },
+      user,
+    );
+    expect(result.messages[1]?.content).toBe("On it");
+    expect(events.map(shape).slice(0, 13)).toEqual([
+      ["step-start", 1],
+      ["reasoning-delta", "Two "],
+      ["reasoning-delta", "calls."],
+      ["text-delta", "On it"],
+      ["tool-input-start", 1, "a", "echo"],
+      ["tool-input-delta", 1, "a", '{"n":'],
+      ["tool-input-start", 1, "b", "echo"],
+      ["tool-input-delta", 1, "b", '{ "n": 22'],
+      ["tool-input-delta", 1, "a", " 1}"],
+      ["tool-input-delta", 1, "b", " }"],
+      ["message", "assistant", "On it"],
+      ["tool-call-start", 1, "a", "echo"],
+      ["tool-call-start", 1, "b", "echo"],
+    ]);
+    // Per id, the pieces joined parse to the call's arguments in the transcript.
+    const calls = result.messages[1]?.toolCalls ?? [];
+    for (const call of calls) {
+      const input = events
+        .filter((event) => event.type === "tool-input-delta" && event.toolCallId === call.id)
+        .map((event) => (event as { delta: string }).delta)
+        .join("");
+      expect(JSON.parse(input)).toEqual(call.arguments);
+    }
+    expect(events.filter((event) => event.type === "tool-call-start")).toHaveLength(2);
+  });
+
+  it("drops a tool-input-delta of a call never started, a second start, and malformed parts (issue 29)", async () => {
+    const events: ToolLoopEvent[] = [];
+    const parts = [
+      { type: "tool-input-delta", toolCallId: "ghost", delta: "{}" },
+      { type: "tool-input-start", toolCallId: "a", toolName: "echo" },
+      { type: "tool-input-start", toolCallId: "a", toolName: "other" },
+      { type: "tool-input-start", toolCallId: 7, toolName: "echo" },
+      { type: "tool-input-delta", toolCallId: "a", delta: 42 },
+      { type: "reasoning-delta", delta: ["x"] },
+      { type: "tool-input-delta", toolCallId: "a", delta: "{}" },
+      null,
+      "text",
+    ];
+    const provider = new ScriptedProvider([
+      { ...toolCallResponse({ id: "a", name: "echo" }), streamParts: parts as never },
+      textResponse("done"),
+    ]);
+    await runToolLoop(
+      { provider, tools: registryWith(echo), maxIterations: 2, onEvent: (event) => void events.push(event) },
+      user,
+    );
+    expect(events.map(shape).slice(1, 4)).toEqual([
+      ["tool-input-start", 1, "a", "echo"],
+      ["tool-input-delta", 1, "a", "{}"],
+      ["message", "assistant", ""],
+    ]);
+  });
+
+  it("passes megabytes of streamed arguments through piece by piece, never joined per delta (issue 29)", async () => {
+    const piece = `"${"x".repeat(1_022)}",`;
+    const count = 2_048; // 2 MiB
+    const streamParts = [
+      { type: "tool-input-start" as const, toolCallId: "big", toolName: "echo" },
+      { type: "tool-input-delta" as const, toolCallId: "big", delta: '{"list":[' },
+      ...Array.from({ length: count }, () => ({ type: "tool-input-delta" as const, toolCallId: "big", delta: piece })),
+      { type: "tool-input-delta" as const, toolCallId: "big", delta: '""]}' },
+    ];
+    const provider = new ScriptedProvider([
+      { ...toolCallResponse({ id: "big", name: "echo", arguments: { list: [] } }), streamParts },
+      textResponse("done"),
+    ]);
+    let deltas = 0;
+    let longest = 0;
+    await runToolLoop(
+      {
+        provider,
+        tools: registryWith(echo),
+        maxIterations: 2,
+        onEvent: (event) => {
+          if (event.type !== "tool-input-delta") return;
+          deltas++;
+          longest = Math.max(longest, event.delta.length);
+        },
+      },
+      user,
+    );
+    expect(deltas).toBe(count + 2);
+    expect(longest).toBe(piece.length);
   });
 
   it("without a listener the loop calls chat, even when the provider can stream", async () => {

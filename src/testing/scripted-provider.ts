@@ -2,6 +2,7 @@ import { optionError } from "../internal/options.js";
 import type {
   LLMProvider,
   LLMResponse,
+  LLMStreamDelta,
   LLMStreamPart,
   Message,
   ProviderToolCall,
@@ -36,7 +37,9 @@ type ScriptedResponseBase = Omit<LLMResponse, "toolCalls" | "finishReason" | "co
  * (`toolCalls` may hold anything) so tests can feed the loop malformed provider output.
  *
  * With `textDeltas`, the text is streamed: `chatStream` yields each piece as a `text-delta`
- * (`content` defaults to the pieces joined; `chat` answers with the content alone).
+ * (`content` defaults to the pieces joined; `chat` answers with the content alone). With
+ * `streamParts`, `chatStream` yields those parts as written (reasoning, tool input, text), and
+ * `content` defaults to their text pieces joined.
  */
 export type ScriptedResponse =
   | (ScriptedResponseBase & {
@@ -44,12 +47,24 @@ export type ScriptedResponse =
       content: string;
       /** The text as `chatStream` streams it, piece by piece. @default the content as one piece */
       textDeltas?: string[] | undefined;
+      /** Every part `chatStream` yields before the response, in order (instead of `textDeltas`). */
+      streamParts?: LLMStreamDelta[] | undefined;
     })
   | (ScriptedResponseBase & {
       /** The assistant's text. @default the `textDeltas` joined */
       content?: string | undefined;
       /** The text as `chatStream` streams it, piece by piece. */
       textDeltas: string[];
+      /** Not with `textDeltas`. */
+      streamParts?: undefined;
+    })
+  | (ScriptedResponseBase & {
+      /** The assistant's text. @default the `text-delta` parts' pieces joined */
+      content?: string | undefined;
+      /** Not with `streamParts`. */
+      textDeltas?: undefined;
+      /** Every part `chatStream` yields before the response, in order: `text-delta`, `reasoning-delta`, `tool-input-*`. */
+      streamParts: LLMStreamDelta[];
     });
 
 /** A function step: computes the response from the request (and may wait on `call.signal`). */
@@ -58,27 +73,36 @@ export type ScriptedResponder = (call: ScriptedCall) => ScriptedResponse | Promi
 /** One step of the script: a response, an error to reject with, or a function computing the response. */
 export type ScriptStep = ScriptedResponse | Error | ScriptedResponder;
 
-/** A step's answer: the response the loop gets, and the text pieces `chatStream` yields before it. */
+/** A step's answer: the response the loop gets, and the parts `chatStream` yields before it. */
 interface PlayedStep {
   response: LLMResponse;
-  textDeltas: readonly unknown[];
+  parts: readonly unknown[];
 }
 
 function complete(scripted: ScriptedResponse): PlayedStep {
   // Only fill in what is missing: a malformed step must reach the loop as it is.
-  if (scripted === null || typeof scripted !== "object") return { response: scripted as LLMResponse, textDeltas: [] };
-  const { textDeltas, ...response } = scripted;
+  if (scripted === null || typeof scripted !== "object") return { response: scripted as LLMResponse, parts: [] };
+  const { textDeltas, streamParts, ...response } = scripted;
   const toolCalls = response.toolCalls ?? [];
-  const streamed = Array.isArray(textDeltas);
-  const content = response.content ?? (streamed ? textDeltas.join("") : undefined);
+  const parts: unknown[] | undefined = Array.isArray(streamParts)
+    ? streamParts
+    : Array.isArray(textDeltas)
+      ? textDeltas.map((delta) => ({ type: "text-delta", delta }))
+      : undefined;
+  const texts = parts?.flatMap((part) => (isTextDelta(part) ? [part.delta] : []));
+  const content = response.content ?? texts?.join("");
   const completed = {
     ...response,
     ...(content === undefined ? {} : { content }),
     toolCalls,
     finishReason: response.finishReason ?? (Array.isArray(toolCalls) && toolCalls.length > 0 ? "tool_calls" : "stop"),
   } as LLMResponse;
-  const oneDelta = typeof content === "string" && content !== "" ? [content] : [];
-  return { response: completed, textDeltas: streamed ? textDeltas : oneDelta };
+  const oneDelta = typeof content === "string" && content !== "" ? [{ type: "text-delta", delta: content }] : [];
+  return { response: completed, parts: parts ?? oneDelta };
+}
+
+function isTextDelta(part: unknown): part is { delta: string } {
+  return typeof part === "object" && part !== null && (part as { type?: unknown }).type === "text-delta";
 }
 
 /** Options of {@link ScriptedProvider}. */
@@ -87,8 +111,8 @@ export interface ScriptedProviderOptions {
   defaultModel?: string;
   /**
    * Whether the provider has `chatStream` (so a loop with a listener streams its text). A step
-   * without `textDeltas` is then streamed as one piece.
-   * @default true when a response step of the script has `textDeltas`, else false
+   * without `textDeltas` or `streamParts` is then streamed as one piece.
+   * @default true when a response step of the script has `textDeltas` or `streamParts`, else false
    */
   stream?: boolean;
 }
@@ -114,8 +138,8 @@ export class ScriptedProvider implements LLMProvider {
   /** Every call received, in order (`chat` and `chatStream` calls alike). */
   readonly calls: ScriptedCall[] = [];
   /**
-   * Plays the next step streamed: a `text-delta` per piece of its `textDeltas` (without them, its
-   * content as one piece), then the `response` part. Present only when streaming is on (see
+   * Plays the next step streamed: its `streamParts`, or a `text-delta` per piece of its
+   * `textDeltas` (without either, its content as one piece), then the `response` part. Present only when streaming is on (see
    * {@link ScriptedProviderOptions.stream}); an Error step rejects, an aborted signal ends it.
    */
   readonly chatStream?: ChatStream;
@@ -130,7 +154,9 @@ export class ScriptedProvider implements LLMProvider {
     if (stream !== undefined && typeof stream !== "boolean") {
       throw optionError("ScriptedProvider", "stream", "a boolean", stream);
     }
-    const scriptsDeltas = steps.some((step) => typeof step === "object" && step !== null && "textDeltas" in step);
+    const scriptsDeltas = steps.some(
+      (step) => typeof step === "object" && step !== null && ("textDeltas" in step || "streamParts" in step),
+    );
     if (stream ?? scriptsDeltas) this.chatStream = (...args) => this.#streamed(...args);
   }
 
@@ -160,11 +186,11 @@ export class ScriptedProvider implements LLMProvider {
     options: Record<string, unknown>,
     signal?: AbortSignal,
   ): AsyncGenerator<LLMStreamPart, void> {
-    const { response, textDeltas } = await this.#play(messages, tools, model, options, signal);
-    for (const delta of textDeltas) {
+    const { response, parts } = await this.#play(messages, tools, model, options, signal);
+    for (const part of parts) {
       signal?.throwIfAborted();
-      // Deliberately loose, like the rest of a script: a piece reaches the loop as written.
-      yield { type: "text-delta", delta: delta as string };
+      // Deliberately loose, like the rest of a script: a part reaches the loop as written.
+      yield part as LLMStreamPart;
     }
     signal?.throwIfAborted();
     yield { type: "response", response };

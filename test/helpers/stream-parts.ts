@@ -7,13 +7,18 @@ export interface CollectedStream {
   parts: LLMStreamPart[];
   /** The `text-delta` parts' text, in order. */
   deltas: string[];
+  /** The `reasoning-delta` parts' text, in order. */
+  reasoning: string[];
+  /** Per call id, in the order the calls started: the tool's name and the `tool-input-delta` pieces joined. */
+  toolInputs: Map<string, { toolName: string; input: string }>;
   /** The `response` part's response (the stream must end with exactly one). */
   response: LLMResponse;
 }
 
 /**
- * Reads a `chatStream` to its end and checks its shape: `text-delta`s, then exactly one
- * `response` part, last. Rejects with what the stream threw.
+ * Reads a `chatStream` to its end and checks its shape: delta parts (a call's `tool-input-start`
+ * before its first `tool-input-delta`, once), then exactly one `response` part, last. Rejects with
+ * what the stream threw.
  */
 export async function collectStream(stream: AsyncIterable<LLMStreamPart>): Promise<CollectedStream> {
   const parts: LLMStreamPart[] = [];
@@ -22,11 +27,31 @@ export async function collectStream(stream: AsyncIterable<LLMStreamPart>): Promi
   if (last?.type !== "response")
     throw new Error(`the stream did not end with a response part: ${JSON.stringify(parts)}`);
   const deltas: string[] = [];
+  const reasoning: string[] = [];
+  const toolInputs = new Map<string, { toolName: string; input: string }>();
   for (const part of parts.slice(0, -1)) {
-    if (part.type !== "text-delta") throw new Error(`a response part before the end: ${JSON.stringify(parts)}`);
-    deltas.push(part.delta);
+    switch (part.type) {
+      case "text-delta":
+        deltas.push(part.delta);
+        break;
+      case "reasoning-delta":
+        reasoning.push(part.delta);
+        break;
+      case "tool-input-start":
+        if (toolInputs.has(part.toolCallId)) throw new Error(`a second tool-input-start for ${part.toolCallId}`);
+        toolInputs.set(part.toolCallId, { toolName: part.toolName, input: "" });
+        break;
+      case "tool-input-delta": {
+        const call = toolInputs.get(part.toolCallId);
+        if (call === undefined) throw new Error(`a tool-input-delta before its start: ${JSON.stringify(part)}`);
+        call.input += part.delta;
+        break;
+      }
+      default:
+        throw new Error(`a response part before the end: ${JSON.stringify(parts)}`);
+    }
   }
-  return { parts, deltas, response: last.response };
+  return { parts, deltas, reasoning, toolInputs, response: last.response };
 }
 
 /** An in-process stream of `events`, as an official client's `create({ stream: true })` resolves with. */

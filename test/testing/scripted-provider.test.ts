@@ -173,6 +173,25 @@ describe("ScriptedProvider streamed text (chatStream)", () => {
     provider.assertDone();
   });
 
+  it("streams a step's streamParts as written; content defaults to their text pieces joined (issue 29)", async () => {
+    const streamParts = [
+      { type: "reasoning-delta" as const, delta: "Hmm." },
+      { type: "text-delta" as const, delta: "Checking " },
+      { type: "tool-input-start" as const, toolCallId: "c", toolName: "t" },
+      { type: "tool-input-delta" as const, toolCallId: "c", delta: "{}" },
+      { type: "text-delta" as const, delta: "now" },
+    ];
+    const provider = new ScriptedProvider([{ streamParts, toolCalls: [{ id: "c", name: "t" }] }]);
+    expect(provider.chatStream).toBeDefined();
+    expect(await parts(provider)).toEqual([
+      ...streamParts,
+      {
+        type: "response",
+        response: { content: "Checking now", toolCalls: [{ id: "c", name: "t" }], finishReason: "tool_calls" },
+      },
+    ]);
+  });
+
   it("chat plays a streamed step as a whole answer, without the pieces", async () => {
     const provider = new ScriptedProvider([{ textDeltas: ["a", "b"], toolCalls: [{ id: "c", name: "t" }] }]);
     expect(await provider.chat(user, undefined, "m", {})).toEqual({
