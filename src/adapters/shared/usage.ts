@@ -11,13 +11,31 @@ export interface TokenCounts {
   promptTokens?: number | undefined;
   completionTokens?: number | undefined;
   totalTokens?: number | undefined;
+  /** Input tokens read from the prompt cache. */
+  cachedInputTokens?: number | undefined;
+  /** Input tokens written to the prompt cache. */
+  cacheWriteTokens?: number | undefined;
+  /** Output tokens spent reasoning. */
+  reasoningTokens?: number | undefined;
 }
 
-/** {@link UsageInfo} from the counts an API gave: a missing count is 0, a missing total is the sum. */
-export function usageInfo({ promptTokens, completionTokens, totalTokens }: TokenCounts): UsageInfo {
+/**
+ * {@link UsageInfo} from the counts an API gave: a missing count is 0, a missing total is the sum;
+ * a detail count (cached, cache-write, reasoning) is set only when given (a given 0 is kept).
+ */
+export function usageInfo(counts: TokenCounts): UsageInfo {
+  const { promptTokens, completionTokens, totalTokens, cachedInputTokens, cacheWriteTokens, reasoningTokens } = counts;
   const prompt = promptTokens ?? 0;
   const completion = completionTokens ?? 0;
-  return { promptTokens: prompt, completionTokens: completion, totalTokens: totalTokens ?? prompt + completion };
+  const usage: UsageInfo = {
+    promptTokens: prompt,
+    completionTokens: completion,
+    totalTokens: totalTokens ?? prompt + completion,
+  };
+  if (cachedInputTokens !== undefined) usage.cachedInputTokens = cachedInputTokens;
+  if (cacheWriteTokens !== undefined) usage.cacheWriteTokens = cacheWriteTokens;
+  if (reasoningTokens !== undefined) usage.reasoningTokens = reasoningTokens;
+  return usage;
 }
 
 /** The names of an API's token-count fields. */

@@ -23,6 +23,22 @@ describe("usageInfo", () => {
       totalTokens: 9,
     });
   });
+
+  it("sets a detail count only when given, keeping a given 0 (issue 29)", () => {
+    expect(usageInfo({ promptTokens: 4, cachedInputTokens: 3, reasoningTokens: 0 })).toStrictEqual({
+      promptTokens: 4,
+      completionTokens: 0,
+      totalTokens: 4,
+      cachedInputTokens: 3,
+      reasoningTokens: 0,
+    });
+    expect(usageInfo({ promptTokens: 4, cacheWriteTokens: 2 })).toStrictEqual({
+      promptTokens: 4,
+      completionTokens: 0,
+      totalTokens: 4,
+      cacheWriteTokens: 2,
+    });
+  });
 });
 
 describe("usageOf", () => {
