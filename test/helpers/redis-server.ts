@@ -1,40 +1,16 @@
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { type AddressInfo, connect, createServer, Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-
-const INSTALL_COMMAND = "sudo apt-get install -y redis-server";
-
-function onPath(binary: string): boolean {
-  try {
-    execFileSync("sh", ["-c", `command -v ${binary}`], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  }
-}
+import { debianBinary } from "./debian-package.js";
 
 /**
  * The path of `redis-server`: the one on PATH, else Debian's installed with apt-get when this
  * process is root. Never skips: without one, it throws with the exact command to run.
  */
 export function redisServerBinary(): string {
-  if (onPath("redis-server")) return "redis-server";
-  if (process.getuid?.() === 0 && onPath("apt-get")) {
-    try {
-      execFileSync("apt-get", ["install", "-y", "redis-server"], { stdio: "ignore", timeout: 180_000 });
-    } catch {
-      try {
-        execFileSync("apt-get", ["update"], { stdio: "ignore", timeout: 180_000 });
-        execFileSync("apt-get", ["install", "-y", "redis-server"], { stdio: "ignore", timeout: 180_000 });
-      } catch {
-        // reported below
-      }
-    }
-    if (onPath("redis-server")) return "redis-server";
-  }
-  throw new Error(`the toolloop/bullmq tests need a redis-server on PATH; install it with: ${INSTALL_COMMAND}`);
+  return debianBinary({ binary: "redis-server", packageName: "redis-server", neededBy: "the toolloop/bullmq tests" });
 }
 
 /** A free TCP port on 127.0.0.1. */
