@@ -11,6 +11,8 @@ export type {
   AISDKUsageLike,
 } from "./convert-ai-sdk-response.js";
 export { fromAISDKResult } from "./convert-ai-sdk-response.js";
+export type { AISDKStreamRequest, AISDKStreamResultLike } from "./convert-ai-sdk-stream.js";
+export { fromAISDKStream } from "./convert-ai-sdk-stream.js";
 export type {
   AISDKFilePart,
   AISDKPartProviderOptions,
@@ -30,3 +32,4 @@ export type {
   AISDKProviderOptions,
 } from "./create-ai-sdk-provider.js";
 export { createAISDKProvider, toAISDKTools, toCallOptions, toToolChoice } from "./create-ai-sdk-provider.js";
+export { aiSdkProviderName } from "./provider-name.js";
