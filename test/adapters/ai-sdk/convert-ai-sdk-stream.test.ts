@@ -1,22 +1,32 @@
 import { createOpenAI } from "@ai-sdk/openai";
 import { convertArrayToReadableStream, MockLanguageModelV3 } from "ai/test";
 import { describe, expect, it } from "vitest";
+import * as z from "zod";
 import { type AISDKLanguageModelLike, createAISDKProvider } from "../../../src/adapters/ai-sdk/index.js";
 import {
+  defineTool,
   isInvalidProviderResponseError,
   type LLMProvider,
   type LLMStreamPart,
   type Message,
+  streamToolLoop,
   type ToolDefinition,
+  type ToolLoopEvent,
 } from "../../../src/index.js";
-import { useReplayServers } from "../../helpers/adapter-fixtures.js";
-import { readSampleText, sseSample } from "../../helpers/replay-server.js";
+import { registryOf, useReplayServers } from "../../helpers/adapter-fixtures.js";
+import { readSampleText, sseResponse, sseSample } from "../../helpers/replay-server.js";
 import { collectStream, countTextAssembly } from "../../helpers/stream-parts.js";
 
 type Json = Record<string, unknown>;
 const startServer = useReplayServers();
 const user: Message[] = [{ role: "user", content: "What's the weather and AAPL?" }];
 const PARALLEL = "openai-chat-stream-parallel-tool-calls.recorded.sse";
+/** The follow-up: a short text answer, as Chat Completions streams it (made here, not recorded). */
+const textAnswer = sseResponse([
+  { data: { id: "c2", object: "chat.completion.chunk", choices: [{ index: 0, delta: { content: "Hello!" } }] } },
+  { data: { id: "c2", object: "chat.completion.chunk", choices: [{ index: 0, delta: {}, finish_reason: "stop" }] } },
+  { data: "[DONE]" },
+]);
 
 const tool = (name: string): ToolDefinition => ({
   type: "function",
@@ -123,6 +133,45 @@ describe("chatStream with ai@6 and @ai-sdk/openai@3 on a recorded stream", () =>
     // The same request, streamed.
     expect(server.requests[1]?.body).toMatchObject({ stream: true, model: "gpt-4o" });
     expect(provider.providerName).toBe("openai");
+  });
+
+  it("in streamToolLoop: tool-input-start, then its deltas, then tool-call-start once per call, with the same ids", async () => {
+    const server = await startServer([sseSample(PARALLEL), textAnswer]);
+    const provider = createAISDKProvider({
+      model: createOpenAI({ apiKey: "test", baseURL: `${server.url}/v1` }).chat("gpt-4o"),
+    });
+    const echo = (name: string) =>
+      defineTool({ name, description: name, parameters: z.object({}).passthrough(), execute: async () => "ok" });
+    const events: ToolLoopEvent[] = [];
+    const run = streamToolLoop(
+      { provider, tools: registryOf(echo("GetWeatherArgs"), echo("get_stock_price")), maxIterations: 3 },
+      user,
+    );
+    for await (const event of run) events.push(event);
+    const calls = events.filter((event) => event.type.startsWith("tool-input") || event.type === "tool-call-start");
+    const ids = ["call_JMW1whyEaYG438VE1OIflxA2", "call_DNYTawLBoN8fj3KN6qU9N1Ou"];
+    for (const id of ids) {
+      const mine = calls.filter((event) => "toolCallId" in event && event.toolCallId === id).map((event) => event.type);
+      expect(mine[0]).toBe("tool-input-start");
+      expect(mine.filter((type) => type === "tool-input-start")).toHaveLength(1);
+      expect(mine.filter((type) => type === "tool-call-start")).toHaveLength(1);
+      expect(mine.at(-1)).toBe("tool-call-start");
+      expect(mine).toContain("tool-input-delta");
+    }
+    expect((await run.result).content).toBe("Hello!");
+  });
+
+  it("a malformed chunk in a genuine stream ends it with InvalidProviderResponseError, not a half answer", async () => {
+    const [first, second] = readSampleText(PARALLEL).split("\n\n");
+    const server = await startServer([
+      { raw: `${first}\n\n${second}\n\ndata: {"choices": [tru\n\n`, contentType: "text/event-stream" },
+    ]);
+    const provider = createAISDKProvider({
+      model: createOpenAI({ apiKey: "test", baseURL: `${server.url}/v1` }).chat("gpt-4o"),
+    });
+    const failure = await collectStream(streamOf(provider)).catch((error: unknown) => error);
+    expect(isInvalidProviderResponseError(failure)).toBe(true);
+    expect((failure as Error).message).toMatch(/^AI SDK: the stream sent an error \(/);
   });
 
   it("ends with the signal's reason when the stream stalls until the run aborts, and the request is closed", async () => {
