@@ -20,16 +20,25 @@ export interface AISDKContentLike {
   type: string;
 }
 
-/** A token count: a number (spec v2) or `{ total }` (spec v3). */
+/**
+ * A token count: a number (spec v2) or `{ total, … }` (spec v3, whose input count also has
+ * `noCache`, `cacheRead`, `cacheWrite` and whose output count has `text`, `reasoning`).
+ */
 export type AISDKTokenCountLike =
   | number
   | {
       /** The count (spec v3). */
       total?: number | undefined;
+      /** Input tokens read from the prompt cache (spec v3 `inputTokens`). */
+      cacheRead?: number | undefined;
+      /** Input tokens written to the prompt cache (spec v3 `inputTokens`). */
+      cacheWrite?: number | undefined;
+      /** Output tokens spent reasoning (spec v3 `outputTokens`). */
+      reasoning?: number | undefined;
     }
   | undefined;
 
-/** Usage of a `doGenerate` result: flat in spec v2, nested in spec v3. */
+/** Usage of a `doGenerate` result or a stream's `finish` part: flat in spec v2, nested in spec v3. */
 export interface AISDKUsageLike {
   /** Input tokens, cached ones included. */
   inputTokens?: AISDKTokenCountLike;
@@ -37,6 +46,10 @@ export interface AISDKUsageLike {
   outputTokens?: AISDKTokenCountLike;
   /** The total (spec v2 only). */
   totalTokens?: number | undefined;
+  /** Input tokens read from the prompt cache (spec v2 only). */
+  cachedInputTokens?: number | undefined;
+  /** Output tokens spent reasoning (spec v2 only). */
+  reasoningTokens?: number | undefined;
 }
 
 /** The finish reason: a string in spec v2, `{ unified, raw }` in spec v3. */
@@ -70,13 +83,31 @@ function tokens(count: unknown): number | undefined {
   return tokenCount(isPlainObject(count) ? count.total : count);
 }
 
-/** Maps usage: input → prompt, output → completion, total = the reported total (v2) or their sum. */
+/** A detail of a spec v3 count (`inputTokens.cacheRead` …); `undefined` for a spec v2 number. */
+function detail(count: unknown, field: string): number | undefined {
+  return isPlainObject(count) ? tokenCount(count[field]) : undefined;
+}
+
+/**
+ * Maps usage: input → prompt, output → completion, total = the reported total (v2) or their sum;
+ * cached input (v2 `cachedInputTokens`, v3 `inputTokens.cacheRead`), cache writes (v3
+ * `inputTokens.cacheWrite`) and reasoning (v2 `reasoningTokens`, v3 `outputTokens.reasoning`)
+ * only where reported.
+ */
 function toUsage(usage: unknown): UsageInfo | undefined {
   if (!isPlainObject(usage)) return undefined;
-  const input = tokens(usage.inputTokens);
-  const output = tokens(usage.outputTokens);
+  const { inputTokens, outputTokens } = usage;
+  const input = tokens(inputTokens);
+  const output = tokens(outputTokens);
   if (input === undefined && output === undefined) return undefined;
-  return usageInfo({ promptTokens: input, completionTokens: output, totalTokens: tokens(usage.totalTokens) });
+  return usageInfo({
+    promptTokens: input,
+    completionTokens: output,
+    totalTokens: tokens(usage.totalTokens),
+    cachedInputTokens: tokenCount(usage.cachedInputTokens) ?? detail(inputTokens, "cacheRead"),
+    cacheWriteTokens: detail(inputTokens, "cacheWrite"),
+    reasoningTokens: tokenCount(usage.reasoningTokens) ?? detail(outputTokens, "reasoning"),
+  });
 }
 
 /** @internal The adapter's name in error messages. */

@@ -5,10 +5,12 @@ import { checkedClient } from "../shared/factory-options.js";
 import { outputRequest, portableLLMOptions } from "../shared/request-options.js";
 import { convertOncePerArray, frozenTools } from "../shared/tools-cache.js";
 import { type AISDKGenerateResultLike, fromAISDKResult, PROVIDER } from "./convert-ai-sdk-response.js";
+import { type AISDKStreamResultLike, fromAISDKStream } from "./convert-ai-sdk-stream.js";
 import { toAISDKPrompt } from "./convert-to-ai-sdk-messages.js";
+import { aiSdkProviderName } from "./provider-name.js";
 
 /**
- * The call options this adapter passes to `doGenerate`. Typed loosely on purpose so that the
+ * The call options this adapter passes to `doGenerate` and `doStream`. Typed loosely on purpose so that the
  * stricter option types of every LanguageModel spec version fit.
  */
 export interface AISDKCallOptions {
@@ -32,8 +34,15 @@ export interface AISDKLanguageModelLike {
   readonly specificationVersion?: string;
   /** The provider's model id; what `getDefaultModel()` returns. */
   readonly modelId: string;
+  /**
+   * The AI SDK's provider id (`"openai.chat"`, `"anthropic.messages"` …): the provider's
+   * `providerName`, as the GenAI conventions name it (see `aiSdkProviderName`).
+   */
+  readonly provider?: string;
   /** Generates one whole answer (not streamed) for the call options. */
   doGenerate(options: AISDKCallOptions): PromiseLike<AISDKGenerateResultLike>;
+  /** Streams the answer (spec v2 and v3 models have it): the provider's `chatStream` reads it. */
+  doStream?(options: AISDKCallOptions): PromiseLike<AISDKStreamResultLike>;
 }
 
 /** Options of {@link createAISDKProvider}. */
@@ -136,6 +145,13 @@ const aiSdkTools = convertOncePerArray((definitions) => frozenTools(toAISDKTools
  * renamed, and `stream` is refused, as in every adapter: see "`max_tokens` and `stream`" in
  * `docs/adapters.md`). Errors the model throws (e.g. `APICallError`) propagate unchanged.
  *
+ * `chatStream` (when the model has `doStream`, as every spec v2 and v3 model does) sends the same
+ * call options to `doStream` and yields text, reasoning and tool-input deltas as they arrive, then
+ * the answer `chat` would give (see {@link fromAISDKStream}). `providerName` is the model's
+ * `provider` as the GenAI conventions name it (`"openai.chat"` → `"openai"`; see
+ * {@link aiSdkProviderName}). Usage carries the cached-input, cache-write and reasoning counts
+ * the model reports.
+ *
  * Content parts: a user message's images and files become `file` parts (base64 text, a URL as a
  * `URL`); a tool's become its result's `content` output (see `toAISDKPrompt`). The loop's output
  * schema (`options.output`) is sent as `responseFormat: { type: "json", schema, name }`.
@@ -159,21 +175,40 @@ export function createAISDKProvider(options: AISDKProviderOptions): LLMProvider 
   // A model that names no version gets the current spec's shapes.
   const version = model.specificationVersion === "v2" ? "v2" : "v3";
 
-  return {
+  const callOptions = (
+    messages: Parameters<LLMProvider["chat"]>[0],
+    definitions: readonly ToolDefinition[] | undefined,
+    llmOptions: Record<string, unknown>,
+    signal: AbortSignal | undefined,
+  ): AISDKCallOptions => {
+    const portable = portableLLMOptions({ provider: PROVIDER, llmOptions, maxTokensField: "maxOutputTokens" });
+    const output = outputRequest(PROVIDER, llmOptions);
+    const options: AISDKCallOptions & Record<string, unknown> = {
+      ...toCallOptions(portable),
+      prompt: toAISDKPrompt(messages, version),
+    };
+    if (output !== undefined) options.responseFormat = { type: "json", schema: output.schema, name: output.name };
+    if (definitions !== undefined && definitions.length > 0) options.tools = aiSdkTools(definitions);
+    if (signal !== undefined) options.abortSignal = signal;
+    return options;
+  };
+
+  const provider: { -readonly [K in keyof LLMProvider]: LLMProvider[K] } = {
     async chat(messages, definitions, _model, llmOptions, signal) {
-      const portable = portableLLMOptions({ provider: PROVIDER, llmOptions, maxTokensField: "maxOutputTokens" });
-      const output = outputRequest(PROVIDER, llmOptions);
-      const callOptions: AISDKCallOptions & Record<string, unknown> = {
-        ...toCallOptions(portable),
-        prompt: toAISDKPrompt(messages, version),
-      };
-      if (output !== undefined) callOptions.responseFormat = { type: "json", schema: output.schema, name: output.name };
-      if (definitions !== undefined && definitions.length > 0) callOptions.tools = aiSdkTools(definitions);
-      if (signal !== undefined) callOptions.abortSignal = signal;
-      return fromAISDKResult(await model.doGenerate(callOptions));
+      return fromAISDKResult(await model.doGenerate(callOptions(messages, definitions, llmOptions, signal)));
     },
     getDefaultModel(): string {
       return modelId;
     },
   };
+  if (typeof model.doStream === "function") {
+    const doStream = model.doStream;
+    provider.chatStream = async function* (messages, definitions, _model, llmOptions, signal) {
+      const result = await doStream.call(model, callOptions(messages, definitions, llmOptions, signal));
+      yield* fromAISDKStream({ result, signal });
+    };
+  }
+  const providerName = aiSdkProviderName(model.provider);
+  if (providerName !== undefined) provider.providerName = providerName;
+  return provider;
 }

@@ -1,6 +1,8 @@
 /**
  * `toolloop/ai-sdk`: an `LLMProvider` for any Vercel AI SDK language model (specification v2 or
- * v3). Neither `ai` nor `@ai-sdk/*` is imported here.
+ * v3), and a run's events as the AI SDK's UI message stream (`toUIMessageStream`,
+ * `toUIMessageStreamResponse`) for `useChat`. Neither `ai` nor `@ai-sdk/*` is loaded here (only
+ * `ai`'s types are referenced).
  * @module
  */
 export type {
@@ -11,6 +13,8 @@ export type {
   AISDKUsageLike,
 } from "./convert-ai-sdk-response.js";
 export { fromAISDKResult } from "./convert-ai-sdk-response.js";
+export type { AISDKStreamRequest, AISDKStreamResultLike } from "./convert-ai-sdk-stream.js";
+export { fromAISDKStream } from "./convert-ai-sdk-stream.js";
 export type {
   AISDKFilePart,
   AISDKPartProviderOptions,
@@ -30,3 +34,6 @@ export type {
   AISDKProviderOptions,
 } from "./create-ai-sdk-provider.js";
 export { createAISDKProvider, toAISDKTools, toCallOptions, toToolChoice } from "./create-ai-sdk-provider.js";
+export { aiSdkProviderName } from "./provider-name.js";
+export { toUIMessageStream } from "./ui-message-stream.js";
+export { toUIMessageStreamResponse, UI_MESSAGE_STREAM_HEADERS } from "./ui-message-stream-response.js";

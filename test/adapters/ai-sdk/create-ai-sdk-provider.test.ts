@@ -92,7 +92,14 @@ describe("createAISDKProvider with ai@6 and @ai-sdk/openai@3 (Chat Completions)"
 
     expect(execute).toHaveBeenCalledWith({ country: "England" }, expect.anything());
     expect(result.content).toBe("The capital of England is London.");
-    expect(result.usage).toEqual({ promptTokens: 104 + 129, completionTokens: 16 + 9, totalTokens: 120 + 138 });
+    // @ai-sdk/openai reports the cached and reasoning counts as 0 when the API sent none; they are passed on.
+    expect(result.usage).toEqual({
+      promptTokens: 104 + 129,
+      completionTokens: 16 + 9,
+      totalTokens: 120 + 138,
+      cachedInputTokens: 0,
+      reasoningTokens: 0,
+    });
     expect(server.requests.map(({ method, url }) => `${method} ${url}`)).toEqual([
       "POST /v1/chat/completions",
       "POST /v1/chat/completions",
