@@ -1,6 +1,27 @@
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
+/**
+ * `toolloop` and its subpaths resolve to the sources, as tsconfig.json's `paths` say (and as tsx
+ * runs the examples): a test that imports an example module gets `src/`, never a `dist/` that may
+ * be stale or, on a fresh clone, not built yet. Exact names first, the `toolloop/*` pattern last.
+ */
+function sourceAliases(): { find: RegExp; replacement: string }[] {
+  const tsconfig = JSON.parse(readFileSync(new URL("./tsconfig.json", import.meta.url), "utf8"));
+  const paths = tsconfig.compilerOptions.paths as Record<string, [string]>;
+  const file = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+  return Object.entries(paths)
+    .sort(([a], [b]) => Number(a.endsWith("*")) - Number(b.endsWith("*")))
+    .map(([name, [target]]) =>
+      name.endsWith("/*")
+        ? { find: new RegExp(`^${name.slice(0, -2)}/([a-z-]+)$`), replacement: file(target).replace("*", "$1") }
+        : { find: new RegExp(`^${name}$`), replacement: file(target) },
+    );
+}
+
 export default defineConfig({
+  resolve: { alias: sourceAliases() },
   test: {
     include: ["test/**/*.test.ts"],
     setupFiles: ["test/setup.ts"],
