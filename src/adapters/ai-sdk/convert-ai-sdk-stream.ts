@@ -50,39 +50,55 @@ function field(part: Record<string, unknown>, name: string): string {
   throw unreadable(`a ${String(part.type)} part has no ${name} string (got ${describeType(value)})`, part);
 }
 
+/** What {@link PartReader.read} gives once the stream has ended. */
+const END: unique symbol = Symbol("end");
+
 /**
  * The parts of a `doStream` result's stream, until it ends or `signal` aborts: an abort cancels the
- * stream (also one that stalls and ignores the signal) and ends the iteration with the signal's
- * reason; a consumer that stops early cancels it too (which cancels the model's request).
+ * stream (also one that stalls and ignores the signal) and ends the reading with the signal's
+ * reason; {@link PartReader.close} before the end cancels it (which cancels the model's request).
+ * A plain reader rather than an async generator: one promise per part, not a generator's hops.
  */
-async function* readParts(result: unknown, signal: AbortSignal | undefined): AsyncGenerator<unknown, void> {
-  const stream = isRecord(result) ? result.stream : undefined;
-  if (!isRecord(stream) || typeof stream.getReader !== "function") {
-    throw unreadable(`the doStream result has no stream (got ${describeType(stream)})`, result);
-  }
-  signal?.throwIfAborted();
-  const reader = (stream as unknown as ReadableStream<unknown>).getReader();
-  const cancel = () => reader.cancel(signal?.reason).catch(() => {});
-  signal?.addEventListener("abort", cancel, { once: true });
-  let done = false;
-  try {
-    while (true) {
-      let next: Awaited<ReturnType<ReadableStreamDefaultReader<unknown>["read"]>>;
-      try {
-        next = await reader.read();
-      } catch (error) {
-        // A model that aborts its request on the signal errors its stream with its own AbortError.
-        signal?.throwIfAborted();
-        throw error;
-      }
-      signal?.throwIfAborted();
-      if (next.done) break;
-      yield next.value;
+class PartReader {
+  readonly #reader: ReadableStreamDefaultReader<unknown>;
+  readonly #signal: AbortSignal | undefined;
+  readonly #cancel = () => {
+    this.#reader.cancel(this.#signal?.reason).catch(() => {});
+  };
+  #done = false;
+
+  /** @throws InvalidProviderResponseError when `result` has no stream */
+  constructor(result: unknown, signal: AbortSignal | undefined) {
+    const stream = isRecord(result) ? result.stream : undefined;
+    if (!isRecord(stream) || typeof stream.getReader !== "function") {
+      throw unreadable(`the doStream result has no stream (got ${describeType(stream)})`, result);
     }
-    done = true;
-  } finally {
-    signal?.removeEventListener("abort", cancel);
-    if (!done) void cancel();
+    signal?.throwIfAborted();
+    this.#reader = (stream as unknown as ReadableStream<unknown>).getReader();
+    this.#signal = signal;
+    signal?.addEventListener("abort", this.#cancel, { once: true });
+  }
+
+  /** The next part, or {@link END}. */
+  async read(): Promise<unknown> {
+    let next: Awaited<ReturnType<ReadableStreamDefaultReader<unknown>["read"]>>;
+    try {
+      next = await this.#reader.read();
+    } catch (error) {
+      // A model that aborts its request on the signal errors its stream with its own AbortError.
+      this.#signal?.throwIfAborted();
+      throw error;
+    }
+    this.#signal?.throwIfAborted();
+    if (!next.done) return next.value;
+    this.#done = true;
+    return END;
+  }
+
+  /** Stops listening to the signal; cancels the stream when it has not ended. */
+  close(): void {
+    this.#signal?.removeEventListener("abort", this.#cancel);
+    if (!this.#done) this.#cancel();
   }
 }
 
@@ -194,9 +210,14 @@ function readPart(answer: StreamedAnswer, part: unknown): LLMStreamPart | undefi
  */
 export async function* fromAISDKStream({ result, signal }: AISDKStreamRequest): AsyncGenerator<LLMStreamPart, void> {
   const answer = new StreamedAnswer();
-  for await (const part of readParts(result, signal)) {
-    const delta = readPart(answer, part);
-    if (delta !== undefined) yield delta;
+  const reader = new PartReader(result, signal);
+  try {
+    for (let part = await reader.read(); part !== END; part = await reader.read()) {
+      const delta = readPart(answer, part);
+      if (delta !== undefined) yield delta;
+    }
+  } finally {
+    reader.close();
   }
   const content = answer.content();
   const { finish } = answer;
