@@ -38,6 +38,9 @@ async function timing(library: Implementation, names: TimingWorkload[]): Promise
       case "adapters":
         results.adapters = await workloads.adapters();
         break;
+      case "streaming":
+        results.streaming = await workloads.streaming();
+        break;
     }
     process.stderr.write(`  (${((performance.now() - started) / 1000).toFixed(1)} s)\n`);
   }

@@ -33,7 +33,7 @@ export const LOOP_ROWS = [
 export type LoopRowName = (typeof LOOP_ROWS)[number]["name"];
 
 /** Timed workloads besides the loop, each run in one child process per library it measures. */
-export const TIMING_WORKLOADS = ["dispatch", "parallel", "scaling", "adapters"] as const;
+export const TIMING_WORKLOADS = ["dispatch", "parallel", "scaling", "adapters", "streaming"] as const;
 export type TimingWorkload = (typeof TIMING_WORKLOADS)[number];
 
 /** The libraries each workload of {@link TIMING_WORKLOADS} measures. */
@@ -42,7 +42,11 @@ export const WORKLOAD_LIBRARIES: Record<TimingWorkload, readonly Implementation[
   parallel: ["by hand", "toolloop", "AI SDK", "Agents SDK"],
   scaling: ["toolloop", "AI SDK", "Agents SDK"],
   adapters: ["toolloop"],
+  streaming: ["toolloop"],
 };
+
+/** Workload 8: the recorded stream as recorded, and with its argument pieces repeated this many times. */
+export const STREAM_REPEATS = [1, 50] as const;
 
 /**
  * Workload 1 (toolloop onEvent): events per loop of S steps of K calls. Each step: `step-start`,

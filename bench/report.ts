@@ -53,6 +53,8 @@ export interface BenchResults {
   scaling?: Partial<Record<Implementation, Record<string, Figure>>>;
   /** Workload 7: µs per `provider.chat` by adapter and tool count ("10 tools", "1000 tools"). */
   adapters?: Partial<Record<AdapterName, Record<string, Figure>>>;
+  /** Workload 8: µs per stream read directly, through `streamToolLoop`, and as a UI message stream. */
+  streaming?: Record<string, StreamFigures>;
   memory?: {
     inFlightLoops: number;
     peerInFlightLoops: number;
@@ -61,6 +63,12 @@ export interface BenchResults {
   };
   size?: { entries: EntrySize[]; coldImport: Record<string, Figure> };
   targets?: TargetResult[];
+}
+
+/** Workload 8, one stream: its chunks, and µs per stream by case (`client`, `streamToolLoop`, `toUIMessageStream`). */
+export interface StreamFigures {
+  frames: number;
+  figures: Record<string, Figure>;
 }
 
 /** One target of the issue, checked. */
@@ -227,6 +235,19 @@ export function evaluateTargets(results: BenchResults): TargetResult[] {
       "µs per step",
     );
     if (target !== undefined) targets.push(target);
+  }
+  for (const [name, { figures }] of Object.entries(results.streaming ?? {})) {
+    for (const reader of ["streamToolLoop", "toUIMessageStream"]) {
+      const target = ratioTarget(
+        `Streaming (${name}): ${reader} ≤ 1.3× the client's stream read directly`,
+        figures[reader]?.median,
+        figures.client?.median,
+        1.3,
+        true,
+        "µs per stream",
+      );
+      if (target !== undefined) targets.push(target);
+    }
   }
   const retained = results.memory?.retained.toolloop;
   const [shortLoop, longLoop] = STEP_COUNTS;
@@ -435,6 +456,39 @@ function tables(results: BenchResults): Table[] {
       }),
     });
   }
+  if (results.streaming !== undefined) {
+    out.push({
+      title: "8. Streaming: a recorded stream read through the loop",
+      intro:
+        "One recorded OpenAI Chat Completions stream (a tool call, test/fixtures/wire-samples), answered from memory " +
+        "to the official `openai` client (no socket): read with the client directly, through one step of " +
+        "`streamToolLoop` over `createOpenAIChatProvider` (every event taken), and as `toUIMessageStream`'s chunks; " +
+        "as recorded and with its argument pieces repeated, so that the per-delta work dominates; µs per stream.",
+      head: [
+        "Stream",
+        "Chunks",
+        "Client directly",
+        "streamToolLoop",
+        "toUIMessageStream",
+        "Per extra chunk (loop / UI)",
+      ],
+      rows: Object.entries(results.streaming).map(([name, { frames, figures }]) => {
+        const client = figures.client;
+        const loop = figures.streamToolLoop;
+        const ui = figures.toUIMessageStream;
+        const extra = (case_: Figure | undefined) =>
+          client && case_ ? `${((case_.median - client.median) / frames).toFixed(2)} µs` : "–";
+        return [
+          name,
+          String(frames),
+          figure(client),
+          `${figure(loop)} (${client && loop ? times(loop.median / client.median) : "–"})`,
+          `${figure(ui)} (${client && ui ? times(ui.median / client.median) : "–"})`,
+          `${extra(loop)} / ${extra(ui)}`,
+        ];
+      }),
+    });
+  }
 
   return out;
 }
@@ -506,7 +560,7 @@ done by hand. Re-run with \`npm run bench\` (about 2–3 minutes on 2 cores); th
 markers below is rewritten by each run, the rest of this file is kept.
 
 - \`npm run -s bench -- --json\`: results as JSON on stdout (progress on stderr)
-- \`npm run bench -- --only=loop,dispatch\`: a subset (\`loop\`, \`dispatch\`, \`parallel\`, \`scaling\`, \`adapters\`, \`memory\`, \`size\`)
+- \`npm run bench -- --only=loop,dispatch\`: a subset (\`loop\`, \`dispatch\`, \`parallel\`, \`scaling\`, \`adapters\`, \`streaming\`, \`memory\`, \`size\`)
 - \`npm run bench -- --profile\`: also writes a V8 CPU profile of the timed workloads to \`.tmp/profiles/\`
 - \`npm run bench -- --no-write\`: leave this file alone
 

@@ -5,7 +5,7 @@
  *   npm run bench                      everything (~2–3 minutes on 2 cores)
  *   npm run bench -- --json            print the results as JSON on stdout (progress on stderr)
  *   npm run bench -- --no-write        do not touch docs/benchmarks.md
- *   npm run bench -- --only=loop,size  a subset: loop, dispatch, parallel, scaling, adapters, memory, size
+ *   npm run bench -- --only=loop,size  a subset: loop, dispatch, parallel, scaling, adapters, streaming, memory, size
  *   npm run bench -- --only=loop --no-write "--rows=toolloop,toolloop onEvent"
  *                                      workload 1 for some rows of LOOP_ROWS only (an A/B without the peers)
  *   npm run bench -- --profile         also write a V8 CPU profile of the timed workloads to .tmp/profiles/
@@ -34,7 +34,7 @@ import {
 import { type Figure, scaled, summarize } from "./measure.js";
 import { type BenchResults, evaluateTargets, markdownReport, mergeIntoDocument, terminalReport } from "./report.js";
 
-const WORKLOADS = ["loop", "dispatch", "parallel", "scaling", "adapters", "memory", "size"] as const;
+const WORKLOADS = ["loop", "dispatch", "parallel", "scaling", "adapters", "streaming", "memory", "size"] as const;
 type Workload = (typeof WORKLOADS)[number];
 
 // Memory figures barely vary between runs; the peers' long loops are slow, so they run once.

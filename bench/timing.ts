@@ -17,9 +17,10 @@ import {
   PARALLEL_CALLS,
   SCALING_TOOL_COUNTS,
   SLEEP_MS,
+  STREAM_REPEATS,
 } from "./constants.js";
 import { compare, type Figure, sampleCases, scaled } from "./measure.js";
-import type { ParallelFigure } from "./report.js";
+import type { ParallelFigure, StreamFigures } from "./report.js";
 import {
   Counter,
   echoScript,
@@ -200,6 +201,28 @@ export async function adapters(): Promise<Record<string, Record<string, Figure>>
     results[name] = figures;
     const [few, many] = SCALING_TOOL_COUNTS.map((count) => (figures[`${count} tools`] as Figure).median);
     progress(`adapter ${name}: ${few?.toFixed(2)} / ${many?.toFixed(2)} µs per step`);
+  }
+  return results;
+}
+
+/**
+ * Workload 8: one recorded OpenAI Chat stream read three ways (see stream-cases.ts) — the client's
+ * stream directly, `streamToolLoop`, and `toUIMessageStream` — as recorded and with its argument
+ * pieces repeated; µs per stream. The three cases take turns.
+ */
+export async function streaming(): Promise<Record<string, StreamFigures>> {
+  const { streamCases } = await import("./stream-cases.js");
+  const results: Record<string, StreamFigures> = {};
+  for (const times of STREAM_REPEATS) {
+    const { cases, frames } = await streamCases(times);
+    const figures = await compare(cases, { warmup: 200, rounds: 5, roundMs: 150 });
+    const name = times === 1 ? "as recorded" : `argument pieces ×${times}`;
+    results[name] = { frames, figures };
+    const median = (key: string) => (figures[key] as Figure).median.toFixed(1);
+    progress(
+      `streaming ${name} (${frames} chunks): client ${median("client")}, streamToolLoop ${median("streamToolLoop")}, ` +
+        `toUIMessageStream ${median("toUIMessageStream")} µs`,
+    );
   }
   return results;
 }
