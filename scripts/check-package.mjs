@@ -155,6 +155,20 @@ const smoke = `
       process.stdout.write("ok");
     });`;
 
+// Every entry but toolloop/otel imported (their peers installed, @opentelemetry/api too): nothing
+// of OpenTelemetry is loaded; then toolloop/otel loads it. @opentelemetry/api's "default" export
+// is CommonJS, so once loaded it is in require.cache (shared with ESM imports).
+const otelLoadScript = `
+import { createRequire } from "node:module";
+const require = createRequire(import.meta.url);
+const loaded = () => Object.keys(require.cache).some((path) => /[\\\\/]@opentelemetry[\\\\/]api[\\\\/]/.test(path));
+for (const entry of ${JSON.stringify(entries.filter((entry) => entry !== "toolloop/otel"))}) await import(entry);
+if (loaded()) throw new Error("@opentelemetry/api was loaded without toolloop/otel");
+await import("toolloop/otel");
+if (!loaded()) throw new Error("toolloop/otel did not load @opentelemetry/api");
+process.stdout.write("ok");
+`;
+
 async function expectOk(app, file) {
   const { stdout } = await runIn(app, process.execPath, [file]);
   if (stdout !== "ok") throw new Error(`${file}: unexpected output ${JSON.stringify(stdout)}`);
@@ -187,6 +201,9 @@ async function checkNewProject(app) {
   step(`require of ${entries.join(", ")} from the installed tarball: ok`);
   await expectOk(app, "zod4.mjs");
   step("a zod 4 tool (zod-to-json-schema not loaded): ok");
+  writeFileSync(join(app, "otel.mjs"), otelLoadScript);
+  await expectOk(app, "otel.mjs");
+  step("@opentelemetry/api is loaded by toolloop/otel only: ok");
 
   // The README's example, verbatim, saved and run as the README says. `npx tsx` is replaced by
   // this repository's tsx binary, the same program, so that npx downloads nothing.
