@@ -1,4 +1,12 @@
-import { type Attributes, context, type Span, SpanKind, trace } from "@opentelemetry/api";
+import {
+  type Attributes,
+  type Context,
+  context,
+  INVALID_SPAN_CONTEXT,
+  type Span,
+  SpanKind,
+  trace,
+} from "@opentelemetry/api";
 import { cutName, isRecord } from "../internal/describe.js";
 import type { LLMResponse, UsageInfo } from "../provider.js";
 import type { ModelCallRequest, RunRequest, ToolCallRequest, ToolLoopMiddleware } from "../tool-loop-middleware.js";
@@ -35,11 +43,27 @@ export function tracing(options?: TracingOptions): ToolLoopMiddleware {
   };
 }
 
-async function traceRun(
-  { tracer, agentName }: TracingSettings,
+/**
+ * Whether a span is one nothing will ever see: not recorded, and with no trace of its own to pass
+ * on (OpenTelemetry's no-op tracer, with no provider registered and no parent). Such a span is
+ * ended at once and the step runs without it: no context to switch, no answer to wait for, so
+ * that `tracing()` left in place costs little where tracing is off. A span sampled out by an SDK
+ * has a valid context (its children must know they are not sampled): it takes the full path.
+ */
+function isInert(span: Span): boolean {
+  // The no-op tracer's spans share this one context (an identity check: checking the ids' format
+  // would cost more than the rest of the hook).
+  if (span.spanContext() !== INVALID_SPAN_CONTEXT || span.isRecording()) return false;
+  span.end();
+  return true;
+}
+
+function traceRun(
+  settings: TracingSettings,
   request: RunRequest,
   next: (request: RunRequest) => Promise<ToolLoopResult>,
 ): Promise<ToolLoopResult> {
+  const { tracer, agentName } = settings;
   const attributes: Attributes = { [GEN_AI.operationName]: "invoke_agent" };
   if (agentName !== undefined) attributes[GEN_AI.agentName] = agentName;
   if (typeof request.model === "string") attributes[GEN_AI.requestModel] = cutName(request.model);
@@ -49,6 +73,15 @@ async function traceRun(
     { kind: SpanKind.INTERNAL, attributes },
     parent,
   );
+  return isInert(span) ? next(request) : runInSpan(span, parent, request, next);
+}
+
+async function runInSpan(
+  span: Span,
+  parent: Context,
+  request: RunRequest,
+  next: (request: RunRequest) => Promise<ToolLoopResult>,
+): Promise<ToolLoopResult> {
   try {
     const result = await context.with(trace.setSpan(parent, span), next, undefined, request);
     if (isRecord(result)) recordUsage(span, result.usage);
@@ -71,6 +104,7 @@ function traceModelCall(
   if (typeof request.providerName === "string") attributes[GEN_AI.providerName] = cutName(request.providerName);
   const parent = context.active();
   const span = tracer.startSpan(`chat ${model}`, { kind: SpanKind.CLIENT, attributes }, parent);
+  if (isInert(span)) return next(request);
   // The provider call runs inside the span's context: an HTTP client's spans nest under it.
   return context.with(trace.setSpan(parent, span), next, undefined, request).then(
     (response) => {
@@ -111,6 +145,7 @@ function traceToolCall(
 ): Promise<ToolResult> {
   const parent = context.active();
   const span = startToolSpan(tracer, request, parent, captureContent);
+  if (isInert(span)) return next(request);
   // The call's signal aborts on its timeout and on the run's abort: the loop then answers the call
   // at once (an error result), while the tool may go on; the span ends with that answer.
   const signal = request.context?.signal;

@@ -1,4 +1,4 @@
-import { context, propagation, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
+import { context, ProxyTracerProvider, propagation, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { NodeTracerProvider } from "@opentelemetry/sdk-trace-node";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -168,6 +168,23 @@ describe("tracing: the spans of a run", () => {
     await runToolLoop({ provider, tools: new ToolRegistry(), maxIterations: 1, middleware: [tracing()] }, user);
     expect(only("invoke_agent").instrumentationScope.name).toBe("toolloop");
     expect(only("chat scripted-model").instrumentationScope.name).toBe("toolloop");
+  });
+
+  it("with OpenTelemetry's no-op tracer, the run is the same and the tool's own spans are roots", async () => {
+    const noop = new ProxyTracerProvider().getTracer("no provider");
+    const inner = tool("inner", () => {
+      trace.getTracer("http-client").startSpan("GET /").end();
+      return "ok";
+    });
+    const steps = [toolCallResponse({ id: "call_n", name: "inner", arguments: {} }), textResponse("done")];
+    const result = await runToolLoop(
+      config(steps, registryWith(inner), { middleware: [tracing({ tracer: noop })] }),
+      user,
+    );
+    expect(result.content).toBe("done");
+    expect(result.messages[2]?.content).toBe("ok");
+    expect(spans().map((span) => span.name)).toEqual(["GET /"]);
+    expect(parentOf(only("GET /"))).toBeUndefined();
   });
 
   it("nests the spans a tool makes under its own execute_tool span, also for parallel calls", async () => {
