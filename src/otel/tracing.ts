@@ -8,6 +8,7 @@ import {
   trace,
 } from "@opentelemetry/api";
 import { cutName, isRecord } from "../internal/describe.js";
+import { isAbortSignal } from "../internal/options.js";
 import type { LLMResponse, UsageInfo } from "../provider.js";
 import type { ModelCallRequest, RunRequest, ToolCallRequest, ToolLoopMiddleware } from "../tool-loop-middleware.js";
 import type { ToolLoopResult } from "../tool-loop-result.js";
@@ -148,7 +149,9 @@ function traceToolCall(
   if (isInert(span)) return next(request);
   // The call's signal aborts on its timeout and on the run's abort: the loop then answers the call
   // at once (an error result), while the tool may go on; the span ends with that answer.
-  const signal = request.context?.signal;
+  // Read defensively: an outer middleware may have handed on a context of its own making.
+  const given: unknown = isRecord(request.context) ? request.context.signal : undefined;
+  const signal = isAbortSignal(given) ? given : undefined;
   let ended = false;
   const aborted = () => {
     if (ended) return;

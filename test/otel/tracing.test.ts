@@ -7,9 +7,11 @@ import {
   type LLMResponse,
   runToolLoop,
   streamToolLoop,
+  type ToolCallRequest,
   type ToolLoopConfig,
   type ToolLoopEvent,
   ToolRegistry,
+  type ToolResult,
   type UsageInfo,
 } from "../../src/index.js";
 import { tracing } from "../../src/otel/index.js";
@@ -398,6 +400,23 @@ describe("tracing: what the model sends cannot break it", () => {
     expect((call.attributes["gen_ai.tool.call.id"] as string).length).toBeLessThan(100);
     expect(call.attributes["gen_ai.tool.call.arguments"]).toBe('{"__proto__":{"polluted":true},"constructor":1}');
     for (const span of spans()) expect(span.name.length).toBeLessThan(200);
+  });
+
+  it("an outer middleware that hands on a context without a signal does not break the call's span", async () => {
+    const strip = {
+      name: "strip-signal",
+      wrapToolCall: (request: ToolCallRequest, next: (request: ToolCallRequest) => Promise<ToolResult>) =>
+        next({ ...request, context: { channel: "", chatId: "" } as never }),
+    };
+    const steps = [toolCallResponse({ id: "call_s", name: "echo", arguments: {} }), textResponse("done")];
+    const result = await runToolLoop(
+      config(steps, registryWith(tool("echo", () => "echoed")), { middleware: [strip, tracing({ tracer })] }),
+      user,
+    );
+    expect(result.messages[2]?.content).toBe("echoed");
+    const call = only("execute_tool echo");
+    expect(call.status.code).toBe(SpanStatusCode.UNSET);
+    expect(call.ended).toBe(true);
   });
 
   it("a tool whose arguments cannot be serialised still runs and is traced", async () => {
