@@ -15,9 +15,11 @@ export type Implementation = (typeof IMPLEMENTATIONS)[number];
  * `info`-level pino logger writing to a discarding stream; `events` (toolloop only): the
  * minimal loop with an `onEvent` listener that does nothing (issue 12's cost per event); or
  * `middleware` (toolloop only): the minimal loop with one middleware whose `wrapModelCall` and
- * `wrapToolCall` only call `next` (issue 27's cost of the seam).
+ * `wrapToolCall` only call `next` (issue 27's cost of the seam); or `tracing` (toolloop only): the
+ * minimal loop with `tracing()` from `toolloop/otel` and no tracer provider registered, so its
+ * tracer is OpenTelemetry's no-op one (issue 29's cost of the spans' bookkeeping).
  */
-export type Variant = "minimal" | "realistic" | "events" | "middleware";
+export type Variant = "minimal" | "realistic" | "events" | "middleware" | "tracing";
 
 /** The rows of workload 1, in table order: each runs in a child process of its own. */
 export const LOOP_ROWS = [
@@ -25,6 +27,7 @@ export const LOOP_ROWS = [
   { name: "toolloop", implementation: "toolloop", variant: "minimal" },
   { name: "toolloop onEvent", implementation: "toolloop", variant: "events" },
   { name: "toolloop + pass-through middleware", implementation: "toolloop", variant: "middleware" },
+  { name: "toolloop + tracing() (no-op tracer)", implementation: "toolloop", variant: "tracing" },
   { name: "toolloop realistic", implementation: "toolloop", variant: "realistic" },
   { name: "AI SDK", implementation: "AI SDK", variant: "minimal" },
   { name: "AI SDK realistic", implementation: "AI SDK", variant: "realistic" },

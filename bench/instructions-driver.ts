@@ -5,7 +5,8 @@
  *   node instructions-driver.mjs <case> <count>
  *
  * Cases: `hand K=<k>` (the by-hand floor), `minimal K=<k>`, `events K=<k>` (the minimal case with an `onEvent` that does nothing),
- * `middleware K=<k>` (the minimal case with one pass-through middleware),
+ * `middleware K=<k>` (the minimal case with one pass-through middleware), `tracing K=<k>` (the
+ * minimal case with `tracing()` and the no-op tracer),
  * `realistic K=<k>`, `realistic K=<k> -<part> -<part>…` leaving parts out (`adapter`, `signal`,
  * `timeout`, `logger`), or `realistic K=<k> only-<part>+<part>…`: the minimal case plus those parts.
  */
@@ -37,14 +38,20 @@ export function parseCase(name: string): {
   parts: RealisticParts | undefined;
   events: boolean;
   middleware: boolean;
+  tracing: boolean;
   hand: boolean;
 } {
-  const match = /^(hand|minimal|events|middleware|realistic) K=(\d+)((?: -\w+)*| only-[\w+]+)$/.exec(name);
+  const match = /^(hand|minimal|events|middleware|tracing|realistic) K=(\d+)((?: -\w+)*| only-[\w+]+)$/.exec(name);
   if (match === null) throw new TypeError(`unknown case ${JSON.stringify(name)}`);
   const [, kind, k, spec = ""] = match;
   if (kind !== "realistic") {
     if (spec !== "") throw new TypeError(`parts apply to the realistic case only: ${JSON.stringify(name)}`);
-    const flags = { events: kind === "events", middleware: kind === "middleware", hand: kind === "hand" };
+    const flags = {
+      events: kind === "events",
+      middleware: kind === "middleware",
+      tracing: kind === "tracing",
+      hand: kind === "hand",
+    };
     return { callsPerStep: Number(k), parts: undefined, ...flags };
   }
   const only = spec.startsWith(" only-");
@@ -56,12 +63,12 @@ export function parseCase(name: string): {
     if (!(part in parts)) throw new TypeError(`unknown part ${JSON.stringify(part)} in ${JSON.stringify(name)}`);
     parts[part as keyof RealisticParts] = only;
   }
-  return { callsPerStep: Number(k), parts, events: false, middleware: false, hand: false };
+  return { callsPerStep: Number(k), parts, events: false, middleware: false, tracing: false, hand: false };
 }
 
 async function main(): Promise<void> {
   const [name = "", countText = "0"] = process.argv.slice(2);
-  const { callsPerStep, parts, events, middleware, hand } = parseCase(name);
+  const { callsPerStep, parts, events, middleware, tracing, hand } = parseCase(name);
   const counter = new Counter();
   const script = echoScript(LOOP_STEPS, callsPerStep);
   const tools = [echoTool(counter)];
@@ -69,7 +76,7 @@ async function main(): Promise<void> {
   const loop = hand
     ? byHandCase(script, tools)
     : parts === undefined
-      ? toolloopCase(script, tools, { events, middleware })
+      ? toolloopCase(script, tools, { events, middleware, tracing })
       : realisticToolloopCase(script, tools, parts);
   await verified(name, loop, counter, LOOP_STEPS * callsPerStep);
   for (let index = 0; index < WARMUP; index++) await loop.run();

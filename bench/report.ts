@@ -178,6 +178,13 @@ export function evaluateTargets(results: BenchResults): TargetResult[] {
         1.3,
         true,
       ),
+      ratioTarget(
+        `tracing() with a no-op tracer ≤ 1.5× the minimal loop (${key})`,
+        median("toolloop + tracing() (no-op tracer)"),
+        mine,
+        1.5,
+        true,
+      ),
       ratioTarget(`≥ 25× faster than the AI SDK, minimal (${key})`, median("AI SDK"), mine, 25, false),
       ratioTarget(`≥ 25× faster than the AI SDK, realistic (${key})`, median("AI SDK realistic"), realistic, 25, false),
       ratioTarget(`≥ 50× faster than the Agents SDK (${key})`, median("Agents SDK"), mine, 50, false),
@@ -320,7 +327,9 @@ function tables(results: BenchResults): Table[] {
         "`openai` client and an `info`-level pino logger writing to a discarding stream. The onEvent row is the minimal " +
         `one with an \`onEvent\` listener that does nothing (${eventsPerLoop(LOOP_STEPS, 1)} events per loop at K=1, ` +
         `${eventsPerLoop(LOOP_STEPS, 4)} at K=4). The pass-through middleware row is the minimal one with one ` +
-        "middleware whose `wrapModelCall` and `wrapToolCall` only call `next`. Each row ran in a process of its own, " +
+        "middleware whose `wrapModelCall` and `wrapToolCall` only call `next`; the tracing row is the minimal one with " +
+        "`tracing()` of `toolloop/otel` and no tracer provider registered (OpenTelemetry's no-op tracer). " +
+        "Each row ran in a process of its own, " +
         "started three times in turn.",
       head: [
         "K",

@@ -106,6 +106,8 @@ export interface CaseOptions {
   events?: boolean;
   /** The minimal loop with one pass-through middleware (see `Variant`); toolloop only. */
   middleware?: boolean;
+  /** The minimal loop with `tracing()` and OpenTelemetry's no-op tracer (see `Variant`); toolloop only. */
+  tracing?: boolean;
 }
 
 /** Makes a case of one implementation. */

@@ -15,6 +15,7 @@ import {
   type ToolLoopMiddleware,
   ToolRegistry,
 } from "../src/index.js";
+import { tracing } from "../src/otel/index.js";
 import { eventsPerLoop, REALISTIC_TIMEOUT_MS } from "./constants.js";
 import { type CaseOptions, FINAL_TEXT, type LoopCase, type Script, type ToolSpec } from "./scenario.js";
 
@@ -161,6 +162,8 @@ export function toolloopCase(script: Script, tools: ToolSpec[], options: CaseOpt
     ...(options.maxConcurrency === undefined ? {} : { maxConcurrency: options.maxConcurrency }),
     ...(options.events === true ? { onEvent: ignoreEvent } : {}),
     ...(options.middleware === true ? { middleware: [PASS_THROUGH] } : {}),
+    // No tracer provider is registered in the bench's processes: the default tracer is the no-op one.
+    ...(options.tracing === true ? { middleware: [tracing()] } : {}),
   };
   return {
     async run() {

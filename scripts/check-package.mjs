@@ -137,6 +137,7 @@ process.stdout.write("ok");
 const SUBPATH_PEERS = {
   "toolloop/mcp": ["@modelcontextprotocol/sdk"],
   "toolloop/bullmq": ["bullmq", "ioredis"],
+  "toolloop/otel": ["@opentelemetry/api"],
 };
 const entries = Object.keys(manifest.exports)
   .filter((key) => key !== "./package.json")
@@ -153,6 +154,20 @@ const smoke = `
       if (typeof defineTool !== "function" || !isToolResult(newToolResult("x"))) throw new Error("smoke exports failed");
       process.stdout.write("ok");
     });`;
+
+// Every entry but toolloop/otel imported (their peers installed, @opentelemetry/api too): nothing
+// of OpenTelemetry is loaded; then toolloop/otel loads it. @opentelemetry/api's "default" export
+// is CommonJS, so once loaded it is in require.cache (shared with ESM imports).
+const otelLoadScript = `
+import { createRequire } from "node:module";
+const require = createRequire(import.meta.url);
+const loaded = () => Object.keys(require.cache).some((path) => /[\\\\/]@opentelemetry[\\\\/]api[\\\\/]/.test(path));
+for (const entry of ${JSON.stringify(entries.filter((entry) => entry !== "toolloop/otel"))}) await import(entry);
+if (loaded()) throw new Error("@opentelemetry/api was loaded without toolloop/otel");
+await import("toolloop/otel");
+if (!loaded()) throw new Error("toolloop/otel did not load @opentelemetry/api");
+process.stdout.write("ok");
+`;
 
 async function expectOk(app, file) {
   const { stdout } = await runIn(app, process.execPath, [file]);
@@ -186,6 +201,9 @@ async function checkNewProject(app) {
   step(`require of ${entries.join(", ")} from the installed tarball: ok`);
   await expectOk(app, "zod4.mjs");
   step("a zod 4 tool (zod-to-json-schema not loaded): ok");
+  writeFileSync(join(app, "otel.mjs"), otelLoadScript);
+  await expectOk(app, "otel.mjs");
+  step("@opentelemetry/api is loaded by toolloop/otel only: ok");
 
   // The README's example, verbatim, saved and run as the README says. `npx tsx` is replaced by
   // this repository's tsx binary, the same program, so that npx downloads nothing.

@@ -11,6 +11,7 @@ const entries: Record<string, string> = {
   "toolloop/builtin": "src/builtin/index.ts",
   "toolloop/mcp": "src/mcp/index.ts",
   "toolloop/bullmq": "src/bullmq/index.ts",
+  "toolloop/otel": "src/otel/index.ts",
   ...Object.fromEntries(adapters.map((name) => [`toolloop/${name}`, `src/adapters/${name}/index.ts`])),
 };
 

@@ -18,6 +18,7 @@ import { CompletionDelivery, type CompletionHandler } from "./completion-deliver
 import { CompletionListener } from "./completion-listener.js";
 import { dropConnections, failFast } from "./connection.js";
 import { type Call, CONFLICT, JobAdder } from "./job-adder.js";
+import { injectTrace, type JobTraceContext } from "./job-trace-context.js";
 import { checkCalls, readCompletions } from "./read-completions.js";
 import type { ToolCompletion } from "./tool-completion.js";
 import { alternateJobId, identityOf, jobIdFor, type ToolJobData } from "./tool-job.js";
@@ -40,6 +41,8 @@ export interface ToolQueueSettings {
   enqueueTimeoutMs: number;
   /** Where Redis connection errors are logged. */
   logger: ResolvedLogger;
+  /** How a job carries the trace context, if it does. */
+  traceContext: JobTraceContext | undefined;
 }
 
 /**
@@ -105,7 +108,9 @@ export class BullToolQueue implements ToolQueue {
     if (this.#closing !== undefined) {
       return failure(toolName, "tool_failed", `tool ${quoted} was not queued: its queue is closed`);
     }
-    const call = callOf(toolName, args, context);
+    // Read now, in the calling tool's context: the trace context is that of the call being queued.
+    const trace = injectTrace(this.#settings.traceContext, this.#settings.logger, this.#settings.name);
+    const call = callOf(toolName, args, context, trace);
     if (call === undefined) {
       return failure(toolName, "invalid_arguments", `invalid arguments for tool ${quoted}: they are nested too deeply`);
     }
@@ -201,6 +206,7 @@ function callOf(
   toolName: string,
   args: Record<string, unknown>,
   context: Partial<ToolContext> | undefined,
+  trace: Record<string, string> | undefined,
 ): Call | undefined {
   const toolCallId = typeof context?.toolCallId === "string" ? context.toolCallId : randomUUID();
   const metadata: Record<string, string> = {};
@@ -216,6 +222,7 @@ function callOf(
     chatId: typeof context?.chatId === "string" ? context.chatId : "",
     metadata,
   };
+  if (trace !== undefined) data.trace = trace;
   const identity = identityOf(data);
   if (identity === undefined) return undefined;
   return { data, identity, jobId: jobIdFor(toolCallId), alternateId: alternateJobId(toolCallId, identity) };

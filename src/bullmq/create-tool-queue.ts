@@ -5,6 +5,7 @@ import { checkCount, optionError } from "../internal/options.js";
 import type { Logger } from "../logger.js";
 import { BullToolQueue } from "./bull-tool-queue.js";
 import { checkConnection } from "./connection.js";
+import { checkTraceContext, type JobTraceContext } from "./job-trace-context.js";
 import { DEFAULT_QUEUE_NAME } from "./tool-job.js";
 import type { ToolQueue } from "./tool-queue.js";
 
@@ -39,6 +40,12 @@ export interface ToolQueueOptions {
   enqueueTimeoutMs?: number | undefined;
   /** Where failures of handlers, callbacks and the Redis connection are logged. @default a silent pino logger */
   logger?: Logger | undefined;
+  /**
+   * Carries each call's trace context in its job (toolloop/otel's `bullmqTraceContext()`; give the
+   * worker the same), so that the worker's span joins the enqueuing run's trace. See docs/tracing.md.
+   * @default none: jobs carry no trace context
+   */
+  traceContext?: JobTraceContext | undefined;
 }
 
 const DEFAULTS = {
@@ -84,5 +91,6 @@ export function createToolQueue(options: ToolQueueOptions): ToolQueue {
     keepFinishedMs: checkMs(where, "keepFinishedMs", options.keepFinishedMs, DEFAULTS.keepFinishedMs),
     enqueueTimeoutMs: checkMs(where, "enqueueTimeoutMs", options.enqueueTimeoutMs, DEFAULTS.enqueueTimeoutMs),
     logger: resolveLogger(options.logger, where),
+    traceContext: checkTraceContext(where, options.traceContext),
   });
 }

@@ -18,6 +18,7 @@ import { ToolRegistry } from "../tool-registry.js";
 import { isToolResult, type ToolResult } from "../tool-result.js";
 import { closeOnSigterm } from "./close-on-sigterm.js";
 import { checkConnection, dropConnections } from "./connection.js";
+import { checkTraceContext, type JobTraceContext, traceCarrier } from "./job-trace-context.js";
 import {
   DEFAULT_QUEUE_NAME,
   decodeJobData,
@@ -72,6 +73,13 @@ export interface ToolWorkerOptions {
    * @default true
    */
   closeOnSigterm?: boolean | undefined;
+  /**
+   * Runs each job's call within the trace context its job carries (toolloop/otel's
+   * `bullmqTraceContext()`, the same the queue was given): the worker's `execute_tool` span joins
+   * the enqueuing run's trace. See docs/tracing.md.
+   * @default none: jobs run without a trace context
+   */
+  traceContext?: JobTraceContext | undefined;
 }
 
 /** A running worker, from {@link createToolWorker}. */
@@ -169,6 +177,7 @@ interface WorkerSettings {
   closeGraceMs: number;
   closeOnSigterm: boolean;
   logger: ResolvedLogger;
+  traceContext: JobTraceContext | undefined;
 }
 
 /** Checks `createToolWorker`'s arguments and applies the defaults. */
@@ -199,6 +208,7 @@ function checkWorkerOptions(registry: ToolRegistry, options: ToolWorkerOptions):
     closeGraceMs,
     closeOnSigterm: onSigterm,
     logger,
+    traceContext: checkTraceContext(where, options.traceContext),
   };
 }
 
@@ -289,7 +299,7 @@ async function processJob(
   registry: ToolRegistry,
   job: Job<unknown, ToolJobReturn>,
   signal: AbortSignal,
-  { timeoutMs, logger }: Pick<WorkerSettings, "timeoutMs" | "logger">,
+  { timeoutMs, logger, traceContext }: Pick<WorkerSettings, "timeoutMs" | "logger" | "traceContext">,
 ): Promise<ToolJobReturn> {
   const attempts = Math.max(1, job.opts.attempts ?? 1);
   const data = decodeJobData(job.data);
@@ -299,7 +309,9 @@ async function processJob(
   }
   const final = job.attemptsStarted >= attempts || job.attemptsMade + 1 >= attempts;
   try {
-    const result = await runTool(registry, data, signal, timeoutMs);
+    const work = () => runTool(registry, data, signal, timeoutMs);
+    const call = { toolName: data.toolName, toolCallId: data.toolCallId, arguments: data.args };
+    const result = await (traceContext === undefined ? work() : traceContext.run(traceCarrier(data.trace), call, work));
     // Aborted by close(): whatever the call answered then (`aborted`), the job is not done; it
     // goes back to the queue like the job of a worker that crashed.
     if (signal.reason instanceof WorkerClosed) throw signal.reason;

@@ -6,5 +6,6 @@
  */
 export { createToolQueue, type ToolQueueOptions } from "./create-tool-queue.js";
 export { createToolWorker, type ToolWorker, type ToolWorkerOptions } from "./create-tool-worker.js";
+export type { JobTraceContext } from "./job-trace-context.js";
 export type { ToolCompletion } from "./tool-completion.js";
 export type { QueuedCall, ToolQueue } from "./tool-queue.js";

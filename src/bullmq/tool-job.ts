@@ -19,6 +19,8 @@ export interface ToolJobData {
   channel: string;
   chatId: string;
   metadata: Record<string, string>;
+  /** The enqueuing call's trace context (`traceContext` option), when there was one to carry. */
+  trace?: Record<string, string>;
 }
 
 /** What a job returns (its BullMQ return value): the completion, with the result in Go's JSON keys. @internal */
