@@ -6,7 +6,8 @@
  *
  * - `client`: iterating the client's stream directly (the floor);
  * - `streamToolLoop`: one step of `streamToolLoop` over `createOpenAIChatProvider` with that
- *   client, every event taken (the stream's call answered "no tools", the cap reached);
+ *   client, every event taken (the stream's call answered by a tool that returns a string, then
+ *   the cap reached);
  * - `toUIMessageStream`: the same run read as the AI SDK's UI message stream.
  *
  * The recorded stream is short; the `×N` cases (STREAM_REPEATS) replay it with its argument pieces
@@ -16,7 +17,7 @@ import { readFileSync } from "node:fs";
 import OpenAI from "openai";
 import { toUIMessageStream } from "../src/adapters/ai-sdk/index.js";
 import { createOpenAIChatProvider } from "../src/adapters/openai/index.js";
-import { streamToolLoop } from "../src/index.js";
+import { streamToolLoop, ToolRegistry } from "../src/index.js";
 
 /** The recorded stream and its source. */
 const RECORDING = "test/fixtures/wire-samples/openai-chat-stream-tool-call.recorded.sse";
@@ -61,6 +62,13 @@ export async function streamCases(
   const { body, frames } = recordedStream(times);
   const client = replayingClient(body);
   const provider = createOpenAIChatProvider({ client });
+  const tools = new ToolRegistry();
+  tools.register({
+    name: "get_weather",
+    description: "The weather in a city",
+    parameters: { type: "object", properties: { location: { type: "string" } } },
+    execute: () => "sunny",
+  });
   const direct = async () => {
     let chunks = 0;
     const stream = await client.chat.completions.create({ ...REQUEST, stream: true });
@@ -69,14 +77,14 @@ export async function streamCases(
   };
   const loop = async () => {
     let events = 0;
-    const stream = streamToolLoop({ provider, maxIterations: 1 }, [...REQUEST.messages]);
+    const stream = streamToolLoop({ provider, tools, maxIterations: 1 }, [...REQUEST.messages]);
     for await (const _event of stream) events++;
     await stream.result;
     return events;
   };
   const ui = async () => {
     let chunks = 0;
-    const reader = toUIMessageStream(streamToolLoop({ provider, maxIterations: 1 }, [...REQUEST.messages])).getReader();
+    const reader = toUIMessageStream(streamToolLoop({ provider, tools, maxIterations: 1 }, [...REQUEST.messages])).getReader();
     for (;;) {
       const { done } = await reader.read();
       if (done) return chunks;
@@ -84,6 +92,7 @@ export async function streamCases(
     }
   };
   if ((await direct()) !== frames) throw new Error(`stream: the client read ${await direct()} chunks, not ${frames}`);
+  // Each argument piece is a tool-input-delta event and chunk (adapters that stream tool input).
   if ((await loop()) < times) throw new Error("stream: the loop emitted fewer events than argument pieces");
   if ((await ui()) < times) throw new Error("stream: the UI stream had fewer chunks than argument pieces");
   return { cases: { client: direct, streamToolLoop: loop, toUIMessageStream: ui }, frames };
