@@ -1,6 +1,7 @@
 import { isInvalidProviderResponseError } from "../../errors.js";
 import { describeType, errorMessage, isPlainObject, isRecord, jsonText, showValue } from "../../internal/describe.js";
 import type { LLMStreamPart } from "../../provider.js";
+import { callArgumentsText } from "../shared/call-arguments.js";
 import { errorBodyProblem, invalidResponse } from "../shared/invalid-response.js";
 import { streamEvents, TextParts } from "../shared/stream.js";
 import { callIdPrefix, fromGeminiResponse, type GeminiGenerateContentResponse } from "./convert-gemini-response.js";
@@ -157,7 +158,7 @@ class StreamedAnswer {
     this.#callParts.push(assembled);
     yield { type: "tool-input-start", toolCallId: id, toolName: call.name };
     if (call.willContinue !== true) {
-      yield { type: "tool-input-delta", toolCallId: id, delta: argumentsText(call.args) };
+      yield { type: "tool-input-delta", toolCallId: id, delta: callArgumentsText(call.args) };
       return;
     }
     const args: Record<string, unknown> = isPlainObject(call.args) ? { ...call.args } : {};
@@ -175,13 +176,6 @@ class StreamedAnswer {
     for (const [path, { keys, parts }] of pending) setArgument({ args, path, keys, value: parts.text() });
     yield { type: "tool-input-delta", toolCallId: id, delta: jsonText(args) ?? "{}" };
   }
-}
-
-/** The JSON text of a whole call's `args`, as `toCallArguments` will take them (absent → `{}`). */
-function argumentsText(args: unknown): string {
-  if (args === undefined || args === null) return "{}";
-  if (typeof args === "string") return args;
-  return jsonText(args) ?? "";
 }
 
 /** Whether a chunk's `usageMetadata` has counts (Vertex AI's early chunks carry only `trafficType`). */
