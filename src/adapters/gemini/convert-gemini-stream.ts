@@ -19,9 +19,7 @@ export interface GeminiStreamRequest {
 
 /** A call whose arguments Vertex AI streams in pieces (`partialArgs`, `willContinue`). */
 interface OpenCall {
-  /** The call's part as it will be assembled: `functionCall` (its `args` filled in) and `thoughtSignature`. */
-  part: { functionCall: Record<string, unknown>; thoughtSignature?: string };
-  /** The arguments built so far. */
+  /** The arguments built so far (the assembled call's `args`). */
   args: Record<string, unknown>;
   /** The call's id, as the final response will give it. */
   id: string;
@@ -153,7 +151,7 @@ class StreamedAnswer {
     // The API's id, or the one fromGeminiResponse makes from the call's position.
     const id = typeof call.id === "string" && call.id !== "" ? call.id : `${this.#idPrefix}_${this.#callParts.length}`;
     const { willContinue: _continues, partialArgs, ...whole } = call;
-    const assembled: OpenCall["part"] = { functionCall: whole };
+    const assembled: { functionCall: Record<string, unknown>; thoughtSignature?: string } = { functionCall: whole };
     if (typeof part.thoughtSignature === "string") assembled.thoughtSignature = part.thoughtSignature;
     this.#callParts.push(assembled);
     yield { type: "tool-input-start", toolCallId: id, toolName: call.name };
@@ -163,7 +161,7 @@ class StreamedAnswer {
     }
     const args: Record<string, unknown> = isPlainObject(call.args) ? { ...call.args } : {};
     whole.args = args;
-    this.#open = { part: assembled, args, id, pending: new Map() };
+    this.#open = { args, id, pending: new Map() };
     addPartialArgs(this.#open, partialArgs);
   }
 
