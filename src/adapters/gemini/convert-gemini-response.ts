@@ -28,8 +28,10 @@ export interface GeminiGenerateContentResponse {
     promptTokenCount?: number;
     /** Output tokens of the answer. */
     candidatesTokenCount?: number;
-    /** Thinking tokens (billed as output). */
+    /** Thinking tokens (billed as output; not in `candidatesTokenCount`). */
     thoughtsTokenCount?: number;
+    /** Input tokens read from the context cache (part of `promptTokenCount`). */
+    cachedContentTokenCount?: number;
     /** All tokens of the request. */
     totalTokenCount?: number;
   };
@@ -98,14 +100,25 @@ function firstCandidate(response: Record<string, unknown>): GeminiCandidate | un
 
 function toUsage(metadata: unknown): UsageInfo | undefined {
   if (!isPlainObject(metadata)) return undefined;
-  // Thinking tokens are output the model was billed for, as in OpenAI's completion_tokens.
-  const completionTokens =
-    (tokenCount(metadata.candidatesTokenCount) ?? 0) + (tokenCount(metadata.thoughtsTokenCount) ?? 0);
+  const reasoningTokens = tokenCount(metadata.thoughtsTokenCount);
+  // `candidatesTokenCount` leaves the thinking tokens out; they are output the model was billed
+  // for, counted in `completionTokens` as in OpenAI's completion_tokens.
+  const completionTokens = (tokenCount(metadata.candidatesTokenCount) ?? 0) + (reasoningTokens ?? 0);
   return usageInfo({
     promptTokens: tokenCount(metadata.promptTokenCount),
     completionTokens,
     totalTokens: tokenCount(metadata.totalTokenCount),
+    cachedInputTokens: tokenCount(metadata.cachedContentTokenCount),
+    reasoningTokens,
   });
+}
+
+/**
+ * The prefix of the ids made for calls without one: `gemini_<responseId>`, or
+ * `gemini_<sequence>` for a response without `responseId`; the calls are `<prefix>_<index>`.
+ */
+export function callIdPrefix(responseId: unknown, sequence: number): string {
+  return `gemini_${typeof responseId === "string" && responseId !== "" ? responseId : sequence}`;
 }
 
 /** What {@link toolCallsOf} reads. */
@@ -181,8 +194,7 @@ export function fromGeminiResponse({ response, sequence }: GeminiResponseRequest
   }
   const candidateContent = isRecord(candidate?.content) ? candidate.content : undefined;
   const parts: unknown[] = Array.isArray(candidateContent?.parts) ? candidateContent.parts : [];
-  const responseId = typeof response.responseId === "string" && response.responseId !== "" ? response.responseId : "";
-  const toolCalls = toolCallsOf({ parts, idPrefix: `gemini_${responseId || sequence}`, response });
+  const toolCalls = toolCallsOf({ parts, idPrefix: callIdPrefix(response.responseId, sequence), response });
   const content = parts
     .map((part) => (isPlainObject(part) && typeof part.text === "string" && part.thought !== true ? part.text : ""))
     .join("");

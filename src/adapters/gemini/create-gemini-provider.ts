@@ -1,10 +1,11 @@
 import { type GeminiFunctionDeclaration, toGeminiTools } from "../../formats/gemini.js";
 import { checkString, optionError } from "../../internal/options.js";
-import type { LLMProvider, OutputRequest } from "../../provider.js";
+import type { LLMProvider, Message, OutputRequest, ToolDefinition } from "../../provider.js";
 import { checkedClient } from "../shared/factory-options.js";
 import { outputRequest, portableLLMOptions } from "../shared/request-options.js";
 import { convertOncePerArray } from "../shared/tools-cache.js";
 import { fromGeminiResponse, type GeminiGenerateContentResponse } from "./convert-gemini-response.js";
+import { fromGeminiStream } from "./convert-gemini-stream.js";
 import { type GeminiContent, type GeminiToolMedia, PROVIDER, toGeminiMessages } from "./convert-to-gemini-messages.js";
 
 /** The `config` this adapter sends: your `llmOptions` plus the fields below. */
@@ -46,7 +47,18 @@ export interface GeminiClientLike {
       contents: unknown;
       config?: object;
     }): Promise<GeminiGenerateContentResponse>;
+    /**
+     * The same request, streamed: resolves with the answer's chunks. Without it the provider has
+     * no `chatStream` (the loop then calls `chat`, also with a listener).
+     */
+    generateContentStream?(params: {
+      model: string;
+      contents: unknown;
+      config?: object;
+    }): Promise<AsyncIterable<GeminiGenerateContentResponse>>;
   };
+  /** `true` for a client of Vertex AI (`new GoogleGenAI({ vertexai: true })`): the provider is then named `"gcp.vertex_ai"`. */
+  readonly vertexai?: boolean;
 }
 
 /** Options of {@link createGeminiProvider}. */
@@ -153,6 +165,13 @@ function buildConfig({ system, declarations, llmOptions, output, signal }: Confi
  * refused, as in every adapter (see "`max_tokens` and `stream`" in `docs/adapters.md`), and `tools`
  * you give (e.g. `googleSearch`) are sent alongside the function declarations.
  *
+ * Streaming: with a client that has `models.generateContentStream` (`@google/genai`'s does),
+ * `chatStream` sends the same request streamed, yields text, thought summaries (as reasoning) and
+ * each call's arguments as they arrive, and ends with the answer `chat` would give (see
+ * {@link fromGeminiStream}). Usage maps `thoughtsTokenCount` to `reasoningTokens` (also counted in
+ * `completionTokens`) and `cachedContentTokenCount` to `cachedInputTokens`. `providerName` is
+ * `"gcp.vertex_ai"` for a Vertex AI client (`vertexai: true`), else `"gcp.gemini"`.
+ *
  * @example
  * ```ts
  * import { GoogleGenAI } from "@google/genai";
@@ -169,21 +188,56 @@ export function createGeminiProvider(options: GeminiProviderOptions): LLMProvide
   const toolMedia = checkToolMedia(options.toolMedia);
   let responses = 0;
 
-  return {
+  const request = (
+    messages: Message[],
+    definitions: ToolDefinition[] | undefined,
+    model: string,
+    llmOptions: Record<string, unknown>,
+    signal: AbortSignal | undefined,
+  ): GeminiGenerateContentParameters => {
+    const portable = portableLLMOptions({ provider: PROVIDER, llmOptions, maxTokensField: "maxOutputTokens" });
+    const output = outputRequest(PROVIDER, llmOptions);
+    const { contents, system } = toGeminiMessages(messages, {
+      toolMedia: toolMedia === "auto" ? toolMediaFor(model) : toolMedia,
+    });
+    const declarations = definitions !== undefined && definitions.length > 0 ? geminiDeclarations(definitions) : [];
+    const config = buildConfig({ system, declarations, llmOptions: portable, output, signal });
+    return { model, contents, config };
+  };
+
+  const provider: LLMProvider = {
+    providerName: client.vertexai === true ? "gcp.vertex_ai" : "gcp.gemini",
+
     getDefaultModel: () => defaultModel,
 
     async chat(messages, definitions, model, llmOptions, signal) {
       signal?.throwIfAborted();
-      const portable = portableLLMOptions({ provider: PROVIDER, llmOptions, maxTokensField: "maxOutputTokens" });
-      const output = outputRequest(PROVIDER, llmOptions);
-      const { contents, system } = toGeminiMessages(messages, {
-        toolMedia: toolMedia === "auto" ? toolMediaFor(model) : toolMedia,
-      });
-      const declarations = definitions !== undefined && definitions.length > 0 ? geminiDeclarations(definitions) : [];
-      const config = buildConfig({ system, declarations, llmOptions: portable, output, signal });
-      const response = await client.models.generateContent({ model, contents, config });
+      const params = request(messages, definitions, model, llmOptions, signal);
+      const response = await client.models.generateContent(params);
       responses++;
       return fromGeminiResponse({ response, sequence: responses });
+    },
+  };
+  const { generateContentStream } = client.models;
+  if (typeof generateContentStream !== "function") return provider;
+  return {
+    ...provider,
+    async *chatStream(messages, definitions, model, llmOptions, signal) {
+      signal?.throwIfAborted();
+      // Ends the request when the consumer stops early: the client's stream does not cancel it.
+      const stop = new AbortController();
+      const combined = signal === undefined ? stop.signal : AbortSignal.any([signal, stop.signal]);
+      const params = request(messages, definitions, model, llmOptions, combined);
+      try {
+        const stream = await generateContentStream.call(client.models, params).catch((error: unknown) => {
+          // The client rejects with its own abort error; the loop's signal says why.
+          throw signal?.aborted ? signal.reason : error;
+        });
+        responses++;
+        yield* fromGeminiStream({ stream, signal, sequence: responses });
+      } finally {
+        stop.abort();
+      }
     },
   };
 }

@@ -7,6 +7,8 @@
 export type { GeminiFunctionDeclaration, GeminiSchema, GeminiSchemaType } from "../../formats/gemini.js";
 export { toGeminiSchema, toGeminiTools } from "../../formats/gemini.js";
 export type { GeminiCandidate, GeminiGenerateContentResponse } from "./convert-gemini-response.js";
+export type { GeminiStreamRequest } from "./convert-gemini-stream.js";
+export { fromGeminiStream } from "./convert-gemini-stream.js";
 export type {
   GeminiBlob,
   GeminiCallMetadata,

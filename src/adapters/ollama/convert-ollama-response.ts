@@ -1,10 +1,11 @@
 import type { InvalidProviderResponseError } from "../../errors.js";
 import { describeType, isRecord, showValue } from "../../internal/describe.js";
-import type { LLMResponse, ProviderToolCall } from "../../provider.js";
-import { toCallArguments } from "../shared/call-arguments.js";
+import type { LLMResponse, LLMStreamDelta, ProviderToolCall } from "../../provider.js";
+import { callArgumentsText, toCallArguments } from "../shared/call-arguments.js";
 import { mapFinishReason } from "../shared/finish-reason.js";
 import { invalidResponse } from "../shared/invalid-response.js";
 import { toLLMResponse } from "../shared/llm-response.js";
+import { TextParts } from "../shared/stream.js";
 import { usageOf } from "../shared/usage.js";
 import { METADATA_KEY } from "./convert-to-ollama-messages.js";
 
@@ -16,6 +17,8 @@ export interface OllamaChatChunk {
   message?: {
     /** Text, to be joined with the other chunks'. */
     content?: string;
+    /** The model's thinking (with `think` on): streamed as reasoning, not part of the answer. */
+    thinking?: string;
     /** Calls (Ollama sends them whole, in one chunk). */
     tool_calls?: Array<{
       /** The call's id (newer servers only). */
@@ -66,38 +69,61 @@ export interface OllamaStreamedAnswer {
  */
 export class OllamaStreamReader {
   readonly #kept: unknown[] = [];
+  readonly #sequence: number;
   #chunks = 0;
   #messages = 0;
   #done = false;
-  #content = "";
+  readonly #content = new TextParts();
   readonly #calls: StreamedToolCall[] = [];
   #last: Record<string, unknown> | undefined;
-  #createdAt = "";
+  #createdAt: string | undefined;
 
-  /** @throws InvalidProviderResponseError for a chunk it cannot read */
-  add(chunk: unknown): void {
+  /** @param sequence seeds the ids of the calls of an answer without `created_at`, as for {@link fromOllamaAnswer} */
+  constructor(sequence = 1) {
+    this.#sequence = sequence;
+  }
+
+  /**
+   * Reads a chunk; returns what it adds to the answer as stream parts: its thinking, its text, and
+   * each call's start and arguments (JSON text) under the id {@link fromOllamaAnswer} gives it.
+   * @throws InvalidProviderResponseError for a chunk it cannot read
+   */
+  add(chunk: unknown): LLMStreamDelta[] {
     this.#chunks++;
     if (this.#kept.length < MAX_KEPT_CHUNKS) this.#kept.push(chunk);
     if (!isRecord(chunk)) this.#fail(`a chunk of the stream is not an object (got ${describeType(chunk)})`);
     this.#last = chunk;
     if (chunk.done === true) this.#done = true;
     const { message } = chunk;
-    if (message === undefined || message === null) return;
+    if (message === undefined || message === null) return [];
     if (!isRecord(message)) this.#fail(`a chunk's message is not an object (got ${describeType(message)})`);
     this.#messages++;
-    if (typeof message.content === "string") this.#content += message.content;
+    const deltas: LLMStreamDelta[] = [];
+    if (typeof message.thinking === "string" && message.thinking !== "") {
+      deltas.push({ type: "reasoning-delta", delta: message.thinking });
+    }
+    if (this.#content.add(message.content) && message.content !== "") {
+      deltas.push({ type: "text-delta", delta: message.content });
+    }
     const calls = message.tool_calls;
-    if (calls === undefined || calls === null) return;
+    if (calls === undefined || calls === null) return deltas;
     if (!Array.isArray(calls)) this.#fail(`a chunk's tool_calls is not an array (got ${describeType(calls)})`);
+    // The first chunk with calls seeds the ids of all of them.
+    if (calls.length > 0) this.#createdAt ??= String(chunk.created_at ?? "");
     for (const call of calls) {
       if (!isRecord(call)) this.#fail(`a tool call is not an object (got ${describeType(call)})`);
       const name = isRecord(call.function) ? call.function.name : undefined;
       if (typeof name !== "string" || name === "") {
         this.#fail(`a tool call has no function name (got ${showValue(name)})`);
       }
-      this.#calls.push(call as StreamedToolCall);
+      const streamed = call as StreamedToolCall;
+      const seed = seedOf(this.#createdAt ?? "", this.#sequence);
+      const toolCallId = ollamaCallId({ call: streamed, seed, index: this.#calls.length });
+      this.#calls.push(streamed);
+      deltas.push({ type: "tool-input-start", toolCallId, toolName: name });
+      deltas.push({ type: "tool-input-delta", toolCallId, delta: callArgumentsText(streamed.function.arguments) });
     }
-    if (calls.length > 0) this.#createdAt ||= String(chunk.created_at ?? "");
+    return deltas;
   }
 
   /** The error for a stream the client found unfinished (it threw `error`). */
@@ -110,7 +136,8 @@ export class OllamaStreamReader {
     const problem =
       this.#endProblem() ?? (this.#messages === 0 ? "no chunk of the stream carries a message" : undefined);
     if (problem !== undefined) throw this.#error(problem);
-    return { content: this.#content, calls: this.#calls, last: this.#last, createdAt: this.#createdAt };
+    const content = this.#content.text();
+    return { content, calls: this.#calls, last: this.#last, createdAt: this.#createdAt ?? "" };
   }
 
   #endProblem(): string | undefined {
@@ -138,6 +165,26 @@ function hash(text: string): string {
   return value.toString(36);
 }
 
+/** The seed of the ids made for an answer's calls: its first call chunk's `created_at`, else the sequence. */
+function seedOf(createdAt: string, sequence: number): string {
+  return createdAt === "" ? `${sequence}` : createdAt;
+}
+
+/** What {@link ollamaCallId} reads. */
+interface CallIdSeed {
+  call: StreamedToolCall;
+  /** See {@link seedOf}. */
+  seed: string;
+  /** The call's position in the answer. */
+  index: number;
+}
+
+/** A call's id: the server's, or `ollama_<hash of the seed, index and name>_<index>`. */
+function ollamaCallId({ call, seed, index }: CallIdSeed): string {
+  const given = typeof call.id === "string" && call.id !== "" ? call.id : undefined;
+  return given ?? `ollama_${hash(`${seed}|${index}|${call.function.name}`)}_${index}`;
+}
+
 /** What {@link fromOllamaAnswer} reads. */
 export interface OllamaAnswerRequest {
   /** The gathered stream. */
@@ -154,12 +201,12 @@ export interface OllamaAnswerRequest {
  */
 export function fromOllamaAnswer({ answer, sequence }: OllamaAnswerRequest): LLMResponse {
   const { content, calls, last, createdAt } = answer;
-  const seed = createdAt === "" ? `${sequence}` : createdAt;
+  const seed = seedOf(createdAt, sequence);
   const toolCalls = calls.map((call, index): ProviderToolCall => {
     const { name } = call.function;
     const given = typeof call.id === "string" && call.id !== "" ? call.id : undefined;
     const converted: ProviderToolCall = {
-      id: given ?? `ollama_${hash(`${seed}|${index}|${name}`)}_${index}`,
+      id: ollamaCallId({ call, seed, index }),
       type: "function",
       name,
       // An object normally; text (a model that wrote broken JSON) or any other value reaches

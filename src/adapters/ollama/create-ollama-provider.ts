@@ -3,17 +3,18 @@ import { toOllamaTools } from "../../formats/ollama.js";
 import { raceAbort, subscribeAbort } from "../../internal/abort.js";
 import { isPlainObject } from "../../internal/describe.js";
 import { checkString } from "../../internal/options.js";
-import type { LLMProvider, LLMResponse, Message, OutputRequest, ToolDefinition } from "../../provider.js";
+import type {
+  LLMProvider,
+  LLMResponse,
+  LLMStreamDelta,
+  Message,
+  OutputRequest,
+  ToolDefinition,
+} from "../../provider.js";
 import { checkedClient } from "../shared/factory-options.js";
 import { outputRequest, portableLLMOptions } from "../shared/request-options.js";
 import { convertOncePerArray, frozenTools } from "../shared/tools-cache.js";
-import {
-  fromOllamaAnswer,
-  type OllamaChatChunk,
-  type OllamaStreamedAnswer,
-  OllamaStreamReader,
-  PROVIDER,
-} from "./convert-ollama-response.js";
+import { fromOllamaAnswer, type OllamaChatChunk, OllamaStreamReader, PROVIDER } from "./convert-ollama-response.js";
 import { type OllamaMessage, toOllamaMessages } from "./convert-to-ollama-messages.js";
 
 /** The `/api/chat` request this adapter sends (always streamed, see {@link createOllamaProvider}). */
@@ -126,17 +127,26 @@ async function streamOrAbort(
   }
 }
 
-/** Reads the whole stream; the loop's signal calls the stream's `abort()`. */
-async function readStream(stream: OllamaChatStream, signal: AbortSignal | undefined): Promise<OllamaStreamedAnswer> {
+/**
+ * Reads the whole stream into `read`, yielding each chunk's deltas; the loop's signal calls the
+ * stream's `abort()`, and so does a consumer that stops early.
+ */
+async function* readStream(
+  stream: OllamaChatStream,
+  signal: AbortSignal | undefined,
+  read: OllamaStreamReader,
+): AsyncGenerator<LLMStreamDelta, void> {
   if (signal?.aborted) {
     stream.abort();
     throw signal.reason;
   }
   const unsubscribe = signal === undefined ? undefined : subscribeAbort(signal, () => stream.abort());
-  const read = new OllamaStreamReader();
+  let ended = false;
   try {
-    for await (const chunk of stream) read.add(chunk);
+    for await (const chunk of stream) yield* read.add(chunk);
+    ended = true;
   } catch (error) {
+    ended = true;
     if (signal?.aborted) throw signal.reason;
     // An unreadable chunk: the rest of the stream is not wanted, so the request is closed.
     if (isInvalidProviderResponseError(error)) stream.abort();
@@ -144,8 +154,9 @@ async function readStream(stream: OllamaChatStream, signal: AbortSignal | undefi
     throw error;
   } finally {
     unsubscribe?.();
+    // The consumer stopped early: the request is not wanted any more.
+    if (!ended) stream.abort();
   }
-  return read.finish();
 }
 
 /**
@@ -167,6 +178,11 @@ async function readStream(stream: OllamaChatStream, signal: AbortSignal | undefi
  * request. The loop's output schema (`options.output`) is sent as `format` on requests that offer
  * no tools (with tools, Ollama's `format` would keep the model from calling any).
  *
+ * `chatStream` reads the same stream but yields as it goes: `message.thinking` (with `think` on)
+ * as reasoning, `message.content` as text, and each call Ollama sends (whole, in one chunk) as its
+ * start and its arguments' JSON text, under the id `chat` gives it; it ends with the answer `chat`
+ * would give. Ollama reports no cached or reasoning token counts. `providerName` is `"ollama"`.
+ *
  * @example
  * ```ts
  * import { Ollama } from "ollama";
@@ -182,18 +198,43 @@ export function createOllamaProvider(options: OllamaProviderOptions): LLMProvide
   const defaultModel = checkString(factory, "model", options.model) ?? DEFAULT_MODEL;
   let responses = 0;
 
+  const start = (
+    messages: Message[],
+    definitions: ToolDefinition[] | undefined,
+    model: string,
+    llmOptions: Record<string, unknown>,
+    signal: AbortSignal | undefined,
+  ): Promise<OllamaChatStream> => {
+    signal?.throwIfAborted();
+    const portable = portableLLMOptions({ provider: PROVIDER, llmOptions, maxTokensField: "num_predict" });
+    const output = outputRequest(PROVIDER, llmOptions);
+    const request = buildRequest({ messages, definitions, model, llmOptions: portable, output });
+    return streamOrAbort(client.chat(request), signal);
+  };
+
   return {
+    providerName: "ollama",
+
     getDefaultModel: () => defaultModel,
 
     async chat(messages, definitions, model, llmOptions, signal): Promise<LLMResponse> {
-      signal?.throwIfAborted();
-      const portable = portableLLMOptions({ provider: PROVIDER, llmOptions, maxTokensField: "num_predict" });
-      const output = outputRequest(PROVIDER, llmOptions);
-      const request = buildRequest({ messages, definitions, model, llmOptions: portable, output });
-      const stream = await streamOrAbort(client.chat(request), signal);
-      const answer = await readStream(stream, signal);
+      const stream = await start(messages, definitions, model, llmOptions, signal);
+      const read = new OllamaStreamReader(responses + 1);
+      for await (const _delta of readStream(stream, signal, read)) {
+        // chat gives only the whole answer
+      }
+      const answer = read.finish();
       responses++;
       return fromOllamaAnswer({ answer, sequence: responses });
+    },
+
+    async *chatStream(messages, definitions, model, llmOptions, signal) {
+      const stream = await start(messages, definitions, model, llmOptions, signal);
+      const read = new OllamaStreamReader(responses + 1);
+      yield* readStream(stream, signal, read);
+      const answer = read.finish();
+      responses++;
+      yield { type: "response", response: fromOllamaAnswer({ answer, sequence: responses }) };
     },
   };
 }

@@ -19,3 +19,13 @@ export function toCallArguments(input: unknown): Record<string, unknown> | strin
   // Typed as the loop's input; the loop checks the type at run time and refuses it.
   return input as Record<string, unknown>;
 }
+
+/**
+ * The JSON text of a call's arguments as {@link toCallArguments} takes them, for a stream's
+ * `tool-input-delta` of an API that sends calls whole: `{}` when absent, a string as it is, any
+ * other value as JSON (`""` for one without JSON text).
+ */
+export function callArgumentsText(input: unknown): string {
+  const args = toCallArguments(input);
+  return typeof args === "string" ? args : (jsonText(args) ?? "");
+}

@@ -34,7 +34,7 @@ describe("fromGeminiResponse", () => {
         { id: "given", type: "function", name: "time", arguments: {}, providerMetadata: { gemini: { id: "given" } } },
       ],
       finishReason: "tool_calls",
-      usage: { promptTokens: 4, completionTokens: 5, totalTokens: 9 },
+      usage: { promptTokens: 4, completionTokens: 5, totalTokens: 9, reasoningTokens: 3 },
     });
   });
 

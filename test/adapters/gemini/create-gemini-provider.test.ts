@@ -14,7 +14,9 @@ import {
   type Message,
   mediaResult,
   runToolLoop,
+  streamToolLoop,
   type ToolLoopError,
+  type ToolLoopEvent,
 } from "../../../src/index.js";
 import {
   abortOnceRequested,
@@ -634,13 +636,18 @@ describe("createGeminiProvider with the real @google/genai client", () => {
     });
   });
 
-  it("counts thinking tokens as completion tokens, and keeps the API's total", async () => {
+  it("counts thinking tokens as completion tokens (and as reasoningTokens), and keeps the API's total", async () => {
     const { client } = await replay([readSample("gemini-response-parallel-function-calls.json")]);
 
     const response = await createGeminiProvider({ client }).chat([{ role: "user", content: "hi" }], undefined, "m", {});
 
     // promptTokenCount 80, candidatesTokenCount 26, thoughtsTokenCount 76, totalTokenCount 182.
-    expect(response.usage).toEqual({ promptTokens: 80, completionTokens: 26 + 76, totalTokens: 182 });
+    expect(response.usage).toEqual({
+      promptTokens: 80,
+      completionTokens: 26 + 76,
+      totalTokens: 182,
+      reasoningTokens: 76,
+    });
   });
 
   it.each([
@@ -1117,5 +1124,84 @@ describe("createGeminiProvider: images, files and structured output", () => {
       ).rejects.toThrow("Gemini: llmOptions.output must be { name: string, schema: object }");
       expect(server.requests).toHaveLength(0);
     });
+  });
+});
+
+describe("createGeminiProvider streamed by the loop (chatStream)", () => {
+  const streamed = (chunks: readonly Json[]): ReplayResponse => ({
+    status: 200,
+    contentType: "text/event-stream",
+    raw: chunks.map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`).join(""),
+  });
+  const callChunks = readSample<Json[]>("gemini-stream-function-call.segments.json");
+  const answerChunks: Json[] = [
+    { candidates: [{ content: { role: "model", parts: [{ text: "Dividing.", thought: true }] } }], responseId: "r2" },
+    { candidates: [{ content: { role: "model", parts: [{ text: "10 / 2 " }] } }], responseId: "r2" },
+    {
+      candidates: [{ content: { role: "model", parts: [{ text: "is 5." }] }, finishReason: "STOP" }],
+      usageMetadata: { promptTokenCount: 30, candidatesTokenCount: 6, thoughtsTokenCount: 4, totalTokenCount: 40 },
+      responseId: "r2",
+    },
+  ];
+  /** The same two answers sent whole, as `chat` gets them. */
+  const wholeAnswers: Json[] = [
+    callChunks[0] as Json,
+    {
+      candidates: [
+        {
+          content: { role: "model", parts: [{ text: "Dividing.", thought: true }, { text: "10 / 2 is 5." }] },
+          finishReason: "STOP",
+        },
+      ],
+      usageMetadata: { promptTokenCount: 30, candidatesTokenCount: 6, thoughtsTokenCount: 4, totalTokenCount: 40 },
+      responseId: "r2",
+    },
+  ];
+
+  it("streamToolLoop yields reasoning, tool input and text deltas, and the result runToolLoop gives", async () => {
+    const { server, client } = await replay([streamed(callChunks), streamed(answerChunks)]);
+    const input: Message[] = [{ role: "user", content: "Divide 10 by 2 using the customDivide function" }];
+    const run = streamToolLoop(
+      {
+        provider: createGeminiProvider({ client, model: "gemini-2.0-flash" }),
+        tools: registryOf(divide),
+        maxIterations: 5,
+      },
+      input,
+    );
+    const events: ToolLoopEvent[] = [];
+    for await (const event of run) events.push(event);
+    const result = await run.result;
+
+    const id = "gemini_adSfaOfkBsmagbUPt96I0QI_0";
+    const deltas = events.filter((event) =>
+      ["text-delta", "reasoning-delta", "tool-input-start", "tool-input-delta"].includes(event.type),
+    );
+    expect(deltas).toEqual([
+      { type: "tool-input-start", iteration: 1, toolCallId: id, toolName: "customDivide" },
+      { type: "tool-input-delta", iteration: 1, toolCallId: id, delta: '{"denominator":2,"numerator":10}' },
+      { type: "reasoning-delta", iteration: 2, delta: "Dividing." },
+      { type: "text-delta", iteration: 2, delta: "10 / 2 " },
+      { type: "text-delta", iteration: 2, delta: "is 5." },
+    ]);
+    expect(server.requests.map((request) => request.url)).toEqual([
+      "/v1beta/models/gemini-2.0-flash:streamGenerateContent?alt=sse",
+      "/v1beta/models/gemini-2.0-flash:streamGenerateContent?alt=sse",
+    ]);
+
+    const whole = await replay(wholeAnswers);
+    const expected = await runToolLoop(
+      {
+        provider: createGeminiProvider({ client: whole.client, model: "gemini-2.0-flash" }),
+        tools: registryOf(divide),
+        maxIterations: 5,
+      },
+      input,
+    );
+    expect(result).toEqual(expected);
+    expect(result.content).toBe("10 / 2 is 5.");
+    expect(result.usage).toEqual({ promptTokens: 47, completionTokens: 16, totalTokens: 63, reasoningTokens: 4 });
+    // The follow-up request the stream sent is the one chat sent.
+    expect(server.requests[1]?.body).toEqual(whole.server.requests[1]?.body);
   });
 });

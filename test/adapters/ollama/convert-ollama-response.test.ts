@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { fromOllamaAnswer, OllamaStreamReader } from "../../../src/adapters/ollama/convert-ollama-response.js";
+import { createOllamaProvider } from "../../../src/adapters/ollama/index.js";
 import { isInvalidProviderResponseError } from "../../../src/index.js";
+import { collectStream, countTextAssembly } from "../../helpers/stream-parts.js";
 
 function read(...chunks: unknown[]) {
   const reader = new OllamaStreamReader();
@@ -88,5 +90,62 @@ describe("fromOllamaAnswer", () => {
       totalTokens: 10,
     });
     expect(fromOllamaAnswer({ answer: answer([]), sequence: 1 })).not.toHaveProperty("usage");
+  });
+});
+
+describe("OllamaStreamReader deltas (what chatStream yields)", () => {
+  it("returns each chunk's thinking, text and calls, the calls under the ids fromOllamaAnswer gives", () => {
+    const reader = new OllamaStreamReader(3);
+    const calls = [
+      { function: { name: "a", arguments: { x: 1 } } },
+      { id: "call_9", function: { name: "b" } },
+      { function: { name: "c", arguments: "{broken" } },
+    ];
+    expect(reader.add({ message: { thinking: "hmm", content: "" } })).toEqual([
+      { type: "reasoning-delta", delta: "hmm" },
+    ]);
+    const deltas = reader.add({ message: { content: "ok", tool_calls: calls } });
+    reader.add({ message: { content: "" }, done: true });
+    const response = fromOllamaAnswer({ answer: reader.finish(), sequence: 3 });
+    const [a, b, c] = response.toolCalls.map((call) => call.id);
+    expect(deltas).toEqual([
+      { type: "text-delta", delta: "ok" },
+      { type: "tool-input-start", toolCallId: a, toolName: "a" },
+      { type: "tool-input-delta", toolCallId: a, delta: '{"x":1}' },
+      { type: "tool-input-start", toolCallId: "call_9", toolName: "b" },
+      { type: "tool-input-delta", toolCallId: "call_9", delta: "{}" },
+      { type: "tool-input-start", toolCallId: c, toolName: "c" },
+      { type: "tool-input-delta", toolCallId: c, delta: "{broken" },
+    ]);
+    expect(b).toBe("call_9");
+    // No created_at: the ids come from the sequence, as in chat.
+    expect(a).toBe(fromOllamaAnswer({ answer: { ...reader.finish(), createdAt: "" }, sequence: 3 }).toolCalls[0]?.id);
+    expect(response.content).toBe("ok");
+  });
+
+  it("assembles a huge number of text deltas in linear time: each piece added once, the text joined once", async () => {
+    const pieces = 20_000;
+    function* chunks() {
+      for (let index = 0; index < pieces; index++) yield { message: { content: "a" }, done: false };
+      yield { message: { content: "" }, done: true, prompt_eval_count: 1, eval_count: pieces };
+    }
+    const client = {
+      chat: async () => ({
+        abort() {},
+        async *[Symbol.asyncIterator]() {
+          yield* chunks();
+        },
+      }),
+    };
+    const provider = createOllamaProvider({ client });
+    const stream = provider.chatStream?.([{ role: "user", content: "hi" }], undefined, "llama3.2", {});
+    if (stream === undefined) throw new Error("no chatStream");
+    const { value, added, joinedChars } = await countTextAssembly(() => collectStream(stream));
+    // Work, not time: N + 1 pieces (the last one empty), the text joined once; a join per delta
+    // would copy about N²/2 = 2e8 characters.
+    expect(added).toBe(pieces + 1);
+    expect(joinedChars).toBe(pieces);
+    expect(value.deltas).toHaveLength(pieces);
+    expect(value.response.content).toHaveLength(pieces);
   });
 });

@@ -18,6 +18,8 @@ import {
   type Message,
   mediaResult,
   runToolLoop,
+  streamToolLoop,
+  type ToolLoopEvent,
   type UnsupportedContentError,
 } from "../../../src/index.js";
 import {
@@ -28,6 +30,7 @@ import {
   useReplayServers,
 } from "../../helpers/adapter-fixtures.js";
 import { type ReplayResponse, type ReplayServer, readSample } from "../../helpers/replay-server.js";
+import { collectStream } from "../../helpers/stream-parts.js";
 
 // The structural client type accepts the real client.
 const _typeCheck: OllamaClientLike = new Ollama();
@@ -899,5 +902,153 @@ describe("createOllamaProvider: images and structured output", () => {
       expect((error as { cause: unknown }).cause).toMatchObject({ provider: "ollama", part: "file", messageIndex: 2 });
       expect(server.requests).toHaveLength(1);
     });
+  });
+});
+
+describe("createOllamaProvider chatStream (real ollama client over 127.0.0.1)", () => {
+  const user: Message[] = [{ role: "user", content: "what is the weather in tokyo?" }];
+  const tools = registryOf(weather).getDefinitions("ollama");
+  const streamOf = (client: OllamaClientLike, options: Json = {}, signal?: AbortSignal) => {
+    const provider = createOllamaProvider({ client });
+    const { chatStream } = provider;
+    if (chatStream === undefined) throw new Error("the provider has no chatStream");
+    return { provider, stream: chatStream.call(provider, user, tools, "llama3.2", options, signal) };
+  };
+  const thinking = (text: string): Json => ({
+    ...streamChunk,
+    message: { role: "assistant", content: "", thinking: text },
+  });
+
+  it("streams the documented tool-call stream: the call's start and input under chat's id; the same answer as chat", async () => {
+    const { server, client } = await replay([ndjson(streamChunk, finalChunk), ndjson(streamChunk, finalChunk)]);
+    const { provider, stream } = streamOf(client);
+
+    const { parts, response } = await collectStream(stream);
+    const whole = await createOllamaProvider({ client }).chat(user, tools, "llama3.2", {});
+
+    const id = response.toolCalls[0]?.id as string;
+    expect(id).toMatch(/^ollama_[0-9a-z]+_0$/);
+    expect(parts.slice(0, -1)).toEqual([
+      { type: "tool-input-start", toolCallId: id, toolName: "get_weather" },
+      { type: "tool-input-delta", toolCallId: id, delta: '{"city":"Tokyo"}' },
+    ]);
+    expect(response).toEqual(whole);
+    // Ollama reports no cached or reasoning counts: they stay absent.
+    expect(response.usage).toEqual({ promptTokens: 169, completionTokens: 15, totalTokens: 184 });
+    expect(provider.providerName).toBe("ollama");
+    expect(bodyOf(server, 0)).toEqual(bodyOf(server, 1));
+    expect(bodyOf(server, 0).stream).toBe(true);
+  });
+
+  it("streams thinking as reasoning (not in the content) and text as text, with think passed on", async () => {
+    const chunks = [thinking("The user "), thinking("asks."), textChunk("Sunny "), textChunk("in Tokyo."), finalChunk];
+    const { server, client } = await replay([ndjson(...chunks), ndjson(...chunks)]);
+    const { stream } = streamOf(client, { think: true });
+
+    const { parts, response } = await collectStream(stream);
+
+    expect(parts.slice(0, -1)).toEqual([
+      { type: "reasoning-delta", delta: "The user " },
+      { type: "reasoning-delta", delta: "asks." },
+      { type: "text-delta", delta: "Sunny " },
+      { type: "text-delta", delta: "in Tokyo." },
+    ]);
+    expect(response).toMatchObject({ content: "Sunny in Tokyo.", toolCalls: [], finishReason: "stop" });
+    expect(response).toEqual(await createOllamaProvider({ client }).chat(user, tools, "llama3.2", { think: true }));
+    expect(bodyOf(server, 0).think).toBe(true);
+  });
+
+  it("a stream cut off before its done chunk is an InvalidProviderResponseError, after the deltas that came", async () => {
+    const { client } = await replay([ndjson(textChunk("Sunny "), textChunk("in"))]);
+    const seen: string[] = [];
+    const pending = (async () => {
+      for await (const part of streamOf(client).stream) seen.push(part.type);
+    })();
+    const error = await expectUnreadable(
+      pending,
+      "Ollama",
+      /ended before its final chunk \(no chunk with done: true\)/,
+    );
+    expect((error.cause as Error).message).toBe("Did not receive done or success response in stream.");
+    expect(seen).toEqual(["text-delta", "text-delta"]);
+  });
+
+  it("a final line that is not JSON: the client drops it (with its own console warning), so the stream is cut off", async () => {
+    const warn = vi.mocked(console.warn).mockImplementation(() => {});
+    const raw = `${JSON.stringify(textChunk("Sunny"))}\n{"done": tru\n`;
+    const { client } = await replay([{ raw, contentType: "application/x-ndjson" }]);
+    await expectUnreadable(collectStream(streamOf(client).stream), "Ollama", /ended before its final chunk/);
+    expect(warn.mock.calls).toEqual([["invalid json: ", '{"done": tru']]);
+    warn.mockClear();
+  });
+
+  it("a chunk that cannot be read is an InvalidProviderResponseError, and the request is closed", async () => {
+    const bad = toolCallChunk({ role: "assistant", content: "", tool_calls: [{ function: {} }] });
+    const { server, client } = await replay([{ ...ndjson(textChunk("Hi"), bad), hang: true }]);
+    await expectUnreadable(collectStream(streamOf(client).stream), "Ollama", /a tool call has no function name/);
+    await server.waitForDisconnects(1);
+  });
+
+  it("a stream that stalls ends with the signal's reason when the run aborts, and the request is closed", async () => {
+    const { server, client } = await replay([{ ...ndjson(textChunk("The weather")), hang: true }]);
+    const controller = new AbortController();
+    const iterator = streamOf(client, {}, controller.signal).stream[Symbol.asyncIterator]();
+    expect(await iterator.next()).toEqual({ done: false, value: { type: "text-delta", delta: "The weather" } });
+    const next = iterator.next();
+    const reason = new Error("user cancelled");
+    controller.abort(reason);
+    await expect(next).rejects.toBe(reason);
+    await server.waitForDisconnects(1);
+  });
+
+  it("an abort before the response headers ends with the signal's reason", async () => {
+    const { server, client } = await replay([{ hang: true }]);
+    const controller = new AbortController();
+    const pending = collectStream(streamOf(client, {}, controller.signal).stream);
+    pending.catch(() => {});
+    await server.waitForRequests(1);
+    const reason = new Error("user cancelled");
+    controller.abort(reason);
+    await expect(pending).rejects.toBe(reason);
+  });
+
+  it("a consumer that stops iterating early closes the request", async () => {
+    const { server, client } = await replay([{ ...ndjson(textChunk("The weather")), hang: true }]);
+    for await (const part of streamOf(client).stream) {
+      expect(part).toEqual({ type: "text-delta", delta: "The weather" });
+      break;
+    }
+    await server.waitForDisconnects(1);
+  });
+
+  it("streamToolLoop yields the deltas and gives the result runToolLoop gives", async () => {
+    const answer = [thinking("Tool said 11."), textChunk("It is 11 degrees "), textChunk("in Toronto."), finalChunk];
+    const call = toolCallChunk({
+      role: "assistant",
+      content: "",
+      tool_calls: [{ function: { name: "get_weather", arguments: { city: "Toronto" } } }],
+    });
+    const script = () => [ndjson(call, finalChunk), ndjson(...answer)];
+    const { client } = await replay(script());
+    const input: Message[] = [{ role: "user", content: "What is the weather in Toronto?" }];
+    const config = { provider: createOllamaProvider({ client }), tools: registryOf(weather), maxIterations: 3 };
+
+    const run = streamToolLoop(config, input);
+    const events: ToolLoopEvent[] = [];
+    for await (const event of run) events.push(event);
+    const result = await run.result;
+
+    const id = result.messages.find((message) => message.role === "assistant")?.toolCalls?.[0]?.id as string;
+    expect(events.filter((event) => /-delta$|^tool-input-start$/.test(event.type))).toEqual([
+      { type: "tool-input-start", iteration: 1, toolCallId: id, toolName: "get_weather" },
+      { type: "tool-input-delta", iteration: 1, toolCallId: id, delta: '{"city":"Toronto"}' },
+      { type: "reasoning-delta", iteration: 2, delta: "Tool said 11." },
+      { type: "text-delta", iteration: 2, delta: "It is 11 degrees " },
+      { type: "text-delta", iteration: 2, delta: "in Toronto." },
+    ]);
+    const whole = await replay(script());
+    const expected = await runToolLoop({ ...config, provider: createOllamaProvider({ client: whole.client }) }, input);
+    expect(result).toEqual(expected);
+    expect(result.content).toBe("It is 11 degrees in Toronto.");
   });
 });

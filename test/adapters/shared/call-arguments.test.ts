@@ -15,7 +15,7 @@ import { createAnthropicProvider } from "../../../src/adapters/anthropic/index.j
 import { createGeminiProvider } from "../../../src/adapters/gemini/index.js";
 import { createOllamaProvider } from "../../../src/adapters/ollama/index.js";
 import { createOpenAIChatProvider, createOpenAIResponsesProvider } from "../../../src/adapters/openai/index.js";
-import { toCallArguments } from "../../../src/adapters/shared/call-arguments.js";
+import { callArgumentsText, toCallArguments } from "../../../src/adapters/shared/call-arguments.js";
 import { type LLMProvider, runToolLoop, type Tool, type ToolCall } from "../../../src/index.js";
 import { registryOf, useReplayServers } from "../../helpers/adapter-fixtures.js";
 import type { ReplayResponse, ReplayServer } from "../../helpers/replay-server.js";
@@ -281,6 +281,19 @@ describe("toCallArguments", () => {
   it("keeps the very object, prototype-named keys included", () => {
     const input = JSON.parse('{"__proto__":{"polluted":1}}') as Record<string, unknown>;
     expect(toCallArguments(input)).toBe(input);
+  });
+});
+
+describe("callArgumentsText", () => {
+  it.each<[string, unknown, string]>([
+    ["an object", { city: "Paris", n: [1] }, '{"city":"Paris","n":[1]}'],
+    ["absent arguments", undefined, "{}"],
+    ["null", null, "{}"],
+    ["text, as it is", "{broken", "{broken"],
+    ["an array", [1, 2], "[1,2]"],
+    ["a value without JSON text", { big: 1n }, ""],
+  ])("gives the JSON text of %s", (_label, input, expected) => {
+    expect(callArgumentsText(input)).toBe(expected);
   });
 });
 
