@@ -72,7 +72,7 @@ describe("chatStream over the real @anthropic-ai/sdk client, on the recorded str
         },
       ],
       finishReason: "tool_calls",
-      usage: { promptTokens: 656, completionTokens: 74, totalTokens: 730 },
+      usage: { promptTokens: 656, completionTokens: 74, totalTokens: 730, cachedInputTokens: 0, cacheWriteTokens: 0 },
     });
     expect(server.requests[0]?.url).toBe("/v1/messages");
     expect(server.requests[0]?.body).toMatchObject({
@@ -101,7 +101,7 @@ describe("chatStream over the real @anthropic-ai/sdk client, on the recorded str
         },
       ],
       finishReason: "tool_calls",
-      usage: { promptTokens: 377, completionTokens: 65, totalTokens: 442 },
+      usage: { promptTokens: 377, completionTokens: 65, totalTokens: 442, cachedInputTokens: 0, cacheWriteTokens: 0 },
     });
   });
 });
@@ -156,7 +156,7 @@ describe("chatStream (Anthropic): the answer chat would give", () => {
     expect(response.toolCalls[0]?.providerMetadata).toEqual({
       anthropic: { thinking: [{ type: "thinking", thinking: "Two lookups.", signature: "sig-abc" }] },
     });
-    expect(response.usage).toEqual({ promptTokens: 35, completionTokens: 40, totalTokens: 75 });
+    expect(response.usage).toEqual({ promptTokens: 35, completionTokens: 40, totalTokens: 75, cachedInputTokens: 5 });
     expect(deltas).toEqual(["Checking ", "both."]);
     // The same request, asking for a stream.
     expect(server.requests[1]?.body).toEqual({ ...(server.requests[0]?.body as object), stream: true });

@@ -104,6 +104,8 @@ describe("createAnthropicProvider with the real @anthropic-ai/sdk client", () =>
       promptTokens: 656 + 770,
       completionTokens: 74 + 25,
       totalTokens: 656 + 74 + 770 + 25,
+      cachedInputTokens: 0,
+      cacheWriteTokens: 0,
     });
     expect(server.requests.map(({ method, url }) => `${method} ${url}`)).toEqual([
       "POST /v1/messages",
@@ -513,7 +515,13 @@ describe("createAnthropicProvider streamed by the loop (chatStream)", () => {
       "Sunny in Paris.",
     ]);
     expect(result).toMatchObject({ content: "Sunny in Paris.", stopReason: "completed" });
-    expect(result.usage).toEqual({ promptTokens: 777, completionTokens: 71, totalTokens: 848 });
+    expect(result.usage).toEqual({
+      promptTokens: 777,
+      completionTokens: 71,
+      totalTokens: 848,
+      cachedInputTokens: 0,
+      cacheWriteTokens: 0,
+    });
     expect(server.requests.map((request) => (request.body as Json).stream)).toEqual([true, true]);
   });
 });

@@ -84,7 +84,7 @@ describe("chatStream over the real openai client, on the recorded streams", () =
         },
       ],
       finishReason: "tool_calls",
-      usage: { promptTokens: 44, completionTokens: 16, totalTokens: 60 },
+      usage: { promptTokens: 44, completionTokens: 16, totalTokens: 60, reasoningTokens: 0 },
     });
     expect(server.requests[0]?.url).toBe("/v1/chat/completions");
     expect(server.requests[0]?.body).toMatchObject({
@@ -108,7 +108,7 @@ describe("chatStream over the real openai client, on the recorded streams", () =
       { ticker: "AAPL", exchange: "NASDAQ" },
     ]);
     expect(response.finishReason).toBe("tool_calls");
-    expect(response.usage).toEqual({ promptTokens: 149, completionTokens: 60, totalTokens: 209 });
+    expect(response.usage).toEqual({ promptTokens: 149, completionTokens: 60, totalTokens: 209, reasoningTokens: 0 });
   });
 
   it("in strict mode parses the recorded strict call against the tool's schema, as chat does", async () => {
@@ -124,7 +124,7 @@ describe("chatStream over the real openai client, on the recorded streams", () =
         function: { name: "get_weather", arguments: '{"city":"San Francisco","state":"CA"}' },
       },
     ]);
-    expect(response.usage).toEqual({ promptTokens: 48, completionTokens: 19, totalTokens: 67 });
+    expect(response.usage).toEqual({ promptTokens: 48, completionTokens: 19, totalTokens: 67, reasoningTokens: 0 });
     expect(server.requests[0]?.body).toMatchObject({
       stream: true,
       tools: [{ type: "function", function: { name: "get_weather", strict: true } }],

@@ -79,7 +79,14 @@ describe("chatStream over the real openai client, on the recorded Responses stre
         { id: "call_2FQdm3Br7Qb35YUBSkDR7kue", type: "function", name: "get_weather", arguments: '{"city":"Beijing"}' },
       ],
       finishReason: "tool_calls",
-      usage: { promptTokens: 45, completionTokens: 25, totalTokens: 70 },
+      usage: {
+        promptTokens: 45,
+        completionTokens: 25,
+        totalTokens: 70,
+        cachedInputTokens: 0,
+        cacheWriteTokens: 0,
+        reasoningTokens: 0,
+      },
     });
     expect(server.requests[0]?.url).toBe("/v1/responses");
     expect(server.requests[0]?.body).toMatchObject({ model: "gpt-5.1", stream: true, tool_choice: "required" });

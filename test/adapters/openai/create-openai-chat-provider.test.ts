@@ -117,7 +117,13 @@ describe("createOpenAIChatProvider with the real openai client", () => {
       iterations: 2,
       stopReason: "completed",
     });
-    expect(result.usage).toEqual({ promptTokens: 104 + 129, completionTokens: 16 + 9, totalTokens: 120 + 138 });
+    expect(result.usage).toEqual({
+      promptTokens: 104 + 129,
+      completionTokens: 16 + 9,
+      totalTokens: 120 + 138,
+      cachedInputTokens: 0,
+      reasoningTokens: 0,
+    });
     expect(server.requests.map(({ method, url }) => `${method} ${url}`)).toEqual([
       "POST /v1/chat/completions",
       "POST /v1/chat/completions",
@@ -670,7 +676,7 @@ describe("createOpenAIChatProvider streamed by the loop (chatStream)", () => {
       "in New York.",
     ]);
     expect(result).toMatchObject({ content: "Sunny in New York.", stopReason: "completed" });
-    expect(result.usage).toEqual({ promptTokens: 44, completionTokens: 16, totalTokens: 60 });
+    expect(result.usage).toEqual({ promptTokens: 44, completionTokens: 16, totalTokens: 60, reasoningTokens: 0 });
     expect(server.requests.map((request) => (request.body as Json).stream)).toEqual([true, true]);
   });
 });

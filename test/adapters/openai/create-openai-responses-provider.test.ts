@@ -85,7 +85,13 @@ describe("createOpenAIResponsesProvider with the real openai client", () => {
 
     expect(execute.mock.calls[0]?.[0]).toEqual({ country: "PotatoLand" });
     expect(result).toMatchObject({ content: "The capital of PotatoLand is Potato City.", iterations: 2 });
-    expect(result.usage).toEqual({ promptTokens: 40 + 67, completionTokens: 18 + 11, totalTokens: 58 + 78 });
+    expect(result.usage).toEqual({
+      promptTokens: 40 + 67,
+      completionTokens: 18 + 11,
+      totalTokens: 58 + 78,
+      cachedInputTokens: 0,
+      reasoningTokens: 0,
+    });
     expect(server.requests.map(({ method, url }) => `${method} ${url}`)).toEqual([
       "POST /v1/responses",
       "POST /v1/responses",
@@ -521,7 +527,14 @@ describe("createOpenAIResponsesProvider streamed by the loop (chatStream)", () =
       "in Beijing.",
     ]);
     expect(result).toMatchObject({ content: "Sunny in Beijing.", stopReason: "completed" });
-    expect(result.usage).toEqual({ promptTokens: 125, completionTokens: 30, totalTokens: 155 });
+    expect(result.usage).toEqual({
+      promptTokens: 125,
+      completionTokens: 30,
+      totalTokens: 155,
+      cachedInputTokens: 0,
+      cacheWriteTokens: 0,
+      reasoningTokens: 0,
+    });
     expect(server.requests.map((request) => (request.body as Json).stream)).toEqual([true, true]);
   });
 });
