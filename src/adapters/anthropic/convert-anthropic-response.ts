@@ -31,7 +31,10 @@ export interface AnthropicUsageLike {
   /** Input tokens read from the prompt cache. */
   cache_read_input_tokens?: number | null;
   /** The output breakdown: `thinking_tokens`, the output tokens spent thinking (newer API versions). */
-  output_tokens_details?: { thinking_tokens?: number | null } | null;
+  output_tokens_details?: {
+    /** Output tokens spent thinking (part of `output_tokens`). */
+    thinking_tokens?: number | null;
+  } | null;
 }
 
 /** The part of a Messages API response (`Message` in the SDK) this adapter reads. */
