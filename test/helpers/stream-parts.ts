@@ -1,3 +1,4 @@
+import { expect } from "vitest";
 import { TextParts } from "../../src/adapters/shared/stream.js";
 import type { LLMResponse, LLMStreamPart } from "../../src/index.js";
 
@@ -96,4 +97,25 @@ export async function countTextAssembly<T>(body: () => Promise<T>): Promise<Text
     TextParts.prototype.add = add;
     TextParts.prototype.text = text;
   }
+}
+
+/**
+ * Checks a collected stream's tool input against its response: each call of the response was
+ * started (`tool-input-start` with the call's id and name; calls may start in any order), no other
+ * call was, and
+ * each call's deltas join to JSON text that parses to the call's arguments (the raw text may differ
+ * in whitespace from the transcript's; in strict mode it is `function.arguments`, the raw text the
+ * model sent, that the deltas must give). Returns the joined inputs, in call order.
+ */
+export function checkToolInputs({ toolInputs, response }: CollectedStream): string[] {
+  expect([...toolInputs.keys()].sort()).toEqual(response.toolCalls.map((call) => call.id).sort());
+  return response.toolCalls.map((call) => {
+    const streamed = toolInputs.get(call.id ?? "");
+    expect(streamed?.toolName).toBe(call.name);
+    const input = streamed?.input ?? "";
+    const raw = call.function?.arguments ?? call.arguments;
+    const parse = (text: string): unknown => (text.trim() === "" ? {} : JSON.parse(text));
+    expect(parse(input)).toEqual(typeof raw === "string" ? parse(raw) : raw);
+    return input;
+  });
 }

@@ -30,6 +30,11 @@ export interface AnthropicUsageLike {
   cache_creation_input_tokens?: number | null;
   /** Input tokens read from the prompt cache. */
   cache_read_input_tokens?: number | null;
+  /** The output breakdown: `thinking_tokens`, the output tokens spent thinking (newer API versions). */
+  output_tokens_details?: {
+    /** Output tokens spent thinking (part of `output_tokens`). */
+    thinking_tokens?: number | null;
+  } | null;
 }
 
 /** The part of a Messages API response (`Message` in the SDK) this adapter reads. */
@@ -56,15 +61,26 @@ function count(value: unknown): number {
 }
 
 /**
- * Maps usage: prompt tokens are all input tokens (uncached plus cache writes and reads, as
- * OpenAI counts cached tokens in `prompt_tokens`), completion tokens are `output_tokens`, and the
- * total is their sum (the API reports none).
+ * Maps usage: prompt tokens are all input tokens (Anthropic's `input_tokens` counts only the
+ * uncached ones; the cache writes and reads are added, as OpenAI counts cached tokens in
+ * `prompt_tokens`), of which `cache_read_input_tokens` → `cachedInputTokens` and
+ * `cache_creation_input_tokens` → `cacheWriteTokens` (each only when reported); completion tokens
+ * are `output_tokens` (thinking included), of which `output_tokens_details.thinking_tokens` →
+ * `reasoningTokens` when reported; the total is their sum (the API reports none).
  */
 function toUsage(usage: AnthropicUsageLike | null | undefined): UsageInfo | undefined {
   if (!isPlainObject(usage)) return undefined;
-  const promptTokens =
-    count(usage.input_tokens) + count(usage.cache_creation_input_tokens) + count(usage.cache_read_input_tokens);
-  return usageInfo({ promptTokens, completionTokens: count(usage.output_tokens) });
+  const cacheWriteTokens = tokenCount(usage.cache_creation_input_tokens);
+  const cachedInputTokens = tokenCount(usage.cache_read_input_tokens);
+  const promptTokens = count(usage.input_tokens) + (cacheWriteTokens ?? 0) + (cachedInputTokens ?? 0);
+  const details = usage.output_tokens_details;
+  return usageInfo({
+    promptTokens,
+    completionTokens: count(usage.output_tokens),
+    cachedInputTokens,
+    cacheWriteTokens,
+    reasoningTokens: isPlainObject(details) ? tokenCount(details.thinking_tokens) : undefined,
+  });
 }
 
 export { PROVIDER };

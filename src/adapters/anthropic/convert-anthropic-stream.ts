@@ -22,6 +22,8 @@ interface BlockParts {
   thinking: TextParts;
   /** `signature_delta` pieces. */
   signature: TextParts;
+  /** A `tool_use` block's id once its `tool-input-start` was yielded. */
+  callId: string | undefined;
 }
 
 /** What {@link fromAnthropicStream} reads. */
@@ -36,7 +38,10 @@ export interface AnthropicStreamRequest {
 
 /**
  * Reads a streamed Messages API answer (`RawMessageStreamEvent`s): yields a `text-delta` per
- * piece of text, assembles the content blocks by their `index` (a `tool_use` block's input from
+ * piece of text, a `reasoning-delta` per piece of a `thinking` block (`thinking_delta`), and per
+ * `tool_use` block a `tool-input-start` (`content_block_start`; its id the block's, as in the
+ * final response) and a `tool-input-delta` per `input_json_delta` (the raw `partial_json` text;
+ * the output tool's input, with `outputTool`, is no call and not streamed as one). It assembles the content blocks by their `index` (a `tool_use` block's input from
  * its `input_json_delta` pieces, parsed once the stream ends; `thinking` blocks with their
  * signature), and ends with one `response` part read by {@link fromAnthropicMessage} — the same
  * answer `chat` gives. Usage is `message_start`'s, updated by `message_delta`'s counts (which are
@@ -67,36 +72,12 @@ export async function* fromAnthropicStream({
         if (typeof message.stop_reason === "string") stopReason = message.stop_reason;
         break;
       }
-      case "content_block_start": {
-        const index = streamIndex(event.index);
-        const block = event.content_block;
-        if (index === undefined || !isRecord(block) || blocks.has(index)) break;
-        const parts: BlockParts = {
-          block,
-          text: new TextParts(),
-          json: new TextParts(),
-          thinking: new TextParts(),
-          signature: new TextParts(),
-        };
-        blocks.set(index, parts);
-        if (block.type === "text" && typeof block.text === "string" && block.text !== "") {
-          yield { type: "text-delta", delta: block.text };
-        }
+      case "content_block_start":
+        yield* blockStartParts({ blocks, event, outputTool });
         break;
-      }
       case "content_block_delta": {
         const parts = blocks.get(streamIndex(event.index) ?? -1);
-        const { delta } = event;
-        if (parts === undefined || !isRecord(delta)) break;
-        if (delta.type === "text_delta" && parts.block.type === "text") {
-          if (parts.text.add(delta.text) && delta.text !== "") yield { type: "text-delta", delta: delta.text };
-        } else if (delta.type === "input_json_delta") {
-          parts.json.add(delta.partial_json);
-        } else if (delta.type === "thinking_delta") {
-          parts.thinking.add(delta.thinking);
-        } else if (delta.type === "signature_delta") {
-          parts.signature.add(delta.signature);
-        }
+        if (parts !== undefined && isRecord(event.delta)) yield* blockDeltaParts(parts, event.delta);
         break;
       }
       case "message_delta": {
@@ -139,6 +120,78 @@ function* answerParts(message: AnthropicMessageLike, outputTool: string | undefi
     message.content.some((block) => block.type === "tool_use" && (block as { name?: unknown }).name === outputTool);
   if (answered) yield { type: "text-delta", delta: response.content };
   yield { type: "response", response };
+}
+
+/** What {@link blockStartParts} reads. */
+interface BlockStart {
+  /** The blocks so far, by index. */
+  blocks: Map<number, BlockParts>;
+  /** The `content_block_start` event. */
+  event: Record<string, unknown>;
+  outputTool: string | undefined;
+}
+
+/**
+ * A started block, recorded (a second start of an index is ignored), and its first parts: the
+ * text or thinking it starts with, or a call's `tool-input-start`.
+ */
+function* blockStartParts({ blocks, event, outputTool }: BlockStart): Generator<LLMStreamPart> {
+  const index = streamIndex(event.index);
+  const block = event.content_block;
+  if (index === undefined || !isRecord(block) || blocks.has(index)) return;
+  const parts: BlockParts = {
+    block,
+    text: new TextParts(),
+    json: new TextParts(),
+    thinking: new TextParts(),
+    signature: new TextParts(),
+    callId: undefined,
+  };
+  blocks.set(index, parts);
+  if (block.type === "text" && typeof block.text === "string" && block.text !== "") {
+    yield { type: "text-delta", delta: block.text };
+  } else if (block.type === "thinking" && typeof block.thinking === "string" && block.thinking !== "") {
+    yield { type: "reasoning-delta", delta: block.thinking };
+  } else if (isCall(block, outputTool)) {
+    parts.callId = block.id;
+    yield { type: "tool-input-start", toolCallId: block.id, toolName: block.name };
+  }
+}
+
+/** What a `content_block_delta` adds to its block, and the delta part it yields. */
+function* blockDeltaParts(parts: BlockParts, delta: Record<string, unknown>): Generator<LLMStreamPart> {
+  if (delta.type === "text_delta" && parts.block.type === "text") {
+    if (parts.text.add(delta.text) && delta.text !== "") yield { type: "text-delta", delta: delta.text };
+  } else if (delta.type === "input_json_delta") {
+    const input = delta.partial_json;
+    if (parts.json.add(input) && input !== "" && parts.callId !== undefined) {
+      yield { type: "tool-input-delta", toolCallId: parts.callId, delta: input };
+    }
+  } else if (delta.type === "thinking_delta") {
+    if (parts.thinking.add(delta.thinking) && delta.thinking !== "") {
+      yield { type: "reasoning-delta", delta: delta.thinking };
+    }
+  } else if (delta.type === "signature_delta") {
+    parts.signature.add(delta.signature);
+  }
+}
+
+/**
+ * Whether a started block is a call the response will carry: a `tool_use` with an id and a name,
+ * other than the output tool (whose input is the answer, not a call).
+ */
+function isCall(
+  block: Record<string, unknown>,
+  outputTool: string | undefined,
+): block is { type: "tool_use"; id: string; name: string } {
+  return (
+    block.type === "tool_use" &&
+    typeof block.id === "string" &&
+    block.id !== "" &&
+    typeof block.name === "string" &&
+    block.name !== "" &&
+    block.name !== outputTool
+  );
 }
 
 function withoutNulls(record: Record<string, unknown>): Record<string, unknown> {

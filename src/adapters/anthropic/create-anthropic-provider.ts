@@ -2,7 +2,7 @@ import { toAnthropicTools } from "../../formats/anthropic.js";
 import { isRecord } from "../../internal/describe.js";
 import { optionError } from "../../internal/options.js";
 import type { LLMProvider, Message, OutputRequest, ToolDefinition } from "../../provider.js";
-import { checkedClient, checkModel } from "../shared/factory-options.js";
+import { checkedClient, checkModel, checkProviderName } from "../shared/factory-options.js";
 import { outputRequest, portableLLMOptions, signalOption } from "../shared/request-options.js";
 import { convertOncePerArray, frozenTools } from "../shared/tools-cache.js";
 import { type AnthropicMessageLike, fromAnthropicMessage, PROVIDER } from "./convert-anthropic-response.js";
@@ -82,6 +82,14 @@ export interface AnthropicProviderOptions {
    * @default "native"
    */
   structuredOutput?: "native" | "tool";
+  /**
+   * The provider's name as the OpenTelemetry GenAI conventions spell it (`gen_ai.provider.name`),
+   * reported as {@link LLMProvider.providerName} to middleware such as tracing. Name the service
+   * yourself when the client is not Anthropic's own API (`"aws.bedrock"` for `AnthropicBedrock`,
+   * `"gcp.vertex_ai"` for `AnthropicVertex`).
+   * @default "anthropic"
+   */
+  providerName?: string;
 }
 
 const CLIENT = {
@@ -145,6 +153,7 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): LLMP
   const client = checkedClient({ factory, options, ...CLIENT });
   const { maxTokens = DEFAULT_ANTHROPIC_MAX_TOKENS } = options;
   const model = checkModel(factory, options.model, DEFAULT_ANTHROPIC_MODEL);
+  const providerName = checkProviderName(factory, options.providerName, "anthropic");
   if (!Number.isInteger(maxTokens) || maxTokens < 1) {
     throw optionError(factory, "maxTokens", "an integer ≥ 1", maxTokens);
   }
@@ -192,6 +201,7 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): LLMP
   };
 
   return {
+    providerName,
     async chat(messages, definitions, requestModel, llmOptions, signal) {
       const { body, outputTool } = request(messages, definitions, requestModel, llmOptions);
       const response = await client.messages.create(body, signalOption(signal));

@@ -6,7 +6,7 @@ import { toCallArguments } from "../shared/call-arguments.js";
 import { mapFinishReason } from "../shared/finish-reason.js";
 import { errorBodyProblem, invalidResponse } from "../shared/invalid-response.js";
 import { toLLMResponse } from "../shared/llm-response.js";
-import { usageOf } from "../shared/usage.js";
+import { CHAT_USAGE_FIELDS, openAIUsage } from "./openai-usage.js";
 
 /** What {@link toOpenAIToolCall} reads: one call of either OpenAI API. */
 export interface OpenAIToolCallParts {
@@ -67,8 +67,6 @@ function textOf(content: unknown): string {
 
 /** @internal The API's name in error messages. */
 export const PROVIDER = "OpenAI Chat Completions";
-
-const USAGE_FIELDS = { prompt: "prompt_tokens", completion: "completion_tokens", total: "total_tokens" } as const;
 
 function unreadable(problem: string, completion: unknown): InvalidProviderResponseError {
   return invalidResponse({ provider: PROVIDER, problem, body: completion });
@@ -139,6 +137,6 @@ export function fromOpenAIChatCompletion(
     content: text === "" && typeof message.refusal === "string" ? message.refusal : text,
     toolCalls,
     finishReason: mapFinishReason({ reason: choice.finish_reason, hasCalls: toolCalls.length > 0 }),
-    usage: usageOf(isRecord(completion) ? completion.usage : undefined, USAGE_FIELDS),
+    usage: openAIUsage(isRecord(completion) ? completion.usage : undefined, CHAT_USAGE_FIELDS),
   });
 }

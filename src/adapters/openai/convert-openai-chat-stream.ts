@@ -9,6 +9,10 @@ interface CallParts {
   id: unknown;
   name: unknown;
   arguments: TextParts;
+  /** Whether its `tool-input-start` was yielded (once both its id and name came). */
+  started: boolean;
+  /** Argument pieces that came before the id and name, yielded once the call starts. */
+  early: string[];
 }
 
 /** What {@link fromOpenAIChatStream} and `fromOpenAIResponsesStream` read. */
@@ -23,11 +27,15 @@ export interface OpenAIStreamRequest {
 
 /**
  * Reads a streamed Chat Completion (`ChatCompletionChunk`s): yields a `text-delta` per piece of
- * the first choice's text (or refusal), assembles its calls from their pieces (by `index`; the
- * arguments' JSON text joined), and ends with one `response` part: the completion the chunks add
- * up to, read by {@link fromOpenAIChatCompletion} — the same answer `chat` gives. Usage comes from
- * the last chunk (request it with `stream_options: { include_usage: true }`). Chunks of other
- * choices and unknown fields are ignored.
+ * the first choice's text (or refusal), a `reasoning-delta` per piece of `delta.reasoning_content`
+ * or `delta.reasoning` (sent by compatible servers such as DeepSeek, vLLM and OpenRouter; OpenAI
+ * sends none), and per call a `tool-input-start` once its id and name have come, then a
+ * `tool-input-delta` per piece of its arguments (the raw JSON text, also in strict mode). It
+ * assembles the calls from their pieces (by `index`; the arguments' JSON text joined) and ends with
+ * one `response` part: the completion the chunks add up to, read by {@link fromOpenAIChatCompletion}
+ * — the same answer `chat` gives, with the same call ids. Usage comes from the last chunk (request
+ * it with `stream_options: { include_usage: true }`). Chunks of other choices and unknown fields
+ * are ignored.
  * @throws InvalidProviderResponseError when the stream ends before a `finish_reason` (a cut-off
  *   answer), and for what {@link fromOpenAIChatCompletion} refuses (a call without a name …); an
  *   error the client raises for an error chunk propagates as it is
@@ -50,6 +58,9 @@ export async function* fromOpenAIChatStream({
     if (typeof choice.finish_reason === "string") finishReason = choice.finish_reason;
     const delta = choice.delta;
     if (!isRecord(delta)) continue;
+    // OpenAI sends no reasoning text; compatible servers do, under one of these names.
+    const reasoning = delta.reasoning_content ?? delta.reasoning;
+    if (typeof reasoning === "string" && reasoning !== "") yield { type: "reasoning-delta", delta: reasoning };
     if (content.add(delta.content) && delta.content !== "") yield { type: "text-delta", delta: delta.content };
     if (refusal.add(delta.refusal) && delta.refusal !== "") yield { type: "text-delta", delta: delta.refusal };
     if (!Array.isArray(delta.tool_calls)) continue;
@@ -58,10 +69,11 @@ export async function* fromOpenAIChatStream({
       const call = calls.of(piece);
       // As openai-node's own stream helper: a non-empty id or name sets it (pieces normally bring them once).
       if (typeof piece.id === "string" && piece.id !== "") call.id = piece.id;
-      const fn = piece.function;
-      if (!isRecord(fn)) continue;
-      if (typeof fn.name === "string" && fn.name !== "") call.name = fn.name;
-      call.arguments.add(fn.arguments);
+      const fn = isRecord(piece.function) ? piece.function : undefined;
+      if (typeof fn?.name === "string" && fn.name !== "") call.name = fn.name;
+      const input = fn?.arguments;
+      if (call.arguments.add(input) && !call.started && input !== "") call.early.push(input);
+      yield* inputParts(call, input);
     }
   }
   const completion = {
@@ -86,6 +98,26 @@ export async function* fromOpenAIChatStream({
     });
   }
   yield { type: "response", response: fromOpenAIChatCompletion(completion, strictSchemas) };
+}
+
+/**
+ * The call's input parts for one piece: its `tool-input-start` once both the id and the name have
+ * come (the id is the one the final response carries), with the argument pieces that came before;
+ * after that, the piece's arguments as they are (raw JSON text, also in strict mode).
+ */
+function* inputParts(call: CallParts, input: unknown): Generator<LLMStreamPart> {
+  const { id, name } = call;
+  if (!call.started) {
+    if (typeof id !== "string" || typeof name !== "string") return;
+    call.started = true;
+    yield { type: "tool-input-start", toolCallId: id, toolName: name };
+    for (const delta of call.early) yield { type: "tool-input-delta", toolCallId: id, delta };
+    call.early = [];
+    return;
+  }
+  if (typeof input === "string" && input !== "" && typeof id === "string") {
+    yield { type: "tool-input-delta", toolCallId: id, delta: input };
+  }
 }
 
 function isFirstChoice(choice: unknown): boolean {
@@ -113,7 +145,7 @@ class StreamedCalls {
     }
     let call = this.byIndex.get(index);
     if (call === undefined) {
-      call = { id: undefined, name: undefined, arguments: new TextParts() };
+      call = { id: undefined, name: undefined, arguments: new TextParts(), started: false, early: [] };
       this.byIndex.set(index, call);
       this.#next = Math.max(this.#next, index + 1);
     }

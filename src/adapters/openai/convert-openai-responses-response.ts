@@ -4,13 +4,11 @@ import type { FinishReason, LLMResponse, ProviderToolCall } from "../../provider
 import { mapFinishReason } from "../shared/finish-reason.js";
 import { errorBodyProblem, invalidResponse } from "../shared/invalid-response.js";
 import { toLLMResponse } from "../shared/llm-response.js";
-import { usageOf } from "../shared/usage.js";
 import { toOpenAIToolCall } from "./convert-openai-chat-response.js";
+import { openAIUsage, RESPONSES_USAGE_FIELDS } from "./openai-usage.js";
 
 /** @internal The API's name in error messages. */
 export const PROVIDER = "OpenAI Responses";
-
-const USAGE_FIELDS = { prompt: "input_tokens", completion: "output_tokens", total: "total_tokens" } as const;
 
 const INCOMPLETE_REASONS: ReadonlyMap<string, FinishReason> = new Map([["max_output_tokens", "length"]]);
 
@@ -92,6 +90,6 @@ export function fromOpenAIResponse(
       hasCalls: toolCalls.length > 0,
       table: INCOMPLETE_REASONS,
     }),
-    usage: usageOf(response.usage, USAGE_FIELDS),
+    usage: openAIUsage(response.usage, RESPONSES_USAGE_FIELDS),
   });
 }

@@ -9,7 +9,7 @@ import type {
   OutputRequest,
   ToolDefinition,
 } from "../../provider.js";
-import { type ClientSpec, checkedClient, checkModel } from "../shared/factory-options.js";
+import { type ClientSpec, checkedClient, checkModel, checkProviderName } from "../shared/factory-options.js";
 import { outputRequest, portableLLMOptions, signalOption } from "../shared/request-options.js";
 import { convertOncePerArray, frozenTools } from "../shared/tools-cache.js";
 import { fromOpenAIChatCompletion, PROVIDER } from "./convert-openai-chat-response.js";
@@ -76,6 +76,14 @@ export interface OpenAIProviderOptionsBase {
    * @default false
    */
   strict?: boolean;
+  /**
+   * The provider's name as the OpenTelemetry GenAI conventions spell it (`gen_ai.provider.name`),
+   * reported as {@link LLMProvider.providerName} to middleware such as tracing. The client's
+   * `baseURL` does not change it: name the server you point the client at yourself (`"deepseek"`,
+   * `"groq"`, `"x_ai"`, `"azure.ai.openai"` …).
+   * @default "openai"
+   */
+  providerName?: string;
 }
 
 /** Options of {@link createOpenAIChatProvider}. */
@@ -164,6 +172,7 @@ export function openAIProvider<C, T>(
   const defaultModel = checkModel(factory, options.model, DEFAULT_OPENAI_MODEL);
   const { strict = false } = options;
   if (typeof strict !== "boolean") throw optionError(factory, "strict", "a boolean", strict);
+  const providerName = checkProviderName(factory, options.providerName, "openai");
 
   const request = (
     messages: Message[],
@@ -183,6 +192,7 @@ export function openAIProvider<C, T>(
   };
 
   return {
+    providerName,
     async chat(messages, definitions, model, llmOptions, signal) {
       const { body, strictSchemas, outputSchema } = request(messages, definitions, model, llmOptions);
       const response = api.read(await api.send({ client, body, options: signalOption(signal) }), strictSchemas);

@@ -49,7 +49,20 @@ export function checkedClient<O, K extends keyof O>({
  * @throws TypeError `<factory>: model must be a non-empty string, got …`
  */
 export function checkModel(factory: string, model: unknown, fallback: string): string {
-  if (model === undefined) return fallback;
-  if (typeof model !== "string" || model === "") throw optionError(factory, "model", "a non-empty string", model);
-  return model;
+  return checkName(factory, "model", model, fallback);
+}
+
+/**
+ * The factory's `providerName` (the `gen_ai.provider.name` it reports): `fallback` when absent,
+ * else a non-empty string.
+ * @throws TypeError `<factory>: providerName must be a non-empty string, got …`
+ */
+export function checkProviderName(factory: string, providerName: unknown, fallback: string): string {
+  return checkName(factory, "providerName", providerName, fallback);
+}
+
+function checkName(factory: string, option: string, value: unknown, fallback: string): string {
+  if (value === undefined) return fallback;
+  if (typeof value !== "string" || value === "") throw optionError(factory, option, "a non-empty string", value);
+  return value;
 }

@@ -1,5 +1,5 @@
 import { describeType } from "../../internal/describe.js";
-import { invalidResponse } from "./invalid-response.js";
+import { invalidResponse, quoted } from "./invalid-response.js";
 
 /** What {@link streamEvents} reads. */
 export interface StreamRequest {
@@ -17,7 +17,9 @@ export interface StreamRequest {
  * the signal's reason, so a cut-off stream is never taken for a whole answer. When the consumer
  * stops early, the client's iterator is returned, which cancels its request.
  * @throws InvalidProviderResponseError when `stream` is not async iterable (a client that ignored
- *   `stream: true`)
+ *   `stream: true`), and for an event the client could not parse (its `SyntaxError` the `cause`);
+ *   any other error of the client (an `APIError` for an error event, a broken connection)
+ *   propagates as it is
  */
 export async function* streamEvents({ provider, stream, signal }: StreamRequest): AsyncGenerator<unknown, void> {
   if (!isAsyncIterable(stream)) {
@@ -27,9 +29,16 @@ export async function* streamEvents({ provider, stream, signal }: StreamRequest)
       body: stream,
     });
   }
-  for await (const event of stream) {
-    signal?.throwIfAborted();
-    yield event;
+  try {
+    for await (const event of stream) {
+      signal?.throwIfAborted();
+      yield event;
+    }
+  } catch (error) {
+    // The official clients parse each event's data with JSON.parse and let its SyntaxError out.
+    if (!(error instanceof SyntaxError) || error === signal?.reason) throw error;
+    const problem = `the stream sent an event that is not JSON (${quoted(error.message) ?? "no details"})`;
+    throw invalidResponse({ provider, problem, body: undefined, cause: error });
   }
   signal?.throwIfAborted();
 }

@@ -90,7 +90,7 @@ describe("fromAnthropicMessage", () => {
       content: "ab",
       toolCalls: [],
       finishReason: "stop",
-      usage: { promptTokens: 15, completionTokens: 7, totalTokens: 22 },
+      usage: { promptTokens: 15, completionTokens: 7, totalTokens: 22, cachedInputTokens: 2, cacheWriteTokens: 3 },
     });
   });
 

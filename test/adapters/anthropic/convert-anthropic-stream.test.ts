@@ -15,7 +15,7 @@ import {
   sseSample,
   sseText,
 } from "../../helpers/replay-server.js";
-import { collectStream, countTextAssembly, eventsOf } from "../../helpers/stream-parts.js";
+import { checkToolInputs, collectStream, countTextAssembly, eventsOf } from "../../helpers/stream-parts.js";
 
 const PROVIDER = "Anthropic";
 const startServer = useReplayServers();
@@ -72,7 +72,7 @@ describe("chatStream over the real @anthropic-ai/sdk client, on the recorded str
         },
       ],
       finishReason: "tool_calls",
-      usage: { promptTokens: 656, completionTokens: 74, totalTokens: 730 },
+      usage: { promptTokens: 656, completionTokens: 74, totalTokens: 730, cachedInputTokens: 0, cacheWriteTokens: 0 },
     });
     expect(server.requests[0]?.url).toBe("/v1/messages");
     expect(server.requests[0]?.body).toMatchObject({
@@ -101,7 +101,7 @@ describe("chatStream over the real @anthropic-ai/sdk client, on the recorded str
         },
       ],
       finishReason: "tool_calls",
-      usage: { promptTokens: 377, completionTokens: 65, totalTokens: 442 },
+      usage: { promptTokens: 377, completionTokens: 65, totalTokens: 442, cachedInputTokens: 0, cacheWriteTokens: 0 },
     });
   });
 });
@@ -156,7 +156,7 @@ describe("chatStream (Anthropic): the answer chat would give", () => {
     expect(response.toolCalls[0]?.providerMetadata).toEqual({
       anthropic: { thinking: [{ type: "thinking", thinking: "Two lookups.", signature: "sig-abc" }] },
     });
-    expect(response.usage).toEqual({ promptTokens: 35, completionTokens: 40, totalTokens: 75 });
+    expect(response.usage).toEqual({ promptTokens: 35, completionTokens: 40, totalTokens: 75, cachedInputTokens: 5 });
     expect(deltas).toEqual(["Checking ", "both."]);
     // The same request, asking for a stream.
     expect(server.requests[1]?.body).toEqual({ ...(server.requests[0]?.body as object), stream: true });
@@ -418,5 +418,197 @@ describe("fromAnthropicStream (exported for custom providers)", () => {
       finishReason: "stop",
       usage: { promptTokens: 0, completionTokens: 1, totalTokens: 1 },
     });
+  });
+});
+
+describe("chatStream (Anthropic): thinking, tool input and usage details", () => {
+  it("streams the recorded call's input_json_delta pieces under the tool_use id the response carries", async () => {
+    const { provider } = await replay([sseSample("anthropic-stream-tool-use.recorded.sse")]);
+    const collected = await collectStream(streamOf(provider));
+    expect(checkToolInputs(collected)).toEqual(['{"location": "San Francisco, CA", "units": "f"}']);
+    expect(collected.parts[0]).toEqual({
+      type: "tool-input-start",
+      toolCallId: "toolu_01TJoxvFknVdnV9XpWFPaRmY",
+      toolName: "get_weather",
+    });
+  });
+
+  it("streams the recorded text and call in order: the text's deltas, then the call's start and input", async () => {
+    const { provider } = await replay([sseSample("anthropic-stream-text-and-tool-use.fixture.sse")]);
+    const collected = await collectStream(streamOf(provider));
+    const types = collected.parts.map((part) => part.type);
+    expect(types.lastIndexOf("text-delta")).toBeLessThan(types.indexOf("tool-input-start"));
+    expect(checkToolInputs(collected)).toHaveLength(collected.response.toolCalls.length);
+  });
+
+  it("streams the recorded thinking as reasoning deltas and keeps the thinking block, as chat does", async () => {
+    const { provider } = await replay([sseSample("anthropic-stream-thinking.vercel-ai.sse")]);
+    const { reasoning, deltas, response, parts } = await collectStream(streamOf(provider));
+    expect(reasoning.join("")).toBe("The previous result was 925. Now I need to divide that by 5.\n\n925 ÷ 5 = 185");
+    expect(reasoning).toHaveLength(9);
+    const types = parts.map((part) => part.type);
+    expect(types.lastIndexOf("reasoning-delta")).toBeLessThan(types.indexOf("text-delta"));
+    expect(deltas.join("")).toBe("925 ÷ 5 = 185");
+    expect(response).toEqual({
+      content: "925 ÷ 5 = 185",
+      toolCalls: [],
+      finishReason: "stop",
+      usage: { promptTokens: 69, completionTokens: 53, totalTokens: 122, cachedInputTokens: 0, cacheWriteTokens: 0 },
+    });
+  });
+
+  it("maps the recorded prompt cache counts; server tools' input is not streamed as calls", async () => {
+    const { provider } = await replay([sseSample("anthropic-stream-prompt-cache.vercel-ai.sse")]);
+    const { toolInputs, response } = await collectStream(streamOf(provider));
+    expect(toolInputs.size).toBe(0);
+    expect(response.content).toBe("The sum of the squares of the numbers 1 through 12 is **650**.");
+    // input_tokens counts the uncached input only; promptTokens is the whole input, as OpenAI's prompt_tokens.
+    expect(response.usage).toStrictEqual({
+      promptTokens: 6 + 3337 + 6289,
+      completionTokens: 198,
+      totalTokens: 6 + 3337 + 6289 + 198,
+      cachedInputTokens: 6289,
+      cacheWriteTokens: 3337,
+      reasoningTokens: 0,
+    });
+  });
+
+  it("interleaved parallel calls stream by tool_use id; a thinking block's start text is a reasoning delta", async () => {
+    const { provider } = await replay([
+      sseResponse([
+        start(),
+        blockStart(0, { type: "thinking", thinking: "Two ", signature: "" }),
+        blockDelta(0, { type: "thinking_delta", thinking: "calls." }),
+        blockDelta(0, { type: "signature_delta", signature: "sig" }),
+        toolUse(1, "toolu_a", "get_weather"),
+        toolUse(2, "toolu_b", "get_time"),
+        json(1, '{"city":'),
+        json(2, '{"zone":"CET"}'),
+        json(1, '"Paris"}'),
+        messageDelta("tool_use"),
+        STOP,
+      ]),
+    ]);
+    const collected = await collectStream(streamOf(provider));
+    expect(collected.parts.slice(0, -1)).toEqual([
+      { type: "reasoning-delta", delta: "Two " },
+      { type: "reasoning-delta", delta: "calls." },
+      { type: "tool-input-start", toolCallId: "toolu_a", toolName: "get_weather" },
+      { type: "tool-input-start", toolCallId: "toolu_b", toolName: "get_time" },
+      { type: "tool-input-delta", toolCallId: "toolu_a", delta: '{"city":' },
+      { type: "tool-input-delta", toolCallId: "toolu_b", delta: '{"zone":"CET"}' },
+      { type: "tool-input-delta", toolCallId: "toolu_a", delta: '"Paris"}' },
+    ]);
+    expect(checkToolInputs(collected)).toEqual(['{"city":"Paris"}', '{"zone":"CET"}']);
+    expect(collected.response.toolCalls[0]?.providerMetadata).toEqual({
+      anthropic: { thinking: [{ type: "thinking", thinking: "Two calls.", signature: "sig" }] },
+    });
+  });
+
+  it('the output tool of structuredOutput: "tool" is the answer, not a call: its input is not streamed as one', async () => {
+    const server = await startServer([
+      sseResponse([
+        start(),
+        toolUse(0, "toolu_out", "final_answer"),
+        json(0, '{"city":"Paris"}'),
+        messageDelta("tool_use"),
+        STOP,
+      ]),
+    ]);
+    const client = new Anthropic({ apiKey: "test", baseURL: server.url, maxRetries: 0 });
+    const provider = createAnthropicProvider({ client, structuredOutput: "tool" });
+    const output = { name: "final_answer", schema: { type: "object", properties: { city: { type: "string" } } } };
+    const { toolInputs, deltas, response } = await collectStream(streamOf(provider, { output }));
+    expect(toolInputs.size).toBe(0);
+    expect(deltas).toEqual(['{"city":"Paris"}']);
+    expect(response).toMatchObject({ content: '{"city":"Paris"}', toolCalls: [], finishReason: "stop" });
+  });
+
+  it("maps thinking_tokens to reasoningTokens and leaves unreported details absent, in chat as in the stream", async () => {
+    const usage = { input_tokens: 10, output_tokens: 50, output_tokens_details: { thinking_tokens: 30 } };
+    const message = { content: [{ type: "text", text: "ok" }], stop_reason: "end_turn", usage };
+    const { provider } = await replay([
+      { body: { id: "msg_1", type: "message", role: "assistant", ...message } },
+      sseResponse([
+        start({ input_tokens: 10, output_tokens: 1 }),
+        blockStart(0, { type: "text", text: "ok" }),
+        messageDelta("end_turn", { output_tokens: 50, output_tokens_details: { thinking_tokens: 30 } }),
+        STOP,
+      ]),
+    ]);
+    const whole = await provider.chat(user, undefined, "claude-haiku-4-5", {});
+    const { response } = await collectStream(streamOf(provider));
+    expect(response).toEqual(whole);
+    expect(response.usage).toStrictEqual({
+      promptTokens: 10,
+      completionTokens: 50,
+      totalTokens: 60,
+      reasoningTokens: 30,
+    });
+  });
+
+  it("streams megabytes of input in linear time: each piece added once, the text joined once", async () => {
+    const pieces = 100_000;
+    const piece = '"0123456789",';
+    async function* events() {
+      yield { type: "message_start", message: { content: [], usage: { input_tokens: 1, output_tokens: 1 } } };
+      yield {
+        type: "content_block_start",
+        index: 0,
+        content_block: { type: "tool_use", id: "t", name: "f", input: {} },
+      };
+      yield { type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: '{"a":[' } };
+      for (let index = 0; index < pieces; index++) {
+        yield { type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: piece } };
+      }
+      yield { type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: "0]}" } };
+      yield { type: "message_delta", delta: { stop_reason: "tool_use" }, usage: { output_tokens: 9 } };
+      yield { type: "message_stop" };
+    }
+    const { value, added, joinedChars } = await countTextAssembly(() =>
+      collectStream(fromAnthropicStream({ stream: events() })),
+    );
+    const size = 6 + pieces * piece.length + 3;
+    expect(size).toBeGreaterThan(1_000_000);
+    expect(added).toBe(pieces + 2);
+    expect(joinedChars).toBeLessThanOrEqual(size);
+    expect(value.toolInputs.get("t")?.input).toHaveLength(size);
+    const input = value.response.toolCalls[0]?.arguments as { a?: unknown[] } | undefined;
+    expect(input?.a).toHaveLength(pieces + 1);
+  });
+});
+
+describe("chatStream (Anthropic) on broken streams", () => {
+  it("refuses an event that is not JSON, naming it (the client's SyntaxError the cause)", async () => {
+    const server = await startServer([
+      {
+        contentType: "text/event-stream",
+        raw: `${sseText([start()])}event: content_block_start\ndata: {"type":"content_blo\n\n`,
+      },
+    ]);
+    const client = new Anthropic({ apiKey: "test", baseURL: server.url, maxRetries: 0, logLevel: "off" });
+    const provider = createAnthropicProvider({ client });
+    const error = await expectUnreadable(
+      collectStream(streamOf(provider)),
+      PROVIDER,
+      /^Anthropic: the stream sent an event that is not JSON \(/,
+    );
+    expect(error.cause).toBeInstanceOf(SyntaxError);
+  });
+
+  it("a connection cut mid-stream rejects with the client's error (never a half answer)", async () => {
+    const { server, provider } = await replay([
+      {
+        hang: true,
+        contentType: "text/event-stream",
+        raw: sseText([start(), blockStart(0, { type: "text", text: "" }), text(0, "It is ")]),
+      },
+    ]);
+    const iterator = streamOf(provider)[Symbol.asyncIterator]();
+    expect(await iterator.next()).toEqual({ done: false, value: { type: "text-delta", delta: "It is " } });
+    const next = iterator.next();
+    await server.close();
+    // fetch's own error for a body cut off ("terminated"), as the client passes it on.
+    await expect(next).rejects.toThrow("terminated");
   });
 });

@@ -104,6 +104,8 @@ describe("createAnthropicProvider with the real @anthropic-ai/sdk client", () =>
       promptTokens: 656 + 770,
       completionTokens: 74 + 25,
       totalTokens: 656 + 74 + 770 + 25,
+      cachedInputTokens: 0,
+      cacheWriteTokens: 0,
     });
     expect(server.requests.map(({ method, url }) => `${method} ${url}`)).toEqual([
       "POST /v1/messages",
@@ -513,8 +515,86 @@ describe("createAnthropicProvider streamed by the loop (chatStream)", () => {
       "Sunny in Paris.",
     ]);
     expect(result).toMatchObject({ content: "Sunny in Paris.", stopReason: "completed" });
-    expect(result.usage).toEqual({ promptTokens: 777, completionTokens: 71, totalTokens: 848 });
+    expect(result.usage).toEqual({
+      promptTokens: 777,
+      completionTokens: 71,
+      totalTokens: 848,
+      cachedInputTokens: 0,
+      cacheWriteTokens: 0,
+    });
     expect(server.requests.map((request) => (request.body as Json).stream)).toEqual([true, true]);
+  });
+});
+
+describe("createAnthropicProvider: thinking, tool input and providerName through the loop", () => {
+  it("streamToolLoop emits the recorded call's input before the call runs and the recorded thinking", async () => {
+    const { client } = await replay([
+      sseSample("anthropic-stream-tool-use.recorded.sse"),
+      sseSample("anthropic-stream-thinking.vercel-ai.sse"),
+    ]);
+    const execute = vi.fn((_args: Record<string, unknown>) => "sunny");
+    const tool = defineTool({
+      name: "get_weather",
+      description: "Weather of a place.",
+      parameters: z.object({ location: z.string(), units: z.string() }),
+      execute,
+    });
+    const providerNames: Array<string | undefined> = [];
+    const run = streamToolLoop(
+      {
+        provider: createAnthropicProvider({ client }),
+        tools: registryOf(tool),
+        maxIterations: 3,
+        middleware: [
+          {
+            name: "spy",
+            wrapModelCall: (request, next) => {
+              providerNames.push(request.providerName);
+              return next(request);
+            },
+          },
+        ],
+      },
+      [{ role: "user", content: "Weather in San Francisco?" }],
+    );
+    const events: ToolLoopEvent[] = [];
+    for await (const event of run) events.push(event);
+    const result = await run.result;
+
+    const id = "toolu_01TJoxvFknVdnV9XpWFPaRmY";
+    const types = events.map((event) => event.type);
+    expect(events[types.indexOf("tool-input-start")]).toEqual({
+      type: "tool-input-start",
+      iteration: 1,
+      toolCallId: id,
+      toolName: "get_weather",
+    });
+    const input = events.flatMap((event) =>
+      event.type === "tool-input-delta" && event.toolCallId === id ? [event.delta] : [],
+    );
+    expect(JSON.parse(input.join(""))).toEqual(execute.mock.calls[0]?.[0]);
+    expect(types.lastIndexOf("tool-input-delta")).toBeLessThan(types.indexOf("tool-call-start"));
+    const reasoning = events.flatMap((event) => (event.type === "reasoning-delta" ? [event] : []));
+    expect(reasoning.map((event) => event.iteration)).toEqual(Array(9).fill(2));
+    expect(reasoning.map((event) => event.delta).join("")).toMatch(/^The previous result was 925\./);
+    expect(result.content).toBe("925 ÷ 5 = 185");
+    expect(result.usage).toEqual({
+      promptTokens: 656 + 69,
+      completionTokens: 74 + 53,
+      totalTokens: 656 + 69 + 74 + 53,
+      cachedInputTokens: 0,
+      cacheWriteTokens: 0,
+    });
+    expect(providerNames).toEqual(["anthropic", "anthropic"]);
+  });
+
+  it('providerName is "anthropic" unless the factory names it', async () => {
+    const { client } = await replay([]);
+    expect(createAnthropicProvider({ client }).providerName).toBe("anthropic");
+    expect(createAnthropicProvider({ client, providerName: "aws.bedrock" }).providerName).toBe("aws.bedrock");
+    expect(() => createAnthropicProvider({ client, providerName: "" })).toThrow(
+      new TypeError('createAnthropicProvider: providerName must be a non-empty string, got ""'),
+    );
   });
 });
 

@@ -55,7 +55,7 @@ describe("fromOpenAIChatCompletion", () => {
           arguments: '{\n"location": "Boston, MA"\n}',
         },
       ],
-      usage: { promptTokens: 82, completionTokens: 17, totalTokens: 99 },
+      usage: { promptTokens: 82, completionTokens: 17, totalTokens: 99, reasoningTokens: 0 },
     });
   });
 

@@ -14,7 +14,7 @@ import {
   sseSample,
   sseText,
 } from "../../helpers/replay-server.js";
-import { collectStream, countTextAssembly, eventsOf } from "../../helpers/stream-parts.js";
+import { checkToolInputs, collectStream, countTextAssembly, eventsOf } from "../../helpers/stream-parts.js";
 
 const PROVIDER = "OpenAI Chat Completions";
 const startServer = useReplayServers();
@@ -84,7 +84,7 @@ describe("chatStream over the real openai client, on the recorded streams", () =
         },
       ],
       finishReason: "tool_calls",
-      usage: { promptTokens: 44, completionTokens: 16, totalTokens: 60 },
+      usage: { promptTokens: 44, completionTokens: 16, totalTokens: 60, reasoningTokens: 0 },
     });
     expect(server.requests[0]?.url).toBe("/v1/chat/completions");
     expect(server.requests[0]?.body).toMatchObject({
@@ -108,7 +108,7 @@ describe("chatStream over the real openai client, on the recorded streams", () =
       { ticker: "AAPL", exchange: "NASDAQ" },
     ]);
     expect(response.finishReason).toBe("tool_calls");
-    expect(response.usage).toEqual({ promptTokens: 149, completionTokens: 60, totalTokens: 209 });
+    expect(response.usage).toEqual({ promptTokens: 149, completionTokens: 60, totalTokens: 209, reasoningTokens: 0 });
   });
 
   it("in strict mode parses the recorded strict call against the tool's schema, as chat does", async () => {
@@ -124,7 +124,7 @@ describe("chatStream over the real openai client, on the recorded streams", () =
         function: { name: "get_weather", arguments: '{"city":"San Francisco","state":"CA"}' },
       },
     ]);
-    expect(response.usage).toEqual({ promptTokens: 48, completionTokens: 19, totalTokens: 67 });
+    expect(response.usage).toEqual({ promptTokens: 48, completionTokens: 19, totalTokens: 67, reasoningTokens: 0 });
     expect(server.requests[0]?.body).toMatchObject({
       stream: true,
       tools: [{ type: "function", function: { name: "get_weather", strict: true } }],
@@ -428,5 +428,210 @@ describe("fromOpenAIChatStream (exported for custom providers)", () => {
     );
     // units is optional: strict mode's null for it is removed.
     expect(response.toolCalls[0]?.arguments).toEqual({ city: "X", state: "Y" });
+  });
+});
+
+describe("chatStream (Chat): tool input, reasoning and usage details", () => {
+  it("streams the recorded calls' arguments under the ids the response carries", async () => {
+    const { provider } = await replay([sseSample("openai-chat-stream-parallel-tool-calls.recorded.sse")]);
+    const collected = await collectStream(streamOf(provider));
+    const inputs = checkToolInputs(collected);
+    expect(inputs.map((input) => JSON.parse(input))).toEqual([
+      { city: "Edinburgh", country: "GB", units: "c" },
+      { ticker: "AAPL", exchange: "NASDAQ" },
+    ]);
+    expect(collected.parts[0]).toEqual({
+      type: "tool-input-start",
+      toolCallId: "call_JMW1whyEaYG438VE1OIflxA2",
+      toolName: "GetWeatherArgs",
+    });
+  });
+
+  it("in strict mode the deltas are the recorded raw text; the arguments are parsed against the schema", async () => {
+    const { provider } = await replay([sseSample("openai-chat-stream-tool-call-strict.recorded.sse")], true);
+    const collected = await collectStream(streamOf(provider, {}, undefined, [weatherTool]));
+    expect(checkToolInputs(collected)).toEqual(['{"city":"San Francisco","state":"CA"}']);
+    expect(collected.response.toolCalls[0]?.arguments).toEqual({ city: "San Francisco", state: "CA" });
+  });
+
+  it("interleaved parallel calls stream by call id, each started (id and name) before its first delta", async () => {
+    const call = (index: number, piece: Record<string, unknown>) => chunk({ tool_calls: [{ index, ...piece }] });
+    const { provider } = await replay([
+      sseResponse([
+        call(0, { id: "call_a", type: "function", function: { name: "get_weather", arguments: "" } }),
+        call(1, { id: "call_b", type: "function", function: { name: "get_time", arguments: '{"zo' } }),
+        call(0, { function: { arguments: '{"city":' } }),
+        call(1, { function: { arguments: 'ne":"CET"}' } }),
+        call(0, { function: { arguments: '"Paris"}' } }),
+        chunk({}, "tool_calls"),
+      ]),
+    ]);
+    const collected = await collectStream(streamOf(provider));
+    expect(collected.parts.slice(0, -1)).toEqual([
+      { type: "tool-input-start", toolCallId: "call_a", toolName: "get_weather" },
+      { type: "tool-input-start", toolCallId: "call_b", toolName: "get_time" },
+      { type: "tool-input-delta", toolCallId: "call_b", delta: '{"zo' },
+      { type: "tool-input-delta", toolCallId: "call_a", delta: '{"city":' },
+      { type: "tool-input-delta", toolCallId: "call_b", delta: 'ne":"CET"}' },
+      { type: "tool-input-delta", toolCallId: "call_a", delta: '"Paris"}' },
+    ]);
+    expect(checkToolInputs(collected)).toEqual(['{"city":"Paris"}', '{"zone":"CET"}']);
+  });
+
+  it("a call whose id or name comes late starts then, with the argument pieces that came before", async () => {
+    const { provider } = await replay([
+      sseResponse([
+        chunk({ tool_calls: [{ index: 0, function: { arguments: '{"x"' } }] }),
+        chunk({ tool_calls: [{ index: 0, id: "call_1", function: { arguments: ":" } }] }),
+        chunk({ tool_calls: [{ index: 0, function: { name: "f", arguments: "1" } }] }),
+        chunk({ tool_calls: [{ index: 0, function: { arguments: "}" } }] }),
+        chunk({}, "tool_calls"),
+      ]),
+    ]);
+    const collected = await collectStream(streamOf(provider));
+    expect(collected.parts.slice(0, -1)).toEqual([
+      { type: "tool-input-start", toolCallId: "call_1", toolName: "f" },
+      { type: "tool-input-delta", toolCallId: "call_1", delta: '{"x"' },
+      { type: "tool-input-delta", toolCallId: "call_1", delta: ":" },
+      { type: "tool-input-delta", toolCallId: "call_1", delta: "1" },
+      { type: "tool-input-delta", toolCallId: "call_1", delta: "}" },
+    ]);
+    expect(checkToolInputs(collected)).toEqual(['{"x":1}']);
+  });
+
+  it("follows calls without an index (some compatible servers) by their ids", async () => {
+    const { provider } = await replay([
+      sseResponse([
+        chunk({ tool_calls: [{ id: "call_1", function: { name: "a", arguments: '{"x"' } }] }),
+        chunk({ tool_calls: [{ function: { arguments: ":1}" } }] }),
+        chunk({ tool_calls: [{ id: "call_2", function: { name: "b", arguments: "{}" } }] }),
+        chunk({}, "tool_calls"),
+      ]),
+    ]);
+    expect(checkToolInputs(await collectStream(streamOf(provider)))).toEqual(['{"x":1}', "{}"]);
+  });
+
+  it("a call that never gets an id is not streamed (no id to match the response's); the answer is chat's", async () => {
+    const { provider } = await replay([
+      sseResponse([
+        chunk({ tool_calls: [{ index: 0, function: { name: "f", arguments: "{}" } }] }),
+        chunk({}, "tool_calls"),
+      ]),
+    ]);
+    const { parts, response } = await collectStream(streamOf(provider));
+    expect(parts).toHaveLength(1);
+    expect(response.toolCalls).toEqual([{ type: "function", name: "f", arguments: "{}" }]);
+  });
+
+  it("maps a compatible server's reasoning_content / reasoning to reasoning deltas (made-up chunks, not a recording)", async () => {
+    // Made up for this test, in the shape DeepSeek and vLLM (`reasoning_content`) and OpenRouter
+    // (`reasoning`) document; OpenAI itself sends no reasoning text in Chat Completions.
+    const { provider } = await replay([
+      sseResponse([
+        chunk({ role: "assistant", content: null, reasoning_content: "The user asks " }),
+        chunk({ content: null, reasoning_content: "about weather." }),
+        chunk({ content: null, reasoning: " Answer briefly.", reasoning_content: null }),
+        chunk({ content: "Sunny." }),
+        chunk({}, "stop"),
+      ]),
+    ]);
+    const { reasoning, deltas, response } = await collectStream(streamOf(provider));
+    expect(reasoning).toEqual(["The user asks ", "about weather.", " Answer briefly."]);
+    expect(deltas).toEqual(["Sunny."]);
+    expect(response).toEqual({ content: "Sunny.", toolCalls: [], finishReason: "stop" });
+  });
+
+  it("maps cached, cache-write and reasoning tokens in the stream as in chat (usage shaped as the API reference's)", async () => {
+    const usage = {
+      prompt_tokens: 2006,
+      completion_tokens: 300,
+      total_tokens: 2306,
+      prompt_tokens_details: { cached_tokens: 1920, cache_write_tokens: 0, audio_tokens: 0 },
+      completion_tokens_details: { reasoning_tokens: 192, audio_tokens: 0 },
+    };
+    const completion = {
+      choices: [{ index: 0, message: { role: "assistant", content: "ok" }, finish_reason: "stop" }],
+      usage,
+    };
+    const { provider } = await replay([
+      { body: completion },
+      sseResponse([chunk({ content: "ok" }, "stop"), { data: { choices: [], usage } }, DONE]),
+    ]);
+    const whole = await provider.chat(user, undefined, "gpt-4o", {});
+    const { response } = await collectStream(streamOf(provider));
+    expect(response).toEqual(whole);
+    expect(response.usage).toStrictEqual({
+      promptTokens: 2006,
+      completionTokens: 300,
+      totalTokens: 2306,
+      cachedInputTokens: 1920,
+      cacheWriteTokens: 0,
+      reasoningTokens: 192,
+    });
+  });
+
+  it("leaves a detail a server did not report absent (never 0 for unknown)", async () => {
+    const { provider } = await replay([
+      sseResponse([
+        chunk({ content: "ok" }, "stop"),
+        { data: { choices: [], usage: { prompt_tokens: 5, completion_tokens: 1, prompt_tokens_details: null } } },
+      ]),
+    ]);
+    const { response } = await collectStream(streamOf(provider));
+    expect(response.usage).toStrictEqual({ promptTokens: 5, completionTokens: 1, totalTokens: 6 });
+  });
+
+  it("streams megabytes of arguments in linear time: each piece added once, the text joined once", async () => {
+    const pieces = 100_000;
+    const piece = '"0123456789",';
+    const callPiece = (fields: Record<string, unknown>) => ({
+      choices: [{ index: 0, delta: { tool_calls: [{ index: 0, ...fields }] } }],
+    });
+    async function* chunks() {
+      yield callPiece({ id: "c", function: { name: "t", arguments: "[" } });
+      for (let index = 0; index < pieces; index++) yield callPiece({ function: { arguments: piece } });
+      yield callPiece({ function: { arguments: "0]" } });
+      yield { choices: [{ index: 0, delta: {}, finish_reason: "tool_calls" }] };
+    }
+    const { value, added, joinedChars } = await countTextAssembly(() =>
+      collectStream(fromOpenAIChatStream({ stream: chunks() })),
+    );
+    const size = 1 + pieces * piece.length + 2;
+    expect(size).toBeGreaterThan(1_000_000);
+    expect(added).toBe(pieces + 2);
+    expect(joinedChars).toBeLessThanOrEqual(size);
+    expect(value.toolInputs.get("c")?.input).toHaveLength(size);
+    expect(value.response.toolCalls[0]?.arguments).toHaveLength(size);
+  });
+});
+
+describe("chatStream (Chat) on broken streams", () => {
+  it("refuses a chunk that is not JSON, naming it (the client's SyntaxError the cause)", async () => {
+    const server = await startServer([
+      {
+        contentType: "text/event-stream",
+        raw: `${sseText([chunk({ content: "It is " })])}data: {"id":"chatcmpl-1","choi\n\n`,
+      },
+    ]);
+    const client = new OpenAI({ apiKey: "test", baseURL: `${server.url}/v1`, maxRetries: 0, logLevel: "off" });
+    const provider = createOpenAIChatProvider({ client });
+    const error = await expectUnreadable(
+      collectStream(streamOf(provider)),
+      PROVIDER,
+      /^OpenAI Chat Completions: the stream sent an event that is not JSON \(/,
+    );
+    expect(error.cause).toBeInstanceOf(SyntaxError);
+  });
+
+  it("a connection cut mid-stream rejects with the client's error (never a half answer)", async () => {
+    const { server, provider } = await replay([
+      { hang: true, contentType: "text/event-stream", raw: sseText([chunk({ content: "It is " })]) },
+    ]);
+    const iterator = streamOf(provider)[Symbol.asyncIterator]();
+    expect(await iterator.next()).toEqual({ done: false, value: { type: "text-delta", delta: "It is " } });
+    const next = iterator.next();
+    await server.close();
+    // fetch's own error for a body cut off ("terminated"), as the client passes it on.
+    await expect(next).rejects.toThrow("terminated");
   });
 });

@@ -42,7 +42,7 @@ describe("fromOpenAIResponse", () => {
           arguments: '{"location":"Boston, MA","unit":"celsius"}',
         },
       ],
-      usage: { promptTokens: 291, completionTokens: 23, totalTokens: 314 },
+      usage: { promptTokens: 291, completionTokens: 23, totalTokens: 314, reasoningTokens: 0 },
     });
   });
 

@@ -16,7 +16,7 @@ import {
   sseSample,
   sseText,
 } from "../../helpers/replay-server.js";
-import { collectStream, countTextAssembly, eventsOf } from "../../helpers/stream-parts.js";
+import { checkToolInputs, collectStream, countTextAssembly, eventsOf } from "../../helpers/stream-parts.js";
 
 const PROVIDER = "OpenAI Responses";
 const startServer = useReplayServers();
@@ -79,7 +79,14 @@ describe("chatStream over the real openai client, on the recorded Responses stre
         { id: "call_2FQdm3Br7Qb35YUBSkDR7kue", type: "function", name: "get_weather", arguments: '{"city":"Beijing"}' },
       ],
       finishReason: "tool_calls",
-      usage: { promptTokens: 45, completionTokens: 25, totalTokens: 70 },
+      usage: {
+        promptTokens: 45,
+        completionTokens: 25,
+        totalTokens: 70,
+        cachedInputTokens: 0,
+        cacheWriteTokens: 0,
+        reasoningTokens: 0,
+      },
     });
     expect(server.requests[0]?.url).toBe("/v1/responses");
     expect(server.requests[0]?.body).toMatchObject({ model: "gpt-5.1", stream: true, tool_choice: "required" });
@@ -349,5 +356,223 @@ describe("fromOpenAIResponsesStream (exported for custom providers)", () => {
     const { deltas, response } = await collectStream(fromOpenAIResponsesStream({ stream: eventsOf(events) }));
     expect(deltas).toEqual(["Hi"]);
     expect(response).toEqual({ content: "Hi", toolCalls: [], finishReason: "stop" });
+  });
+});
+
+describe("chatStream (Responses): reasoning, tool input and usage details", () => {
+  it("streams the recorded reasoning summary and the call's arguments; the response is chat's for the final Response", async () => {
+    const sample = "openai-responses-stream-reasoning-summary-tool-call.vercel-ai.sse";
+    const { provider } = await replay([sseSample(sample)]);
+    const collected = await collectStream(streamOf(provider));
+    const { reasoning, deltas, response } = collected;
+
+    expect(reasoning.join("")).toBe(
+      "**Calculating step-by-step using calculator**\n\nI'll compute 12 plus 7, then multiply the result by 3, and finally multiply that by 10, reporting the final product.",
+    );
+    expect(reasoning).toHaveLength(32);
+    expect(deltas).toEqual([]);
+    expect(checkToolInputs(collected)).toEqual(['{"a":12,"b":7,"op":"add"}']);
+    // The reasoning comes first, then the call: the recorded order.
+    expect(collected.parts.map((part) => part.type).indexOf("tool-input-start")).toBe(32);
+    const final = readSampleText(sample)
+      .split("\n")
+      .filter((line) => line.startsWith("data: "))
+      .map((line) => JSON.parse(line.slice(6)) as { type: string; response?: unknown })
+      .find((item) => item.type === "response.completed")?.response;
+    expect(response).toEqual(fromOpenAIResponse(final));
+    expect(response).toEqual({
+      content: "",
+      toolCalls: [
+        {
+          id: "call_AB6AaRZ1FYZB2RwS6A5vbdqn",
+          type: "function",
+          name: "calculator",
+          arguments: '{"a":12,"b":7,"op":"add"}',
+        },
+      ],
+      finishReason: "tool_calls",
+      usage: { promptTokens: 134, completionTokens: 28, totalTokens: 162, cachedInputTokens: 0, reasoningTokens: 0 },
+    });
+  });
+
+  it("streams the recorded call's arguments under the call_id the response carries", async () => {
+    const { provider } = await replay([sseSample("openai-responses-stream-tool-call.sse")]);
+    const collected = await collectStream(streamOf(provider));
+    expect(checkToolInputs(collected)).toEqual(['{"city":"Beijing"}']);
+    expect(collected.parts[0]).toEqual({
+      type: "tool-input-start",
+      toolCallId: "call_2FQdm3Br7Qb35YUBSkDR7kue",
+      toolName: "get_weather",
+    });
+  });
+
+  it("maps the recorded cached and reasoning tokens, in chat and in the stream alike", async () => {
+    const sample = "openai-responses-stream-cached-usage.vercel-ai.sse";
+    const final = readSampleText(sample)
+      .split("\n")
+      .filter((line) => line.startsWith("data: "))
+      .map((line) => JSON.parse(line.slice(6)) as { type: string; response?: unknown })
+      .find((item) => item.type === "response.completed")?.response;
+    const { provider } = await replay([sseSample(sample), { body: final }]);
+    const { deltas, response } = await collectStream(streamOf(provider));
+    const usage = {
+      promptTokens: 7112,
+      completionTokens: 463,
+      totalTokens: 7575,
+      cachedInputTokens: 3072,
+      reasoningTokens: 64,
+    };
+    expect(response.usage).toStrictEqual(usage);
+    // The fixture's text deltas are trimmed (the final Response holds the whole text): only the start matches.
+    expect(response.content.startsWith(deltas.slice(0, 2).join(""))).toBe(true);
+    expect(await provider.chat(user, undefined, "gpt-5.1", {})).toEqual(response);
+  });
+
+  it("interleaved parallel calls stream their arguments by call id, each started before its first delta", async () => {
+    const delta = (index: number, text: string) =>
+      event("response.function_call_arguments.delta", {
+        output_index: index,
+        item_id: `fc_call_${index}`,
+        delta: text,
+      });
+    const { provider } = await replay([
+      sseResponse([
+        event("response.output_item.added", {
+          output_index: 0,
+          item: functionCall("call_0", "get_weather", "", "in_progress"),
+        }),
+        event("response.output_item.added", {
+          output_index: 1,
+          item: functionCall("call_1", "get_time", "", "in_progress"),
+        }),
+        delta(0, '{"city"'),
+        delta(1, '{"zone":'),
+        delta(0, ':"Paris"}'),
+        delta(1, '"CET"}'),
+        completed([
+          functionCall("call_0", "get_weather", '{"city":"Paris"}'),
+          functionCall("call_1", "get_time", '{"zone":"CET"}'),
+        ]),
+      ]),
+    ]);
+    const collected = await collectStream(streamOf(provider));
+    expect(collected.parts.slice(0, -1)).toEqual([
+      { type: "tool-input-start", toolCallId: "call_0", toolName: "get_weather" },
+      { type: "tool-input-start", toolCallId: "call_1", toolName: "get_time" },
+      { type: "tool-input-delta", toolCallId: "call_0", delta: '{"city"' },
+      { type: "tool-input-delta", toolCallId: "call_1", delta: '{"zone":' },
+      { type: "tool-input-delta", toolCallId: "call_0", delta: ':"Paris"}' },
+      { type: "tool-input-delta", toolCallId: "call_1", delta: '"CET"}' },
+    ]);
+    expect(checkToolInputs(collected)).toEqual(['{"city":"Paris"}', '{"zone":"CET"}']);
+  });
+
+  it("follows an argument delta that names its item only (no output_index) by item_id", async () => {
+    const { provider } = await replay([
+      sseResponse([
+        event("response.output_item.added", { output_index: 0, item: functionCall("call_a", "f", "", "in_progress") }),
+        event("response.function_call_arguments.delta", { item_id: "fc_call_a", delta: '{"x":1}' }),
+        completed([functionCall("call_a", "f", '{"x":1}')]),
+      ]),
+    ]);
+    expect(checkToolInputs(await collectStream(streamOf(provider)))).toEqual(['{"x":1}']);
+  });
+
+  it("a call a server announces only when done starts then, its whole arguments one delta", async () => {
+    const { provider } = await replay([
+      sseResponse([
+        event("response.output_item.done", { output_index: 0, item: functionCall("call_a", "f", '{"x":1}') }),
+        completed([functionCall("call_a", "f", '{"x":1}')]),
+      ]),
+    ]);
+    const collected = await collectStream(streamOf(provider));
+    expect(collected.parts.slice(0, -1)).toEqual([
+      { type: "tool-input-start", toolCallId: "call_a", toolName: "f" },
+      { type: "tool-input-delta", toolCallId: "call_a", delta: '{"x":1}' },
+    ]);
+  });
+
+  it("in strict mode the deltas are the raw text the model sent; the arguments are parsed without its nulls", async () => {
+    const schema = {
+      type: "object",
+      properties: { city: { type: "string" }, units: { type: "string" } },
+      required: ["city"],
+    };
+    const tools: ToolDefinition[] = [
+      { type: "function", function: { name: "get_weather", description: "w", parameters: schema } },
+    ];
+    const raw = '{"city":"Paris","units":null}';
+    const { provider } = await replay(
+      [
+        sseResponse([
+          event("response.output_item.added", {
+            output_index: 0,
+            item: functionCall("call_a", "get_weather", "", "in_progress"),
+          }),
+          event("response.function_call_arguments.delta", { output_index: 0, delta: raw.slice(0, 10) }),
+          event("response.function_call_arguments.delta", { output_index: 0, delta: raw.slice(10) }),
+          completed([functionCall("call_a", "get_weather", raw)]),
+        ]),
+      ],
+      true,
+    );
+    const collected = await collectStream(streamOf(provider, {}, undefined, tools));
+    expect(collected.response.toolCalls[0]?.arguments).toEqual({ city: "Paris" });
+    expect(checkToolInputs(collected)).toEqual([raw]);
+  });
+
+  it("streams megabytes of arguments in linear time: each piece added once, the text joined once", async () => {
+    const pieces = 100_000;
+    const piece = '"0123456789",';
+    async function* events() {
+      yield { type: "response.output_item.added", output_index: 0, item: functionCall("c", "t", "", "in_progress") };
+      yield { type: "response.function_call_arguments.delta", output_index: 0, delta: "[" };
+      for (let index = 0; index < pieces; index++) {
+        yield { type: "response.function_call_arguments.delta", output_index: 0, delta: piece };
+      }
+      yield { type: "response.function_call_arguments.delta", output_index: 0, delta: "0]" };
+      yield { type: "response.completed", response: { status: "completed", output: [] } };
+    }
+    const { value, added, joinedChars } = await countTextAssembly(() =>
+      collectStream(fromOpenAIResponsesStream({ stream: events() })),
+    );
+    const size = 1 + pieces * piece.length + 2;
+    expect(size).toBeGreaterThan(1_000_000);
+    expect(added).toBe(pieces + 2);
+    // The arguments joined once for the response (a join per delta would copy about 65e9 characters).
+    expect(joinedChars).toBeLessThanOrEqual(size);
+    expect(value.toolInputs.get("c")?.input).toHaveLength(size);
+    expect(value.response.toolCalls[0]?.arguments).toHaveLength(size);
+  });
+});
+
+describe("chatStream (Responses) on broken streams", () => {
+  it("refuses an event that is not JSON, naming it (the client's SyntaxError the cause)", async () => {
+    const server = await startServer([
+      {
+        contentType: "text/event-stream",
+        raw: `${sseText([textDelta("It is ")])}event: response.output_text.delta\ndata: {"type":"response.out\n\n`,
+      },
+    ]);
+    const client = new OpenAI({ apiKey: "test", baseURL: `${server.url}/v1`, maxRetries: 0, logLevel: "off" });
+    const provider = createOpenAIResponsesProvider({ client });
+    const error = await expectUnreadable(
+      collectStream(streamOf(provider)),
+      PROVIDER,
+      /^OpenAI Responses: the stream sent an event that is not JSON \(/,
+    );
+    expect(error.cause).toBeInstanceOf(SyntaxError);
+  });
+
+  it("a connection cut mid-stream rejects (never a half answer)", async () => {
+    const { server, provider } = await replay([
+      { hang: true, contentType: "text/event-stream", raw: sseText([textDelta("It is ")]) },
+    ]);
+    const iterator = streamOf(provider)[Symbol.asyncIterator]();
+    expect(await iterator.next()).toEqual({ done: false, value: { type: "text-delta", delta: "It is " } });
+    const next = iterator.next();
+    await server.close();
+    // fetch's own error for a body cut off ("terminated"), as the client passes it on.
+    await expect(next).rejects.toThrow("terminated");
   });
 });

@@ -117,7 +117,13 @@ describe("createOpenAIChatProvider with the real openai client", () => {
       iterations: 2,
       stopReason: "completed",
     });
-    expect(result.usage).toEqual({ promptTokens: 104 + 129, completionTokens: 16 + 9, totalTokens: 120 + 138 });
+    expect(result.usage).toEqual({
+      promptTokens: 104 + 129,
+      completionTokens: 16 + 9,
+      totalTokens: 120 + 138,
+      cachedInputTokens: 0,
+      reasoningTokens: 0,
+    });
     expect(server.requests.map(({ method, url }) => `${method} ${url}`)).toEqual([
       "POST /v1/chat/completions",
       "POST /v1/chat/completions",
@@ -670,8 +676,79 @@ describe("createOpenAIChatProvider streamed by the loop (chatStream)", () => {
       "in New York.",
     ]);
     expect(result).toMatchObject({ content: "Sunny in New York.", stopReason: "completed" });
-    expect(result.usage).toEqual({ promptTokens: 44, completionTokens: 16, totalTokens: 60 });
+    expect(result.usage).toEqual({ promptTokens: 44, completionTokens: 16, totalTokens: 60, reasoningTokens: 0 });
     expect(server.requests.map((request) => (request.body as Json).stream)).toEqual([true, true]);
+  });
+});
+
+describe("createOpenAIChatProvider: tool input, reasoning and providerName through the loop", () => {
+  it("streamToolLoop emits the recorded call's input as it forms, before the call runs; middleware see providerName", async () => {
+    const chunk = (delta: Json, finish: string | null = null) => ({
+      data: { choices: [{ index: 0, delta, finish_reason: finish }] },
+    });
+    const { client } = await replay([
+      sseSample("openai-chat-stream-tool-call.recorded.sse"),
+      // Made up (not a recording): a compatible server's reasoning_content before the answer.
+      sseResponse([
+        chunk({ role: "assistant", reasoning_content: "It said sunny." }),
+        chunk({ content: "Sunny." }, "stop"),
+      ]),
+    ]);
+    const tool = defineTool({
+      name: "get_weather",
+      description: "Weather of a city.",
+      parameters: z.object({ city: z.string() }),
+      execute: () => "sunny",
+    });
+    const providerNames: Array<string | undefined> = [];
+    const run = streamToolLoop(
+      {
+        provider: createOpenAIChatProvider({ client }),
+        tools: registryOf(tool),
+        maxIterations: 3,
+        middleware: [
+          {
+            name: "spy",
+            wrapModelCall: (request, next) => {
+              providerNames.push(request.providerName);
+              return next(request);
+            },
+          },
+        ],
+      },
+      [{ role: "user", content: "Weather in NYC?" }],
+    );
+    const events: ToolLoopEvent[] = [];
+    for await (const event of run) events.push(event);
+    await run.result;
+
+    const id = "call_4XzlGBLtUe9dy3GVNV4jhq7h";
+    const types = events.map((event) => event.type);
+    expect(events[types.indexOf("tool-input-start")]).toEqual({
+      type: "tool-input-start",
+      iteration: 1,
+      toolCallId: id,
+      toolName: "get_weather",
+    });
+    const input = events.flatMap((event) =>
+      event.type === "tool-input-delta" && event.toolCallId === id ? [event.delta] : [],
+    );
+    expect(input.join("")).toBe('{"city":"New York City"}');
+    expect(types.lastIndexOf("tool-input-delta")).toBeLessThan(types.indexOf("tool-call-start"));
+    expect(events[types.indexOf("tool-call-start")]).toMatchObject({ toolCallId: id });
+    expect(events.filter((event) => event.type === "reasoning-delta")).toEqual([
+      { type: "reasoning-delta", iteration: 2, delta: "It said sunny." },
+    ]);
+    expect(providerNames).toEqual(["openai", "openai"]);
+  });
+
+  it('providerName is "openai" whatever the baseURL, unless the factory names it', async () => {
+    const { client } = await replay([]);
+    expect(createOpenAIChatProvider({ client }).providerName).toBe("openai");
+    expect(createOpenAIChatProvider({ client, providerName: "deepseek" }).providerName).toBe("deepseek");
+    expect(() => createOpenAIChatProvider({ client, providerName: "" })).toThrow(
+      new TypeError('createOpenAIChatProvider: providerName must be a non-empty string, got ""'),
+    );
   });
 });
 

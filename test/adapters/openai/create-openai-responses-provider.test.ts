@@ -85,7 +85,13 @@ describe("createOpenAIResponsesProvider with the real openai client", () => {
 
     expect(execute.mock.calls[0]?.[0]).toEqual({ country: "PotatoLand" });
     expect(result).toMatchObject({ content: "The capital of PotatoLand is Potato City.", iterations: 2 });
-    expect(result.usage).toEqual({ promptTokens: 40 + 67, completionTokens: 18 + 11, totalTokens: 58 + 78 });
+    expect(result.usage).toEqual({
+      promptTokens: 40 + 67,
+      completionTokens: 18 + 11,
+      totalTokens: 58 + 78,
+      cachedInputTokens: 0,
+      reasoningTokens: 0,
+    });
     expect(server.requests.map(({ method, url }) => `${method} ${url}`)).toEqual([
       "POST /v1/responses",
       "POST /v1/responses",
@@ -521,8 +527,94 @@ describe("createOpenAIResponsesProvider streamed by the loop (chatStream)", () =
       "in Beijing.",
     ]);
     expect(result).toMatchObject({ content: "Sunny in Beijing.", stopReason: "completed" });
-    expect(result.usage).toEqual({ promptTokens: 125, completionTokens: 30, totalTokens: 155 });
+    expect(result.usage).toEqual({
+      promptTokens: 125,
+      completionTokens: 30,
+      totalTokens: 155,
+      cachedInputTokens: 0,
+      cacheWriteTokens: 0,
+      reasoningTokens: 0,
+    });
     expect(server.requests.map((request) => (request.body as Json).stream)).toEqual([true, true]);
+  });
+});
+
+describe("createOpenAIResponsesProvider: reasoning, tool input and providerName through the loop", () => {
+  it("streamToolLoop emits the recorded reasoning summary and the call's input before the call runs", async () => {
+    const event = (type: string, fields: Json = {}) => ({ event: type, data: { type, ...fields } });
+    const answer = { type: "message", role: "assistant", content: [{ type: "output_text", text: "19." }] };
+    const { client } = await replay([
+      sseSample("openai-responses-stream-reasoning-summary-tool-call.vercel-ai.sse"),
+      sseResponse([
+        event("response.output_text.delta", { output_index: 0, content_index: 0, delta: "19." }),
+        event("response.completed", { response: { status: "completed", output: [answer] } }),
+      ]),
+    ]);
+    const execute = vi.fn((_args: { a: number; b: number; op: string }) => "19");
+    const tool = defineTool({
+      name: "calculator",
+      description: "Calculate.",
+      parameters: z.object({ a: z.number(), b: z.number(), op: z.string() }),
+      execute,
+    });
+    const providerNames: Array<string | undefined> = [];
+    const run = streamToolLoop(
+      {
+        provider: createOpenAIResponsesProvider({ client }),
+        tools: registryOf(tool),
+        maxIterations: 3,
+        middleware: [
+          {
+            name: "spy",
+            wrapModelCall: (request, next) => {
+              providerNames.push(request.providerName);
+              return next(request);
+            },
+          },
+        ],
+      },
+      [{ role: "user", content: "(12 + 7)?" }],
+    );
+    const events: ToolLoopEvent[] = [];
+    for await (const item of run) events.push(item);
+    const result = await run.result;
+
+    const id = "call_AB6AaRZ1FYZB2RwS6A5vbdqn";
+    const types = events.map((item) => item.type);
+    const reasoning = events.flatMap((item) => (item.type === "reasoning-delta" ? [item.delta] : []));
+    expect(reasoning.join("")).toMatch(/^\*\*Calculating step-by-step using calculator\*\*/);
+    expect(types.lastIndexOf("reasoning-delta")).toBeLessThan(types.indexOf("tool-input-start"));
+    expect(events[types.indexOf("tool-input-start")]).toEqual({
+      type: "tool-input-start",
+      iteration: 1,
+      toolCallId: id,
+      toolName: "calculator",
+    });
+    const input = events.flatMap((item) =>
+      item.type === "tool-input-delta" && item.toolCallId === id ? [item.delta] : [],
+    );
+    expect(JSON.parse(input.join(""))).toEqual(execute.mock.calls[0]?.[0]);
+    expect(types.lastIndexOf("tool-input-delta")).toBeLessThan(types.indexOf("tool-call-start"));
+    expect(result.content).toBe("19.");
+    expect(result.usage).toEqual({
+      promptTokens: 134,
+      completionTokens: 28,
+      totalTokens: 162,
+      cachedInputTokens: 0,
+      reasoningTokens: 0,
+    });
+    expect(providerNames).toEqual(["openai", "openai"]);
+  });
+
+  it('providerName is "openai" unless the factory names it', async () => {
+    const { client } = await replay([]);
+    expect(createOpenAIResponsesProvider({ client }).providerName).toBe("openai");
+    expect(createOpenAIResponsesProvider({ client, providerName: "azure.ai.openai" }).providerName).toBe(
+      "azure.ai.openai",
+    );
+    expect(() => createOpenAIResponsesProvider({ client, providerName: 7 as unknown as string })).toThrow(
+      new TypeError("createOpenAIResponsesProvider: providerName must be a non-empty string, got 7"),
+    );
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkedClient, checkModel } from "../../../src/adapters/shared/factory-options.js";
+import { checkedClient, checkModel, checkProviderName } from "../../../src/adapters/shared/factory-options.js";
 
 describe("checkedClient", () => {
   const check = (options: unknown) =>
@@ -63,6 +63,22 @@ describe("checkModel", () => {
   ])("refuses %j", (model, shown) => {
     expect(() => checkModel("createXProvider", model, "m")).toThrow(
       new TypeError(`createXProvider: model must be a non-empty string, got ${shown}`),
+    );
+  });
+});
+
+describe("checkProviderName", () => {
+  it("gives the fallback for no name, and the name otherwise", () => {
+    expect(checkProviderName("createXProvider", undefined, "openai")).toBe("openai");
+    expect(checkProviderName("createXProvider", "groq", "openai")).toBe("groq");
+  });
+
+  it.each<[unknown, string]>([
+    ["", '""'],
+    [4, "4"],
+  ])("refuses %j", (name, shown) => {
+    expect(() => checkProviderName("createXProvider", name, "openai")).toThrow(
+      new TypeError(`createXProvider: providerName must be a non-empty string, got ${shown}`),
     );
   });
 });

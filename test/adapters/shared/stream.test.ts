@@ -74,6 +74,28 @@ describe("streamEvents", () => {
     }
     expect(returned).toBe(true);
   });
+
+  it("an event the client could not parse (its SyntaxError) is an unreadable response, the error its cause", async () => {
+    async function* broken() {
+      yield 1;
+      JSON.parse("{not json");
+    }
+    const error = await expectUnreadable(
+      all(streamEvents({ provider: "P", stream: broken(), signal: undefined })),
+      "P",
+      /^P: the stream sent an event that is not JSON \(.+\)$/,
+    );
+    expect(error.cause).toBeInstanceOf(SyntaxError);
+  });
+
+  it("any other error of the client propagates as it is", async () => {
+    const failure = new TypeError("terminated");
+    async function* broken() {
+      yield 1;
+      throw failure;
+    }
+    await expect(all(streamEvents({ provider: "P", stream: broken(), signal: undefined }))).rejects.toBe(failure);
+  });
 });
 
 describe("TextParts", () => {
