@@ -4,6 +4,7 @@ import type { Next } from "./internal/compose.js";
 import { boundText, errorMessage, isRecord, MAX_VALIDATION_MESSAGE_CHARS, quoteName } from "./internal/describe.js";
 import type { NormalizedToolCall } from "./internal/normalize-tool-call.js";
 import type { PromotionView } from "./internal/promotion-scope.js";
+import type { ResumeState } from "./internal/resume-state.js";
 import { callContext, type LoopCall, type RunScope } from "./loop-call.js";
 import type { LoopFeature } from "./loop-feature.js";
 import { type RefusalTarget, refuseCall } from "./refuse-call.js";
@@ -16,7 +17,7 @@ import { errorResult, type ToolResult } from "./tool-result.js";
  * throw) — and in a run that promoted hidden tools, of the hidden tool it may call, so that a tool
  * only this run can call still asks for approval.
  */
-function approvalRule(tools: unknown, name: string, view: PromotionView | undefined): unknown {
+export function approvalRule(tools: unknown, name: string, view: PromotionView | undefined): unknown {
   const get = isRecord(tools) ? tools.get : undefined;
   if (typeof get !== "function") return undefined;
   try {
@@ -49,17 +50,19 @@ export function needsAnyApproval(tools: unknown, calls: readonly NormalizedToolC
 }
 
 /** An approver's answer read strictly: only `true` or `{ approved: true }` approves. */
-function readDecision(decision: unknown): { approved: boolean; reason: string } {
+export function readDecision(decision: unknown): { approved: boolean; reason: string } {
   const { reason, approved } = isRecord(decision) ? decision : {};
   return { approved: decision === true || approved === true, reason: typeof reason === "string" ? reason : "" };
 }
 
-function denied(reason: string): ToolResult {
+/** A denied call's answer: `denied by the user: <reason>`, the reason bounded. */
+export function denied(reason: string): ToolResult {
   const text = reason === "" ? "" : `: ${boundText(reason, MAX_VALIDATION_MESSAGE_CHARS)}`;
   return errorResult(`denied by the user${text}`);
 }
 
-function abortedWhileWaiting(name: string, reason: unknown): ToolResult {
+/** The answer of a call whose run aborted while it waited for approval. */
+export function abortedWhileWaiting(name: string, reason: unknown): ToolResult {
   return failure(
     name,
     "aborted",
@@ -71,7 +74,8 @@ function abortedWhileWaiting(name: string, reason: unknown): ToolResult {
 /**
  * Runs `run` for a call, first asking `approve` when its tool needs approval: a denial, a missing
  * approver, or an abort while waiting each become the call's result (with the call's final progress
- * update), and the tool never runs. Calls that need no approval go straight to `run`.
+ * update), and the tool never runs. Calls that need no approval go straight to `run`. A decision
+ * already made (`decided`: a resume's, see `LoopCall.approval`) is applied without asking.
  */
 export function runApproved(
   normalized: NormalizedToolCall,
@@ -79,8 +83,16 @@ export function runApproved(
   scope: RunScope,
   approve: ToolApprover | undefined,
   run: () => Promise<ToolResult>,
+  decided?: unknown,
 ): Promise<ToolResult> {
   const { call, argumentsError } = normalized;
+  if (decided !== undefined && argumentsError === undefined) {
+    const { approved, reason } = readDecision(decided);
+    if (!approved) return Promise.resolve(refuseCall(call, denied(reason), target));
+    if (scope.signal?.aborted)
+      return Promise.resolve(refuseCall(call, abortedWhileWaiting(call.name, scope.signal.reason), target));
+    return run();
+  }
   const rule = argumentsError === undefined ? approvalRule(target.tools, call.name, scope.promotions) : undefined;
   // No approval needed (the usual call): its own promise, without an async frame around it.
   if (rule === undefined || rule === false) return run();
@@ -129,19 +141,27 @@ async function runOnceApproved(
 
 /**
  * `approve`, and the refusal of calls that need approval without it: a call of a tool with
- * `needsApproval` runs only once approved. The wait holds none of the turn's `maxConcurrency`
+ * `needsApproval` runs only once approved; a resumed run's decisions come first. The wait holds none of the turn's `maxConcurrency`
  * slots (they are taken inside it).
  */
 export class ApprovalGate implements LoopFeature {
   readonly #approve: ToolApprover | undefined;
   readonly #target: RefusalTarget;
+  /** A resumed run's decisions (call id → decision), applied before `approve` is asked. */
+  #decisions: ReadonlyMap<string, unknown> | undefined;
 
   constructor(approve: ToolApprover | undefined, target: RefusalTarget) {
     this.#approve = approve;
     this.#target = target;
   }
 
+  begin(_signal: AbortSignal | undefined, resume: ResumeState | undefined): void {
+    this.#decisions = resume?.decisions;
+  }
+
   wrapToolCall(loopCall: LoopCall, next: Next<LoopCall, ToolResult>): Promise<ToolResult> {
-    return runApproved(loopCall.normalized, this.#target, loopCall.scope, this.#approve, () => next(loopCall));
+    const { normalized } = loopCall;
+    const decided = loopCall.approval ?? this.#decisions?.get(normalized.call.id);
+    return runApproved(normalized, this.#target, loopCall.scope, this.#approve, () => next(loopCall), decided);
   }
 }
