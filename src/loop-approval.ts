@@ -9,7 +9,7 @@ import { callContext, type LoopCall, type RunScope } from "./loop-call.js";
 import type { LoopFeature } from "./loop-feature.js";
 import { type RefusalTarget, refuseCall } from "./refuse-call.js";
 import { APPROVAL_NAMES, REGISTERED_TOOL } from "./registry-symbols.js";
-import type { ToolApprover } from "./tool-approval.js";
+import type { ApprovalDecision, ToolApprover } from "./tool-approval.js";
 import { errorResult, type ToolResult } from "./tool-result.js";
 
 /**
@@ -86,17 +86,34 @@ export function runApproved(
   decided?: unknown,
 ): Promise<ToolResult> {
   const { call, argumentsError } = normalized;
+  // Applied as an approver's answer would be (a call with no predicate to ask).
   if (decided !== undefined && argumentsError === undefined) {
-    const { approved, reason } = readDecision(decided);
-    if (!approved) return Promise.resolve(refuseCall(call, denied(reason), target));
-    if (scope.signal?.aborted)
-      return Promise.resolve(refuseCall(call, abortedWhileWaiting(call.name, scope.signal.reason), target));
-    return run();
+    return runOnceApproved(normalized, target, scope, () => decided as ApprovalDecision, run, true);
   }
   const rule = argumentsError === undefined ? approvalRule(target.tools, call.name, scope.promotions) : undefined;
   // No approval needed (the usual call): its own promise, without an async frame around it.
   if (rule === undefined || rule === false) return run();
   return runOnceApproved(normalized, target, scope, approve, run, rule);
+}
+
+/**
+ * Whether a call whose tool has `rule` (`true` or a `needsApproval` predicate) needs approval:
+ * `false` only when the predicate said so; a predicate that throws cannot say the call is harmless
+ * (`true`); `undefined` when the run aborted while it was asked.
+ */
+export async function askRule(
+  rule: unknown,
+  call: NormalizedToolCall["call"],
+  logger: RefusalTarget["logger"],
+  scope: RunScope,
+): Promise<boolean | undefined> {
+  if (typeof rule !== "function") return true;
+  try {
+    const context = callContext(call, logger, scope);
+    return (await raceAbort(Promise.resolve(rule(call.arguments, context)), scope.signal)) !== false;
+  } catch {
+    return scope.signal?.aborted ? undefined : true;
+  }
 }
 
 /** {@link runApproved} for a call whose tool needs approval (`rule`: `true` or its predicate). */
@@ -109,16 +126,9 @@ async function runOnceApproved(
   rule: unknown,
 ): Promise<ToolResult> {
   const notRun = (result: ToolResult) => refuseCall(call, result, target);
+  const needed = await askRule(rule, call, target.logger, scope);
+  if (!needed) return needed === false ? run() : notRun(abortedWhileWaiting(call.name, scope.signal?.reason));
   const toolContext = callContext(call, target.logger, scope);
-  try {
-    if (typeof rule === "function") {
-      const needed: unknown = await raceAbort(Promise.resolve(rule(call.arguments, toolContext)), scope.signal);
-      if (needed === false) return run();
-    }
-  } catch {
-    if (scope.signal?.aborted) return notRun(abortedWhileWaiting(call.name, scope.signal.reason));
-    // A predicate that throws cannot say the call is harmless: it needs approval.
-  }
   if (approve === undefined) {
     return notRun(
       errorResult(

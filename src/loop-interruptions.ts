@@ -1,10 +1,9 @@
-import { raceAbort } from "./internal/abort.js";
 import type { Next } from "./internal/compose.js";
 import { quoteName } from "./internal/describe.js";
 import type { NormalizedToolCall } from "./internal/normalize-tool-call.js";
 import type { ResumeState } from "./internal/resume-state.js";
-import { abortedWhileWaiting, approvalRule } from "./loop-approval.js";
-import { callContext, type LoopCall } from "./loop-call.js";
+import { abortedWhileWaiting, approvalRule, askRule } from "./loop-approval.js";
+import type { LoopCall } from "./loop-call.js";
 import type { Checkpoints } from "./loop-checkpoints.js";
 import type { LoopEvents } from "./loop-events.js";
 import type { LoopFeature, Stop } from "./loop-feature.js";
@@ -56,31 +55,24 @@ export class Interruptions implements LoopFeature {
   }
 
   async wrapToolCall(loopCall: LoopCall, next: Next<LoopCall, ToolResult>): Promise<ToolResult> {
-    const { call, argumentsError } = loopCall.normalized;
+    const { normalized, scope } = loopCall;
+    const { call, argumentsError } = normalized;
     // A decided call goes to the approval gate; an aborting run answers every call there.
-    if (argumentsError !== undefined || this.#decisions?.has(call.id) === true || this.#signal?.aborted) {
+    if (argumentsError !== undefined || this.#decisions?.has(call.id) === true || scope.signal?.aborted) {
       return next(loopCall);
     }
-    const rule = approvalRule(this.#target.tools, call.name, loopCall.scope.promotions);
+    const rule = approvalRule(this.#target.tools, call.name, scope.promotions);
     if (rule === undefined || rule === false) return next(loopCall);
-    if (typeof rule === "function") {
-      let needed: unknown = true;
-      try {
-        const context = callContext(call, this.#target.logger, loopCall.scope);
-        needed = await raceAbort(Promise.resolve(rule(call.arguments, context)), this.#signal);
-      } catch {
-        // A predicate that throws cannot say the call is harmless: it waits for a decision.
-      }
+    const needed = await askRule(rule, call, this.#target.logger, scope);
+    if (needed === false) {
       // Decided here, so that the gate does not ask the predicate a second time.
-      if (needed === false) {
-        loopCall.approval = true;
-        return next(loopCall);
-      }
+      loopCall.approval = true;
+      return next(loopCall);
     }
-    if (this.#signal?.aborted)
-      return refuseCall(call, abortedWhileWaiting(call.name, this.#signal.reason), this.#target);
+    if (scope.signal?.aborted)
+      return refuseCall(call, abortedWhileWaiting(call.name, scope.signal.reason), this.#target);
     // A stand-in result, never appended: {@link leaveOpen} recognises it by identity.
-    const waiting = errorResult(`tool ${quoteName(call.name)} is waiting for approval`);
+    const waiting = errorResult("waiting for approval");
     this.#waiting.add(waiting);
     await this.#parts.events?.approvalRequested(call, loopCall.iteration);
     return waiting;

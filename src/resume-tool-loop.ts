@@ -167,19 +167,15 @@ function readCheckpoint(checkpoint: unknown): { messages: Message[]; resume: Res
  * looked up on a prototype.
  */
 function readDecisions(decisions: unknown, open: readonly NormalizedToolCall[] | undefined): Map<string, unknown> {
-  const expected = "an object { [toolCallId]: ApprovalDecision }";
-  if (!isPlainObject(decisions)) throw optionError(WHERE, "decisions", expected, decisions);
+  if (!isPlainObject(decisions)) throw optionError(WHERE, "decisions", "an object", decisions);
   const ids = new Set(open?.map(({ call }) => call.id));
   const read = new Map<string, unknown>();
   for (const [id, decision] of Object.entries(decisions)) {
-    const at = `decisions[${quoteName(id)}]`;
-    if (!ids.has(id)) throw optionError(WHERE, at, "keyed by the id of a call the checkpoint left unanswered", id);
-    const valid =
-      typeof decision === "boolean" ||
-      (isPlainObject(decision) &&
-        typeof decision.approved === "boolean" &&
-        (decision.reason === undefined || typeof decision.reason === "string"));
-    if (!valid) throw optionError(WHERE, at, "true, false or { approved: boolean, reason?: string }", decision);
+    if (!ids.has(id)) throw optionError(WHERE, "decisions", "keyed by the ids of the calls left waiting", id);
+    const { approved, reason = "" } = isPlainObject(decision) ? decision : { approved: decision };
+    if (typeof approved !== "boolean" || typeof reason !== "string") {
+      throw optionError(WHERE, `decisions[${quoteName(id)}]`, "true, false or { approved, reason? }", decision);
+    }
     read.set(id, decision);
   }
   return read;

@@ -61,7 +61,7 @@ const expectations: Record<string, RegExp[]> = {
   "approval-over-http.ts": [
     /POST \/chat → needs-approval: delete_file\(draft\.md\), delete_file\(thesis\.pdf\)/,
     /files still there: notes\.txt, draft\.md, thesis\.pdf/,
-    /POST \/approve with an unknown id → 400 TypeError: resumeToolLoop: decisions\["not-a-call"\] must be keyed by the id/,
+    /POST \/approve with an unknown id → 400 TypeError: resumeToolLoop: decisions must be keyed by the ids of the calls left waiting, got "not-a-call"/,
     /POST \/approve → done: I deleted draft\.md; you asked me to keep thesis\.pdf\./,
     /files left: notes\.txt, thesis\.pdf/,
   ],

@@ -1,3 +1,5 @@
+import { execFile } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import {
   isToolLoopError,
@@ -121,6 +123,36 @@ describe('approve: "interrupt"', () => {
     expect(unanswered(provider.calls[0]?.messages as Message[])).toEqual([]);
   });
 
+  it("interrupted in one process, resumed in another from the JSON text alone", async () => {
+    const { tools, ran } = setup();
+    const provider = new ScriptedProvider([
+      toolCallResponse([
+        { id: "x1", name: "read", arguments: { name: "a" } },
+        { id: "x2", name: "delete", arguments: { name: "x" } },
+        { id: "x3", name: "pay", arguments: { name: "bill" } },
+      ]),
+    ]);
+    const first = await runToolLoop({ provider, tools, maxIterations: 5, approve: "interrupt" }, user);
+    const input = JSON.stringify({ checkpoint: first.checkpoint, decisions: { x3: false, x2: true } });
+    const root = fileURLToPath(new URL("..", import.meta.url));
+    const output = await new Promise<string>((resolve, reject) => {
+      const child = execFile(
+        `${root}node_modules/.bin/tsx`,
+        ["test/helpers/resume-interrupted-process.ts"],
+        { cwd: root, timeout: 120_000 },
+        (error, stdout) => (error ? reject(error) : resolve(stdout)),
+      );
+      child.stdin?.end(input);
+    });
+    expect(ran).toEqual(["read:a"]);
+    expect(JSON.parse(output)).toEqual({
+      ran: ["delete:x"],
+      stopReason: "completed",
+      content: "resumed elsewhere",
+      answers: ["x1 read a done", "x2 delete x done", "x3 error: denied by the user"],
+    });
+  }, 130_000);
+
   it("a denial answers `denied by the user: <reason>`, the tool never runs; a huge reason is bounded", async () => {
     const { tools, ran } = setup();
     const first = await runToolLoop(
@@ -220,7 +252,7 @@ describe('approve: "interrupt"', () => {
       );
       await expect(resumed).rejects.toThrow(TypeError);
       await expect(resumed).rejects.toThrow(
-        /decisions\[".*"\] must be keyed by the id of a call the checkpoint left unanswered/,
+        /resumeToolLoop: decisions must be keyed by the ids of the calls left waiting, got ".*"/,
       );
       expect(ran).toEqual([]);
       expect(provider.calls).toHaveLength(0);
