@@ -11,6 +11,7 @@ import {
   type ToolLoopConfig,
   type ToolLoopEvent,
   type ToolLoopResult,
+  ToolResult,
 } from "../src/index.js";
 import { ScriptedProvider, type ScriptStep, textResponse, toolCallResponse } from "../src/testing/index.js";
 import { backgroundTool, registryWith, tool } from "./helpers/loop-tools.js";
@@ -460,6 +461,35 @@ describe('approve: "interrupt"', () => {
     expect(result.stoppedBy).toEqual({ toolName: "finish", toolCallId: "f" });
     expect(result.content).toBe("the task is done");
     expect(provider.calls).toHaveLength(0);
+  });
+
+  it("a turn whose answered results all handled the response, with a call waiting: interrupted, the checkpoint records no stop", async () => {
+    const handled = tool("handled", () => new ToolResult({ forLLM: "sent", responseHandled: true }));
+    const { tools, ran } = setup({ more: [handled] });
+    const first = await runToolLoop(
+      {
+        provider: new ScriptedProvider([
+          toolCallResponse([
+            { id: "h", name: "handled" },
+            { id: "d", name: "delete", arguments: { name: "x" } },
+          ]),
+        ]),
+        tools,
+        maxIterations: 5,
+        approve: "interrupt",
+      },
+      user,
+    );
+    expect(first.stopReason).toBe("interrupted");
+    expect(first.checkpoint?.stopped).toBeUndefined();
+    const result = await resumeToolLoop(
+      { provider: new ScriptedProvider([textResponse("ok")]), tools, maxIterations: 5, approve: "interrupt" },
+      JSON.parse(JSON.stringify(first.checkpoint)),
+      {},
+      { d: true },
+    );
+    expect(ran).toEqual(["delete:x"]);
+    expect(result.stopReason).toBe("completed");
   });
 
   it("a run aborted during the turn rejects with every call answered, the waiting one as aborted", async () => {
