@@ -72,6 +72,7 @@ export type {
 export { isAsyncTool, isContextualTool, isMetadataAwareTool, toolToSchema } from "./tool.js";
 export type { ApprovalDecision, ApprovalRequest, ToolApprover } from "./tool-approval.js";
 export type { ToolExecution } from "./tool-execution.js";
+export type { ToolInterruption } from "./tool-interruption.js";
 export type { ToolLoopCheckpoint } from "./tool-loop-checkpoint.js";
 export type { ToolLoopConfig } from "./tool-loop-config.js";
 export type { ToolLoopContext } from "./tool-loop-context.js";

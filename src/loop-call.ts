@@ -35,6 +35,11 @@ export interface LoopCall {
   asyncCallback: AsyncCallback | undefined;
   /** Told the result as soon as it is known, before the call's slot frees. */
   settled: ((result: ToolResult) => void) | undefined;
+  /**
+   * The call's approval, already decided (a resume's decision, or a `needsApproval` predicate that
+   * said none is needed): the approval gate applies it without asking. `undefined`: not decided.
+   */
+  approval?: unknown;
 }
 
 /** The context of a call before it runs, as an approver (and a `needsApproval` predicate) receives it. */

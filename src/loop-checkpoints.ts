@@ -1,5 +1,5 @@
 import type { Next } from "./internal/compose.js";
-import { DELIVERED, type Deliveries } from "./internal/deliveries.js";
+import type { Deliveries } from "./internal/deliveries.js";
 import type { ResumeState } from "./internal/resume-state.js";
 import type { AsyncResults } from "./loop-async-results.js";
 import type { LoopCall } from "./loop-call.js";
@@ -21,7 +21,11 @@ type PendingAsyncCall = ToolLoopCheckpoint["pendingAsync"][number];
 export class Checkpoints implements LoopFeature {
   /** Without async tracking: records every async call of the run, since no completion can reach it. */
   readonly wrapToolCall?: (loopCall: LoopCall, next: Next<LoopCall, ToolResult>) => Promise<ToolResult>;
-  readonly #listener: CheckpointListener;
+  /** The last checkpoint taken (an interrupted run's result carries it). */
+  latest: ToolLoopCheckpoint | undefined;
+  readonly #listener: CheckpointListener | undefined;
+  /** `true` when a checkpoint is wanted without a listener: the turn left calls waiting. */
+  readonly #wanted: () => boolean;
   readonly #deliveries: Deliveries;
   readonly #async: AsyncResults | undefined;
   /** Without `onAsyncResult` and `awaitAsync`: every async call of the run. */
@@ -31,8 +35,14 @@ export class Checkpoints implements LoopFeature {
   /** The pending async calls of the checkpoint this run resumed. */
   #resumedAsync: readonly PendingAsyncCall[] = [];
 
-  constructor(listener: CheckpointListener, deliveries: Deliveries, async: AsyncResults | undefined) {
+  constructor(
+    listener: CheckpointListener | undefined,
+    deliveries: Deliveries,
+    async: AsyncResults | undefined,
+    wanted: () => boolean = () => false,
+  ) {
     this.#listener = listener;
+    this.#wanted = wanted;
     this.#deliveries = deliveries;
     this.#async = async;
     if (async === undefined) {
@@ -56,10 +66,13 @@ export class Checkpoints implements LoopFeature {
    * Hands `onCheckpoint` the run's state as it is now (taken at once, delivered in order with the
    * other listeners); what it throws fails the run like a listener. None once the run's signal
    * aborted: the run rejects, and its calls' "aborted" answers must not replace the checkpoint
-   * taken before they ran (resuming that one runs them).
+   * taken before they ran (resuming that one runs them). Without `onCheckpoint` (`approve:
+   * "interrupt"` alone), one is taken only after a turn that left calls waiting.
    */
-  checkpoint(transcript: Message[], iteration: number, stopped?: SavedStop): Promise<void> {
-    if (this.#signal?.aborted) return DELIVERED;
+  checkpoint(transcript: Message[], iteration: number, stopped?: SavedStop): Promise<void> | undefined {
+    // A turn that left calls waiting has no "aborted" answers: the run's result carries its checkpoint.
+    const wanted = this.#wanted();
+    if (!wanted && (this.#listener === undefined || this.#signal?.aborted)) return undefined;
     const pending = [...this.#resumedAsync, ...(this.#async?.undelivered() ?? this.#asyncCalls)];
     const checkpoint: ToolLoopCheckpoint = {
       version: 1,
@@ -68,7 +81,9 @@ export class Checkpoints implements LoopFeature {
       pendingAsync: pending.map(({ toolCallId, toolName }) => ({ toolCallId, toolName })),
     };
     if (stopped !== undefined) checkpoint.stopped = { ...stopped };
+    this.latest = checkpoint;
     const listener = this.#listener;
+    if (listener === undefined) return undefined;
     return this.#deliveries.enqueue("onCheckpoint", () => listener(checkpoint));
   }
 }

@@ -3,6 +3,7 @@ import type { Next } from "./internal/compose.js";
 import type { Deliveries } from "./internal/deliveries.js";
 import { errorMessage, isPlainObject, isRecord } from "./internal/describe.js";
 import { log, type ResolvedLogger } from "./internal/logger.js";
+import type { NormalizedToolCall } from "./internal/normalize-tool-call.js";
 import type { LoopCall } from "./loop-call.js";
 import type { LoopFeature } from "./loop-feature.js";
 import type { ProgressListener, ProgressUpdate } from "./progress.js";
@@ -113,6 +114,18 @@ export class LoopEvents implements LoopFeature {
     const result = await next(loopCall);
     await end(result);
     return result;
+  }
+
+  /** `tool-approval-requested`: the call waits for a person's decision and does not run in this run. */
+  approvalRequested(call: NormalizedToolCall["call"], iteration: number): Promise<void> {
+    const { id, name } = call;
+    return this.#emit({
+      type: "tool-approval-requested",
+      iteration,
+      toolCallId: id,
+      toolName: name,
+      arguments: call.arguments,
+    });
   }
 
   /** `step-start`. */

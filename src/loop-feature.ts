@@ -60,7 +60,7 @@ export interface LoopFeature {
   /** After the messages of a turn's answers: why the run stops after it, if it does. */
   turnStop?(iteration: number): Stop | undefined;
   /** The state is worth saving: after an assistant message, a turn's answers, completions fed back. */
-  checkpoint?(transcript: Message[], iteration: number, stopped?: SavedStop): Promise<void>;
+  checkpoint?(transcript: Message[], iteration: number, stopped?: SavedStop): Promise<void> | undefined;
   /** A provider call's step is complete (its calls answered). */
   stepEnd?(response: LLMResponse, iteration: number): Promise<void>;
   /**

@@ -11,6 +11,7 @@ import { Checkpoints } from "./loop-checkpoints.js";
 import { LoopEvents } from "./loop-events.js";
 import type { Answer, FeatureRun, LoopFeature, SavedStop, Stop } from "./loop-feature.js";
 import { FinalAnswer } from "./loop-final-answer.js";
+import { Interruptions } from "./loop-interruptions.js";
 import { StructuredOutput } from "./loop-output.js";
 import { StopPolicies } from "./loop-stop-policies.js";
 import { UserMessages } from "./loop-user-messages.js";
@@ -29,7 +30,7 @@ import { errorResult, type ToolResult } from "./tool-result.js";
 export interface FeatureOptions {
   onEvent: ToolLoopEventListener | undefined;
   onUserMessage: ToolLoopConfig["onUserMessage"];
-  approve: ToolApprover | undefined;
+  approve: ToolApprover | "interrupt" | undefined;
   onAsyncResult: ToolLoopConfig["onAsyncResult"];
   awaitAsyncMs: number | undefined;
   finalAnswer: boolean;
@@ -94,6 +95,8 @@ export class LoopFeatures implements FeatureRun {
   readonly limit: number;
   /** The run's progress listener: the caller's `onProgress`, and with `onEvent` its `tool-progress` events. */
   readonly onProgress: ProgressListener | undefined;
+  /** With `approve: "interrupt"`: the calls a turn leaves waiting for a decision. */
+  readonly interruptions: Interruptions | undefined;
   readonly #deliveries = new Deliveries();
   readonly #features: readonly LoopFeature[];
   readonly #events: LoopEvents | undefined;
@@ -113,7 +116,17 @@ export class LoopFeatures implements FeatureRun {
     const async = tracksAsync
       ? new AsyncResults({ ...options, userMessages, maxIterations, logger, maxResultBytes: context.maxResultBytes })
       : undefined;
-    const checkpoints = options.onCheckpoint && new Checkpoints(options.onCheckpoint, deliveries, async);
+    const interrupts = options.approve === "interrupt";
+    let interruptions: Interruptions | undefined;
+    const checkpoints =
+      options.onCheckpoint !== undefined || interrupts
+        ? new Checkpoints(options.onCheckpoint, deliveries, async, () => interruptions?.interrupting === true)
+        : undefined;
+    if (interrupts) {
+      const failed = () => deliveries.failed;
+      interruptions = new Interruptions(target, { events, checkpoints: checkpoints as Checkpoints, failed });
+    }
+    this.interruptions = interruptions;
     const policies =
       options.maxRepeatedFailures === undefined && options.maxResultChars === undefined
         ? undefined
@@ -123,6 +136,8 @@ export class LoopFeatures implements FeatureRun {
       policies, // first: the messages the other features deliver are cut
       // Before events (loop-end carries `output`) and the final answer (whose answer it checks too).
       options.output && new StructuredOutput(options.output, maxIterations, this.limit),
+      // Outside the events: a call left waiting emits no tool-call-start.
+      interruptions,
       events,
       // A call not started once a listener failed is not run (before its approval is asked).
       { wrapToolCall: (call, next) => (deliveries.failed ? this.#notRun(call, target) : next(call)) },
@@ -130,7 +145,7 @@ export class LoopFeatures implements FeatureRun {
       finalAnswer,
       async,
       checkpoints,
-      new ApprovalGate(options.approve, target),
+      new ApprovalGate(typeof options.approve === "function" ? options.approve : undefined, target),
       // Only the run of an approved call takes a slot of the turn's maxConcurrency bound.
       { wrapToolCall: (call, next) => (call.slot === undefined ? next(call) : call.slot(() => next(call))) },
       {
@@ -238,9 +253,13 @@ export class LoopFeatures implements FeatureRun {
     for (const feature of this.#features) {
       const called = feature.turnStop?.(iteration);
       if (called === undefined) continue;
+      // A turn that left calls waiting stops first: those calls need their answers.
+      if (stop?.reason === "interrupted") continue;
       stop = called;
       if (called.reason === "repeated_failure") saved ??= { reason: called.reason, content: called.content };
     }
+    // The resume of an interrupted checkpoint answers its waiting calls: the run did not stop there.
+    if (stop?.reason === "interrupted") saved = undefined;
     // response_handled is the loop's own check (it comes before these stops); the checkpoint says so.
     const ended = then(this.checkpoint(transcript, iteration, saved), () =>
       response === undefined ? undefined : this.#stepEnd(response, iteration),

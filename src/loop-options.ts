@@ -55,6 +55,20 @@ function optionalCount(where: string, option: string, value: unknown): number | 
   return value === undefined ? undefined : checkCount(where, option, value, 0);
 }
 
+/** Checks `approve`: a function, `"interrupt"`, or absent. */
+function checkApprove(where: string, approve: unknown): FeatureOptions["approve"] {
+  if (approve === undefined || approve === "interrupt" || typeof approve === "function") {
+    return approve as FeatureOptions["approve"];
+  }
+  // A string other than "interrupt" is a misspelt mode: name the one there is.
+  throw optionError(
+    where,
+    "approve",
+    typeof approve === "string" ? 'a function or "interrupt"' : "a function",
+    approve,
+  );
+}
+
 /** Checks the loop-control options; `undefined` when none is set (the loop then runs without features). */
 function checkFeatureOptions(config: ToolLoopConfig, where: string): FeatureOptions | undefined {
   const { onEvent, onUserMessage, approve, onAsyncResult, awaitAsync, finalAnswerOnMaxIterations } = config;
@@ -92,7 +106,7 @@ function checkFeatureOptions(config: ToolLoopConfig, where: string): FeatureOpti
   return {
     onEvent: checkFunction(where, "onEvent", onEvent),
     onUserMessage: checkFunction(where, "onUserMessage", onUserMessage),
-    approve: checkFunction(where, "approve", approve),
+    approve: checkApprove(where, approve),
     onAsyncResult: checkFunction(where, "onAsyncResult", onAsyncResult),
     awaitAsyncMs,
     finalAnswer: finalAnswerOnMaxIterations === true,

@@ -6,6 +6,7 @@ import { checkMessages } from "./loop-options.js";
 import type { InferOutput, OutputSchema } from "./output-schema.js";
 import type { Message, ToolCall } from "./provider.js";
 import { runFrom } from "./run-tool-loop.js";
+import type { ApprovalDecision } from "./tool-approval.js";
 import type { ToolLoopCheckpoint } from "./tool-loop-checkpoint.js";
 import type { ToolLoopConfig } from "./tool-loop-config.js";
 import type { ToolLoopContext } from "./tool-loop-context.js";
@@ -160,6 +161,27 @@ function readCheckpoint(checkpoint: unknown): { messages: Message[]; resume: Res
 }
 
 /**
+ * Checks `resumeToolLoop`'s decisions (untrusted: they may come from a request body): an object
+ * whose own keys are ids of the checkpoint's unanswered calls (`open`), each value `true`/`false` or
+ * `{ approved: boolean, reason?: string }`. Read into a `Map`, so that no key (`__proto__`) is
+ * looked up on a prototype.
+ */
+function readDecisions(decisions: unknown, open: readonly NormalizedToolCall[] | undefined): Map<string, unknown> {
+  if (!isPlainObject(decisions)) throw optionError(WHERE, "decisions", "an object", decisions);
+  const ids = new Set(open?.map(({ call }) => call.id));
+  const read = new Map<string, unknown>();
+  for (const [id, decision] of Object.entries(decisions)) {
+    if (!ids.has(id)) throw optionError(WHERE, "decisions", "keyed by the ids of the calls left waiting", id);
+    const { approved, reason = "" } = isPlainObject(decision) ? decision : { approved: decision };
+    if (typeof approved !== "boolean" || typeof reason !== "string") {
+      throw optionError(WHERE, `decisions[${quoteName(id)}]`, "true, false or { approved, reason? }", decision);
+    }
+    read.set(id, decision);
+  }
+  return read;
+}
+
+/**
  * Continues a run from a {@link ToolLoopCheckpoint} (one `onCheckpoint` saved, also after a round
  * trip through JSON): the calls of its last assistant message that have no answer run — never one
  * already answered — and the loop goes on as `runToolLoop` would; its `iterations` count toward
@@ -172,6 +194,14 @@ function readCheckpoint(checkpoint: unknown): { messages: Message[]; resume: Res
  * before it (or answers one twice), calls left without an answer before a later message, or a
  * `pendingAsync` entry naming no call reject with a `TypeError` that names the problem.
  *
+ * `decisions` answer the calls an interrupted run left waiting (`approve: "interrupt"`), by call
+ * id, before anything else is asked: an approved call runs, a denied one is answered
+ * `denied by the user: <reason>`; a waiting call without a decision goes to `config.approve` when
+ * it is a function, and is interrupted again otherwise (never run, never denied) — also when
+ * `config.approve` is not set. A decision for an id the checkpoint does not leave unanswered, or
+ * one that is not `true`, `false` or `{ approved, reason? }`, rejects with a `TypeError` before
+ * anything runs.
+ *
  * @example
  * ```ts
  * const config = { provider, tools: registry, maxIterations: 10, onCheckpoint: (c) => store.save(JSON.stringify(c)) };
@@ -183,12 +213,20 @@ export async function resumeToolLoop<Output extends OutputSchema = OutputSchema>
   config: ToolLoopConfig<Output>,
   checkpoint: ToolLoopCheckpoint,
   context: ToolLoopContext = {},
+  decisions?: Record<string, ApprovalDecision>,
 ): Promise<ToolLoopResult<InferOutput<Output>>> {
   const { messages, resume } = readCheckpoint(checkpoint);
+  let run: ToolLoopConfig = config;
+  if (decisions !== undefined) {
+    resume.decisions = readDecisions(decisions, resume.calls);
+    // Without an approver, the calls left without a decision wait again rather than being refused.
+    if (isPlainObject(config) && config.approve === undefined) run = { ...config, approve: "interrupt" };
+  }
   const reread = (changed: unknown) => {
     const { messages: read, resume: state } = readCheckpoint({ ...checkpoint, messages: changed });
+    if (resume.decisions !== undefined) state.decisions = resume.decisions;
     return { messages: read, state };
   };
-  const result = runFrom(WHERE, config, messages, context, { state: resume, reread });
+  const result = runFrom(WHERE, run, messages, context, { state: resume, reread });
   return result as Promise<ToolLoopResult<InferOutput<Output>>>;
 }

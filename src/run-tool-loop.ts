@@ -95,13 +95,16 @@ async function loop(
         const delivered = features?.callsMade(transcript, iteration);
         if (delivered !== undefined) await delivered;
       }
-      const results = inOrder(await answerCalls(run, calls, iteration));
+      let results = inOrder(await answerCalls(run, calls, iteration));
+      // Calls left waiting for a person's decision get no answer in this run (approve: "interrupt").
+      if (features?.interruptions !== undefined)
+        ({ calls, results } = features.interruptions.leaveOpen(calls, results));
       const stoppedAt = appendAnswers(run, calls, results);
       const stop =
         features === undefined
           ? undefined
           : await features.turnAnswered(transcript, calls, results, response, iteration, allHandled(results));
-      const ended = endTurn(run, calls, results, stoppedAt, stop, iteration);
+      const ended = endTurn(run, calls, results, stoppedAt, stop, iteration, response);
       if (ended !== undefined) return ended;
       calls = undefined;
     }
@@ -142,9 +145,11 @@ function allHandled(results: readonly ToolResult[]): boolean {
 }
 
 /**
- * Whether the run stops after the turn (its answers appended, the features told): a loop-breaking
- * tool that succeeded (`stoppedAt`, the first in call order), then every result having handled the
- * response, then what a feature called for (`stop`: repeated failures, the final turn).
+ * Whether the run stops after the turn (its answers appended, the features told): calls left
+ * waiting for a decision (`stop`: `"interrupted"`), then a loop-breaking tool that succeeded
+ * (`stoppedAt`, the first in call order; in a resumed turn, also one answered before), then every
+ * result having handled the response, then what a feature called for (`stop`: repeated failures,
+ * the final turn). `response` is `undefined` for a resumed turn.
  */
 function endTurn(
   run: LoopState,
@@ -153,8 +158,16 @@ function endTurn(
   stoppedAt: number,
   stop: Stop | undefined,
   iteration: number,
+  response: LLMResponse | undefined,
 ): ToolLoopResult | undefined {
   const { transcript, config } = run;
+  // Calls left waiting: the run stops before any other stop, so that a resume answers them.
+  if (stop?.reason === "interrupted") return run.result(stop.content, stop.reason);
+  // A resumed turn may have answers from before its interruption: the first loop-breaking call of them all.
+  if (stoppedAt < 0 && response === undefined) {
+    const stopped = stoppedTurn(transcript, config.tools, run.iterations);
+    if (stopped !== undefined) return run.withUsage(stopped);
+  }
   if (stoppedAt >= 0) {
     const { call } = calls[stoppedAt] as NormalizedToolCall;
     const result = results[stoppedAt] as ToolResult;

@@ -70,9 +70,15 @@ export interface ToolLoopConfig<Output extends OutputSchema = OutputSchema> {
    * waiting for approval holds no `maxConcurrency` slot); an
    * abort while waiting answers the call as aborted. Without it, such calls are refused. With it,
    * `tools` must have `get(name)` (a registry of another copy has): otherwise a `TypeError`.
+   *
+   * `"interrupt"`: nobody is asked during the run. The turn's other calls run, then the run
+   * resolves `stopReason: "interrupted"` with the waiting calls in `result.interruptions` and a
+   * JSON `result.checkpoint`; `resumeToolLoop(config, checkpoint, context, decisions)` answers
+   * them by call id (a call without a decision is interrupted again).
    */
   approve?:
     | ((request: ApprovalRequest, context: ToolContext) => ApprovalDecision | Promise<ApprovalDecision>)
+    | "interrupt"
     | undefined;
   /**
    * Receives what async tools report through their callback (`context.asyncCallback` or

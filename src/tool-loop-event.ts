@@ -6,7 +6,8 @@ import type { ToolResult } from "./tool-result.js";
 /**
  * What happens in a run of the loop, in order: `step-start`, the streamed deltas (`text-delta`,
  * `reasoning-delta`, per call `tool-input-start` then its `tool-input-delta`s), `message`
- * (the assistant's), per call `tool-call-start` … `tool-call-end` (ends may interleave across the
+ * (the assistant's), per call `tool-call-start` … `tool-call-end` (or `tool-approval-requested` for a
+ * call left waiting for a decision; ends may interleave across the
  * turn's parallel calls), one `message` per tool answer in call order, `step-end`; finally
  * `loop-end`. Replaying the `message` events onto the caller's messages gives `result.messages`.
  */
@@ -68,6 +69,21 @@ export type ToolLoopEvent =
       /** The call's id in the transcript. */
       toolCallId: string;
       /** The tool the model asked for (as sent; may be unknown). */
+      toolName: string;
+      /** The arguments as the model sent them. */
+      arguments: Record<string, unknown>;
+    }
+  | {
+      /**
+       * A call waits for a person's decision (`approve: "interrupt"`): it does not run in this run
+       * (no `tool-call-start` until it runs), and the run resolves `stopReason: "interrupted"`.
+       */
+      type: "tool-approval-requested";
+      /** Which provider call made it (1-based). */
+      iteration: number;
+      /** The call's id in the transcript: the key of its decision. */
+      toolCallId: string;
+      /** The tool the model asked for. */
       toolName: string;
       /** The arguments as the model sent them. */
       arguments: Record<string, unknown>;

@@ -1,4 +1,6 @@
 import type { Message, UsageInfo } from "./provider.js";
+import type { ToolInterruption } from "./tool-interruption.js";
+import type { ToolLoopCheckpoint } from "./tool-loop-checkpoint.js";
 
 /** Why the loop stopped. */
 export type StopReason =
@@ -6,7 +8,8 @@ export type StopReason =
   | "max_iterations"
   | "loop_breaking_tool"
   | "response_handled"
-  | "repeated_failure";
+  | "repeated_failure"
+  | "interrupted";
 
 /**
  * The outcome of `runToolLoop` (Go's `ToolLoopResult`, plus the transcript); `T` is the type of
@@ -14,7 +17,7 @@ export type StopReason =
  */
 export interface ToolLoopResult<T = unknown> {
   /**
-   * The final assistant text; `""` when the iteration cap was hit; with `"loop_breaking_tool"`, the
+   * The final assistant text; `""` when the iteration cap was hit or the run was interrupted; with `"loop_breaking_tool"`, the
    * result of the call that ended the loop (its `forUser`, or `forLLM` when that is empty).
    */
   content: string;
@@ -24,7 +27,8 @@ export interface ToolLoopResult<T = unknown> {
   messages: Message[];
   /**
    * `"completed"` when the model answered without tool calls, `"max_iterations"` at the cap,
-   * `"loop_breaking_tool"` after a turn in which a `loopBreaking` tool succeeded.
+   * `"loop_breaking_tool"` after a turn in which a `loopBreaking` tool succeeded, `"interrupted"`
+   * when calls wait for a person's decision (`approve: "interrupt"`).
    */
   stopReason: StopReason;
   /** The call that ended the loop; set with `stopReason: "loop_breaking_tool"` only. */
@@ -34,6 +38,17 @@ export interface ToolLoopResult<T = unknown> {
     /** The id of its call in the transcript. */
     toolCallId: string;
   };
+  /**
+   * With `stopReason: "interrupted"`: the calls waiting for a decision, in call order (the turn's
+   * other calls ran and are answered in `messages`).
+   */
+  interruptions?: ToolInterruption[];
+  /**
+   * With `stopReason: "interrupted"`: the run's state, plain JSON, its last assistant message with
+   * exactly the `interruptions` unanswered — pass it to `resumeToolLoop` with the decisions (also
+   * in another process). The same object `onCheckpoint` received last.
+   */
+  checkpoint?: ToolLoopCheckpoint;
   /** Token usage summed over the provider calls that reported it. */
   usage?: UsageInfo;
   /**

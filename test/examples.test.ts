@@ -58,6 +58,13 @@ const expectations: Record<string, RegExp[]> = {
     /saved 4 messages, the same as the result: true/,
     /completed after 2 model calls: The text has 4 words\./,
   ],
+  "approval-over-http.ts": [
+    /POST \/chat → needs-approval: delete_file\(draft\.md\), delete_file\(thesis\.pdf\)/,
+    /files still there: notes\.txt, draft\.md, thesis\.pdf/,
+    /POST \/approve with an unknown id → 400 TypeError: resumeToolLoop: decisions must be keyed by the ids of the calls left waiting, got "not-a-call"/,
+    /POST \/approve → done: I deleted draft\.md; you asked me to keep thesis\.pdf\./,
+    /files left: notes\.txt, thesis\.pdf/,
+  ],
   "approval.ts": [
     /approve delete_file\(draft\.md\)\? yes/,
     /approve delete_file\(thesis\.pdf\)\? no/,

@@ -13,6 +13,11 @@ export interface ResumeState {
   finished: boolean;
   /** The checkpoint's `pendingAsync`, carried into every later checkpoint. */
   pendingAsync: { toolCallId: string; toolName: string }[];
+  /**
+   * `resumeToolLoop`'s decisions, checked: call id → `ApprovalDecision`, each for a call of
+   * {@link calls}; applied before anything else asks. `undefined`: none given.
+   */
+  decisions?: ReadonlyMap<string, unknown>;
   /** The checkpoint's `stopped`: the run stopped after its last turn, so the resume does too. */
   stopped?: { reason: "response_handled" | "repeated_failure"; content: string };
 }
