@@ -84,7 +84,9 @@ export async function streamCases(
   };
   const ui = async () => {
     let chunks = 0;
-    const reader = toUIMessageStream(streamToolLoop({ provider, tools, maxIterations: 1 }, [...REQUEST.messages])).getReader();
+    const reader = toUIMessageStream(
+      streamToolLoop({ provider, tools, maxIterations: 1 }, [...REQUEST.messages]),
+    ).getReader();
     for (;;) {
       const { done } = await reader.read();
       if (done) return chunks;
