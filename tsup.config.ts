@@ -10,6 +10,7 @@ export default defineConfig({
     "builtin/index": "src/builtin/index.ts",
     "mcp/index": "src/mcp/index.ts",
     "bullmq/index": "src/bullmq/index.ts",
+    "restate/index": "src/restate/index.ts",
   },
   format: ["esm"],
   target: "node20",

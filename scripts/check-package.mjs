@@ -137,6 +137,7 @@ process.stdout.write("ok");
 const SUBPATH_PEERS = {
   "toolloop/mcp": ["@modelcontextprotocol/sdk"],
   "toolloop/bullmq": ["bullmq", "ioredis"],
+  "toolloop/restate": ["@restatedev/restate-sdk"],
 };
 const entries = Object.keys(manifest.exports)
   .filter((key) => key !== "./package.json")
