@@ -7,4 +7,9 @@
 export { durable } from "./durable.js";
 export { type DurableApprovalOptions, type DurableApprovalRequest, durableApproval } from "./durable-approval.js";
 export type { JournaledToolResult } from "./journaled-tool-result.js";
-export { type RestateAgent, type RestateAgentHandlers, type RestateAgentOptions, restateAgent } from "./restate-agent.js";
+export {
+  type RestateAgent,
+  type RestateAgentHandlers,
+  type RestateAgentOptions,
+  restateAgent,
+} from "./restate-agent.js";

@@ -75,11 +75,19 @@ export function restateAgent(options: RestateAgentOptions): RestateAgent {
       }
       const history = (await ctx.get<Message[]>(HISTORY)) ?? [];
       const base = typeof config === "function" ? config(ctx) : config;
-      const result = await runToolLoop(
-        { ...base, middleware: [...(base.middleware ?? []), durable(ctx)] },
-        [...history, { role: "user", content: message }],
-        { chatId: ctx.key },
-      );
+      let result: ToolLoopResult;
+      try {
+        result = await runToolLoop(
+          { ...base, middleware: [...(base.middleware ?? []), durable(ctx)] },
+          [...history, { role: "user", content: message }],
+          { chatId: ctx.key },
+        );
+      } catch (error) {
+        // A TypeError is a misconfiguration (the config, the stored history): every retry would
+        // fail the same way. Anything else (a provider that failed) Restate retries.
+        if (error instanceof TypeError) throw new restate.TerminalError(error.message, { errorCode: 500 });
+        throw error;
+      }
       ctx.set(HISTORY, result.messages);
       return result;
     },

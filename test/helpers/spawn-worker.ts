@@ -7,6 +7,7 @@ import { buildSync } from "esbuild";
 
 const workerScript = fileURLToPath(new URL("./tool-worker-process.ts", import.meta.url));
 const conversationScript = fileURLToPath(new URL("./conversation-process.ts", import.meta.url));
+const restateServiceScript = fileURLToPath(new URL("./restate-service-process.ts", import.meta.url));
 
 /** A message a child sends: tool-worker-process.ts ("ready", "started", "ran") or conversation-process.ts. */
 export interface WorkerMessage {
@@ -73,6 +74,18 @@ export function spawnConversation(settings: {
     CHECKPOINT_FILE: settings.checkpointFile,
     HANG_AT: settings.hangAt ?? "",
     SLOW_MS: String(settings.slowMs ?? 1000),
+  });
+}
+
+/**
+ * Forks test/helpers/restate-service-process.ts: a Restate service endpoint on `port` that logs
+ * its model calls, tool starts and approval requests to `logFile`; its `slow` tool sleeps `slowMs`.
+ */
+export function spawnRestateService(settings: { port: number; logFile: string; slowMs?: number }): WorkerProcess {
+  return spawnScript(restateServiceScript, {
+    SERVICE_PORT: String(settings.port),
+    LOG_FILE: settings.logFile,
+    SLOW_MS: String(settings.slowMs ?? 0),
   });
 }
 
