@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { restateAgent } from "../../src/restate/index.js";
 import { freePort } from "../helpers/redis-server.js";
 import { type RestateServer, startRestateServer } from "../helpers/restate-server.js";
 import { spawnRestateService, type WorkerProcess } from "../helpers/spawn-worker.js";
@@ -73,6 +74,18 @@ async function post(path: string, body: unknown): Promise<{ status: number; body
   return { status: response.status, body: parsed };
 }
 
+/** Rows of a SQL query on Restate's system tables, through the admin API. */
+async function query(sql: string): Promise<Record<string, unknown>[]> {
+  const response = await fetch(`${server.adminUrl}/query`, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json" },
+    body: JSON.stringify({ query: sql }),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`query failed: ${response.status} ${text}`);
+  return (JSON.parse(text) as { rows: Record<string, unknown>[] }).rows;
+}
+
 interface SendResult {
   content: string;
   stopReason: string;
@@ -99,6 +112,30 @@ afterAll(async () => {
   if (service !== undefined) await killService();
   await server?.dispose();
   rmSync(dir, { recursive: true, force: true });
+});
+
+describe("restateAgent options", () => {
+  it.each([
+    ["no options", undefined, /restateAgent: options must be an object/],
+    ["an empty name", { name: "", config: {} }, /restateAgent: name must be a non-empty string, got ""/],
+    [
+      "a config that is neither",
+      { name: "agent", config: 3 },
+      /restateAgent: config must be a ToolLoopConfig or a function/,
+    ],
+  ])("rejects %s with a TypeError", (_name, options, message) => {
+    expect(() => restateAgent(options as never)).toThrow(TypeError);
+    expect(() => restateAgent(options as never)).toThrow(message);
+  });
+
+  it("is a virtual object named as asked, with send and a shared history", () => {
+    const agent = restateAgent({ name: "helper", config: () => ({}) as never }) as unknown as {
+      name: string;
+      object: Record<string, unknown>;
+    };
+    expect(agent.name).toBe("helper");
+    expect(Object.keys(agent.object).sort()).toEqual(["history", "send"]);
+  });
 });
 
 describe("restateAgent on a real restate-server", () => {
@@ -172,6 +209,19 @@ describe("restateAgent on a real restate-server", () => {
       ["assistant", ""],
       ["tool", "slept"],
       ["assistant", "done k1"],
+    ]);
+    // The journal: each step named deterministically, a turn's calls in call order.
+    const rows = await query(
+      `SELECT j.index, j.entry_type, j.name FROM sys_journal j JOIN sys_invocation i ON j.id = i.id
+       WHERE i.target_service_name = 'agent' AND i.target_service_key = 'crash' ORDER BY j.index`,
+    );
+    expect(rows.filter((row) => row.entry_type === "Command: Run").map((row) => row.name)).toEqual([
+      "model 1",
+      "tool fast k1-0-0-a",
+      "tool fast k1-0-0-b",
+      "model 2",
+      "tool slow k1-0-1-s",
+      "model 3",
     ]);
   });
 
