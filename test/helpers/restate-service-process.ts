@@ -2,7 +2,8 @@
 // start it again). Its objects: `agent` (restateAgent with a scripted model) and `approvals` (the
 // same with durableApproval). Every model call, tool start and end, and approval request is
 // appended to LOG_FILE as a JSON line: the file outlives the process.
-import { appendFileSync } from "node:fs";
+import { appendFileSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import * as restate from "@restatedev/restate-sdk";
 import { z } from "zod";
 import { defineTool } from "../../src/define-tool.js";
@@ -128,4 +129,10 @@ restate
   .bind(agent)
   .bind(approvals)
   .listen(port)
-  .then(() => process.send?.({ pid: process.pid, type: "ready" }));
+  .then(() => process.send?.({ pid: process.pid, type: "ready", sdkVersion: sdkVersion() }));
+
+/** The version of the SDK this process loaded (RESTATE_SDK_DIR may bring another than the repository's). */
+function sdkVersion(): string {
+  const manifest = createRequire(import.meta.url).resolve("@restatedev/restate-sdk/package.json");
+  return (JSON.parse(readFileSync(manifest, "utf8")) as { version: string }).version;
+}

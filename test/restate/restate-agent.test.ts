@@ -27,10 +27,13 @@ let service: WorkerProcess;
 let servicePort: number;
 let dir: string;
 let logFile: string;
+/** The SDK version the service runs: the repository's 1.12.x, or RESTATE_SDK_DIR's. */
+let sdkVersion = "";
 
 async function startService(slowMs: number): Promise<void> {
   service = spawnRestateService({ port: servicePort, logFile, slowMs });
-  await service.waitFor((message) => message.type === "ready");
+  const ready = await service.waitFor((message) => message.type === "ready");
+  sdkVersion = String(ready.sdkVersion);
 }
 
 async function killService(): Promise<void> {
@@ -140,6 +143,7 @@ describe("restateAgent options", () => {
 
 describe("restateAgent on a real restate-server", () => {
   it("keys a conversation by the object key: send appends and runs, history reads it", async () => {
+    expect(sdkVersion).toMatch(process.env.RESTATE_SDK_DIR ? /^\d+\.\d+\.\d+/ : /^1\.12\./);
     const first = await send("agent", "solo", "chat:one");
     expect(first.content).toBe("echo one");
     expect(first.stopReason).toBe("completed");
