@@ -11,6 +11,7 @@ export default defineConfig({
     "mcp/index": "src/mcp/index.ts",
     "bullmq/index": "src/bullmq/index.ts",
     "otel/index": "src/otel/index.ts",
+    "restate/index": "src/restate/index.ts",
   },
   format: ["esm"],
   target: "node20",

@@ -138,6 +138,7 @@ const SUBPATH_PEERS = {
   "toolloop/mcp": ["@modelcontextprotocol/sdk"],
   "toolloop/bullmq": ["bullmq", "ioredis"],
   "toolloop/otel": ["@opentelemetry/api"],
+  "toolloop/restate": ["@restatedev/restate-sdk"],
 };
 const entries = Object.keys(manifest.exports)
   .filter((key) => key !== "./package.json")

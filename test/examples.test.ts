@@ -97,6 +97,12 @@ const expectations: Record<string, RegExp[]> = {
     /assistant Here it is: transcript of memo\.ogg: "hello from the worker"/,
     /completed after 3 model calls/,
   ],
+  "restate-agent.ts": [
+    /registered the service: HTTP 201/,
+    /approval requested: awakeable sign_1…/,
+    /send → Your order A-17 is refunded\. \(2 model calls\)/,
+    /user +Please refund order A-17\n +assistant +\n +tool +refunded A-17 \(idempotency key call_refund_1\)\n +assistant +Your order A-17 is refunded\./,
+  ],
   "guardrail-middleware.ts": [
     /run_command: ran: ls -la/,
     /run_command: error: refused by policy: the command matches \/\\brm\\b\//,

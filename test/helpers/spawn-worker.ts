@@ -1,12 +1,13 @@
 import { type ChildProcess, fork } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
-import { basename, join } from "node:path";
+import { basename, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildSync } from "esbuild";
 
 const workerScript = fileURLToPath(new URL("./tool-worker-process.ts", import.meta.url));
 const conversationScript = fileURLToPath(new URL("./conversation-process.ts", import.meta.url));
+const restateServiceScript = fileURLToPath(new URL("./restate-service-process.ts", import.meta.url));
 
 /** A message a child sends: tool-worker-process.ts ("ready", "started", "ran") or conversation-process.ts. */
 export interface WorkerMessage {
@@ -76,6 +77,25 @@ export function spawnConversation(settings: {
   });
 }
 
+/**
+ * Forks test/helpers/restate-service-process.ts: a Restate service endpoint on `port` that logs
+ * its model calls, tool starts and approval requests to `logFile`; its `slow` tool sleeps `slowMs`.
+ */
+export function spawnRestateService(settings: { port: number; logFile: string; slowMs?: number }): WorkerProcess {
+  // RESTATE_SDK_DIR: a folder with another @restatedev/restate-sdk in its node_modules (the newest,
+  // on Node 22): the bundle is written there, so that its import of the SDK resolves to that one.
+  const sdkDir = process.env.RESTATE_SDK_DIR;
+  return spawnScript(
+    restateServiceScript,
+    {
+      SERVICE_PORT: String(settings.port),
+      LOG_FILE: settings.logFile,
+      SLOW_MS: String(settings.slowMs ?? 0),
+    },
+    sdkDir === undefined || sdkDir === "" ? undefined : resolve(root, sdkDir),
+  );
+}
+
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const bundles = new Map<string, string>();
 
@@ -86,7 +106,7 @@ const bundles = new Map<string, string>();
  * process, named by its content: test files running at once share it (written to a file of their
  * own, then renamed), and a later run reuses it while the sources are unchanged.
  */
-function bundled(script: string): string {
+function bundled(script: string, into = join(root, ".tmp", "test-processes")): string {
   const done = bundles.get(script);
   if (done !== undefined) return done;
   const built = buildSync({
@@ -102,7 +122,7 @@ function bundled(script: string): string {
   });
   const code = built.outputFiles[0]?.contents;
   if (code === undefined) throw new Error(`esbuild made nothing of ${script}`);
-  const dir = join(root, ".tmp", "test-processes");
+  const dir = into;
   mkdirSync(dir, { recursive: true });
   const hash = createHash("sha256").update(code).digest("hex").slice(0, 16);
   const file = join(dir, `${basename(script, ".ts")}-${hash}.mjs`);
@@ -115,8 +135,8 @@ function bundled(script: string): string {
   return file;
 }
 
-function spawnScript(script: string, env: Record<string, string>): WorkerProcess {
-  const child = fork(bundled(script), [], {
+function spawnScript(script: string, env: Record<string, string>, bundleDir?: string): WorkerProcess {
+  const child = fork(bundled(script, bundleDir), [], {
     execArgv: [],
     stdio: ["ignore", "ignore", "ignore", "ipc"],
     env: { ...process.env, ...env },
