@@ -269,7 +269,7 @@ describe("Gemini chatStream failures (real client over 127.0.0.1)", () => {
   it("a malformed chunk is an InvalidProviderResponseError", async () => {
     const raw = `${sseText([{ data: textChunk([{ text: "It is " }]) }])}data: {not json}\n\n`;
     const { provider } = await replay([{ raw, contentType: "text/event-stream" }]);
-    await expectUnreadable(collectStream(streamOf(provider)), PROVIDER, /could not be read to its end/);
+    await expectUnreadable(collectStream(streamOf(provider)), PROVIDER, /the stream sent an event that is not JSON/);
   });
 
   it.each([
