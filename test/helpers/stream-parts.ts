@@ -1,6 +1,15 @@
 import { expect } from "vitest";
 import { TextParts } from "../../src/adapters/shared/stream.js";
-import type { LLMResponse, LLMStreamPart } from "../../src/index.js";
+import {
+  type LLMResponse,
+  type LLMStreamPart,
+  type Message,
+  streamToolLoop,
+  type ToolLoopConfig,
+  type ToolLoopEvent,
+  type ToolLoopMiddleware,
+  type ToolLoopResult,
+} from "../../src/index.js";
 
 /** What a `chatStream` yielded, split up. */
 export interface CollectedStream {
@@ -118,4 +127,33 @@ export function checkToolInputs({ toolInputs, response }: CollectedStream): stri
     expect(parse(input)).toEqual(typeof raw === "string" ? parse(raw) : raw);
     return input;
   });
+}
+
+/** What {@link streamedRun} collected. */
+export interface StreamedRun {
+  /** Every event of the run, in order. */
+  events: ToolLoopEvent[];
+  /** The run's result. */
+  result: ToolLoopResult;
+  /** `ModelCallRequest.providerName` of each model call, as a middleware saw it. */
+  providerNames: Array<string | undefined>;
+}
+
+/**
+ * Runs `streamToolLoop` with `config` to its end, every event taken, with a middleware (added
+ * outermost) that records each model call's `providerName`.
+ */
+export async function streamedRun(config: ToolLoopConfig, messages: Message[]): Promise<StreamedRun> {
+  const providerNames: Array<string | undefined> = [];
+  const spy: ToolLoopMiddleware = {
+    name: "spy",
+    wrapModelCall: (request, next) => {
+      providerNames.push(request.providerName);
+      return next(request);
+    },
+  };
+  const run = streamToolLoop({ ...config, middleware: [spy, ...(config.middleware ?? [])] }, messages);
+  const events: ToolLoopEvent[] = [];
+  for await (const event of run) events.push(event);
+  return { events, result: await run.result, providerNames };
 }

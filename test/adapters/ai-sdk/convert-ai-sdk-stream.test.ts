@@ -15,7 +15,7 @@ import {
 } from "../../../src/index.js";
 import { registryOf, useReplayServers } from "../../helpers/adapter-fixtures.js";
 import { readSampleText, sseResponse, sseSample } from "../../helpers/replay-server.js";
-import { collectStream, countTextAssembly } from "../../helpers/stream-parts.js";
+import { checkToolInputs, collectStream, countTextAssembly } from "../../helpers/stream-parts.js";
 
 type Json = Record<string, unknown>;
 const startServer = useReplayServers();
@@ -107,7 +107,8 @@ describe("chatStream with ai@6 and @ai-sdk/openai@3 on a recorded stream", () =>
     const provider = createAISDKProvider({ model });
 
     const whole = await provider.chat(user, tools, "", {});
-    const { toolInputs, response } = await collectStream(streamOf(provider));
+    const collected = await collectStream(streamOf(provider));
+    const { toolInputs, response } = collected;
 
     expect(response).toEqual(whole);
     expect(response.finishReason).toBe("tool_calls");
@@ -125,11 +126,7 @@ describe("chatStream with ai@6 and @ai-sdk/openai@3 on a recorded stream", () =>
     ]);
     // Each call's input streamed under the id its final call carries; the pieces joined parse to its arguments.
     expect([...toolInputs.keys()]).toEqual(response.toolCalls.map((call) => call.id));
-    for (const call of response.toolCalls) {
-      const input = toolInputs.get(call.id as string);
-      expect(input?.toolName).toBe(call.name);
-      expect(JSON.parse(input?.input ?? "")).toEqual(JSON.parse(call.arguments as string));
-    }
+    checkToolInputs(collected);
     // The same request, streamed.
     expect(server.requests[1]?.body).toMatchObject({ stream: true, model: "gpt-4o" });
     expect(provider.providerName).toBe("openai");

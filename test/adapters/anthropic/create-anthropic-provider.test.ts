@@ -39,6 +39,7 @@ import {
   sseResponse,
   sseSample,
 } from "../../helpers/replay-server.js";
+import { streamedRun } from "../../helpers/stream-parts.js";
 
 type Json = Record<string, unknown>;
 type WireMessage = { role: string; content: string | Json[] };
@@ -539,27 +540,10 @@ describe("createAnthropicProvider: thinking, tool input and providerName through
       parameters: z.object({ location: z.string(), units: z.string() }),
       execute,
     });
-    const providerNames: Array<string | undefined> = [];
-    const run = streamToolLoop(
-      {
-        provider: createAnthropicProvider({ client }),
-        tools: registryOf(tool),
-        maxIterations: 3,
-        middleware: [
-          {
-            name: "spy",
-            wrapModelCall: (request, next) => {
-              providerNames.push(request.providerName);
-              return next(request);
-            },
-          },
-        ],
-      },
+    const { events, result, providerNames } = await streamedRun(
+      { provider: createAnthropicProvider({ client }), tools: registryOf(tool), maxIterations: 3 },
       [{ role: "user", content: "Weather in San Francisco?" }],
     );
-    const events: ToolLoopEvent[] = [];
-    for await (const event of run) events.push(event);
-    const result = await run.result;
 
     const id = "toolu_01TJoxvFknVdnV9XpWFPaRmY";
     const types = events.map((event) => event.type);

@@ -35,6 +35,7 @@ import {
   sseResponse,
   sseSample,
 } from "../../helpers/replay-server.js";
+import { streamedRun } from "../../helpers/stream-parts.js";
 
 type Json = Record<string, unknown>;
 type WireToolCall = { id: string; type: "function"; function: { name: string; arguments: string } };
@@ -700,27 +701,10 @@ describe("createOpenAIChatProvider: tool input, reasoning and providerName throu
       parameters: z.object({ city: z.string() }),
       execute: () => "sunny",
     });
-    const providerNames: Array<string | undefined> = [];
-    const run = streamToolLoop(
-      {
-        provider: createOpenAIChatProvider({ client }),
-        tools: registryOf(tool),
-        maxIterations: 3,
-        middleware: [
-          {
-            name: "spy",
-            wrapModelCall: (request, next) => {
-              providerNames.push(request.providerName);
-              return next(request);
-            },
-          },
-        ],
-      },
+    const { events, providerNames } = await streamedRun(
+      { provider: createOpenAIChatProvider({ client }), tools: registryOf(tool), maxIterations: 3 },
       [{ role: "user", content: "Weather in NYC?" }],
     );
-    const events: ToolLoopEvent[] = [];
-    for await (const event of run) events.push(event);
-    await run.result;
 
     const id = "call_4XzlGBLtUe9dy3GVNV4jhq7h";
     const types = events.map((event) => event.type);

@@ -35,6 +35,7 @@ import {
   sseResponse,
   sseSample,
 } from "../../helpers/replay-server.js";
+import { streamedRun } from "../../helpers/stream-parts.js";
 
 type Json = Record<string, unknown>;
 type WireRequest = Json & { model: string; input: Json[]; tools?: Json[] };
@@ -557,27 +558,10 @@ describe("createOpenAIResponsesProvider: reasoning, tool input and providerName 
       parameters: z.object({ a: z.number(), b: z.number(), op: z.string() }),
       execute,
     });
-    const providerNames: Array<string | undefined> = [];
-    const run = streamToolLoop(
-      {
-        provider: createOpenAIResponsesProvider({ client }),
-        tools: registryOf(tool),
-        maxIterations: 3,
-        middleware: [
-          {
-            name: "spy",
-            wrapModelCall: (request, next) => {
-              providerNames.push(request.providerName);
-              return next(request);
-            },
-          },
-        ],
-      },
+    const { events, result, providerNames } = await streamedRun(
+      { provider: createOpenAIResponsesProvider({ client }), tools: registryOf(tool), maxIterations: 3 },
       [{ role: "user", content: "(12 + 7)?" }],
     );
-    const events: ToolLoopEvent[] = [];
-    for await (const item of run) events.push(item);
-    const result = await run.result;
 
     const id = "call_AB6AaRZ1FYZB2RwS6A5vbdqn";
     const types = events.map((item) => item.type);
