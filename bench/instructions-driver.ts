@@ -9,9 +9,12 @@
  * minimal case with `tracing()` and the no-op tracer),
  * `realistic K=<k>`, `realistic K=<k> -<part> -<part>…` leaving parts out (`adapter`, `signal`,
  * `timeout`, `logger`), or `realistic K=<k> only-<part>+<part>…`: the minimal case plus those parts.
+ * Workload 8's cases count per stream: `stream client ×<n>`, `stream streamToolLoop ×<n>` and
+ * `stream toUIMessageStream ×<n>` (stream-cases.ts; ×1 is the stream as recorded).
  */
 import { LOOP_STEPS } from "./constants.js";
-import { Counter, echoScript, echoTool, verified } from "./scenario.js";
+import { Counter, echoScript, echoTool, type LoopCase, verified } from "./scenario.js";
+import { streamCases } from "./stream-cases.js";
 import {
   ALL_PARTS,
   byHandCase,
@@ -66,8 +69,34 @@ export function parseCase(name: string): {
   return { callsPerStep: Number(k), parts, events: false, middleware: false, tracing: false, hand: false };
 }
 
+/** A case of workload 8 (`stream <case> ×<n>`), or undefined for a loop case. */
+async function streamCase(name: string): Promise<LoopCase | undefined> {
+  const match = /^stream (\w+) ×(\d+)$/.exec(name);
+  if (match === null) return undefined;
+  const [, which = "", times] = match;
+  const { cases } = await streamCases(Number(times));
+  const run = cases[which];
+  if (run === undefined) throw new TypeError(`unknown stream case ${JSON.stringify(which)}`);
+  return { run: async () => ({ text: String(await run()), result: undefined }) };
+}
+
 async function main(): Promise<void> {
   const [name = "", countText = "0"] = process.argv.slice(2);
+  const loop = (await streamCase(name)) ?? (await loopCase(name));
+  for (let index = 0; index < WARMUP; index++) await loop.run();
+  // A full collection before and after the counted runs (node --expose-gc), so that whether a major
+  // collection falls inside them does not depend on the case: it moved counts by up to ±20 %.
+  collect();
+  // That collection drops the optimized code of the whole loop ("weak objects"): warm up again, or
+  // the counted runs pay for compiling it all again (TurboFan was ~80 % of a minimal loop's count).
+  for (let index = 0; index < WARMUP; index++) await loop.run();
+  const count = Number(countText);
+  for (let index = 0; index < count; index++) await loop.run();
+  collect();
+}
+
+/** A loop case, checked once. */
+async function loopCase(name: string): Promise<LoopCase> {
   const { callsPerStep, parts, events, middleware, tracing, hand } = parseCase(name);
   const counter = new Counter();
   const script = echoScript(LOOP_STEPS, callsPerStep);
@@ -79,16 +108,7 @@ async function main(): Promise<void> {
       ? toolloopCase(script, tools, { events, middleware, tracing })
       : realisticToolloopCase(script, tools, parts);
   await verified(name, loop, counter, LOOP_STEPS * callsPerStep);
-  for (let index = 0; index < WARMUP; index++) await loop.run();
-  // A full collection before and after the counted runs (node --expose-gc), so that whether a major
-  // collection falls inside them does not depend on the case: it moved counts by up to ±20 %.
-  collect();
-  // That collection drops the optimized code of the whole loop ("weak objects"): warm up again, or
-  // the counted runs pay for compiling it all again (TurboFan was ~80 % of a minimal loop's count).
-  for (let index = 0; index < WARMUP; index++) await loop.run();
-  const count = Number(countText);
-  for (let index = 0; index < count; index++) await loop.run();
-  collect();
+  return loop;
 }
 
 await main();

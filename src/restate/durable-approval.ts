@@ -30,7 +30,7 @@ const WHERE = "durableApproval";
  * An approver (`ToolLoopConfig.approve`) that turns each approval into a Restate awakeable: the
  * run waits, journaled, until someone resolves it — the service process holds nothing meanwhile
  * and may be restarted or redeployed. The approvals a turn asks for are awaited together (one
- * `RestatePromise.all`), so a replay sees their decisions in the same order.
+ * `RestatePromise.allSettled`), so a replay sees their decisions in the same order.
  *
  * @example
  * ```ts

@@ -10,7 +10,7 @@ import { fromJournal, type JournaledToolResult, toJournal } from "./journaled-to
  * (`ctx.run`), so that a run Restate retries (a crash, a restart, a deploy) replays what it
  * already did instead of doing it again: the provider is not asked again, a tool that finished does
  * not run again. Steps are named `model <iteration>` and `tool <name> <call id>`; a turn's calls
- * stay parallel and are awaited through one `RestatePromise.all`, started in the order the loop
+ * stay parallel and are awaited through one `RestatePromise.allSettled`, started in the order the loop
  * starts them. A journaled tool result comes back as a real `ToolResult` (its `err` an `Error` with
  * the original message only). Put it last in `middleware` (innermost), so that what the other
  * middleware do around a step runs again on replay and what is journaled is the step itself;

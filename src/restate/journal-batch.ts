@@ -9,7 +9,8 @@ interface Entry {
 
 /**
  * Journaled steps that arrive together, started in arrival order and awaited through one
- * `RestatePromise.all`. The loop starts a turn's calls concurrently, each in its own
+ * `RestatePromise.allSettled` (each entry then gets its own steps' values, or its own first
+ * failure: one call's failed step never fails the calls beside it). The loop starts a turn's calls concurrently, each in its own
  * `wrapToolCall`: a step started as each call arrives, awaited on its own, would reach the journal
  * in an order set by timing, and Restate's SDK rejects two journaled promises awaited separately at
  * once. Entries that arrive before the event loop's next check phase (`setImmediate`) form one
@@ -49,13 +50,18 @@ export class JournalBatch {
       for (const entry of entries) entry.reject(error);
       return;
     }
-    RestatePromise.all(steps).then(
-      (values) => {
+    RestatePromise.allSettled(steps).then(
+      (outcomes) => {
         let at = 0;
         entries.forEach((entry, index) => {
           const count = counts[index] ?? 0;
-          entry.resolve(values.slice(at, at + count));
+          const mine = outcomes.slice(at, at + count);
           at += count;
+          // An entry fails with its own first failed step: a sibling's failure is not its own.
+          const failed = mine.find((outcome) => outcome.status === "rejected");
+          if (failed === undefined)
+            entry.resolve(mine.map((outcome) => (outcome as PromiseFulfilledResult<unknown>).value));
+          else entry.reject(failed.reason);
         });
       },
       (error: unknown) => {

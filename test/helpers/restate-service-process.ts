@@ -1,6 +1,7 @@
 // A Restate service endpoint in a child process (test/restate/*.test.ts start it, SIGKILL it and
 // start it again). Its objects: `agent` (restateAgent with a scripted model) and `approvals` (the
-// same with durableApproval). Every model call, tool start and end, and approval request is
+// same with durableApproval); its service `plain` runs the loop with `durable(ctx)` by hand, inside
+// a middleware that logs each model call it sees (`outer`). Every model call, tool start and end, and approval request is
 // appended to LOG_FILE as a JSON line: the file outlives the process.
 import { appendFileSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -8,7 +9,8 @@ import * as restate from "@restatedev/restate-sdk";
 import { z } from "zod";
 import { defineTool } from "../../src/define-tool.js";
 import type { LLMProvider, LLMResponse, Message, ProviderToolCall } from "../../src/provider.js";
-import { durableApproval, restateAgent } from "../../src/restate/index.js";
+import { durable, durableApproval, restateAgent } from "../../src/restate/index.js";
+import { runToolLoop } from "../../src/run-tool-loop.js";
 import { ToolRegistry } from "../../src/tool-registry.js";
 
 const logFile = process.env.LOG_FILE ?? "";
@@ -31,7 +33,7 @@ const call = (id: string, name: string, args: Record<string, unknown> = {}): Pro
  * The model's answers follow the last user message (`<script>:<tag>`) and how many assistant
  * messages came after it: `crash` → two fast calls at once, then a slow one, then `done <tag>`;
  * `approve` → a `deploy` call that needs approval, then its result quoted; `chat` → an `echo` call,
- * then `echo <tag>`.
+ * then `echo <tag>`; `boom` → a `boom` call (its tool throws), then its result quoted.
  */
 const provider: LLMProvider = {
   getDefaultModel: () => "scripted",
@@ -57,6 +59,10 @@ const provider: LLMProvider = {
     if (script === "approve") {
       if (step === 0) return tools([call(`${id}-d`, "deploy", { target: tag })]);
       return answer(`deploy: ${lastTool}`);
+    }
+    if (script === "boom") {
+      if (step === 0) return tools([call(`${id}-b`, "boom")]);
+      return answer(`boom: ${lastTool}`);
     }
     if (step === 0) return tools([call(`${id}-e`, "echo", { text: tag })]);
     return answer(`echo ${lastTool}`);
@@ -108,6 +114,18 @@ registry.register(
   }),
 );
 
+registry.register(
+  defineTool({
+    name: "boom",
+    description: "throws",
+    parameters: z.object({}),
+    execute: (_args, context) => {
+      log({ kind: "tool", name: "boom", id: context.toolCallId, phase: "start" });
+      throw new Error("kaboom");
+    },
+  }),
+);
+
 // Restate's default retry policy backs off to a minute: a restarted service continues within seconds.
 const options = { retryPolicy: { initialInterval: 100, maxInterval: 500 } };
 const agent = restateAgent({ name: "agent", config: { provider, tools: registry, maxIterations: 5 }, options });
@@ -124,10 +142,40 @@ const approvals = restateAgent({
   options,
 });
 
+const plain = restate.service({
+  name: "plain",
+  handlers: {
+    run: async (ctx: restate.Context, prompt: string) => {
+      const result = await runToolLoop(
+        {
+          provider,
+          tools: registry,
+          maxIterations: 5,
+          middleware: [
+            {
+              name: "outer",
+              wrapModelCall(request, next) {
+                log({ kind: "outer", tag: prompt.split(":")[1], step: request.iteration });
+                return next(request);
+              },
+            },
+            durable(ctx),
+          ],
+        },
+        [{ role: "user", content: prompt }],
+      );
+      const { content, stopReason, iterations, messages } = result;
+      return { content, stopReason, iterations, messages };
+    },
+  },
+  options,
+});
+
 restate
   .endpoint()
   .bind(agent)
   .bind(approvals)
+  .bind(plain)
   .listen(port)
   .then(() => process.send?.({ pid: process.pid, type: "ready", sdkVersion: sdkVersion() }));
 

@@ -1,120 +1,21 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { restateAgent } from "../../src/restate/index.js";
-import { freePort } from "../helpers/redis-server.js";
-import { type RestateServer, startRestateServer } from "../helpers/restate-server.js";
-import { spawnRestateService, type WorkerProcess } from "../helpers/spawn-worker.js";
+import { type RestateTestbed, type SendResult, startRestateTestbed } from "../helpers/restate-testbed.js";
 
-// The real engine: restate-server from the npm registry, the service endpoint a child process
-// (test/helpers/restate-service-process.ts) registered through the admin API, every call through
-// the ingress. The service's retry policy (100 ms, at most 500 ms) lets a restarted one continue
-// within seconds.
+// The real engine (test/helpers/restate-testbed.ts): restate-server, and the service process's
+// `agent` and `approvals` objects.
 
-interface LogEntry {
-  pid: number;
-  kind: "model" | "tool" | "request";
-  tag?: string;
-  step?: number;
-  name?: string;
-  id?: string;
-  awakeableId?: string;
-}
+let bed: RestateTestbed;
 
-let server: RestateServer;
-let service: WorkerProcess;
-let servicePort: number;
-let dir: string;
-let logFile: string;
-/** The SDK version the service runs: the repository's 1.12.x, or RESTATE_SDK_DIR's. */
-let sdkVersion = "";
-
-async function startService(slowMs: number): Promise<void> {
-  service = spawnRestateService({ port: servicePort, logFile, slowMs });
-  const ready = await service.waitFor((message) => message.type === "ready");
-  sdkVersion = String(ready.sdkVersion);
-}
-
-async function killService(): Promise<void> {
-  const { child, exited } = service;
-  if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
-  await exited;
-}
-
-function readLog(): LogEntry[] {
-  if (!existsSync(logFile)) return [];
-  return readFileSync(logFile, "utf8")
-    .split("\n")
-    .filter((line) => line !== "")
-    .map((line) => JSON.parse(line) as LogEntry);
-}
-
-// A safety net, generous: the machine may be loaded.
-async function waitForLog(predicate: (entry: LogEntry) => boolean, timeoutMs = 60_000): Promise<LogEntry> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = readLog().find(predicate);
-    if (found !== undefined) return found;
-    if (Date.now() > deadline) throw new Error("no matching log entry");
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-async function post(path: string, body: unknown): Promise<{ status: number; body: unknown }> {
-  const response = await fetch(`${server.ingressUrl}${path}`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  const text = await response.text();
-  let parsed: unknown = text;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    // not JSON: an error text
-  }
-  return { status: response.status, body: parsed };
-}
-
-/** Rows of a SQL query on Restate's system tables, through the admin API. */
-async function query(sql: string): Promise<Record<string, unknown>[]> {
-  const response = await fetch(`${server.adminUrl}/query`, {
-    method: "POST",
-    headers: { "content-type": "application/json", accept: "application/json" },
-    body: JSON.stringify({ query: sql }),
-  });
-  const text = await response.text();
-  if (!response.ok) throw new Error(`query failed: ${response.status} ${text}`);
-  return (JSON.parse(text) as { rows: Record<string, unknown>[] }).rows;
-}
-
-interface SendResult {
-  content: string;
-  stopReason: string;
-  iterations: number;
-  messages: { role: string; content: unknown }[];
-}
-
-async function send(object: string, key: string, message: unknown): Promise<SendResult> {
-  const { status, body } = await post(`/${object}/${key}/send`, message);
-  if (status !== 200) throw new Error(`send ${object}/${key}: ${status} ${JSON.stringify(body)}`);
-  return body as SendResult;
-}
+const send = (object: string, key: string, message: unknown): Promise<SendResult> =>
+  bed.send(`/${object}/${key}/send`, message);
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "toolloop-restate-test-"));
-  logFile = join(dir, "calls.log");
-  servicePort = await freePort();
-  server = await startRestateServer();
-  await startService(0);
-  await server.register(`http://127.0.0.1:${servicePort}`);
+  bed = await startRestateTestbed();
 });
 
 afterAll(async () => {
-  if (service !== undefined) await killService();
-  await server?.dispose();
-  rmSync(dir, { recursive: true, force: true });
+  await bed?.dispose();
 });
 
 describe("restateAgent options", () => {
@@ -143,13 +44,13 @@ describe("restateAgent options", () => {
 
 describe("restateAgent on a real restate-server", () => {
   it("keys a conversation by the object key: send appends and runs, history reads it", async () => {
-    expect(sdkVersion).toMatch(process.env.RESTATE_SDK_DIR ? /^\d+\.\d+\.\d+/ : /^1\.12\./);
+    expect(bed.sdkVersion).toMatch(process.env.RESTATE_SDK_DIR ? /^\d+\.\d+\.\d+/ : /^1\.12\./);
     const first = await send("agent", "solo", "chat:one");
     expect(first.content).toBe("echo one");
     expect(first.stopReason).toBe("completed");
     const second = await send("agent", "solo", "chat:two");
     expect(second.content).toBe("echo two");
-    const { status, body } = await post("/agent/solo/history", null);
+    const { status, body } = await bed.post("/agent/solo/history", null);
     expect(status).toBe(200);
     const history = body as SendResult["messages"];
     expect(history.map((message) => message.role)).toEqual([
@@ -166,7 +67,7 @@ describe("restateAgent on a real restate-server", () => {
       "chat:one",
       "chat:two",
     ]);
-    expect((await post("/agent/nobody/history", null)).body).toEqual([]);
+    expect((await bed.post("/agent/nobody/history", null)).body).toEqual([]);
   });
 
   it.each([
@@ -174,7 +75,7 @@ describe("restateAgent on a real restate-server", () => {
     ["an object", { text: "hi" }],
     ["null", null],
   ])("answers a message that is %s with HTTP 400 (a TerminalError), never retried", async (_name, message) => {
-    const { status, body } = await post("/agent/bad-input/send", message);
+    const { status, body } = await bed.post("/agent/bad-input/send", message);
     expect(status).toBe(400);
     expect(JSON.stringify(body)).toContain("send takes the user's message as a string");
     // Nothing ran and nothing was stored: the next message is the conversation's first.
@@ -185,16 +86,16 @@ describe("restateAgent on a real restate-server", () => {
   });
 
   it("continues a run SIGKILLed while a tool sleeps: journaled model and tool calls never run again", async () => {
-    await killService();
-    await startService(600_000);
+    await bed.killService();
+    await bed.startService(600_000);
     const pending = send("agent", "crash", "crash:k1");
-    const slow = await waitForLog((entry) => entry.kind === "tool" && entry.name === "slow");
-    await killService();
-    await startService(0);
+    const slow = await bed.waitForLog((entry) => entry.kind === "tool" && entry.name === "slow");
+    await bed.killService();
+    await bed.startService(0);
     const result = await pending;
     expect(result.content).toBe("done k1");
     expect(result.iterations).toBe(3);
-    const entries = readLog();
+    const entries = bed.readLog();
     const models = entries.filter((entry) => entry.kind === "model" && entry.tag === "k1");
     // Each of the three model calls once: the two before the kill replayed from the journal.
     expect(models.map((entry) => entry.step)).toEqual([0, 1, 2]);
@@ -215,7 +116,7 @@ describe("restateAgent on a real restate-server", () => {
       ["assistant", "done k1"],
     ]);
     // The journal: each step named deterministically, a turn's calls in call order.
-    const rows = await query(
+    const rows = await bed.query(
       `SELECT j.index, j.entry_type, j.name FROM sys_journal j JOIN sys_invocation i ON j.id = i.id
        WHERE i.target_service_name = 'agent' AND i.target_service_key = 'crash' ORDER BY j.index`,
     );
@@ -231,14 +132,14 @@ describe("restateAgent on a real restate-server", () => {
 
   it("keeps an approval pending across a service restart; resolved over HTTP, the tool runs once", async () => {
     const pending = send("approvals", "deployer", "approve:prod");
-    const request = await waitForLog((entry) => entry.kind === "request" && entry.id?.startsWith("prod-") === true);
-    await killService();
-    await startService(0);
-    const resolved = await post(`/restate/awakeables/${request.awakeableId}/resolve`, { approved: true });
+    const request = await bed.waitForLog((entry) => entry.kind === "request" && entry.id?.startsWith("prod-") === true);
+    await bed.killService();
+    await bed.startService(0);
+    const resolved = await bed.post(`/restate/awakeables/${request.awakeableId}/resolve`, { approved: true });
     expect(resolved.status).toBeLessThan(300);
     const result = await pending;
     expect(result.content).toBe("deploy: deployed prod");
-    const entries = readLog();
+    const entries = bed.readLog();
     expect(entries.filter((entry) => entry.kind === "request" && entry.id === request.id)).toHaveLength(1);
     expect(
       entries.filter((entry) => entry.kind === "tool" && entry.name === "deploy" && entry.id === request.id),
@@ -247,11 +148,13 @@ describe("restateAgent on a real restate-server", () => {
 
   it("a denial through the awakeable reaches the model as `denied by the user: <reason>`; the tool never runs", async () => {
     const pending = send("approvals", "denied", "approve:staging");
-    const request = await waitForLog((entry) => entry.kind === "request" && entry.id?.startsWith("staging-") === true);
-    await post(`/restate/awakeables/${request.awakeableId}/resolve`, { approved: false, reason: "freeze" });
+    const request = await bed.waitForLog(
+      (entry) => entry.kind === "request" && entry.id?.startsWith("staging-") === true,
+    );
+    await bed.post(`/restate/awakeables/${request.awakeableId}/resolve`, { approved: false, reason: "freeze" });
     const result = await pending;
     expect(result.content).toBe("deploy: denied by the user: freeze");
-    expect(readLog().some((entry) => entry.kind === "tool" && entry.id === request.id)).toBe(false);
+    expect(bed.readLog().some((entry) => entry.kind === "tool" && entry.id === request.id)).toBe(false);
   });
 
   it("runs 50 conversations × 3 turns on one object: every history complete and in order", async () => {
@@ -265,7 +168,7 @@ describe("restateAgent on a real restate-server", () => {
       }),
     );
     for (const key of keys) {
-      const history = (await post(`/agent/${key}/history`, null)).body as SendResult["messages"];
+      const history = (await bed.post(`/agent/${key}/history`, null)).body as SendResult["messages"];
       expect(history).toHaveLength(12);
       expect(history.filter((message) => message.role === "user").map((message) => message.content)).toEqual([
         `chat:${key}.1`,
