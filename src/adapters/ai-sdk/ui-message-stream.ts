@@ -62,6 +62,13 @@ class UIMessageChunks {
         this.#close(out);
         this.#available(event.toolCallId, { toolName: event.toolName, input: event.arguments }, out);
         break;
+      case "tool-approval-requested":
+        // ai 6's approval part: the UI answers it by `approvalId`, which is the call's id (the key
+        // of resumeToolLoop's decisions).
+        this.#close(out);
+        this.#available(event.toolCallId, { toolName: event.toolName, input: event.arguments }, out);
+        out.push({ type: "tool-approval-request", approvalId: event.toolCallId, toolCallId: event.toolCallId });
+        break;
       case "tool-call-end": {
         const { result } = event;
         this.#output(event.toolCallId, result.isError, result.forLLM, out);
@@ -164,7 +171,9 @@ class UIMessageChunks {
  * stable ids (`text-1`, `reasoning-2` …: `-start`, `-delta`s, `-end`), per call `tool-input-start`,
  * its `tool-input-delta`s, `tool-input-available` (input = the call's arguments) and
  * `tool-output-available` (output = the result's `forLLM`) or `tool-output-error` (an error result:
- * its text, bounded), and `finish`. A provider that does not stream gives each step's text as one
+ * its text, bounded), and `finish`. A call that waits for approval (`tool-approval-requested`) gets
+ * `tool-input-available` and `tool-approval-request` with `approvalId` = its call id (the key of
+ * `resumeToolLoop`'s decisions; a chunk of `ai` 6). A provider that does not stream gives each step's text as one
  * delta and each call's `tool-input-start` with its `tool-input-available`. A failed run (the
  * iteration throws) ends with an `error` chunk carrying the failure's message (bounded) and no
  * `finish`. The events are read as the stream is read (back-pressure: nothing is buffered ahead);

@@ -7,7 +7,9 @@ import {
   errorResult,
   isToolLoopError,
   type Message,
+  resumeToolLoop,
   streamToolLoop,
+  type ToolLoopCheckpoint,
   type ToolLoopEvent,
 } from "../../../src/index.js";
 import { ScriptedProvider, type ScriptStep, toolCallResponse } from "../../../src/testing/index.js";
@@ -210,6 +212,47 @@ describe("toUIMessageStream", () => {
       { type: "tool-output-error", toolCallId: "call_x", errorText: "cancelled" },
       { type: "finish" },
     ]);
+  });
+
+  it("a call waiting for approval (approve: interrupt) is an ai 6 approval request keyed by the call's id; the resumed run answers it", async () => {
+    const deploy = defineTool({
+      name: "deploy",
+      description: "Deploys.",
+      parameters: z.object({ target: z.string() }),
+      needsApproval: true,
+      execute: async ({ target }) => `deployed ${target}`,
+    });
+    const config = {
+      provider: new ScriptedProvider([
+        toolCallResponse([{ id: "call_d", name: "deploy", arguments: { target: "prod" } }]),
+        { content: "Deployed." },
+      ]),
+      tools: registryOf(deploy),
+      maxIterations: 4,
+      approve: "interrupt" as const,
+    };
+    const stream = streamToolLoop(config, user);
+    const [forReader, forChunks] = toUIMessageStream(stream).tee();
+    const chunks = await chunksOf(forChunks);
+    const { message, errors } = await finalMessage(forReader);
+    expect(errors).toEqual([]);
+    expect(chunks.filter((chunk) => chunk.type.startsWith("tool-"))).toEqual([
+      { type: "tool-input-start", toolCallId: "call_d", toolName: "deploy" },
+      { type: "tool-input-available", toolCallId: "call_d", toolName: "deploy", input: { target: "prod" } },
+      { type: "tool-approval-request", approvalId: "call_d", toolCallId: "call_d" },
+    ]);
+    expect(chunks.at(-1)).toEqual({ type: "finish" });
+    expect(message?.parts.at(-1)).toMatchObject({
+      type: "tool-deploy",
+      toolCallId: "call_d",
+      state: "approval-requested",
+      approval: { id: "call_d" },
+    });
+    // The UI's answer comes back by approvalId: that is the key of resumeToolLoop's decisions.
+    const { checkpoint } = await stream.result;
+    const resumed = await resumeToolLoop(config, checkpoint as ToolLoopCheckpoint, {}, { call_d: { approved: true } });
+    expect(resumed.content).toBe("Deployed.");
+    expect(resumed.messages.find((entry) => entry.role === "tool")?.content).toBe("deployed prod");
   });
 
   it("cancelling the stream stops iterating the events, which aborts the streamToolLoop run", async () => {
