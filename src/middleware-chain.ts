@@ -261,13 +261,15 @@ export function modelCallFailure(author: string, error: unknown): string {
   return `LLM call failed: ${failedText(author, errorMessage(error))}`;
 }
 
-const STOP_REASONS: ReadonlySet<string> = new Set<StopReason>([
-  "completed",
-  "max_iterations",
-  "loop_breaking_tool",
-  "response_handled",
-  "repeated_failure",
-]);
+// Every StopReason, checked by the type: a reason added to it cannot be left out here.
+const STOP_REASONS: Readonly<Record<StopReason, true>> = {
+  completed: true,
+  max_iterations: true,
+  loop_breaking_tool: true,
+  response_handled: true,
+  repeated_failure: true,
+  interrupted: true,
+};
 
 /** Why what a `wrapRun` returned is not a `ToolLoopResult`, or `undefined` when it is. */
 function runResultProblem(value: unknown): string | undefined {
@@ -278,8 +280,9 @@ function runResultProblem(value: unknown): string | undefined {
     return `a result whose iterations is ${describeType(iterations)}`;
   }
   if (!Array.isArray(messages)) return `a result whose messages is ${describeType(messages)}`;
-  if (typeof stopReason !== "string" || !STOP_REASONS.has(stopReason)) {
-    return `a result whose stopReason is ${describeType(stopReason)}`;
+  if (typeof stopReason !== "string") return `a result whose stopReason is ${describeType(stopReason)}`;
+  if (!Object.hasOwn(STOP_REASONS, stopReason)) {
+    return `a result whose stopReason ${quoteName(stopReason)} is not one of ${Object.keys(STOP_REASONS).join(", ")}`;
   }
   return undefined;
 }

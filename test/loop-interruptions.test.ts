@@ -577,6 +577,33 @@ describe('approve: "interrupt"', () => {
     expect(result.stopReason).toBe("completed");
   });
 
+  it("a wrapRun that awaits the run and returns its result passes an interrupted one on (every stop reason is a result)", async () => {
+    const { tools } = setup();
+    const seen: string[] = [];
+    const result = await runToolLoop(
+      {
+        provider: new ScriptedProvider([mixedTurn()]),
+        tools,
+        maxIterations: 5,
+        approve: "interrupt",
+        middleware: [
+          {
+            name: "observer",
+            async wrapRun(request, next) {
+              const answer = await next(request);
+              seen.push(answer.stopReason);
+              return answer;
+            },
+          },
+        ],
+      },
+      user,
+    );
+    expect(seen).toEqual(["interrupted"]);
+    expect(result.stopReason).toBe("interrupted");
+    expect(result.interruptions?.map((call) => call.toolCallId)).toEqual(["c2"]);
+  });
+
   it("an async tool in the interrupted turn is in the checkpoint's pendingAsync", async () => {
     const { background } = backgroundTool();
     const { tools } = setup({ more: [background] });

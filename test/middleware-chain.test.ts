@@ -739,6 +739,28 @@ describe("what a middleware throws", () => {
       code: "internal",
       message: 'middleware "wrong" failed: wrapRun returned a result whose content is undefined',
     });
+
+    // A stop reason that is no StopReason, even one an object inherits, is not a result.
+    for (const stopReason of ["toString", "__proto__", "stopped"]) {
+      const invented = await rejection(
+        runToolLoop(
+          {
+            provider: new ScriptedProvider([]),
+            maxIterations: 1,
+            middleware: [
+              {
+                name: "invented",
+                wrapRun: async () => ({ content: "", iterations: 0, messages: [], stopReason }) as never,
+              },
+            ],
+          },
+          user,
+        ),
+      );
+      expect(invented.message).toBe(
+        `middleware "invented" failed: wrapRun returned a result whose stopReason ${JSON.stringify(stopReason)} is not one of completed, max_iterations, loop_breaking_tool, response_handled, repeated_failure, interrupted`,
+      );
+    }
   });
 });
 

@@ -313,6 +313,15 @@ describe("tracing: failures", () => {
     expect(run.attributes["error.type"]).toBe("aborted");
   });
 
+  it("an interrupted run (approve: interrupt) ends its span without an error; the waiting call has no tool span", async () => {
+    const deploy = tool("deploy", () => "deployed", { needsApproval: true });
+    const steps = [toolCallResponse({ id: "call_d", name: "deploy", arguments: {} })];
+    const result = await runToolLoop(config(steps, registryWith(deploy), { approve: "interrupt" }), user);
+    expect(result.stopReason).toBe("interrupted");
+    expect(only("invoke_agent").status.code).toBe(SpanStatusCode.UNSET);
+    expect(named("execute_tool")).toEqual([]);
+  });
+
   it("a run that rejects: the run and chat spans record the exception and the ERROR status", async () => {
     const steps = [new Error("the model is down")];
     await expect(runToolLoop(config(steps, new ToolRegistry()), user)).rejects.toThrow(/the model is down/);
