@@ -43,6 +43,23 @@ const WHERE = "restateAgent";
 const HISTORY = "history";
 
 /**
+ * Refuses `approve: "interrupt"`: an interrupted run would store calls nobody answers, and every
+ * later message of the conversation would follow them. A Restate run waits for a person durably
+ * instead, with `durableApproval(ctx, …)`.
+ */
+function checkApprove(config: ToolLoopConfig): ToolLoopConfig {
+  if (isRecord(config) && config.approve === "interrupt") {
+    throw optionError(
+      WHERE,
+      "config.approve",
+      'durableApproval(ctx, …) (a run on Restate waits durably, not "interrupt")',
+      config.approve,
+    );
+  }
+  return config;
+}
+
+/**
  * A conversation as a Restate virtual object, keyed by the object key: `send(message)` runs one
  * turn of the loop durably ({@link durable}) on the stored history; `history()` reads it. Two
  * messages to one key never interleave (Restate queues them); a message that is not a string is
@@ -66,6 +83,7 @@ export function restateAgent(options: RestateAgentOptions): RestateAgent {
   if (typeof config !== "function" && !isRecord(config)) {
     throw optionError(WHERE, "config", "a ToolLoopConfig or a function that returns one", config);
   }
+  if (typeof config !== "function") checkApprove(config);
   const handlers: RestateAgentHandlers = {
     async send(ctx, message) {
       if (typeof message !== "string") {
@@ -74,16 +92,16 @@ export function restateAgent(options: RestateAgentOptions): RestateAgent {
         });
       }
       const history = (await ctx.get<Message[]>(HISTORY)) ?? [];
-      const base = typeof config === "function" ? config(ctx) : config;
       let result: ToolLoopResult;
       try {
+        const base = typeof config === "function" ? checkApprove(config(ctx)) : config;
         result = await runToolLoop(
           { ...base, middleware: [...(base.middleware ?? []), durable(ctx)] },
           [...history, { role: "user", content: message }],
           { chatId: ctx.key },
         );
       } catch (error) {
-        // A TypeError is a misconfiguration (the config, the stored history): every retry would
+        // A TypeError is a misconfiguration (the config, its approve, the stored history): every retry would
         // fail the same way. Anything else (a provider that failed) Restate retries.
         if (error instanceof TypeError) throw new restate.TerminalError(error.message, { errorCode: 500 });
         throw error;

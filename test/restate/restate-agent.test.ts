@@ -1,3 +1,4 @@
+import * as restate from "@restatedev/restate-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { restateAgent } from "../../src/restate/index.js";
 import { type RestateTestbed, type SendResult, startRestateTestbed } from "../helpers/restate-testbed.js";
@@ -30,6 +31,24 @@ describe("restateAgent options", () => {
   ])("rejects %s with a TypeError", (_name, options, message) => {
     expect(() => restateAgent(options as never)).toThrow(TypeError);
     expect(() => restateAgent(options as never)).toThrow(message);
+  });
+
+  it('refuses approve: "interrupt" (a TypeError at once; from a config function, a TerminalError that Restate does not retry)', async () => {
+    const config = { provider: {} as never, maxIterations: 1, approve: "interrupt" as const };
+    expect(() => restateAgent({ name: "agent", config })).toThrow(
+      /restateAgent: config.approve must be durableApproval\(ctx, …\)/,
+    );
+    const agent = restateAgent({ name: "agent", config: () => config }) as unknown as {
+      object: { send: (ctx: unknown, message: string) => Promise<unknown> };
+    };
+    const ctx = { key: "k", get: async () => null };
+    const failed = await agent.object.send(ctx, "hi").then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(failed).toBeInstanceOf(restate.TerminalError);
+    expect((failed as restate.TerminalError).code).toBe(500);
+    expect((failed as Error).message).toMatch(/config.approve must be durableApproval/);
   });
 
   it("is a virtual object named as asked, with send and a shared history", () => {
