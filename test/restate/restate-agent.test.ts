@@ -149,6 +149,36 @@ describe("restateAgent on a real restate-server", () => {
     ]);
   });
 
+  it("never interleaves two messages sent to one conversation at once: each turn's messages stay together", async () => {
+    await bed.killService();
+    await bed.startService(500);
+    try {
+      // The first turn sleeps in its slow tool while the second message is already waiting.
+      const results = await Promise.all([send("agent", "pair", "crash:p1"), send("agent", "pair", "chat:p2")]);
+      expect(results.map((result) => result.content)).toEqual(["done p1", "echo p2"]);
+    } finally {
+      await bed.killService();
+      await bed.startService(0);
+    }
+    const history = (await bed.post("/agent/pair/history", null)).body as SendResult["messages"];
+    const users = history.flatMap((message, index) => (message.role === "user" ? [index] : []));
+    expect(users).toHaveLength(2);
+    // Whichever ran first, its whole turn comes before the other's user message.
+    const turns = [history.slice(0, users[1]), history.slice(users[1])];
+    const crash = turns.find((turn) => turn[0]?.content === "crash:p1");
+    const chat = turns.find((turn) => turn[0]?.content === "chat:p2");
+    expect(crash?.map((message) => message.role)).toEqual([
+      "user",
+      "assistant",
+      "tool",
+      "tool",
+      "assistant",
+      "tool",
+      "assistant",
+    ]);
+    expect(chat?.map((message) => message.role)).toEqual(["user", "assistant", "tool", "assistant"]);
+  });
+
   it("keeps an approval pending across a service restart; resolved over HTTP, the tool runs once", async () => {
     const pending = send("approvals", "deployer", "approve:prod");
     const request = await bed.waitForLog((entry) => entry.kind === "request" && entry.id?.startsWith("prod-") === true);
