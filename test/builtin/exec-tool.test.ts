@@ -194,12 +194,17 @@ describe("output", () => {
   });
 
   it("keeps a flood bounded: only maxOutputChars are kept, the rest is counted", async () => {
+    const result = await run("yes | head -c 2000000", { maxOutputChars: 100 });
+    expect(result.forLLM).toBe(`${"y\n".repeat(50)}\n... (truncated, 1999900 more chars)`);
+  });
+
+  it("keeps an endless flood bounded until the timeout ends it", async () => {
+    // How much `yes` wrote before the timeout depends on the machine's load (on a busy one the shell
+    // may not even have started): only the bound is asserted.
     const result = await run("yes", { timeoutMs: 300, maxOutputChars: 100 });
     expect(result.isError).toBe(true);
-    expect(result.forLLM.startsWith("command timed out after 0.3s\ny\ny\n")).toBe(true);
+    expect(result.forLLM.startsWith("command timed out after 0.3s")).toBe(true);
     expect(result.forLLM.length).toBeLessThan(200);
-    const more = Number(/truncated, (\d+) more chars/.exec(result.forLLM)?.[1]);
-    expect(more).toBeGreaterThan(10_000);
   });
 });
 
