@@ -39,7 +39,7 @@ export class Checkpoints implements LoopFeature {
     listener: CheckpointListener | undefined,
     deliveries: Deliveries,
     async: AsyncResults | undefined,
-    wanted: () => boolean = () => false,
+    wanted: () => boolean,
   ) {
     this.#listener = listener;
     this.#wanted = wanted;

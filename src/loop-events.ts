@@ -118,12 +118,11 @@ export class LoopEvents implements LoopFeature {
 
   /** `tool-approval-requested`: the call waits for a person's decision and does not run in this run. */
   approvalRequested(call: NormalizedToolCall["call"], iteration: number): Promise<void> {
-    const { id, name } = call;
     return this.#emit({
       type: "tool-approval-requested",
       iteration,
-      toolCallId: id,
-      toolName: name,
+      toolCallId: call.id,
+      toolName: call.name,
       arguments: call.arguments,
     });
   }

@@ -1,6 +1,5 @@
 import { compose, type Next } from "./internal/compose.js";
 import { Deliveries } from "./internal/deliveries.js";
-import { quoteName } from "./internal/describe.js";
 import type { ResolvedLogger } from "./internal/logger.js";
 import type { NormalizedToolCall } from "./internal/normalize-tool-call.js";
 import type { ResumeState } from "./internal/resume-state.js";
@@ -11,7 +10,7 @@ import { Checkpoints } from "./loop-checkpoints.js";
 import { LoopEvents } from "./loop-events.js";
 import type { Answer, FeatureRun, LoopFeature, SavedStop, Stop } from "./loop-feature.js";
 import { FinalAnswer } from "./loop-final-answer.js";
-import { Interruptions } from "./loop-interruptions.js";
+import { Interruptions, stoppingResult } from "./loop-interruptions.js";
 import { StructuredOutput } from "./loop-output.js";
 import { StopPolicies } from "./loop-stop-policies.js";
 import { UserMessages } from "./loop-user-messages.js";
@@ -24,7 +23,7 @@ import type { ToolLoopConfig } from "./tool-loop-config.js";
 import type { ToolLoopEventListener } from "./tool-loop-event.js";
 import type { ModelCallRequest } from "./tool-loop-middleware.js";
 import type { StopReason, ToolLoopResult } from "./tool-loop-result.js";
-import { errorResult, type ToolResult } from "./tool-result.js";
+import type { ToolResult } from "./tool-result.js";
 
 /** The loop-control options of a run, checked (see loop-options.ts). */
 export interface FeatureOptions {
@@ -51,11 +50,6 @@ export interface FeatureContext {
   onProgress: ProgressListener | undefined;
   /** `maxResultBytes`: the most decoded bytes of one result's parts fed back. */
   maxResultBytes: number;
-}
-
-/** A call the loop will not start because a listener failed. */
-function stoppingResult(call: NormalizedToolCall["call"]): ToolResult {
-  return errorResult(`tool ${quoteName(call.name)} was not run: the loop is stopping`);
 }
 
 const invokeToolLayer = (feature: LoopFeature, call: LoopCall, next: Next<LoopCall, ToolResult>) =>
@@ -172,7 +166,7 @@ export class LoopFeatures implements FeatureRun {
   }
 
   #notRun(call: LoopCall, target: RefusalTarget): Promise<ToolResult> {
-    return Promise.resolve(refuseCall(call.normalized.call, stoppingResult(call.normalized.call), target));
+    return Promise.resolve(refuseCall(call.normalized.call, stoppingResult(call.normalized.call.name), target));
   }
 
   /** The run begins: listeners are not waited for past `signal`'s abort. */

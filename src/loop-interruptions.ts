@@ -102,7 +102,9 @@ export class Interruptions implements LoopFeature {
           this.#pending.push({ toolCallId: call.id, toolName: call.name, arguments: call.arguments });
           continue;
         }
-        result = refuseCall(call, stoppedWhileWaiting(call.name, signal), this.#target);
+        // Its run rejects: aborted, or stopping because a listener failed.
+        const answer = signal?.aborted ? abortedWhileWaiting(call.name, signal.reason) : stoppingResult(call.name);
+        result = refuseCall(call, answer, this.#target);
       }
       answered.push(normalized);
       answers.push(result);
@@ -124,8 +126,7 @@ export class Interruptions implements LoopFeature {
   }
 }
 
-/** The answer of a waiting call when its run rejects: aborted, or stopping because a listener failed. */
-function stoppedWhileWaiting(name: string, signal: AbortSignal | undefined): ToolResult {
-  if (signal?.aborted === true) return abortedWhileWaiting(name, signal.reason);
+/** The answer of a call the loop will not start because it is stopping (a listener failed). */
+export function stoppingResult(name: string): ToolResult {
   return errorResult(`tool ${quoteName(name)} was not run: the loop is stopping`);
 }

@@ -60,13 +60,7 @@ function checkApprove(where: string, approve: unknown): FeatureOptions["approve"
   if (approve === undefined || approve === "interrupt" || typeof approve === "function") {
     return approve as FeatureOptions["approve"];
   }
-  // A string other than "interrupt" is a misspelt mode: name the one there is.
-  throw optionError(
-    where,
-    "approve",
-    typeof approve === "string" ? 'a function or "interrupt"' : "a function",
-    approve,
-  );
+  throw optionError(where, "approve", 'a function or "interrupt"', approve);
 }
 
 /** Checks the loop-control options; `undefined` when none is set (the loop then runs without features). */

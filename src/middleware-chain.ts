@@ -261,15 +261,19 @@ export function modelCallFailure(author: string, error: unknown): string {
   return `LLM call failed: ${failedText(author, errorMessage(error))}`;
 }
 
-// Every StopReason, checked by the type: a reason added to it cannot be left out here.
-const STOP_REASONS: Readonly<Record<StopReason, true>> = {
-  completed: true,
-  max_iterations: true,
-  loop_breaking_tool: true,
-  response_handled: true,
-  repeated_failure: true,
-  interrupted: true,
-};
+const STOP_REASON_LIST = [
+  "completed",
+  "max_iterations",
+  "loop_breaking_tool",
+  "response_handled",
+  "repeated_failure",
+  "interrupted",
+] as const satisfies readonly StopReason[];
+// Every StopReason is in the list: a reason added to the type and not here fails this check.
+type MissingStopReason = Exclude<StopReason, (typeof STOP_REASON_LIST)[number]>;
+const STOP_REASONS: ReadonlySet<string> & ([MissingStopReason] extends [never] ? unknown : MissingStopReason) = new Set(
+  STOP_REASON_LIST,
+);
 
 /** Why what a `wrapRun` returned is not a `ToolLoopResult`, or `undefined` when it is. */
 function runResultProblem(value: unknown): string | undefined {
@@ -280,9 +284,8 @@ function runResultProblem(value: unknown): string | undefined {
     return `a result whose iterations is ${describeType(iterations)}`;
   }
   if (!Array.isArray(messages)) return `a result whose messages is ${describeType(messages)}`;
-  if (typeof stopReason !== "string") return `a result whose stopReason is ${describeType(stopReason)}`;
-  if (!Object.hasOwn(STOP_REASONS, stopReason)) {
-    return `a result whose stopReason ${quoteName(stopReason)} is not one of ${Object.keys(STOP_REASONS).join(", ")}`;
+  if (typeof stopReason !== "string" || !STOP_REASONS.has(stopReason)) {
+    return `a result whose stopReason is ${typeof stopReason === "string" ? quoteName(stopReason) : describeType(stopReason)}`;
   }
   return undefined;
 }

@@ -223,9 +223,9 @@ describe("approval (issue 12)", () => {
     expect(provider.calls).toHaveLength(0);
   });
 
-  it("approve must be a function", async () => {
+  it('approve must be a function (or "interrupt")', async () => {
     await expect(
       runToolLoop({ provider: new ScriptedProvider([]), maxIterations: 1, approve: true as never }, user),
-    ).rejects.toThrow("runToolLoop: approve must be a function, got true");
+    ).rejects.toThrow('runToolLoop: approve must be a function or "interrupt", got true');
   });
 });
