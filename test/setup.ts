@@ -3,19 +3,8 @@ import { afterEach, beforeEach, expect, vi } from "vitest";
 // The library never writes to the console (GUIDE §9): any console output during a test fails it.
 const methods = ["log", "info", "warn", "error", "debug", "trace"] as const;
 
-beforeEach((context) => {
+beforeEach(() => {
   for (const method of methods) vi.spyOn(console, method);
-  // A diagnostic for a test that times out (a hang, or a stall of the machine): what this process
-  // still waits for — pending filesystem requests (FSReqPromise …), timers, sockets, children —
-  // written to stderr, which the report shows beside the test.
-  context.onTestFailed(({ task }) => {
-    const errors = task.result?.errors ?? [];
-    if (!errors.some((error) => /timed out/i.test(String(error?.message)))) return;
-    const counts = new Map<string, number>();
-    for (const resource of process.getActiveResourcesInfo()) counts.set(resource, (counts.get(resource) ?? 0) + 1);
-    const summary = [...counts].map(([resource, count]) => `${resource} ×${count}`).join(", ");
-    process.stderr.write(`[timed out] ${task.name}: active resources: ${summary || "none"}\n`);
-  });
 });
 
 afterEach(() => {
