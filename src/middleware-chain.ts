@@ -1,7 +1,7 @@
 import { isToolLoopError, ToolLoopError } from "./errors.js";
 import { type CallWrapper, failure } from "./execute-tool-call.js";
 import { subscribeAbort } from "./internal/abort.js";
-import { compose, type Next } from "./internal/compose.js";
+import { compose, composeChecked, type Next } from "./internal/compose.js";
 import { partsProblem } from "./internal/content-of.js";
 import { cutName, describeType, errorMessage, isPlainObject, isRecord, quoteName } from "./internal/describe.js";
 import { isAbortSignal, optionError } from "./internal/options.js";
@@ -70,41 +70,20 @@ export class ToolCallChain implements CallWrapper {
   readonly wrap: CallWrapper["wrap"];
 
   constructor(layers: readonly Layer<ToolCallRequest, ToolResult>[]) {
-    this.wrap = compose(layers, invokeToolLayer);
+    // The name is read before the hook runs: a middleware may change the request it was given.
+    this.wrap = composeChecked(layers, callHook, checkedToolAnswer, toolNameOf);
   }
 }
 
-function invokeToolLayer(
-  layer: Layer<ToolCallRequest, ToolResult>,
-  request: ToolCallRequest,
-  next: Next<ToolCallRequest, ToolResult>,
-): Promise<ToolResult> {
-  // The name is read before the hook runs: a middleware may change the request it was given.
-  return callLayer(layer, request, next, checkedToolAnswer, request.toolName);
-}
+const toolNameOf = (request: ToolCallRequest): string => request.toolName;
 
-/**
- * Calls a layer's hook with a `next` that keeps what it returned. A hook that answers with that
- * promise itself (a pass-through) gets it back as it is: it was checked, and its failure claimed,
- * further in — no second look, no extra promise. Any other answer, or a throw, goes to `check`
- * (with `context`, so that no closure is made per call).
- */
-function callLayer<Request, Result, Context>(
+/** Calls a layer's hook as its middleware's method. */
+function callHook<Request, Result>(
   layer: Layer<Request, Result>,
   request: Request,
   next: Next<Request, Result>,
-  check: (layer: Layer<Request, Result>, answer: unknown, context: Context) => Promise<Result>,
-  context: Context,
-): Promise<Result> {
-  let forwarded: Promise<Result> | undefined;
-  const forward = (sent: Request) => (forwarded = next(sent));
-  let answer: unknown;
-  try {
-    answer = layer.hook.call(layer.owner, request, forward);
-  } catch (error) {
-    answer = Promise.reject(error);
-  }
-  return answer === forwarded && forwarded !== undefined ? forwarded : check(layer, answer, context);
+): unknown {
+  return layer.hook.call(layer.owner, request, next);
 }
 
 /** A tool-call middleware's answer (or failure) as the call's result. */
@@ -150,7 +129,7 @@ export class ModelCallChain {
   readonly #step: Next<ModelCallRequest, LLMResponse>;
   // Made on the first failure: most runs have none.
   #authors: Map<unknown, string | undefined> | undefined;
-  // Made once per run: callLayer's check of an answer that is not what `next` returned.
+  // Made once per run: the check of an answer that is not what `next` returned.
   readonly #check = (layer: Layer<ModelCallRequest, LLMResponse>, answer: unknown) => this.#checked(layer, answer);
 
   /**
@@ -163,11 +142,7 @@ export class ModelCallChain {
     invalid: (problem: string, response: unknown) => Error,
   ) {
     // What a middleware sends on is checked in its `next`, so that a bad request is its failure.
-    this.#chain = compose(
-      layers,
-      (layer, request, next) => this.#invoke(layer, request, next),
-      (layer, sent) => this.#refuse(layer, sent),
-    );
+    this.#chain = composeChecked(layers, callHook, this.#check, undefined, (layer, sent) => this.#refuse(layer, sent));
     // Made once: the provider's answer is checked and its failure claimed in one `then`, without
     // an async frame or a closure per call.
     const accept = (response: unknown): LLMResponse => {
@@ -215,14 +190,6 @@ export class ModelCallChain {
     const error = new TypeError(`next was given an invalid request: ${problem}`);
     this.#claim(error, layer.name);
     return Promise.reject(error);
-  }
-
-  #invoke(
-    layer: Layer<ModelCallRequest, LLMResponse>,
-    request: ModelCallRequest,
-    next: Next<ModelCallRequest, LLMResponse>,
-  ): Promise<LLMResponse> {
-    return callLayer(layer, request, next, this.#check, undefined);
   }
 
   /** A model-call middleware's answer, checked; what it threw or returned wrongly is claimed as its own. */

@@ -1,4 +1,4 @@
-import { type Context, type Span, SpanKind, SpanStatusCode, type Tracer } from "@opentelemetry/api";
+import { type Attributes, type Context, type Span, SpanKind, SpanStatusCode, type Tracer } from "@opentelemetry/api";
 import { isToolExecutionError } from "../errors.js";
 import { boundText, cutName, jsonText } from "../internal/describe.js";
 import { isToolResult, type ToolResult } from "../tool-result.js";
@@ -20,19 +20,13 @@ export interface ToolSpanCall {
  */
 export function startToolSpan(tracer: Tracer, call: ToolSpanCall, parent: Context, captureContent: boolean): Span {
   const toolName = cutName(call.toolName);
-  const span = tracer.startSpan(
-    `execute_tool ${toolName}`,
-    {
-      kind: SpanKind.INTERNAL,
-      attributes: {
-        [GEN_AI.operationName]: "execute_tool",
-        [GEN_AI.toolName]: toolName,
-        [GEN_AI.toolType]: "function",
-        ...(call.toolCallId === "" ? {} : { [GEN_AI.toolCallId]: cutName(call.toolCallId) }),
-      },
-    },
-    parent,
-  );
+  const attributes: Attributes = {
+    [GEN_AI.operationName]: "execute_tool",
+    [GEN_AI.toolName]: toolName,
+    [GEN_AI.toolType]: "function",
+  };
+  if (call.toolCallId !== "") attributes[GEN_AI.toolCallId] = cutName(call.toolCallId);
+  const span = tracer.startSpan(`execute_tool ${toolName}`, { kind: SpanKind.INTERNAL, attributes }, parent);
   if (captureContent) {
     const text = jsonText(call.arguments);
     if (text !== undefined) span.setAttribute(GEN_AI.toolCallArguments, boundText(text, MAX_CAPTURED_CHARS));
