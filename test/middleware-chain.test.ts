@@ -547,6 +547,44 @@ describe("what a middleware throws", () => {
     expect(result.content).toBe("done");
   });
 
+  it("a tool call's next never rejects: an async tool that throws, or resolves to a result that cannot be read, arrives as an error result", async () => {
+    const unreadable = new ToolResult({ forLLM: "" });
+    Object.defineProperty(unreadable, "forLLM", {
+      get() {
+        throw new Error("forLLM cannot be read");
+      },
+    });
+    const registry = new ToolRegistry();
+    registry.register(tool("fails", async () => Promise.reject(new Error("disk gone"))));
+    registry.register(tool("unreadable", async () => unreadable));
+    const provider = new ScriptedProvider([
+      toolCallResponse([
+        { id: "c1", name: "fails" },
+        { id: "c2", name: "unreadable" },
+      ]),
+      textResponse("done"),
+    ]);
+    const seen: string[] = [];
+    const middleware: ToolLoopMiddleware = {
+      name: "watch",
+      async wrapToolCall(request, next) {
+        try {
+          const result = await next(request);
+          seen.push(`${request.toolName}: ${result.isError ? "error result" : "result"}`);
+          return result;
+        } catch {
+          seen.push(`${request.toolName}: rejected`);
+          throw new Error("next rejected");
+        }
+      },
+    };
+    const result = await runToolLoop({ provider, tools: registry, maxIterations: 3, middleware: [middleware] }, user);
+    expect(seen.sort()).toEqual(["fails: error result", "unreadable: error result"]);
+    const [first, second] = result.messages.filter((message) => message.role === "tool");
+    expect(first).toMatchObject({ content: "tool \"fails\" failed: disk gone", isError: true });
+    expect(second).toMatchObject({ content: "tool \"unreadable\" failed: forLLM cannot be read", isError: true });
+  });
+
   it("in wrapToolCall: a result with invalid parts is the middleware's failure, naming the part", async () => {
     const { registry } = echoRegistry();
     const provider = new ScriptedProvider([
