@@ -2,6 +2,8 @@ import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import {
+  type ApprovalDecision,
+  type ApprovalRequest,
   isToolLoopError,
   type Message,
   resumeToolLoop,
@@ -10,6 +12,7 @@ import {
   type ToolLoopCheckpoint,
   type ToolLoopConfig,
   type ToolLoopEvent,
+  type ToolLoopMiddleware,
   type ToolLoopResult,
   ToolResult,
 } from "../src/index.js";
@@ -60,6 +63,32 @@ const mixedTurn = (): ScriptStep =>
     { id: "c3", name: "read", arguments: { name: "b" } },
   ]);
 
+/** The first run of a resume test: `steps` (the mixed turn by default) with approve: "interrupt" and
+ * maxIterations 5 (`config` adds or overrides fields); checks that it stopped interrupted. */
+async function runInterrupted(
+  tools: ToolLoopConfig["tools"],
+  steps: ScriptStep[] = [mixedTurn()],
+  config: Partial<ToolLoopConfig> = {},
+): Promise<ToolLoopResult> {
+  const provider = new ScriptedProvider(steps);
+  const first = await runToolLoop({ provider, tools, maxIterations: 5, approve: "interrupt", ...config }, user);
+  expect(first.stopReason).toBe("interrupted");
+  return first;
+}
+
+/** Resumes `first` from its checkpoint after a JSON round trip (all a store keeps) with `decisions`;
+ * the resumed run has approve: "interrupt", maxIterations 5 and a provider that answers "ok" unless
+ * `config` says otherwise. */
+function resumeFromJson(
+  first: ToolLoopResult,
+  decisions: Record<string, ApprovalDecision>,
+  config: Partial<ToolLoopConfig>,
+): Promise<ToolLoopResult> {
+  const checkpoint = JSON.parse(JSON.stringify(first.checkpoint)) as ToolLoopCheckpoint;
+  const provider = new ScriptedProvider([textResponse("ok")]);
+  return resumeToolLoop({ provider, maxIterations: 5, approve: "interrupt", ...config }, checkpoint, {}, decisions);
+}
+
 describe('approve: "interrupt"', () => {
   it("runs the turn's other calls (answers in call order), then resolves interrupted with the waiting call and a checkpoint", async () => {
     const { tools, ran } = setup();
@@ -95,9 +124,9 @@ describe('approve: "interrupt"', () => {
 
   it("every call of a turn waiting: no tool message, no tool run", async () => {
     const { tools, ran } = setup();
-    const provider = new ScriptedProvider([toolCallResponse({ id: "d", name: "delete", arguments: { name: "x" } })]);
-    const result = await runToolLoop({ provider, tools, maxIterations: 5, approve: "interrupt" }, user);
-    expect(result.stopReason).toBe("interrupted");
+    const result = await runInterrupted(tools, [
+      toolCallResponse({ id: "d", name: "delete", arguments: { name: "x" } }),
+    ]);
     expect(ran).toEqual([]);
     expect(result.messages.at(-1)?.role).toBe("assistant");
     expect(unanswered((result.checkpoint as ToolLoopCheckpoint).messages)).toEqual(["d"]);
@@ -105,15 +134,10 @@ describe('approve: "interrupt"', () => {
 
   it("resumes from the checkpoint after a JSON round trip: an approved call runs, then the loop goes on", async () => {
     const { tools, ran } = setup();
-    const first = await runToolLoop(
-      { provider: new ScriptedProvider([mixedTurn()]), tools, maxIterations: 5, approve: "interrupt" },
-      user,
-    );
-    const stored = JSON.stringify(first.checkpoint);
+    const first = await runInterrupted(tools);
     ran.length = 0;
     const provider = new ScriptedProvider([textResponse("all done")]);
-    const config: ToolLoopConfig = { provider, tools, maxIterations: 5, approve: "interrupt" };
-    const result = await resumeToolLoop(config, JSON.parse(stored) as ToolLoopCheckpoint, {}, { c2: true });
+    const result = await resumeFromJson(first, { c2: true }, { provider, tools });
     expect(ran).toEqual(["delete:x"]); // the calls answered before the interruption never run again
     expect(result.stopReason).toBe("completed");
     expect(result.content).toBe("all done");
@@ -126,14 +150,13 @@ describe('approve: "interrupt"', () => {
 
   it("interrupted in one process, resumed in another from the JSON text alone", async () => {
     const { tools, ran } = setup();
-    const provider = new ScriptedProvider([
+    const first = await runInterrupted(tools, [
       toolCallResponse([
         { id: "x1", name: "read", arguments: { name: "a" } },
         { id: "x2", name: "delete", arguments: { name: "x" } },
         { id: "x3", name: "pay", arguments: { name: "bill" } },
       ]),
     ]);
-    const first = await runToolLoop({ provider, tools, maxIterations: 5, approve: "interrupt" }, user);
     const input = JSON.stringify({ checkpoint: first.checkpoint, decisions: { x3: false, x2: true } });
     const root = fileURLToPath(new URL("..", import.meta.url));
     const output = await new Promise<string>((resolve, reject) => {
@@ -156,10 +179,7 @@ describe('approve: "interrupt"', () => {
 
   it("a denial answers `denied by the user: <reason>`, the tool never runs; a huge reason is bounded", async () => {
     const { tools, ran } = setup();
-    const first = await runToolLoop(
-      { provider: new ScriptedProvider([mixedTurn()]), tools, maxIterations: 5, approve: "interrupt" },
-      user,
-    );
+    const first = await runInterrupted(tools);
     ran.length = 0;
     const checkpoint = JSON.parse(JSON.stringify(first.checkpoint)) as ToolLoopCheckpoint;
     const config = { provider: new ScriptedProvider([textResponse("ok")]), tools, maxIterations: 5 };
@@ -212,20 +232,18 @@ describe('approve: "interrupt"', () => {
 
   it("three waiting calls with decisions given in another order: each decision reaches its own call", async () => {
     const { tools, ran } = setup();
-    const provider = new ScriptedProvider([
+    const first = await runInterrupted(tools, [
       toolCallResponse([
         { id: "k1", name: "delete", arguments: { name: "one" } },
         { id: "k2", name: "delete", arguments: { name: "two" } },
         { id: "k3", name: "delete", arguments: { name: "three" } },
       ]),
     ]);
-    const first = await runToolLoop({ provider, tools, maxIterations: 5, approve: "interrupt" }, user);
     expect(first.interruptions?.map((each) => each.toolCallId)).toEqual(["k1", "k2", "k3"]);
-    const result = await resumeToolLoop(
-      { provider: new ScriptedProvider([textResponse("ok")]), tools, maxIterations: 5, approve: "interrupt" },
-      JSON.parse(JSON.stringify(first.checkpoint)),
-      {},
+    const result = await resumeFromJson(
+      first,
       { k3: { approved: false, reason: "not three" }, k1: { approved: true }, k2: false },
+      { tools },
     );
     expect(ran).toEqual(["delete:one"]);
     expect(answers(result.messages)).toEqual([
@@ -237,20 +255,12 @@ describe('approve: "interrupt"', () => {
 
   it("a decision for an id that is not waiting rejects with a TypeError before anything runs", async () => {
     const { tools, ran } = setup();
-    const first = await runToolLoop(
-      { provider: new ScriptedProvider([mixedTurn()]), tools, maxIterations: 5, approve: "interrupt" },
-      user,
-    );
+    const first = await runInterrupted(tools);
     for (const id of ["c1", "nope", "__proto__", "constructor"]) {
       ran.length = 0;
       const provider = new ScriptedProvider([textResponse("never")]);
       const decisions = JSON.parse(`{"c2": true, ${JSON.stringify(id)}: true}`) as Record<string, boolean>;
-      const resumed = resumeToolLoop(
-        { provider, tools, maxIterations: 5, approve: "interrupt" },
-        JSON.parse(JSON.stringify(first.checkpoint)),
-        {},
-        decisions,
-      );
+      const resumed = resumeFromJson(first, decisions, { provider, tools });
       await expect(resumed).rejects.toThrow(TypeError);
       await expect(resumed).rejects.toThrow(
         /resumeToolLoop: decisions must be keyed by the ids of the calls left waiting, got ".*"/,
@@ -272,10 +282,7 @@ describe('approve: "interrupt"', () => {
     ["a decision that is null", { c2: null }],
   ])("decisions as %s reject with a TypeError", async (_case, decisions) => {
     const { tools, ran } = setup();
-    const first = await runToolLoop(
-      { provider: new ScriptedProvider([mixedTurn()]), tools, maxIterations: 5, approve: "interrupt" },
-      user,
-    );
+    const first = await runInterrupted(tools);
     ran.length = 0;
     const resumed = resumeToolLoop(
       { provider: new ScriptedProvider([]), tools, maxIterations: 5, approve: "interrupt" },
@@ -289,18 +296,12 @@ describe('approve: "interrupt"', () => {
 
   it("a call whose id is __proto__ (the model chose it) is decided through a JSON body like any other", async () => {
     const { tools, ran } = setup();
-    const provider = new ScriptedProvider([
+    const first = await runInterrupted(tools, [
       toolCallResponse({ id: "__proto__", name: "delete", arguments: { name: "x" } }),
     ]);
-    const first = await runToolLoop({ provider, tools, maxIterations: 5, approve: "interrupt" }, user);
     const id = first.interruptions?.[0]?.toolCallId as string;
     const decisions = JSON.parse(`{${JSON.stringify(id)}: true}`) as Record<string, boolean>;
-    const result = await resumeToolLoop(
-      { provider: new ScriptedProvider([textResponse("ok")]), tools, maxIterations: 5, approve: "interrupt" },
-      JSON.parse(JSON.stringify(first.checkpoint)),
-      {},
-      decisions,
-    );
+    const result = await resumeFromJson(first, decisions, { tools });
     expect(ran).toEqual(["delete:x"]);
     expect(result.stopReason).toBe("completed");
     expect(Object.prototype).not.toHaveProperty("approved");
@@ -310,10 +311,7 @@ describe('approve: "interrupt"', () => {
     const { tools } = setup();
     const events: ToolLoopEvent[] = [];
     const onEvent = (event: ToolLoopEvent) => void events.push(event);
-    const first = await runToolLoop(
-      { provider: new ScriptedProvider([mixedTurn()]), tools, maxIterations: 5, approve: "interrupt", onEvent },
-      user,
-    );
+    const first = await runInterrupted(tools, [mixedTurn()], { onEvent });
     const calls = (type: string) =>
       events.filter((event) => event.type === type).map((event) => (event as { toolCallId: string }).toolCallId);
     expect(calls("tool-approval-requested")).toEqual(["c2"]);
@@ -330,12 +328,7 @@ describe('approve: "interrupt"', () => {
     expect(loopEnd.type).toBe("loop-end");
     expect(loopEnd.result).toBe(first);
     events.length = 0;
-    await resumeToolLoop(
-      { provider: new ScriptedProvider([textResponse("ok")]), tools, maxIterations: 5, approve: "interrupt", onEvent },
-      JSON.parse(JSON.stringify(first.checkpoint)),
-      {},
-      { c2: true },
-    );
+    await resumeFromJson(first, { c2: true }, { tools, onEvent });
     expect(calls("tool-approval-requested")).toEqual([]);
     expect(calls("tool-call-start")).toEqual(["c2"]);
     expect(calls("tool-call-end")).toEqual(["c2"]);
@@ -344,44 +337,27 @@ describe('approve: "interrupt"', () => {
   it("onCheckpoint receives the same checkpoint as result.checkpoint, last", async () => {
     const { tools } = setup();
     const seen: ToolLoopCheckpoint[] = [];
-    const result = await runToolLoop(
-      {
-        provider: new ScriptedProvider([mixedTurn()]),
-        tools,
-        maxIterations: 5,
-        approve: "interrupt",
-        onCheckpoint: (checkpoint) => void seen.push(checkpoint),
-      },
-      user,
-    );
+    const result = await runInterrupted(tools, [mixedTurn()], {
+      onCheckpoint: (checkpoint) => void seen.push(checkpoint),
+    });
     expect(seen.at(-1)).toBe(result.checkpoint);
     expect(JSON.parse(JSON.stringify(seen.at(-1)))).toEqual(result.checkpoint);
   });
 
   it("on resume with a function as approve, calls without a decision go to it (the decided ones never do)", async () => {
     const { tools, ran } = setup();
-    const provider = new ScriptedProvider([
+    const first = await runInterrupted(tools, [
       toolCallResponse([
         { id: "q1", name: "delete", arguments: { name: "x" } },
         { id: "q2", name: "pay", arguments: { name: "bill" } },
       ]),
     ]);
-    const first = await runToolLoop({ provider, tools, maxIterations: 5, approve: "interrupt" }, user);
     const asked: string[] = [];
-    const result = await resumeToolLoop(
-      {
-        provider: new ScriptedProvider([textResponse("ok")]),
-        tools,
-        maxIterations: 5,
-        approve: (request) => {
-          asked.push(request.toolCallId);
-          return { approved: false, reason: "asked later" };
-        },
-      },
-      JSON.parse(JSON.stringify(first.checkpoint)),
-      {},
-      { q1: true },
-    );
+    const approve = (request: ApprovalRequest) => {
+      asked.push(request.toolCallId);
+      return { approved: false, reason: "asked later" };
+    };
+    const result = await resumeFromJson(first, { q1: true }, { tools, approve });
     expect(asked).toEqual(["q2"]);
     expect(ran).toEqual(["delete:x"]);
     expect(answers(result.messages)).toEqual(["q1 delete x done", "q2 error: denied by the user: asked later"]);
@@ -398,14 +374,13 @@ describe('approve: "interrupt"', () => {
         },
       },
     });
-    const provider = new ScriptedProvider([
+    const result = await runInterrupted(tools, [
       toolCallResponse([
         { id: "n1", name: "delete", arguments: { name: "temp" } },
         { id: "n2", name: "delete", arguments: { name: "important" } },
         { id: "n3", name: "delete", arguments: { name: "boom" } },
       ]),
     ]);
-    const result = await runToolLoop({ provider, tools, maxIterations: 5, approve: "interrupt" }, user);
     expect(asked).toEqual(["temp", "important", "boom"]);
     expect(ran).toEqual(["delete:temp"]);
     expect(result.interruptions?.map((each) => each.toolCallId)).toEqual(["n2", "n3"]);
@@ -413,18 +388,9 @@ describe('approve: "interrupt"', () => {
 
   it("maxIterations reached in the interrupted turn: interrupted; the resume answers the calls, then max_iterations", async () => {
     const { tools, ran } = setup();
-    const first = await runToolLoop(
-      { provider: new ScriptedProvider([mixedTurn()]), tools, maxIterations: 1, approve: "interrupt" },
-      user,
-    );
-    expect(first.stopReason).toBe("interrupted");
+    const first = await runInterrupted(tools, [mixedTurn()], { maxIterations: 1 });
     const provider = new ScriptedProvider([]);
-    const result = await resumeToolLoop(
-      { provider, tools, maxIterations: 1, approve: "interrupt" },
-      JSON.parse(JSON.stringify(first.checkpoint)),
-      {},
-      { c2: true },
-    );
+    const result = await resumeFromJson(first, { c2: true }, { provider, tools, maxIterations: 1 });
     expect(result.stopReason).toBe("max_iterations");
     expect(ran.at(-1)).toBe("delete:x");
     expect(unanswered(result.messages)).toEqual([]);
@@ -434,28 +400,14 @@ describe('approve: "interrupt"', () => {
   it("a loop-breaking tool that succeeded in the interrupted turn: interrupted; the resume stops with it, no provider call", async () => {
     const finish = tool("finish", () => "the task is done", { loopBreaking: true });
     const { tools, ran } = setup({ more: [finish] });
-    const first = await runToolLoop(
-      {
-        provider: new ScriptedProvider([
-          toolCallResponse([
-            { id: "f", name: "finish" },
-            { id: "d", name: "delete", arguments: { name: "x" } },
-          ]),
-        ]),
-        tools,
-        maxIterations: 5,
-        approve: "interrupt",
-      },
-      user,
-    );
-    expect(first.stopReason).toBe("interrupted");
+    const first = await runInterrupted(tools, [
+      toolCallResponse([
+        { id: "f", name: "finish" },
+        { id: "d", name: "delete", arguments: { name: "x" } },
+      ]),
+    ]);
     const provider = new ScriptedProvider([]);
-    const result = await resumeToolLoop(
-      { provider, tools, maxIterations: 5, approve: "interrupt" },
-      JSON.parse(JSON.stringify(first.checkpoint)),
-      {},
-      { d: true },
-    );
+    const result = await resumeFromJson(first, { d: true }, { provider, tools });
     expect(ran).toEqual(["delete:x"]);
     expect(result.stopReason).toBe("loop_breaking_tool");
     expect(result.stoppedBy).toEqual({ toolName: "finish", toolCallId: "f" });
@@ -466,28 +418,14 @@ describe('approve: "interrupt"', () => {
   it("a turn whose answered results all handled the response, with a call waiting: interrupted, the checkpoint records no stop", async () => {
     const handled = tool("handled", () => new ToolResult({ forLLM: "sent", responseHandled: true }));
     const { tools, ran } = setup({ more: [handled] });
-    const first = await runToolLoop(
-      {
-        provider: new ScriptedProvider([
-          toolCallResponse([
-            { id: "h", name: "handled" },
-            { id: "d", name: "delete", arguments: { name: "x" } },
-          ]),
-        ]),
-        tools,
-        maxIterations: 5,
-        approve: "interrupt",
-      },
-      user,
-    );
-    expect(first.stopReason).toBe("interrupted");
+    const first = await runInterrupted(tools, [
+      toolCallResponse([
+        { id: "h", name: "handled" },
+        { id: "d", name: "delete", arguments: { name: "x" } },
+      ]),
+    ]);
     expect(first.checkpoint?.stopped).toBeUndefined();
-    const result = await resumeToolLoop(
-      { provider: new ScriptedProvider([textResponse("ok")]), tools, maxIterations: 5, approve: "interrupt" },
-      JSON.parse(JSON.stringify(first.checkpoint)),
-      {},
-      { d: true },
-    );
+    const result = await resumeFromJson(first, { d: true }, { tools });
     expect(ran).toEqual(["delete:x"]);
     expect(result.stopReason).toBe("completed");
   });
@@ -531,48 +469,23 @@ describe('approve: "interrupt"', () => {
 
   it("with maxConcurrency 1 a waiting call holds no slot: the others run", async () => {
     const { tools, ran } = setup();
-    const result = await runToolLoop(
-      {
-        provider: new ScriptedProvider([mixedTurn()]),
-        tools,
-        maxIterations: 5,
-        approve: "interrupt",
-        maxConcurrency: 1,
-      },
-      user,
-    );
-    expect(result.stopReason).toBe("interrupted");
+    await runInterrupted(tools, [mixedTurn()], { maxConcurrency: 1 });
     expect(ran).toEqual(["read:a", "read:b"]);
   });
 
   it("a resumed approved call goes through the middleware's wrapToolCall", async () => {
     const { tools } = setup();
-    const first = await runToolLoop(
-      { provider: new ScriptedProvider([mixedTurn()]), tools, maxIterations: 5, approve: "interrupt" },
-      user,
-    );
+    const first = await runInterrupted(tools);
     const seen: string[] = [];
-    const result = await resumeToolLoop(
-      {
-        provider: new ScriptedProvider([textResponse("ok")]),
-        tools,
-        maxIterations: 5,
-        approve: "interrupt",
-        middleware: [
-          {
-            name: "spy",
-            wrapToolCall: async (request, next) => {
-              seen.push(`${request.toolCallId} ${request.toolName}`);
-              const answer = await next(request);
-              return answer;
-            },
-          },
-        ],
+    const spy: ToolLoopMiddleware = {
+      name: "spy",
+      wrapToolCall: async (request, next) => {
+        seen.push(`${request.toolCallId} ${request.toolName}`);
+        const answer = await next(request);
+        return answer;
       },
-      JSON.parse(JSON.stringify(first.checkpoint)),
-      {},
-      { c2: true },
-    );
+    };
+    const result = await resumeFromJson(first, { c2: true }, { tools, middleware: [spy] });
     expect(seen).toEqual(["c2 delete"]);
     expect(result.stopReason).toBe("completed");
   });
@@ -580,25 +493,15 @@ describe('approve: "interrupt"', () => {
   it("a wrapRun that awaits the run and returns its result passes an interrupted one on (every stop reason is a result)", async () => {
     const { tools } = setup();
     const seen: string[] = [];
-    const result = await runToolLoop(
-      {
-        provider: new ScriptedProvider([mixedTurn()]),
-        tools,
-        maxIterations: 5,
-        approve: "interrupt",
-        middleware: [
-          {
-            name: "observer",
-            async wrapRun(request, next) {
-              const answer = await next(request);
-              seen.push(answer.stopReason);
-              return answer;
-            },
-          },
-        ],
+    const observer: ToolLoopMiddleware = {
+      name: "observer",
+      async wrapRun(request, next) {
+        const answer = await next(request);
+        seen.push(answer.stopReason);
+        return answer;
       },
-      user,
-    );
+    };
+    const result = await runInterrupted(tools, [mixedTurn()], { middleware: [observer] });
     expect(seen).toEqual(["interrupted"]);
     expect(result.stopReason).toBe("interrupted");
     expect(result.interruptions?.map((call) => call.toolCallId)).toEqual(["c2"]);
@@ -607,21 +510,12 @@ describe('approve: "interrupt"', () => {
   it("an async tool in the interrupted turn is in the checkpoint's pendingAsync", async () => {
     const { background } = backgroundTool();
     const { tools } = setup({ more: [background] });
-    const result: ToolLoopResult = await runToolLoop(
-      {
-        provider: new ScriptedProvider([
-          toolCallResponse([
-            { id: "bg", name: "background" },
-            { id: "d", name: "delete", arguments: { name: "x" } },
-          ]),
-        ]),
-        tools,
-        maxIterations: 5,
-        approve: "interrupt",
-      },
-      user,
-    );
-    expect(result.stopReason).toBe("interrupted");
+    const result = await runInterrupted(tools, [
+      toolCallResponse([
+        { id: "bg", name: "background" },
+        { id: "d", name: "delete", arguments: { name: "x" } },
+      ]),
+    ]);
     expect(result.checkpoint?.pendingAsync).toEqual([{ toolCallId: "bg", toolName: "background" }]);
   });
 
