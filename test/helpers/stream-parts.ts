@@ -108,6 +108,38 @@ export async function countTextAssembly<T>(body: () => Promise<T>): Promise<Text
   }
 }
 
+/** The tool arguments of {@link collectMegabyteArguments}'s streams: `pieces` deltas of `piece`, over a megabyte. */
+export const MEGABYTE_ARGUMENTS = { pieces: 100_000, piece: '"0123456789",' } as const;
+
+/** What {@link collectMegabyteArguments} collected. */
+export interface MegabyteArguments {
+  /** The stream, collected. */
+  collected: CollectedStream;
+  /** The length of the call's whole arguments text (`open`, the pieces and `close`). */
+  size: number;
+}
+
+/**
+ * Reads the stream `read` makes, in which the call `callId` streams its arguments as `open`, then
+ * {@link MEGABYTE_ARGUMENTS}' pieces, then `close` (one delta each), counting its text assembly
+ * ({@link countTextAssembly}), and checks that it took linear work: over a megabyte, each piece
+ * added once, the arguments joined once (no more characters than they hold; a join per delta would
+ * copy about 65e9), and the call's streamed input whole.
+ */
+export async function collectMegabyteArguments(
+  read: () => AsyncIterable<LLMStreamPart>,
+  { callId, open, close }: { callId: string; open: string; close: string },
+): Promise<MegabyteArguments> {
+  const { pieces, piece } = MEGABYTE_ARGUMENTS;
+  const { value, added, joinedChars } = await countTextAssembly(() => collectStream(read()));
+  const size = open.length + pieces * piece.length + close.length;
+  expect(size).toBeGreaterThan(1_000_000);
+  expect(added).toBe(pieces + 2);
+  expect(joinedChars).toBeLessThanOrEqual(size);
+  expect(value.toolInputs.get(callId)?.input).toHaveLength(size);
+  return { collected: value, size };
+}
+
 /**
  * Checks a collected stream's tool input against its response: each call of the response was
  * started (`tool-input-start` with the call's id and name; calls may start in any order), no other

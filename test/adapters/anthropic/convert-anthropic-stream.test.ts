@@ -15,7 +15,14 @@ import {
   sseSample,
   sseText,
 } from "../../helpers/replay-server.js";
-import { checkToolInputs, collectStream, countTextAssembly, eventsOf } from "../../helpers/stream-parts.js";
+import {
+  checkToolInputs,
+  collectMegabyteArguments,
+  collectStream,
+  countTextAssembly,
+  eventsOf,
+  MEGABYTE_ARGUMENTS,
+} from "../../helpers/stream-parts.js";
 
 const PROVIDER = "Anthropic";
 const startServer = useReplayServers();
@@ -548,8 +555,13 @@ describe("chatStream (Anthropic): thinking, tool input and usage details", () =>
   });
 
   it("streams megabytes of input in linear time: each piece added once, the text joined once", async () => {
-    const pieces = 100_000;
-    const piece = '"0123456789",';
+    const { pieces, piece } = MEGABYTE_ARGUMENTS;
+    const [open, close] = ['{"a":[', "0]}"];
+    const inputDelta = (partial: string) => ({
+      type: "content_block_delta",
+      index: 0,
+      delta: { type: "input_json_delta", partial_json: partial },
+    });
     async function* events() {
       yield { type: "message_start", message: { content: [], usage: { input_tokens: 1, output_tokens: 1 } } };
       yield {
@@ -557,23 +569,15 @@ describe("chatStream (Anthropic): thinking, tool input and usage details", () =>
         index: 0,
         content_block: { type: "tool_use", id: "t", name: "f", input: {} },
       };
-      yield { type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: '{"a":[' } };
-      for (let index = 0; index < pieces; index++) {
-        yield { type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: piece } };
-      }
-      yield { type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: "0]}" } };
+      yield inputDelta(open);
+      for (let index = 0; index < pieces; index++) yield inputDelta(piece);
+      yield inputDelta(close);
       yield { type: "message_delta", delta: { stop_reason: "tool_use" }, usage: { output_tokens: 9 } };
       yield { type: "message_stop" };
     }
-    const { value, added, joinedChars } = await countTextAssembly(() =>
-      collectStream(fromAnthropicStream({ stream: events() })),
-    );
-    const size = 6 + pieces * piece.length + 3;
-    expect(size).toBeGreaterThan(1_000_000);
-    expect(added).toBe(pieces + 2);
-    expect(joinedChars).toBeLessThanOrEqual(size);
-    expect(value.toolInputs.get("t")?.input).toHaveLength(size);
-    const input = value.response.toolCalls[0]?.arguments as { a?: unknown[] } | undefined;
+    const read = () => fromAnthropicStream({ stream: events() });
+    const { collected } = await collectMegabyteArguments(read, { callId: "t", open, close });
+    const input = collected.response.toolCalls[0]?.arguments as { a?: unknown[] } | undefined;
     expect(input?.a).toHaveLength(pieces + 1);
   });
 });
