@@ -16,6 +16,7 @@ import {
   sseText,
 } from "../../helpers/replay-server.js";
 import {
+  type CollectedStream,
   checkToolInputs,
   collectMegabyteArguments,
   collectStream,
@@ -38,6 +39,12 @@ function streamOf(provider: LLMProvider, options: Record<string, unknown> = {}, 
   const { chatStream } = provider;
   if (chatStream === undefined) throw new Error("the provider has no chatStream");
   return chatStream.call(provider, user, undefined, "claude-haiku-4-5", options, signal);
+}
+
+/** Replays one streamed answer made of `events` and collects the provider's stream of it. */
+async function collectEvents(events: SseEvent[]): Promise<CollectedStream> {
+  const { provider } = await replay([sseResponse(events)]);
+  return collectStream(streamOf(provider));
 }
 
 /** An event named after its `type`, as the API sends them. */
@@ -170,17 +177,14 @@ describe("chatStream (Anthropic): the answer chat would give", () => {
   });
 
   it("a final answer: end_turn finishes with stop; message_delta's cumulative counts win over message_start's", async () => {
-    const { provider } = await replay([
-      sseResponse([
-        start({ input_tokens: 12, output_tokens: 1 }),
-        blockStart(0, { type: "text", text: "" }),
-        text(0, "Sunny."),
-        blockStop(0),
-        messageDelta("end_turn", { input_tokens: 12, output_tokens: 3, cache_read_input_tokens: null }),
-        STOP,
-      ]),
+    const { response } = await collectEvents([
+      start({ input_tokens: 12, output_tokens: 1 }),
+      blockStart(0, { type: "text", text: "" }),
+      text(0, "Sunny."),
+      blockStop(0),
+      messageDelta("end_turn", { input_tokens: 12, output_tokens: 3, cache_read_input_tokens: null }),
+      STOP,
     ]);
-    const { response } = await collectStream(streamOf(provider));
     expect(response).toEqual({
       content: "Sunny.",
       toolCalls: [],
@@ -200,18 +204,15 @@ describe("chatStream (Anthropic): the answer chat would give", () => {
 
 describe("chatStream (Anthropic) on hostile or broken streams", () => {
   it("passes input JSON that does not parse through as text (the loop tells the model); empty input is {}", async () => {
-    const { provider } = await replay([
-      sseResponse([
-        start(),
-        toolUse(0, "toolu_a", "get_weather"),
-        json(0, '{"location": "Par'),
-        toolUse(1, "toolu_b", "get_time"),
-        json(1, ""),
-        messageDelta("tool_use"),
-        STOP,
-      ]),
+    const { response } = await collectEvents([
+      start(),
+      toolUse(0, "toolu_a", "get_weather"),
+      json(0, '{"location": "Par'),
+      toolUse(1, "toolu_b", "get_time"),
+      json(1, ""),
+      messageDelta("tool_use"),
+      STOP,
     ]);
-    const { response } = await collectStream(streamOf(provider));
     expect(response.toolCalls).toEqual([
       { id: "toolu_a", type: "function", name: "get_weather", arguments: '{"location": "Par' },
       { id: "toolu_b", type: "function", name: "get_time", arguments: {} },
@@ -219,16 +220,13 @@ describe("chatStream (Anthropic) on hostile or broken streams", () => {
   });
 
   it("a model-sent __proto__ key in streamed input stays an own data property; no prototype is set", async () => {
-    const { provider } = await replay([
-      sseResponse([
-        start(),
-        toolUse(0, "toolu_a", "t"),
-        json(0, '{"__proto__": {"polluted": true}, "constructor": 1}'),
-        messageDelta("tool_use"),
-        STOP,
-      ]),
+    const { response } = await collectEvents([
+      start(),
+      toolUse(0, "toolu_a", "t"),
+      json(0, '{"__proto__": {"polluted": true}, "constructor": 1}'),
+      messageDelta("tool_use"),
+      STOP,
     ]);
-    const { response } = await collectStream(streamOf(provider));
     const args = response.toolCalls[0]?.arguments as Record<string, unknown>;
     expect(Object.getPrototypeOf(args)).toBe(Object.prototype);
     expect(Object.hasOwn(args, "__proto__")).toBe(true);
@@ -280,23 +278,20 @@ describe("chatStream (Anthropic) on hostile or broken streams", () => {
   });
 
   it("ignores pings, unknown events, deltas of unknown blocks or types, and a block started twice", async () => {
-    const { provider } = await replay([
-      sseResponse([
-        start(),
-        { event: "brand_new_event", data: { type: "brand_new_event", index: 0 } },
-        blockStart(0, { type: "text", text: "" }),
-        blockStart(0, { type: "tool_use", id: "toolu_x", name: "hijack", input: {} }),
-        text(0, "Hi"),
-        text(7, "nowhere"),
-        blockDelta(0, { type: "citations_delta", citation: {} }),
-        blockDelta(0, "not an object"),
-        { event: "ping", data: { type: "ping" } },
-        blockStart(1, { type: "server_tool_use", id: "srvtoolu_1", name: "web_search", input: {} }),
-        messageDelta("end_turn"),
-        STOP,
-      ]),
+    const { deltas, response } = await collectEvents([
+      start(),
+      { event: "brand_new_event", data: { type: "brand_new_event", index: 0 } },
+      blockStart(0, { type: "text", text: "" }),
+      blockStart(0, { type: "tool_use", id: "toolu_x", name: "hijack", input: {} }),
+      text(0, "Hi"),
+      text(7, "nowhere"),
+      blockDelta(0, { type: "citations_delta", citation: {} }),
+      blockDelta(0, "not an object"),
+      { event: "ping", data: { type: "ping" } },
+      blockStart(1, { type: "server_tool_use", id: "srvtoolu_1", name: "web_search", input: {} }),
+      messageDelta("end_turn"),
+      STOP,
     ]);
-    const { deltas, response } = await collectStream(streamOf(provider));
     expect(deltas).toEqual(["Hi"]);
     expect(response).toMatchObject({ content: "Hi", toolCalls: [], finishReason: "stop" });
   });
@@ -346,16 +341,13 @@ describe("chatStream (Anthropic) on hostile or broken streams", () => {
   });
 
   it("gives the same as fromAnthropicMessage for the assembled message", async () => {
-    const { provider } = await replay([
-      sseResponse([
-        start(),
-        blockStart(0, { type: "text", text: "" }),
-        text(0, "ok"),
-        messageDelta("max_tokens"),
-        STOP,
-      ]),
+    const { response } = await collectEvents([
+      start(),
+      blockStart(0, { type: "text", text: "" }),
+      text(0, "ok"),
+      messageDelta("max_tokens"),
+      STOP,
     ]);
-    const { response } = await collectStream(streamOf(provider));
     const content = [{ type: "text", text: "ok" }];
     expect(response).toEqual(
       fromAnthropicMessage({
@@ -481,22 +473,19 @@ describe("chatStream (Anthropic): thinking, tool input and usage details", () =>
   });
 
   it("interleaved parallel calls stream by tool_use id; a thinking block's start text is a reasoning delta", async () => {
-    const { provider } = await replay([
-      sseResponse([
-        start(),
-        blockStart(0, { type: "thinking", thinking: "Two ", signature: "" }),
-        blockDelta(0, { type: "thinking_delta", thinking: "calls." }),
-        blockDelta(0, { type: "signature_delta", signature: "sig" }),
-        toolUse(1, "toolu_a", "get_weather"),
-        toolUse(2, "toolu_b", "get_time"),
-        json(1, '{"city":'),
-        json(2, '{"zone":"CET"}'),
-        json(1, '"Paris"}'),
-        messageDelta("tool_use"),
-        STOP,
-      ]),
+    const collected = await collectEvents([
+      start(),
+      blockStart(0, { type: "thinking", thinking: "Two ", signature: "" }),
+      blockDelta(0, { type: "thinking_delta", thinking: "calls." }),
+      blockDelta(0, { type: "signature_delta", signature: "sig" }),
+      toolUse(1, "toolu_a", "get_weather"),
+      toolUse(2, "toolu_b", "get_time"),
+      json(1, '{"city":'),
+      json(2, '{"zone":"CET"}'),
+      json(1, '"Paris"}'),
+      messageDelta("tool_use"),
+      STOP,
     ]);
-    const collected = await collectStream(streamOf(provider));
     expect(collected.parts.slice(0, -1)).toEqual([
       { type: "reasoning-delta", delta: "Two " },
       { type: "reasoning-delta", delta: "calls." },

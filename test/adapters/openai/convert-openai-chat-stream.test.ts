@@ -10,11 +10,13 @@ import { expectUnreadable, useReplayServers } from "../../helpers/adapter-fixtur
 import {
   type ReplayResponse,
   type ReplayServer,
+  type SseEvent,
   sseResponse,
   sseSample,
   sseText,
 } from "../../helpers/replay-server.js";
 import {
+  type CollectedStream,
   checkToolInputs,
   collectMegabyteArguments,
   collectStream,
@@ -45,6 +47,12 @@ function streamOf(
   const { chatStream } = provider;
   if (chatStream === undefined) throw new Error("the provider has no chatStream");
   return chatStream.call(provider, user, tools, "gpt-4o", options, signal);
+}
+
+/** Replays one streamed answer made of `events` and collects the provider's stream of it. */
+async function collectEvents(events: SseEvent[]): Promise<CollectedStream> {
+  const { provider } = await replay([sseResponse(events)]);
+  return collectStream(streamOf(provider));
 }
 
 /** A chunk of choice 0 with `delta` (and a finish reason). */
@@ -141,18 +149,15 @@ describe("chatStream over the real openai client, on the recorded streams", () =
 
 describe("chatStream: text and the answer chat would give", () => {
   it("yields each text piece as it comes; the pieces join to the content", async () => {
-    const { provider } = await replay([
-      sseResponse([
-        chunk({ role: "assistant", content: "" }),
-        chunk({ content: "It is " }),
-        chunk({ content: "sunny " }),
-        chunk({ content: "in Paris." }),
-        chunk({}, "stop"),
-        usageChunk(10, 5),
-        DONE,
-      ]),
+    const { deltas, response } = await collectEvents([
+      chunk({ role: "assistant", content: "" }),
+      chunk({ content: "It is " }),
+      chunk({ content: "sunny " }),
+      chunk({ content: "in Paris." }),
+      chunk({}, "stop"),
+      usageChunk(10, 5),
+      DONE,
     ]);
-    const { deltas, response } = await collectStream(streamOf(provider));
 
     expect(deltas).toEqual(["It is ", "sunny ", "in Paris."]);
     expect(response).toEqual({
@@ -214,14 +219,11 @@ describe("chatStream: text and the answer chat would give", () => {
   });
 
   it("streams a refusal as text; the response's content is the refusal, as in chat", async () => {
-    const { provider } = await replay([
-      sseResponse([
-        chunk({ role: "assistant", content: null, refusal: "I can't " }),
-        chunk({ refusal: "help." }),
-        chunk({}, "stop"),
-      ]),
+    const { deltas, response } = await collectEvents([
+      chunk({ role: "assistant", content: null, refusal: "I can't " }),
+      chunk({ refusal: "help." }),
+      chunk({}, "stop"),
     ]);
-    const { deltas, response } = await collectStream(streamOf(provider));
     expect(deltas).toEqual(["I can't ", "help."]);
     expect(response).toEqual({ content: "I can't help.", toolCalls: [], finishReason: "stop" });
   });
@@ -246,17 +248,14 @@ describe("chatStream: text and the answer chat would give", () => {
 
 describe("chatStream on hostile or broken streams", () => {
   it("passes arguments that are not JSON through as text at the end, as chat does (the loop tells the model)", async () => {
-    const { provider } = await replay([
-      sseResponse([
-        chunk({
-          tool_calls: [
-            { index: 0, id: "call_x", type: "function", function: { name: "get_weather", arguments: '{"city": "Par' } },
-          ],
-        }),
-        chunk({}, "tool_calls"),
-      ]),
+    const { response } = await collectEvents([
+      chunk({
+        tool_calls: [
+          { index: 0, id: "call_x", type: "function", function: { name: "get_weather", arguments: '{"city": "Par' } },
+        ],
+      }),
+      chunk({}, "tool_calls"),
     ]);
-    const { response } = await collectStream(streamOf(provider));
     expect(response.toolCalls).toEqual([
       { id: "call_x", type: "function", name: "get_weather", arguments: '{"city": "Par' },
     ]);
@@ -278,31 +277,25 @@ describe("chatStream on hostile or broken streams", () => {
   });
 
   it("ignores unknown chunks and fields, other choices, and pieces that are not objects", async () => {
-    const { provider } = await replay([
-      sseResponse([
-        { data: { object: "something.new", surprise: [1, 2, 3] } },
-        { data: { choices: "not an array" } },
-        { data: { choices: [null, 7] } },
-        chunk({ content: "other choice" }, null, 1),
-        chunk({ content: "Hi", tool_calls: [null, "x"], audio: { data: "…" } }),
-        chunk({}, "stop"),
-      ]),
+    const { deltas, response } = await collectEvents([
+      { data: { object: "something.new", surprise: [1, 2, 3] } },
+      { data: { choices: "not an array" } },
+      { data: { choices: [null, 7] } },
+      chunk({ content: "other choice" }, null, 1),
+      chunk({ content: "Hi", tool_calls: [null, "x"], audio: { data: "…" } }),
+      chunk({}, "stop"),
     ]);
-    const { deltas, response } = await collectStream(streamOf(provider));
     expect(deltas).toEqual(["Hi"]);
     expect(response).toEqual({ content: "Hi", toolCalls: [], finishReason: "stop" });
   });
 
   it("assembles calls without an index (some compatible servers) by their ids", async () => {
-    const { provider } = await replay([
-      sseResponse([
-        chunk({ tool_calls: [{ id: "call_1", function: { name: "a", arguments: '{"x"' } }] }),
-        chunk({ tool_calls: [{ function: { arguments: ":1}" } }] }),
-        chunk({ tool_calls: [{ id: "call_2", function: { name: "b", arguments: "{}" } }] }),
-        chunk({}, "tool_calls"),
-      ]),
+    const { response } = await collectEvents([
+      chunk({ tool_calls: [{ id: "call_1", function: { name: "a", arguments: '{"x"' } }] }),
+      chunk({ tool_calls: [{ function: { arguments: ":1}" } }] }),
+      chunk({ tool_calls: [{ id: "call_2", function: { name: "b", arguments: "{}" } }] }),
+      chunk({}, "tool_calls"),
     ]);
-    const { response } = await collectStream(streamOf(provider));
     expect(response.toolCalls).toEqual([
       { id: "call_1", type: "function", name: "a", arguments: '{"x":1}' },
       { id: "call_2", type: "function", name: "b", arguments: "{}" },
@@ -463,17 +456,14 @@ describe("chatStream (Chat): tool input, reasoning and usage details", () => {
 
   it("interleaved parallel calls stream by call id, each started (id and name) before its first delta", async () => {
     const call = (index: number, piece: Record<string, unknown>) => chunk({ tool_calls: [{ index, ...piece }] });
-    const { provider } = await replay([
-      sseResponse([
-        call(0, { id: "call_a", type: "function", function: { name: "get_weather", arguments: "" } }),
-        call(1, { id: "call_b", type: "function", function: { name: "get_time", arguments: '{"zo' } }),
-        call(0, { function: { arguments: '{"city":' } }),
-        call(1, { function: { arguments: 'ne":"CET"}' } }),
-        call(0, { function: { arguments: '"Paris"}' } }),
-        chunk({}, "tool_calls"),
-      ]),
+    const collected = await collectEvents([
+      call(0, { id: "call_a", type: "function", function: { name: "get_weather", arguments: "" } }),
+      call(1, { id: "call_b", type: "function", function: { name: "get_time", arguments: '{"zo' } }),
+      call(0, { function: { arguments: '{"city":' } }),
+      call(1, { function: { arguments: 'ne":"CET"}' } }),
+      call(0, { function: { arguments: '"Paris"}' } }),
+      chunk({}, "tool_calls"),
     ]);
-    const collected = await collectStream(streamOf(provider));
     expect(collected.parts.slice(0, -1)).toEqual([
       { type: "tool-input-start", toolCallId: "call_a", toolName: "get_weather" },
       { type: "tool-input-start", toolCallId: "call_b", toolName: "get_time" },
@@ -486,16 +476,13 @@ describe("chatStream (Chat): tool input, reasoning and usage details", () => {
   });
 
   it("a call whose id or name comes late starts then, with the argument pieces that came before", async () => {
-    const { provider } = await replay([
-      sseResponse([
-        chunk({ tool_calls: [{ index: 0, function: { arguments: '{"x"' } }] }),
-        chunk({ tool_calls: [{ index: 0, id: "call_1", function: { arguments: ":" } }] }),
-        chunk({ tool_calls: [{ index: 0, function: { name: "f", arguments: "1" } }] }),
-        chunk({ tool_calls: [{ index: 0, function: { arguments: "}" } }] }),
-        chunk({}, "tool_calls"),
-      ]),
+    const collected = await collectEvents([
+      chunk({ tool_calls: [{ index: 0, function: { arguments: '{"x"' } }] }),
+      chunk({ tool_calls: [{ index: 0, id: "call_1", function: { arguments: ":" } }] }),
+      chunk({ tool_calls: [{ index: 0, function: { name: "f", arguments: "1" } }] }),
+      chunk({ tool_calls: [{ index: 0, function: { arguments: "}" } }] }),
+      chunk({}, "tool_calls"),
     ]);
-    const collected = await collectStream(streamOf(provider));
     expect(collected.parts.slice(0, -1)).toEqual([
       { type: "tool-input-start", toolCallId: "call_1", toolName: "f" },
       { type: "tool-input-delta", toolCallId: "call_1", delta: '{"x"' },
@@ -507,25 +494,20 @@ describe("chatStream (Chat): tool input, reasoning and usage details", () => {
   });
 
   it("follows calls without an index (some compatible servers) by their ids", async () => {
-    const { provider } = await replay([
-      sseResponse([
-        chunk({ tool_calls: [{ id: "call_1", function: { name: "a", arguments: '{"x"' } }] }),
-        chunk({ tool_calls: [{ function: { arguments: ":1}" } }] }),
-        chunk({ tool_calls: [{ id: "call_2", function: { name: "b", arguments: "{}" } }] }),
-        chunk({}, "tool_calls"),
-      ]),
+    const collected = await collectEvents([
+      chunk({ tool_calls: [{ id: "call_1", function: { name: "a", arguments: '{"x"' } }] }),
+      chunk({ tool_calls: [{ function: { arguments: ":1}" } }] }),
+      chunk({ tool_calls: [{ id: "call_2", function: { name: "b", arguments: "{}" } }] }),
+      chunk({}, "tool_calls"),
     ]);
-    expect(checkToolInputs(await collectStream(streamOf(provider)))).toEqual(['{"x":1}', "{}"]);
+    expect(checkToolInputs(collected)).toEqual(['{"x":1}', "{}"]);
   });
 
   it("a call that never gets an id is not streamed (no id to match the response's); the answer is chat's", async () => {
-    const { provider } = await replay([
-      sseResponse([
-        chunk({ tool_calls: [{ index: 0, function: { name: "f", arguments: "{}" } }] }),
-        chunk({}, "tool_calls"),
-      ]),
+    const { parts, response } = await collectEvents([
+      chunk({ tool_calls: [{ index: 0, function: { name: "f", arguments: "{}" } }] }),
+      chunk({}, "tool_calls"),
     ]);
-    const { parts, response } = await collectStream(streamOf(provider));
     expect(parts).toHaveLength(1);
     expect(response.toolCalls).toEqual([{ type: "function", name: "f", arguments: "{}" }]);
   });
@@ -533,16 +515,13 @@ describe("chatStream (Chat): tool input, reasoning and usage details", () => {
   it("maps a compatible server's reasoning_content / reasoning to reasoning deltas (made-up chunks, not a recording)", async () => {
     // Made up for this test, in the shape DeepSeek and vLLM (`reasoning_content`) and OpenRouter
     // (`reasoning`) document; OpenAI itself sends no reasoning text in Chat Completions.
-    const { provider } = await replay([
-      sseResponse([
-        chunk({ role: "assistant", content: null, reasoning_content: "The user asks " }),
-        chunk({ content: null, reasoning_content: "about weather." }),
-        chunk({ content: null, reasoning: " Answer briefly.", reasoning_content: null }),
-        chunk({ content: "Sunny." }),
-        chunk({}, "stop"),
-      ]),
+    const { reasoning, deltas, response } = await collectEvents([
+      chunk({ role: "assistant", content: null, reasoning_content: "The user asks " }),
+      chunk({ content: null, reasoning_content: "about weather." }),
+      chunk({ content: null, reasoning: " Answer briefly.", reasoning_content: null }),
+      chunk({ content: "Sunny." }),
+      chunk({}, "stop"),
     ]);
-    const { reasoning, deltas, response } = await collectStream(streamOf(provider));
     expect(reasoning).toEqual(["The user asks ", "about weather.", " Answer briefly."]);
     expect(deltas).toEqual(["Sunny."]);
     expect(response).toEqual({ content: "Sunny.", toolCalls: [], finishReason: "stop" });
@@ -578,13 +557,10 @@ describe("chatStream (Chat): tool input, reasoning and usage details", () => {
   });
 
   it("leaves a detail a server did not report absent (never 0 for unknown)", async () => {
-    const { provider } = await replay([
-      sseResponse([
-        chunk({ content: "ok" }, "stop"),
-        { data: { choices: [], usage: { prompt_tokens: 5, completion_tokens: 1, prompt_tokens_details: null } } },
-      ]),
+    const { response } = await collectEvents([
+      chunk({ content: "ok" }, "stop"),
+      { data: { choices: [], usage: { prompt_tokens: 5, completion_tokens: 1, prompt_tokens_details: null } } },
     ]);
-    const { response } = await collectStream(streamOf(provider));
     expect(response.usage).toStrictEqual({ promptTokens: 5, completionTokens: 1, totalTokens: 6 });
   });
 

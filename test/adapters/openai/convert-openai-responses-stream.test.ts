@@ -17,6 +17,7 @@ import {
   sseText,
 } from "../../helpers/replay-server.js";
 import {
+  type CollectedStream,
   checkToolInputs,
   collectMegabyteArguments,
   collectStream,
@@ -47,6 +48,12 @@ function streamOf(
   const { chatStream } = provider;
   if (chatStream === undefined) throw new Error("the provider has no chatStream");
   return chatStream.call(provider, user, tools, "gpt-5.1", options, signal);
+}
+
+/** Replays one streamed answer made of `events` and collects the provider's stream of it. */
+async function collectEvents(events: SseEvent[]): Promise<CollectedStream> {
+  const { provider } = await replay([sseResponse(events)]);
+  return collectStream(streamOf(provider));
 }
 
 /** An event named after its `type`, as the API sends them. */
@@ -136,17 +143,14 @@ describe("chatStream over the real openai client, on the recorded Responses stre
 
 describe("chatStream: Responses text", () => {
   it("yields each output_text delta; the pieces join to the content", async () => {
-    const { provider } = await replay([
-      sseResponse([
-        event("response.created", { response: { id: "resp_1", status: "in_progress", output: [] } }),
-        event("response.output_item.added", { output_index: 0, item: { ...message(""), content: [] } }),
-        textDelta("It is "),
-        textDelta("sunny."),
-        event("response.output_text.done", { output_index: 0, content_index: 0, text: "It is sunny." }),
-        completed([message("It is sunny.")]),
-      ]),
+    const { deltas, response } = await collectEvents([
+      event("response.created", { response: { id: "resp_1", status: "in_progress", output: [] } }),
+      event("response.output_item.added", { output_index: 0, item: { ...message(""), content: [] } }),
+      textDelta("It is "),
+      textDelta("sunny."),
+      event("response.output_text.done", { output_index: 0, content_index: 0, text: "It is sunny." }),
+      completed([message("It is sunny.")]),
     ]);
-    const { deltas, response } = await collectStream(streamOf(provider));
     expect(deltas).toEqual(["It is ", "sunny."]);
     expect(response).toEqual({
       content: "It is sunny.",
@@ -158,32 +162,26 @@ describe("chatStream: Responses text", () => {
 
   it("streams a refusal as text", async () => {
     const refusal = { id: "msg_1", type: "message", role: "assistant", content: [{ type: "refusal", refusal: "No." }] };
-    const { provider } = await replay([
-      sseResponse([
-        event("response.refusal.delta", { output_index: 0, content_index: 0, delta: "No." }),
-        completed([refusal]),
-      ]),
+    const { deltas, response } = await collectEvents([
+      event("response.refusal.delta", { output_index: 0, content_index: 0, delta: "No." }),
+      completed([refusal]),
     ]);
-    const { deltas, response } = await collectStream(streamOf(provider));
     expect(deltas).toEqual(["No."]);
     expect(response.content).toBe("No.");
   });
 
   it("an incomplete response (max_output_tokens) finishes with length, as in chat", async () => {
-    const { provider } = await replay([
-      sseResponse([
-        textDelta("It is"),
-        event("response.incomplete", {
-          response: {
-            status: "incomplete",
-            incomplete_details: { reason: "max_output_tokens" },
-            output: [message("It is")],
-            usage: { input_tokens: 3, output_tokens: 2, total_tokens: 5 },
-          },
-        }),
-      ]),
+    const { response } = await collectEvents([
+      textDelta("It is"),
+      event("response.incomplete", {
+        response: {
+          status: "incomplete",
+          incomplete_details: { reason: "max_output_tokens" },
+          output: [message("It is")],
+          usage: { input_tokens: 3, output_tokens: 2, total_tokens: 5 },
+        },
+      }),
     ]);
-    const { response } = await collectStream(streamOf(provider));
     expect(response).toMatchObject({ content: "It is", finishReason: "length" });
   });
 });
@@ -192,24 +190,21 @@ describe("chatStream on hostile or broken Responses streams", () => {
   it("assembles interleaved parallel calls by output_index when the final response carries no output", async () => {
     const delta = (index: number, text: string) =>
       event("response.function_call_arguments.delta", { output_index: index, item_id: `fc_${index}`, delta: text });
-    const { provider } = await replay([
-      sseResponse([
-        event("response.output_item.added", {
-          output_index: 1,
-          item: functionCall("call_b", "get_time", "", "in_progress"),
-        }),
-        event("response.output_item.added", {
-          output_index: 0,
-          item: functionCall("call_a", "get_weather", "", "in_progress"),
-        }),
-        delta(0, '{"city"'),
-        delta(1, '{"zone":'),
-        delta(0, ':"Paris"}'),
-        delta(1, '"CET"}'),
-        completed([]),
-      ]),
+    const { response } = await collectEvents([
+      event("response.output_item.added", {
+        output_index: 1,
+        item: functionCall("call_b", "get_time", "", "in_progress"),
+      }),
+      event("response.output_item.added", {
+        output_index: 0,
+        item: functionCall("call_a", "get_weather", "", "in_progress"),
+      }),
+      delta(0, '{"city"'),
+      delta(1, '{"zone":'),
+      delta(0, ':"Paris"}'),
+      delta(1, '"CET"}'),
+      completed([]),
     ]);
-    const { response } = await collectStream(streamOf(provider));
     expect(response).toEqual({
       content: "",
       toolCalls: [
@@ -280,17 +275,14 @@ describe("chatStream on hostile or broken Responses streams", () => {
   });
 
   it("ignores unknown events, events without an output_index and events that are not objects", async () => {
-    const { provider } = await replay([
-      sseResponse([
-        event("response.brand_new_thing", { output_index: 0, delta: "ignored" }),
-        event("response.output_text.delta", { delta: "no index" }),
-        event("response.output_text.delta", { output_index: -1, delta: "bad index" }),
-        { event: "response.output_text.delta", data: "[1,2]" },
-        textDelta("Hi"),
-        completed([message("Hi")]),
-      ]),
+    const { deltas, response } = await collectEvents([
+      event("response.brand_new_thing", { output_index: 0, delta: "ignored" }),
+      event("response.output_text.delta", { delta: "no index" }),
+      event("response.output_text.delta", { output_index: -1, delta: "bad index" }),
+      { event: "response.output_text.delta", data: "[1,2]" },
+      textDelta("Hi"),
+      completed([message("Hi")]),
     ]);
-    const { deltas, response } = await collectStream(streamOf(provider));
     expect(deltas).toEqual(["Hi"]);
     expect(response.content).toBe("Hi");
   });
@@ -442,27 +434,24 @@ describe("chatStream (Responses): reasoning, tool input and usage details", () =
         item_id: `fc_call_${index}`,
         delta: text,
       });
-    const { provider } = await replay([
-      sseResponse([
-        event("response.output_item.added", {
-          output_index: 0,
-          item: functionCall("call_0", "get_weather", "", "in_progress"),
-        }),
-        event("response.output_item.added", {
-          output_index: 1,
-          item: functionCall("call_1", "get_time", "", "in_progress"),
-        }),
-        delta(0, '{"city"'),
-        delta(1, '{"zone":'),
-        delta(0, ':"Paris"}'),
-        delta(1, '"CET"}'),
-        completed([
-          functionCall("call_0", "get_weather", '{"city":"Paris"}'),
-          functionCall("call_1", "get_time", '{"zone":"CET"}'),
-        ]),
+    const collected = await collectEvents([
+      event("response.output_item.added", {
+        output_index: 0,
+        item: functionCall("call_0", "get_weather", "", "in_progress"),
+      }),
+      event("response.output_item.added", {
+        output_index: 1,
+        item: functionCall("call_1", "get_time", "", "in_progress"),
+      }),
+      delta(0, '{"city"'),
+      delta(1, '{"zone":'),
+      delta(0, ':"Paris"}'),
+      delta(1, '"CET"}'),
+      completed([
+        functionCall("call_0", "get_weather", '{"city":"Paris"}'),
+        functionCall("call_1", "get_time", '{"zone":"CET"}'),
       ]),
     ]);
-    const collected = await collectStream(streamOf(provider));
     expect(collected.parts.slice(0, -1)).toEqual([
       { type: "tool-input-start", toolCallId: "call_0", toolName: "get_weather" },
       { type: "tool-input-start", toolCallId: "call_1", toolName: "get_time" },
@@ -475,24 +464,19 @@ describe("chatStream (Responses): reasoning, tool input and usage details", () =
   });
 
   it("follows an argument delta that names its item only (no output_index) by item_id", async () => {
-    const { provider } = await replay([
-      sseResponse([
-        event("response.output_item.added", { output_index: 0, item: functionCall("call_a", "f", "", "in_progress") }),
-        event("response.function_call_arguments.delta", { item_id: "fc_call_a", delta: '{"x":1}' }),
-        completed([functionCall("call_a", "f", '{"x":1}')]),
-      ]),
+    const collected = await collectEvents([
+      event("response.output_item.added", { output_index: 0, item: functionCall("call_a", "f", "", "in_progress") }),
+      event("response.function_call_arguments.delta", { item_id: "fc_call_a", delta: '{"x":1}' }),
+      completed([functionCall("call_a", "f", '{"x":1}')]),
     ]);
-    expect(checkToolInputs(await collectStream(streamOf(provider)))).toEqual(['{"x":1}']);
+    expect(checkToolInputs(collected)).toEqual(['{"x":1}']);
   });
 
   it("a call a server announces only when done starts then, its whole arguments one delta", async () => {
-    const { provider } = await replay([
-      sseResponse([
-        event("response.output_item.done", { output_index: 0, item: functionCall("call_a", "f", '{"x":1}') }),
-        completed([functionCall("call_a", "f", '{"x":1}')]),
-      ]),
+    const collected = await collectEvents([
+      event("response.output_item.done", { output_index: 0, item: functionCall("call_a", "f", '{"x":1}') }),
+      completed([functionCall("call_a", "f", '{"x":1}')]),
     ]);
-    const collected = await collectStream(streamOf(provider));
     expect(collected.parts.slice(0, -1)).toEqual([
       { type: "tool-input-start", toolCallId: "call_a", toolName: "f" },
       { type: "tool-input-delta", toolCallId: "call_a", delta: '{"x":1}' },
