@@ -189,3 +189,26 @@ export async function streamedRun(config: ToolLoopConfig, messages: Message[]): 
   for await (const event of run) events.push(event);
   return { events, result: await run.result, providerNames };
 }
+
+/**
+ * Checks a streamed run's input for the call `toolCallId` of the tool `toolName`: the run's first
+ * `tool-input-start` event is this call's, in iteration 1, and every `tool-input-delta` event comes
+ * before the first `tool-call-start` (the input streams before the call runs). Returns the call's
+ * deltas joined.
+ */
+export function checkStreamedInput(
+  events: ToolLoopEvent[],
+  { toolCallId, toolName }: { toolCallId: string; toolName: string },
+): string {
+  const types = events.map((event) => event.type);
+  expect(events[types.indexOf("tool-input-start")]).toEqual({
+    type: "tool-input-start",
+    iteration: 1,
+    toolCallId,
+    toolName,
+  });
+  expect(types.lastIndexOf("tool-input-delta")).toBeLessThan(types.indexOf("tool-call-start"));
+  return events
+    .flatMap((event) => (event.type === "tool-input-delta" && event.toolCallId === toolCallId ? [event.delta] : []))
+    .join("");
+}

@@ -39,7 +39,7 @@ import {
   sseResponse,
   sseSample,
 } from "../../helpers/replay-server.js";
-import { streamedRun } from "../../helpers/stream-parts.js";
+import { checkStreamedInput, streamedRun } from "../../helpers/stream-parts.js";
 
 type Json = Record<string, unknown>;
 type WireMessage = { role: string; content: string | Json[] };
@@ -545,19 +545,8 @@ describe("createAnthropicProvider: thinking, tool input and providerName through
       [{ role: "user", content: "Weather in San Francisco?" }],
     );
 
-    const id = "toolu_01TJoxvFknVdnV9XpWFPaRmY";
-    const types = events.map((event) => event.type);
-    expect(events[types.indexOf("tool-input-start")]).toEqual({
-      type: "tool-input-start",
-      iteration: 1,
-      toolCallId: id,
-      toolName: "get_weather",
-    });
-    const input = events.flatMap((event) =>
-      event.type === "tool-input-delta" && event.toolCallId === id ? [event.delta] : [],
-    );
-    expect(JSON.parse(input.join(""))).toEqual(execute.mock.calls[0]?.[0]);
-    expect(types.lastIndexOf("tool-input-delta")).toBeLessThan(types.indexOf("tool-call-start"));
+    const input = checkStreamedInput(events, { toolCallId: "toolu_01TJoxvFknVdnV9XpWFPaRmY", toolName: "get_weather" });
+    expect(JSON.parse(input)).toEqual(execute.mock.calls[0]?.[0]);
     const reasoning = events.flatMap((event) => (event.type === "reasoning-delta" ? [event] : []));
     expect(reasoning.map((event) => event.iteration)).toEqual(Array(9).fill(2));
     expect(reasoning.map((event) => event.delta).join("")).toMatch(/^The previous result was 925\./);

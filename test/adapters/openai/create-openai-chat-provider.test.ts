@@ -35,7 +35,7 @@ import {
   sseResponse,
   sseSample,
 } from "../../helpers/replay-server.js";
-import { streamedRun } from "../../helpers/stream-parts.js";
+import { checkStreamedInput, streamedRun } from "../../helpers/stream-parts.js";
 
 type Json = Record<string, unknown>;
 type WireToolCall = { id: string; type: "function"; function: { name: string; arguments: string } };
@@ -707,19 +707,8 @@ describe("createOpenAIChatProvider: tool input, reasoning and providerName throu
     );
 
     const id = "call_4XzlGBLtUe9dy3GVNV4jhq7h";
-    const types = events.map((event) => event.type);
-    expect(events[types.indexOf("tool-input-start")]).toEqual({
-      type: "tool-input-start",
-      iteration: 1,
-      toolCallId: id,
-      toolName: "get_weather",
-    });
-    const input = events.flatMap((event) =>
-      event.type === "tool-input-delta" && event.toolCallId === id ? [event.delta] : [],
-    );
-    expect(input.join("")).toBe('{"city":"New York City"}');
-    expect(types.lastIndexOf("tool-input-delta")).toBeLessThan(types.indexOf("tool-call-start"));
-    expect(events[types.indexOf("tool-call-start")]).toMatchObject({ toolCallId: id });
+    expect(checkStreamedInput(events, { toolCallId: id, toolName: "get_weather" })).toBe('{"city":"New York City"}');
+    expect(events.find((event) => event.type === "tool-call-start")).toMatchObject({ toolCallId: id });
     expect(events.filter((event) => event.type === "reasoning-delta")).toEqual([
       { type: "reasoning-delta", iteration: 2, delta: "It said sunny." },
     ]);

@@ -35,7 +35,7 @@ import {
   sseResponse,
   sseSample,
 } from "../../helpers/replay-server.js";
-import { streamedRun } from "../../helpers/stream-parts.js";
+import { checkStreamedInput, streamedRun } from "../../helpers/stream-parts.js";
 
 type Json = Record<string, unknown>;
 type WireRequest = Json & { model: string; input: Json[]; tools?: Json[] };
@@ -563,22 +563,12 @@ describe("createOpenAIResponsesProvider: reasoning, tool input and providerName 
       [{ role: "user", content: "(12 + 7)?" }],
     );
 
-    const id = "call_AB6AaRZ1FYZB2RwS6A5vbdqn";
     const types = events.map((item) => item.type);
     const reasoning = events.flatMap((item) => (item.type === "reasoning-delta" ? [item.delta] : []));
     expect(reasoning.join("")).toMatch(/^\*\*Calculating step-by-step using calculator\*\*/);
     expect(types.lastIndexOf("reasoning-delta")).toBeLessThan(types.indexOf("tool-input-start"));
-    expect(events[types.indexOf("tool-input-start")]).toEqual({
-      type: "tool-input-start",
-      iteration: 1,
-      toolCallId: id,
-      toolName: "calculator",
-    });
-    const input = events.flatMap((item) =>
-      item.type === "tool-input-delta" && item.toolCallId === id ? [item.delta] : [],
-    );
-    expect(JSON.parse(input.join(""))).toEqual(execute.mock.calls[0]?.[0]);
-    expect(types.lastIndexOf("tool-input-delta")).toBeLessThan(types.indexOf("tool-call-start"));
+    const input = checkStreamedInput(events, { toolCallId: "call_AB6AaRZ1FYZB2RwS6A5vbdqn", toolName: "calculator" });
+    expect(JSON.parse(input)).toEqual(execute.mock.calls[0]?.[0]);
     expect(result.content).toBe("19.");
     expect(result.usage).toEqual({
       promptTokens: 134,
