@@ -1,10 +1,12 @@
 import { afterEach, expect } from "vitest";
+import * as z from "zod";
 import { createAISDKProvider } from "../../src/adapters/ai-sdk/index.js";
 import { createAnthropicProvider } from "../../src/adapters/anthropic/index.js";
 import { createGeminiProvider } from "../../src/adapters/gemini/index.js";
 import { createOllamaProvider } from "../../src/adapters/ollama/index.js";
 import { createOpenAIChatProvider, createOpenAIResponsesProvider } from "../../src/adapters/openai/index.js";
 import {
+  defineTool,
   type InvalidProviderResponseError,
   isInvalidProviderResponseError,
   isToolLoopError,
@@ -36,6 +38,14 @@ export function useReplayServers(): (script: Script) => Promise<ReplayServer> {
 
 /** A 200 answer whose body is the wire sample `file`. */
 export const okSample = (file: string): ReplayResponse => ({ body: readSample(file) });
+
+/** A `get_weather` tool that answers `sunny in <city>` (the AI SDK UI message stream tests' tool). */
+export const weatherTool = defineTool({
+  name: "get_weather",
+  description: "The weather in a city.",
+  parameters: z.object({ city: z.string() }),
+  execute: async ({ city }) => `sunny in ${city}`,
+});
 
 /** A registry holding `tools`, in order. */
 export function registryOf(...tools: Tool[]): ToolRegistry {

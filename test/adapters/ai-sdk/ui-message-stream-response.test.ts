@@ -14,16 +14,9 @@ import * as z from "zod";
 import { toUIMessageStreamResponse } from "../../../src/adapters/ai-sdk/index.js";
 import { defineTool, isToolLoopError, type Message, streamToolLoop, type ToolLoopResult } from "../../../src/index.js";
 import { ScriptedProvider, type ScriptStep, toolCallResponse } from "../../../src/testing/index.js";
-import { registryOf } from "../../helpers/adapter-fixtures.js";
+import { registryOf, weatherTool } from "../../helpers/adapter-fixtures.js";
 
 const user: Message[] = [{ role: "user", content: "Weather in Paris?" }];
-
-const weather = defineTool({
-  name: "get_weather",
-  description: "The weather in a city.",
-  parameters: z.object({ city: z.string() }),
-  execute: async ({ city }) => `sunny in ${city}`,
-});
 
 const script = (): ScriptStep[] => [
   {
@@ -54,7 +47,7 @@ afterEach(async () => {
 });
 
 /** A node:http chat endpoint on 127.0.0.1 that runs `steps` for each request and serves the run's UI message stream. */
-async function chatServer(steps: () => ScriptStep[], tools = registryOf(weather)) {
+async function chatServer(steps: () => ScriptStep[], tools = registryOf(weatherTool)) {
   const runs: Array<Promise<ToolLoopResult>> = [];
   const server = createServer((req, res) => {
     const run = streamToolLoop({ provider: new ScriptedProvider(steps()), tools, maxIterations: 4 }, user);
@@ -102,7 +95,7 @@ describe("toUIMessageStreamResponse", () => {
 
   it("frames each chunk as an SSE data event, ends with [DONE], and ai's parser validates every chunk", async () => {
     const run = streamToolLoop(
-      { provider: new ScriptedProvider(script()), tools: registryOf(weather), maxIterations: 4 },
+      { provider: new ScriptedProvider(script()), tools: registryOf(weatherTool), maxIterations: 4 },
       user,
     );
     const response = toUIMessageStreamResponse(run);

@@ -13,16 +13,10 @@ import {
   type ToolLoopEvent,
 } from "../../../src/index.js";
 import { ScriptedProvider, type ScriptStep, toolCallResponse } from "../../../src/testing/index.js";
-import { registryOf } from "../../helpers/adapter-fixtures.js";
+import { registryOf, weatherTool } from "../../helpers/adapter-fixtures.js";
 
 const user: Message[] = [{ role: "user", content: "Weather in Paris, and break something." }];
 
-const weather = defineTool({
-  name: "get_weather",
-  description: "The weather in a city.",
-  parameters: z.object({ city: z.string() }),
-  execute: async ({ city }) => `sunny in ${city}`,
-});
 const broken = defineTool({
   name: "broken",
   description: "Always fails.",
@@ -77,7 +71,7 @@ const run = (steps: ScriptStep[], stream?: boolean) =>
   streamToolLoop(
     {
       provider: new ScriptedProvider(steps, stream === undefined ? {} : { stream }),
-      tools: registryOf(weather, broken),
+      tools: registryOf(weatherTool, broken),
       maxIterations: 4,
     },
     user,
