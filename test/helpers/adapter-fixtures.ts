@@ -47,6 +47,31 @@ export const weatherTool = defineTool({
   execute: async ({ city }) => `sunny in ${city}`,
 });
 
+/**
+ * A `waits` tool whose call waits until the run's signal aborts, then answers "aborted" (the AI SDK
+ * UI message stream tests' tool for a reader that goes away): `started` resolves once a call waits;
+ * `signals` keeps each call's signal.
+ */
+export function waitingTool(): { waits: Tool; started: Promise<void>; signals: AbortSignal[] } {
+  const signals: AbortSignal[] = [];
+  let start!: () => void;
+  const started = new Promise<void>((resolve) => {
+    start = resolve;
+  });
+  const waits = defineTool({
+    name: "waits",
+    description: "Waits until aborted.",
+    parameters: z.object({}),
+    execute: (_args, context) =>
+      new Promise<string>((resolve) => {
+        signals.push(context.signal);
+        context.signal.addEventListener("abort", () => resolve("aborted"));
+        start();
+      }),
+  });
+  return { waits, started, signals };
+}
+
 /** A registry holding `tools`, in order. */
 export function registryOf(...tools: Tool[]): ToolRegistry {
   const registry = new ToolRegistry();

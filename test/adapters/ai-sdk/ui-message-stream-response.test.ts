@@ -10,11 +10,10 @@ import {
 } from "ai";
 import { buildSync } from "esbuild";
 import { afterEach, describe, expect, it } from "vitest";
-import * as z from "zod";
 import { toUIMessageStreamResponse } from "../../../src/adapters/ai-sdk/index.js";
-import { defineTool, isToolLoopError, type Message, streamToolLoop, type ToolLoopResult } from "../../../src/index.js";
+import { isToolLoopError, type Message, streamToolLoop, type ToolLoopResult } from "../../../src/index.js";
 import { ScriptedProvider, type ScriptStep, toolCallResponse } from "../../../src/testing/index.js";
-import { registryOf, weatherTool } from "../../helpers/adapter-fixtures.js";
+import { registryOf, waitingTool, weatherTool } from "../../helpers/adapter-fixtures.js";
 
 const user: Message[] = [{ role: "user", content: "Weather in Paris?" }];
 
@@ -130,20 +129,7 @@ describe("toUIMessageStreamResponse", () => {
   });
 
   it("a client that goes away aborts the run on the server", async () => {
-    let started!: () => void;
-    const toolStarted = new Promise<void>((resolve) => {
-      started = resolve;
-    });
-    const waits = defineTool({
-      name: "waits",
-      description: "Waits until aborted.",
-      parameters: z.object({}),
-      execute: (_args, context) =>
-        new Promise<string>((resolve) => {
-          context.signal.addEventListener("abort", () => resolve("aborted"));
-          started();
-        }),
-    });
+    const { waits, started: toolStarted } = waitingTool();
     const { url, runs } = await chatServer(() => [toolCallResponse({ id: "w", name: "waits" })], registryOf(waits));
     const controller = new AbortController();
     const stream = await new DefaultChatTransport<UIMessage>({ api: url }).sendMessages(

@@ -13,7 +13,7 @@ import {
   type ToolLoopEvent,
 } from "../../../src/index.js";
 import { ScriptedProvider, type ScriptStep, toolCallResponse } from "../../../src/testing/index.js";
-import { registryOf, weatherTool } from "../../helpers/adapter-fixtures.js";
+import { registryOf, waitingTool, weatherTool } from "../../helpers/adapter-fixtures.js";
 
 const user: Message[] = [{ role: "user", content: "Weather in Paris, and break something." }];
 
@@ -250,22 +250,7 @@ describe("toUIMessageStream", () => {
   });
 
   it("cancelling the stream stops iterating the events, which aborts the streamToolLoop run", async () => {
-    let toolSignal: AbortSignal | undefined;
-    let started!: () => void;
-    const toolStarted = new Promise<void>((resolve) => {
-      started = resolve;
-    });
-    const waits = defineTool({
-      name: "waits",
-      description: "Waits until aborted.",
-      parameters: z.object({}),
-      execute: (_args, context) =>
-        new Promise<string>((resolve) => {
-          toolSignal = context.signal;
-          context.signal.addEventListener("abort", () => resolve("aborted"));
-          started();
-        }),
-    });
+    const { waits, started: toolStarted, signals } = waitingTool();
     const stream = streamToolLoop(
       {
         provider: new ScriptedProvider([toolCallResponse({ id: "w", name: "waits" }), { content: "never" }]),
@@ -284,7 +269,7 @@ describe("toUIMessageStream", () => {
     await expect(pending).resolves.toEqual({ done: true, value: undefined });
     const failure = await stream.result.catch((error: unknown) => error);
     expect(isToolLoopError(failure) && failure.code).toBe("aborted");
-    expect(toolSignal?.aborted).toBe(true);
+    expect(signals[0]?.aborted).toBe(true);
   });
 });
 
