@@ -581,8 +581,8 @@ describe("what a middleware throws", () => {
     const result = await runToolLoop({ provider, tools: registry, maxIterations: 3, middleware: [middleware] }, user);
     expect(seen.sort()).toEqual(["fails: error result", "unreadable: error result"]);
     const [first, second] = result.messages.filter((message) => message.role === "tool");
-    expect(first).toMatchObject({ content: "tool \"fails\" failed: disk gone", isError: true });
-    expect(second).toMatchObject({ content: "tool \"unreadable\" failed: forLLM cannot be read", isError: true });
+    expect(first).toMatchObject({ content: 'tool "fails" failed: disk gone', isError: true });
+    expect(second).toMatchObject({ content: 'tool "unreadable" failed: forLLM cannot be read', isError: true });
   });
 
   it("in wrapToolCall: a result with invalid parts is the middleware's failure, naming the part", async () => {
