@@ -201,7 +201,44 @@ function injectMixins(tool: Tool, options: CallOptions): void {
  * timeout, and turn every failure into an error result. Never rejects.
  * @internal
  */
-export async function executeRegisteredTool(
+export function executeRegisteredTool(
+  entry: RegisteredTool,
+  args: Record<string, unknown>,
+  options: CallOptions,
+): Promise<ToolResult> {
+  const plain =
+    options.wrap !== undefined &&
+    options.signal === undefined &&
+    (options.timeoutMs === undefined || options.timeoutMs === Number.POSITIVE_INFINITY) &&
+    !logEnabled(options.logger, "warn");
+  return plain ? executeWrapped(entry, args, options) : executeGuarded(entry, args, options);
+}
+
+/**
+ * A call through the loop's middleware with no signal, no timeout and no log line to wait for:
+ * their answer is the call's, with no async frame around it (a promise hop less per call). What
+ * they answer is a checked `ToolResult` already: the step's result, or the chain's check of theirs.
+ */
+function executeWrapped(
+  entry: RegisteredTool,
+  args: Record<string, unknown>,
+  options: CallOptions,
+): Promise<ToolResult> {
+  const { tool } = entry;
+  const parsed = validateArguments(entry, args);
+  if (!parsed.success) return Promise.resolve(invalidArguments(tool.name, parsed.error));
+  let value: ToolResult | Promise<ToolResult>;
+  try {
+    injectMixins(tool, options);
+    value = runWrapped(entry, parsed.data, new CallContext(entry, options, undefined), options, undefined);
+  } catch (error) {
+    value = describeFailure(tool.name, error, undefined, options.timeoutMs);
+  }
+  return value instanceof Promise ? value : Promise.resolve(value);
+}
+
+/** {@link executeRegisteredTool} under the call's signal and timeout, its start and end logged. */
+async function executeGuarded(
   entry: RegisteredTool,
   args: Record<string, unknown>,
   options: CallOptions,
