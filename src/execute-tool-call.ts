@@ -209,7 +209,7 @@ export function executeRegisteredTool(
   const plain =
     options.wrap !== undefined &&
     options.signal === undefined &&
-    (options.timeoutMs === undefined || options.timeoutMs === Number.POSITIVE_INFINITY) &&
+    callTimeout(options) === undefined &&
     !logEnabled(options.logger, "warn");
   return plain ? executeWrapped(entry, args, options) : executeGuarded(entry, args, options);
 }
@@ -237,6 +237,11 @@ function executeWrapped(
   return value instanceof Promise ? value : Promise.resolve(value);
 }
 
+/** The call's timeout in ms, or `undefined` when it has none (no option, or `Infinity`). */
+function callTimeout(options: CallOptions): number | undefined {
+  return options.timeoutMs === Number.POSITIVE_INFINITY ? undefined : options.timeoutMs;
+}
+
 /** {@link executeRegisteredTool} under the call's signal and timeout, its start and end logged. */
 async function executeGuarded(
   entry: RegisteredTool,
@@ -250,7 +255,7 @@ async function executeGuarded(
   // check serves the call's start and end lines.
   const logging = logEnabled(options.logger, "warn");
   const debug = logging && logEnabled(options.logger, "debug");
-  const timeoutMs = options.timeoutMs === Number.POSITIVE_INFINITY ? undefined : options.timeoutMs;
+  const timeoutMs = callTimeout(options);
   // One clock read for the duration and the deadline.
   const started = logging || timeoutMs !== undefined ? performance.now() : 0;
 
