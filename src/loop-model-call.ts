@@ -25,13 +25,17 @@ function invalidResponse(problem: string, response: unknown): InvalidProviderRes
 /** The counts {@link addUsage} sums only when a call reported them. */
 const DETAIL_COUNTS = ["cachedInputTokens", "cacheWriteTokens", "reasoningTokens"] as const;
 
+/** A running count plus a reported one (a missing count adds 0). */
+function add(a: number | undefined, b: unknown): number {
+  return (a ?? 0) + (typeof b === "number" ? b : 0);
+}
+
 /**
  * The run's usage with one call's added: the three totals always (a missing count adds 0); a
  * detail count only once a call reported it (so an unreported count stays absent, a reported 0 is kept).
  */
 function addUsage(total: UsageInfo | undefined, usage: UsageInfo | undefined): UsageInfo | undefined {
   if (!isPlainObject(usage)) return total;
-  const add = (a: number | undefined, b: unknown) => (a ?? 0) + (typeof b === "number" ? b : 0);
   const sum: UsageInfo = {
     promptTokens: add(total?.promptTokens, usage.promptTokens),
     completionTokens: add(total?.completionTokens, usage.completionTokens),

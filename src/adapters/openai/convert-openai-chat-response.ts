@@ -82,27 +82,32 @@ interface ChatToolCalls {
 }
 
 /**
- * The calls of a Chat Completions message.
+ * A call's name.
+ * @throws InvalidProviderResponseError when it is not a non-empty string
+ */
+function callName(kind: "function" | "custom", name: unknown, completion: unknown): string {
+  if (typeof name === "string" && name !== "") return name;
+  throw unreadable(`a ${kind} tool call has no name (got ${showValue(name)})`, completion);
+}
+
+/**
+ * The calls of a Chat Completions message (a loop, no closure per response).
  * @throws InvalidProviderResponseError for a call that is not an object, has neither `function`
  *   nor `custom`, or has no name
  */
 function toolCallsOf({ calls, completion, strictSchemas }: ChatToolCalls): ProviderToolCall[] {
-  const callName = (kind: "function" | "custom", name: unknown): string => {
-    if (typeof name === "string" && name !== "") return name;
-    throw unreadable(`a ${kind} tool call has no name (got ${showValue(name)})`, completion);
-  };
-  return calls.map((call) => {
+  const out: ProviderToolCall[] = [];
+  for (const call of calls) {
     if (!isRecord(call)) throw unreadable(`a tool call is not an object (got ${describeType(call)})`, completion);
     if (isRecord(call.function)) {
-      const name = callName("function", call.function.name);
-      return toOpenAIToolCall({ id: call.id, name, rawArguments: call.function.arguments, strictSchemas });
-    }
-    if (isRecord(call.custom)) {
-      const name = callName("custom", call.custom.name);
-      return toOpenAIToolCall({ id: call.id, name, rawArguments: call.custom.input });
-    }
-    throw unreadable(`a tool call has no function (type: ${showValue(call.type)})`, completion);
-  });
+      const name = callName("function", call.function.name, completion);
+      out.push(toOpenAIToolCall({ id: call.id, name, rawArguments: call.function.arguments, strictSchemas }));
+    } else if (isRecord(call.custom)) {
+      const name = callName("custom", call.custom.name, completion);
+      out.push(toOpenAIToolCall({ id: call.id, name, rawArguments: call.custom.input }));
+    } else throw unreadable(`a tool call has no function (type: ${showValue(call.type)})`, completion);
+  }
+  return out;
 }
 
 /**

@@ -14,7 +14,7 @@ import { outputRequest, portableLLMOptions, signalOption } from "../shared/reque
 import { convertOncePerArray, frozenTools } from "../shared/tools-cache.js";
 import { fromOpenAIChatCompletion, PROVIDER } from "./convert-openai-chat-response.js";
 import { fromOpenAIChatStream } from "./convert-openai-chat-stream.js";
-import { type OpenAIChatMessage, toOpenAIChatMessages } from "./convert-to-openai-chat-messages.js";
+import { chatMessagesConversion, type OpenAIChatMessage } from "./convert-to-openai-chat-messages.js";
 import { openAIChatOutputFields, streamWithoutOutputNulls, withoutOutputNulls } from "./openai-output.js";
 
 /*
@@ -150,8 +150,8 @@ export interface OpenAIApi<C, T> {
   tools(definitions: readonly ToolDefinition[], strict: boolean): OpenAITools<T>;
   /** The body fields that ask for the final answer's schema (`options.output`), given the body so far. */
   outputFields(output: OutputRequest, body: Record<string, unknown>): Record<string, unknown>;
-  /** The body fields that carry the transcript. */
-  transcript(messages: readonly Message[]): Record<string, unknown>;
+  /** Sets the body's field that carries the transcript. */
+  addTranscript(body: Record<string, unknown>, messages: readonly Message[]): void;
   /** Sends the request through the client. */
   send(request: OpenAIRequest<C>): PromiseLike<unknown>;
   /** Reads the response. */
@@ -180,10 +180,10 @@ export function openAIProvider<C, T>(
     model: string,
     llmOptions: Record<string, unknown>,
   ) => {
-    // The options' copy is the body (keys in the order of `{ ...options, model, ...transcript }`).
+    // The options' copy is the body (keys in the order of `{ ...options, model, <transcript> }`).
     const body = portableLLMOptions({ provider: api.provider, llmOptions, maxTokensField: api.maxTokensField });
     body.model = model;
-    Object.assign(body, api.transcript(messages));
+    api.addTranscript(body, messages);
     const tools = definitions !== undefined && definitions.length > 0 ? api.tools(definitions, strict) : undefined;
     if (tools !== undefined) body.tools = tools.tools;
     const output = outputRequest(api.provider, llmOptions);
@@ -240,6 +240,7 @@ const chatTools = openAIToolsConversion(toOpenAIChatTools);
  * ```
  */
 export function createOpenAIChatProvider(options: OpenAIChatProviderOptions): LLMProvider {
+  const toMessages = chatMessagesConversion();
   return openAIProvider(options, {
     factory: "createOpenAIChatProvider",
     provider: PROVIDER,
@@ -250,7 +251,9 @@ export function createOpenAIChatProvider(options: OpenAIChatProviderOptions): LL
     maxTokensField: "max_tokens",
     tools: chatTools,
     outputFields: openAIChatOutputFields,
-    transcript: (messages) => ({ messages: toOpenAIChatMessages(messages) }),
+    addTranscript: (body, messages) => {
+      body.messages = toMessages(messages);
+    },
     send: ({ client, body, options: request }) =>
       client.chat.completions.create(body as { model: string; messages: OpenAIChatMessage[] }, request),
     read: fromOpenAIChatCompletion,

@@ -77,7 +77,9 @@ export function createOpenAIResponsesProvider(options: OpenAIResponsesProviderOp
     maxTokensField: "max_output_tokens",
     tools: responsesTools,
     outputFields: openAIResponsesOutputFields,
-    transcript: (messages) => ({ input: toOpenAIResponsesInput(messages) }),
+    addTranscript: (body, messages) => {
+      body.input = toOpenAIResponsesInput(messages);
+    },
     send: ({ client, body, options: request }) =>
       client.responses.create(body as { model: string; input: unknown }, request),
     read: fromOpenAIResponse,

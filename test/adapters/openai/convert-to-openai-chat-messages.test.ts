@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { chatMessagesConversion } from "../../../src/adapters/openai/convert-to-openai-chat-messages.js";
 import { toOpenAIChatMessages } from "../../../src/adapters/openai/index.js";
 import { type ContentPart, isUnsupportedContentError, type Message } from "../../../src/index.js";
 
@@ -207,5 +208,121 @@ describe("toOpenAIChatMessages", () => {
       },
     ]);
     expect(error).toMatchObject({ code: "unsupported_content", provider: "openai", part: "file", messageIndex: 2 });
+  });
+});
+
+describe("chatMessagesConversion (the Chat provider's conversion, step after step)", () => {
+  const turn = (step: number): Message[] => [
+    {
+      role: "assistant",
+      content: "",
+      toolCalls: [
+        {
+          id: `c${step}`,
+          name: "echo",
+          arguments: { n: step },
+          function: { name: "echo", arguments: `{"n":${step}}` },
+        },
+      ],
+    },
+    { role: "tool", content: `r${step}`, toolCallId: `c${step}`, toolName: "echo" },
+  ];
+
+  it("converts only what the transcript gained since the last step; every call returns a new array", () => {
+    const convert = chatMessagesConversion();
+    const transcript: Message[] = [
+      { role: "system", content: "S" },
+      { role: "user", content: "U" },
+    ];
+    transcript.push(...turn(1));
+    const first = convert(transcript);
+    transcript.push(...turn(2));
+    const second = convert(transcript);
+    expect(second).toEqual(toOpenAIChatMessages(transcript));
+    expect(second).not.toBe(first);
+    expect(first).toHaveLength(4); // the earlier request's messages stay as they were sent
+    // The first four messages were not converted again: the same objects.
+    for (let index = 0; index < 4; index++) expect(second[index]).toBe(first[index]);
+  });
+
+  it("converts again a message changed in place, and everything after it", () => {
+    const convert = chatMessagesConversion();
+    const transcript: Message[] = [{ role: "user", content: "U" }, ...turn(1), ...turn(2)];
+    const first = convert(transcript);
+    (transcript[2] as Message).content = "changed";
+    const call = (transcript[3] as Message).toolCalls?.[0] as { function: { arguments: string } };
+    call.function.arguments = '{"n":99}';
+    const second = convert(transcript);
+    expect(second).toEqual(toOpenAIChatMessages(transcript));
+    expect(second[1]).toBe(first[1]);
+    expect(second[2]).toEqual({ role: "tool", tool_call_id: "c1", content: "changed" });
+    expect(second[3]).not.toBe(first[3]);
+  });
+
+  it("follows a transcript that shrinks, is replaced, or gets tool answers with images", () => {
+    const convert = chatMessagesConversion();
+    const transcript: Message[] = [{ role: "user", content: "U" }, ...turn(1), ...turn(2)];
+    convert(transcript);
+    transcript.splice(1, 2);
+    expect(convert(transcript)).toEqual(toOpenAIChatMessages(transcript));
+    transcript.push({ role: "assistant", content: "", toolCalls: [{ id: "m", name: "shot", arguments: {} }] });
+    transcript.push({ role: "tool", content: [{ type: "text", text: "see" }, png], toolCallId: "m", toolName: "shot" });
+    const withMedia = convert(transcript);
+    expect(withMedia).toEqual(toOpenAIChatMessages(transcript));
+    expect(withMedia.at(-1)).toMatchObject({ role: "user" });
+    transcript.push({ role: "user", content: "next" });
+    expect(convert(transcript)).toEqual(toOpenAIChatMessages(transcript));
+  });
+
+  it("agrees with toOpenAIChatMessages through any sequence of appends, edits and removals", () => {
+    const convert = chatMessagesConversion();
+    let seed = 7;
+    const random = (n: number) => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return seed % n;
+    };
+    const transcript: Message[] = [{ role: "user", content: "U" }];
+    const edits: Array<(message: Message) => void> = [
+      (message) => {
+        message.content = `edited ${random(3)}`;
+      },
+      (message) => {
+        message.toolCallId = `id${random(3)}`;
+      },
+      (message) => {
+        message.role = (["system", "user", "assistant"] as const)[random(3)] as Message["role"];
+      },
+      (message) => {
+        const call = message.toolCalls?.[0];
+        if (call?.function !== undefined) call.function.arguments = `{"n":${random(3)}}`;
+        if (call !== undefined && random(2) === 0) call.name = `tool${random(2)}`;
+        if (call !== undefined && random(2) === 0) call.id = `c${random(3)}`;
+      },
+      (message) => {
+        message.content = [{ type: "text", text: "t" }, png];
+      },
+    ];
+    for (let round = 0; round < 400; round++) {
+      const action = random(6);
+      if (action <= 2) transcript.push(...turn(random(4)));
+      else if (action === 3 && transcript.length > 1) transcript.splice(random(transcript.length), 1);
+      else {
+        const message = transcript[random(transcript.length)] as Message;
+        (edits[random(edits.length)] as (message: Message) => void)(message);
+      }
+      let expected: unknown;
+      try {
+        expected = toOpenAIChatMessages(transcript);
+      } catch (error) {
+        expected = error;
+      }
+      let actual: unknown;
+      try {
+        actual = convert(transcript);
+      } catch (error) {
+        actual = error;
+      }
+      expect(actual).toEqual(expected);
+    }
   });
 });
