@@ -207,18 +207,12 @@ function toChatMessage(message: Message, index: number): OpenAIChatMessage {
  *   audio other than WAV or MP3, an image URL that is not http(s)
  */
 export function toOpenAIChatMessages(messages: readonly Message[]): OpenAIChatMessage[] {
-  return convertFrom(messages, 0, []);
-}
-
-/**
- * Appends to `out` the conversion of `messages` from `start` on (a tool message before `start`
- * must hold text only: its turn's images and files would be lost). No closure, `Map` or object per
- * message: the provider converts the new part of a run's transcript at every step.
- */
-function convertFrom(messages: readonly Message[], start: number, out: OpenAIChatMessage[]): OpenAIChatMessage[] {
+  // A loop with no closure, `Map` or object per message: the provider converts the whole
+  // transcript at every step.
+  const out: OpenAIChatMessage[] = [];
   // The first tool message of the turn being read, while its answers are read.
   let answersFrom = -1;
-  for (let index = start; index < messages.length; index++) {
+  for (let index = 0; index < messages.length; index++) {
     const message = messages[index] as Message;
     if (message.role === "tool") {
       if (answersFrom < 0) answersFrom = index;
@@ -250,66 +244,4 @@ function pushToolMedia(messages: readonly Message[], from: number, to: number, o
     for (const part of answer.content) if (part.type !== "text") answerIndex.set(part, from + offset);
   });
   out.push({ role: "user", content: content.map((part) => toChatPart(part, answerIndex.get(part) ?? -1)) });
-}
-
-/**
- * @internal {@link toOpenAIChatMessages} for one provider, which converts a run's transcript at
- * every step while the run only appends to it: the conversion of each transcript array is kept
- * (while the array lives) and the messages it still matches are not converted again. Each message
- * is compared field by field with what it converted to, so a message changed in place, replaced
- * or removed is converted again from there on; a transcript whose tool answers carry images or
- * files is converted whole. Every call returns a new array; the message objects in it are shared
- * with the earlier requests of the same run (the client must not change them).
- */
-export function chatMessagesConversion(): (messages: readonly Message[]) => OpenAIChatMessage[] {
-  const converted = new WeakMap<readonly Message[], OpenAIChatMessage[]>();
-  return (messages) => {
-    const previous = converted.get(messages);
-    let kept = 0;
-    if (previous !== undefined) {
-      const length = Math.min(previous.length, messages.length);
-      while (kept < length && stillConverts(messages[kept] as Message, previous[kept] as OpenAIChatMessage)) kept++;
-    }
-    const out = convertFrom(messages, kept, previous === undefined ? [] : previous.slice(0, kept));
-    // One message each: the conversion lines up with the transcript (no images or files moved out of tool answers).
-    if (out.length === messages.length) converted.set(messages, out);
-    else if (previous !== undefined) converted.delete(messages);
-    return out;
-  };
-}
-
-/** Whether `message` still converts to `converted`; `false` when that would take more than comparing fields. */
-function stillConverts(message: Message, converted: OpenAIChatMessage): boolean {
-  const { content } = message;
-  if (typeof content !== "string" || message.role !== converted.role) return false;
-  switch (converted.role) {
-    case "system":
-    case "user":
-      return converted.content === content;
-    case "tool":
-      return converted.content === content && converted.tool_call_id === (message.toolCallId ?? "");
-    case "assistant":
-      return assistantStillConverts(message.toolCalls ?? [], content, converted);
-    default:
-      return false;
-  }
-}
-
-function assistantStillConverts(
-  calls: readonly ToolCall[],
-  content: string,
-  converted: Extract<OpenAIChatMessage, { role: "assistant" }>,
-): boolean {
-  const sent = converted.tool_calls;
-  if (sent === undefined) return calls.length === 0 && converted.content === content;
-  if (calls.length !== sent.length || converted.content !== (content === "" ? null : content)) return false;
-  for (let index = 0; index < calls.length; index++) {
-    const call = calls[index] as ToolCall;
-    const { id, function: fn } = sent[index] as NonNullable<typeof sent>[number];
-    // Arguments kept only as an object would have to be serialised again to be compared.
-    const text = call.function?.arguments;
-    if (typeof text !== "string" || fn.arguments !== text || id !== call.id) return false;
-    if (fn.name !== (call.name || (call.function?.name ?? ""))) return false;
-  }
-  return true;
 }

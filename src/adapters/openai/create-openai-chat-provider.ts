@@ -14,7 +14,7 @@ import { outputRequest, portableLLMOptions, signalOption } from "../shared/reque
 import { convertOncePerArray, frozenTools } from "../shared/tools-cache.js";
 import { fromOpenAIChatCompletion, PROVIDER } from "./convert-openai-chat-response.js";
 import { fromOpenAIChatStream } from "./convert-openai-chat-stream.js";
-import { chatMessagesConversion, type OpenAIChatMessage } from "./convert-to-openai-chat-messages.js";
+import { type OpenAIChatMessage, toOpenAIChatMessages } from "./convert-to-openai-chat-messages.js";
 import { openAIChatOutputFields, streamWithoutOutputNulls, withoutOutputNulls } from "./openai-output.js";
 
 /*
@@ -240,7 +240,6 @@ const chatTools = openAIToolsConversion(toOpenAIChatTools);
  * ```
  */
 export function createOpenAIChatProvider(options: OpenAIChatProviderOptions): LLMProvider {
-  const toMessages = chatMessagesConversion();
   return openAIProvider(options, {
     factory: "createOpenAIChatProvider",
     provider: PROVIDER,
@@ -252,7 +251,7 @@ export function createOpenAIChatProvider(options: OpenAIChatProviderOptions): LL
     tools: chatTools,
     outputFields: openAIChatOutputFields,
     addTranscript: (body, messages) => {
-      body.messages = toMessages(messages);
+      body.messages = toOpenAIChatMessages(messages);
     },
     send: ({ client, body, options: request }) =>
       client.chat.completions.create(body as { model: string; messages: OpenAIChatMessage[] }, request),
