@@ -29,10 +29,28 @@ export interface Fanout {
 // One real listener per signal, however many runs and calls wait on it: Node's EventTarget warns
 // past ten listeners and removes a listener by a linear search, so a listener per call would make
 // a turn of n calls cost O(n²) and print MaxListenersExceededWarning on the caller's console.
-const fanouts = new WeakMap<AbortSignal, Fanout>();
+// A signal's watchers are kept on the signal itself, under a symbol: a WeakMap entry made per run
+// (a caller's signal per request, the run's own signal) cost the collector about 0.7 µs each on
+// Node 22. A signal that cannot take a property (frozen) has its watchers in the WeakMap instead.
+const FANOUT = Symbol("toolloop.abortFanout");
+type Slotted = AbortSignal & { [FANOUT]?: Fanout | undefined };
+const frozenFanouts = new WeakMap<AbortSignal, Fanout>();
+
+/** The listener's options, one object for all (Node reads them on every `addEventListener`). */
+const ONCE = { once: true } as const;
+
+function fanoutOf(signal: AbortSignal): Fanout | undefined {
+  return (signal as Slotted)[FANOUT] ?? frozenFanouts.get(signal);
+}
+
+function setFanout(signal: AbortSignal, fanout: Fanout | undefined): void {
+  if (Object.isExtensible(signal)) (signal as Slotted)[FANOUT] = fanout;
+  else if (fanout === undefined) frozenFanouts.delete(signal);
+  else frozenFanouts.set(signal, fanout);
+}
 
 function notifyAll(signal: AbortSignal, subscribers: Set<AbortWatcher>, reason: unknown): void {
-  fanouts.delete(signal);
+  setFanout(signal, undefined);
   for (const watcher of subscribers) watcher.onAbort(reason);
   subscribers.clear();
 }
@@ -56,13 +74,13 @@ export function subscribeAbort(signal: AbortSignal, subscriber: AbortSubscriber)
  * The signal must not be aborted yet.
  */
 export function watchAbort(signal: AbortSignal, watcher: AbortWatcher): Fanout {
-  let fanout = fanouts.get(signal);
+  let fanout = fanoutOf(signal);
   if (fanout === undefined) {
     const subscribers = new Set<AbortWatcher>();
     const listener = () => notifyAll(signal, subscribers, signal.reason);
     fanout = { subscribers, listener };
-    fanouts.set(signal, fanout);
-    signal.addEventListener("abort", listener, { once: true });
+    setFanout(signal, fanout);
+    signal.addEventListener("abort", listener, ONCE);
   }
   fanout.subscribers.add(watcher);
   return fanout;
@@ -72,7 +90,7 @@ export function watchAbort(signal: AbortSignal, watcher: AbortWatcher): Fanout {
 export function unwatchAbort(signal: AbortSignal, fanout: Fanout, watcher: AbortWatcher): void {
   if (!fanout.subscribers.delete(watcher) || fanout.subscribers.size > 0 || fanout.listener === undefined) return;
   signal.removeEventListener("abort", fanout.listener);
-  if (fanouts.get(signal) === fanout) fanouts.delete(signal);
+  if (fanoutOf(signal) === fanout) setFanout(signal, undefined);
 }
 
 /**
@@ -138,13 +156,15 @@ export class SerialAbortRace implements AbortWatcher {
 
 // Whether each linked signal aborted, set before it aborts: Node 20's `signal.aborted` is a getter
 // on an object whose prototype was set after creation (~540 instructions a read, callgrind), and
-// the loop asks about the run's signal several times per step.
-const linkAborted = new WeakMap<AbortSignal, { aborted: boolean }>();
+// the loop asks about the run's signal several times per step. Kept on the linked signal itself
+// (see FANOUT for why not in a WeakMap).
+const LINK_STATE = Symbol("toolloop.linkState");
+type Linked = AbortSignal & { [LINK_STATE]?: { aborted: boolean } };
 
 /** `signal?.aborted === true`; for a signal made by {@link linkSignal}, read from its own flag (same answer, cheaper). */
 export function isAborted(signal: AbortSignal | undefined): boolean {
   if (signal === undefined) return false;
-  const state = linkAborted.get(signal);
+  const state = (signal as Linked)[LINK_STATE];
   return state === undefined ? signal.aborted : state.aborted;
 }
 
@@ -169,9 +189,9 @@ export function linkSignal(parent: AbortSignal | undefined): LinkedSignal {
     return { signal: child, dispose: () => {} };
   }
   const fanout: Fanout = { subscribers: new Set(), listener: undefined };
-  fanouts.set(child, fanout);
+  setFanout(child, fanout);
   const state = { aborted: false };
-  linkAborted.set(child, state);
+  (child as Linked)[LINK_STATE] = state;
   const unsubscribe = subscribeAbort(parent, (reason) => {
     state.aborted = true;
     controller.abort(reason);
@@ -182,7 +202,7 @@ export function linkSignal(parent: AbortSignal | undefined): LinkedSignal {
     dispose: () => {
       unsubscribe();
       // Later subscribers (a provider call still settling) get a fanout of their own, listening.
-      if (fanouts.get(child) === fanout) fanouts.delete(child);
+      if (fanoutOf(child) === fanout) setFanout(child, undefined);
     },
   };
 }

@@ -41,6 +41,33 @@ describe("subscribeAbort", () => {
     expect(third).toHaveBeenCalledTimes(1);
   });
 
+  it("a signal that takes no new property works the same: one listener, each told once, none left after", () => {
+    const controller = new AbortController();
+    const signal = Object.preventExtensions(controller.signal);
+    const subscribers = [vi.fn(), vi.fn(), vi.fn()];
+    const unsubscribe = subscribers.map((subscriber) => subscribeAbort(signal, subscriber));
+    expect(getEventListeners(signal, "abort")).toHaveLength(1);
+    unsubscribe[0]?.();
+    controller.abort("stop");
+    expect(subscribers.map((subscriber) => subscriber.mock.calls)).toEqual([[], [["stop"]], [["stop"]]]);
+    const other = new AbortController();
+    const frozen = Object.preventExtensions(other.signal);
+    const leave = subscribeAbort(frozen, () => {});
+    leave();
+    expect(getEventListeners(frozen, "abort")).toHaveLength(0);
+  });
+
+  it("leaves nothing of its own on the signal but a property that reads undefined once nobody listens", () => {
+    const controller = new AbortController();
+    const before = Object.getOwnPropertyNames(controller.signal);
+    const unsubscribe = subscribeAbort(controller.signal, () => {});
+    unsubscribe();
+    expect(Object.getOwnPropertyNames(controller.signal)).toEqual(before);
+    for (const key of Object.getOwnPropertySymbols(controller.signal)) {
+      if (key.description?.startsWith("toolloop.")) expect((controller.signal as never)[key]).toBeUndefined();
+    }
+  });
+
   it("the same function subscribed twice is told twice", () => {
     const controller = new AbortController();
     const subscriber = vi.fn();
