@@ -4,6 +4,7 @@
  * Every child measures one library only.
  *
  *   child loop <row>                                workload 1 for one row of LOOP_ROWS: samples of K=1 and K=4
+ *   child turns <row>                               workload 1 for one row, a turn whenever the parent asks (IPC)
  *   child timing <library> <workload,…>             workloads 2–4 and 7 of one library
  *   child in-flight <library> <count>               heap per waiting loop (needs --expose-gc)
  *   child retained <library> <steps>                heap kept by a finished loop (needs --expose-gc)
@@ -56,6 +57,7 @@ function asRow(name: string | undefined): LoopRowName {
 async function main(argv: string[]): Promise<unknown> {
   const [mode, first, second] = argv;
   if (mode === "loop") return (await import("./timing.js")).loopSamples(asRow(first));
+  if (mode === "turns") return (await import("./timing.js")).loopTurns(asRow(first));
   if (mode === "timing") {
     const names = (second ?? "").split(",").filter((name) => name !== "");
     for (const name of names) {

@@ -7,7 +7,7 @@ export interface Figure {
   max: number;
   /** How many samples (or runs) the figure is made of. */
   samples: number;
-  unit: "µs" | "ms" | "B" | "kB";
+  unit: "µs" | "ms" | "B" | "kB" | "×";
 }
 
 /** Options of {@link compare}. */

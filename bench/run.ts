@@ -15,7 +15,7 @@
  * LOOP_ROWS in a process of its own, several times in turn; workloads 2–4 and 7 run in one process
  * per library; memory and cold-import measurements each get a fresh process.
  */
-import { spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
@@ -44,6 +44,8 @@ const COLD_IMPORT_RUNS = 7;
 // Workload 1: every row's process is started this many times, the rows taking turns, so that load
 // from other processes on this shared machine hits all of them alike.
 const LOOP_PROCESS_ROUNDS = 3;
+// Workload 1's ratios to the minimal row: turns of the other row, each between two of the minimal one.
+const PAIRED_TURNS = 30;
 const MEMORY_LIBRARIES = ["toolloop", "AI SDK", "Agents SDK"] as const;
 const RETAINED_LIBRARIES = ["by hand", "toolloop", "AI SDK", "Agents SDK"] as const;
 
@@ -166,6 +168,98 @@ async function loop(
   return results;
 }
 
+/** One row's child process in paired turns (`child turns <row>`), driven over IPC. */
+class TurnTaker {
+  readonly #child: ChildProcess;
+  readonly #replies: Array<(message: { ready?: boolean; turn?: Record<string, number> }) => void> = [];
+  readonly ready: Promise<unknown>;
+  readonly #exited: Promise<void>;
+
+  constructor(nodeFlags: string[], child: string, row: string) {
+    this.#child = spawn(process.execPath, [...nodeFlags, child, "turns", row], {
+      cwd: ROOT,
+      stdio: ["ignore", "ignore", "inherit", "ipc"],
+    });
+    this.#exited = new Promise((resolve, reject) => {
+      this.#child.on("error", reject);
+      this.#child.on("exit", (code) => {
+        if (code === 0) resolve();
+        else reject(new Error(`the turns of ${row} exited with code ${code}`));
+      });
+    });
+    this.#child.on("message", (message: { ready?: boolean; turn?: Record<string, number> }) => {
+      this.#replies.shift()?.(message);
+    });
+    this.ready = Promise.race([this.#reply(), this.#exited]);
+  }
+
+  #reply(): Promise<{ ready?: boolean; turn?: Record<string, number> }> {
+    return new Promise((resolve) => this.#replies.push(resolve));
+  }
+
+  /** Times each case once more; its median µs per loop by case. */
+  async turn(): Promise<Record<string, number>> {
+    const reply = this.#reply();
+    this.#child.send({ measure: true });
+    const message = await Promise.race([reply, this.#exited]);
+    if (message === undefined || message.turn === undefined) throw new Error("a turn ended without figures");
+    return message.turn;
+  }
+
+  done(): Promise<void> {
+    this.#child.send({ done: true });
+    return this.#exited;
+  }
+}
+
+/**
+ * Workload 1's ratios to the minimal row, robust to the machine's slow spells: the minimal row and
+ * the other row each run in a process of their own (as in {@link loop}), started together, then
+ * take turns — minimal, other, minimal, … — so that each turn of the other row is compared with
+ * the two turns of the minimal row around it, a fraction of a second apart. Per K: every turn's
+ * ratio, summarised (median, smallest, largest).
+ */
+async function pairedRatios(
+  child: string,
+  nodeFlags: string[],
+  rows: ReadonlySet<string>,
+): Promise<NonNullable<BenchResults["loopRatios"]>> {
+  const ratios: NonNullable<BenchResults["loopRatios"]> = {};
+  for (const row of LOOP_ROWS) {
+    if (
+      row.implementation !== "toolloop" ||
+      row.variant === "minimal" ||
+      !rows.has(row.name) ||
+      !rows.has("toolloop")
+    ) {
+      continue;
+    }
+    log(`loop, ${row.name} ÷ toolloop in ${PAIRED_TURNS} paired turns`);
+    const minimal = new TurnTaker(nodeFlags, child, "toolloop");
+    const other = new TurnTaker(nodeFlags, child, row.name);
+    await Promise.all([minimal.ready, other.ready]);
+    let before = await minimal.turn();
+    const perKey: Record<string, number[]> = {};
+    for (let turn = 0; turn < PAIRED_TURNS; turn++) {
+      const mine = await other.turn();
+      if (process.env.BENCH_TURNS) log(`    turn ${turn}: ${JSON.stringify(before)} ${JSON.stringify(mine)}`);
+      const after = await minimal.turn();
+      for (const [key, value] of Object.entries(mine)) {
+        const around = ((before[key] ?? Number.NaN) + (after[key] ?? Number.NaN)) / 2;
+        perKey[key] = [...(perKey[key] ?? []), value / around];
+      }
+      before = after;
+    }
+    await Promise.all([minimal.done(), other.done()]);
+    for (const [key, values] of Object.entries(perKey)) {
+      const figure = summarize(values, "×");
+      ratios[key] = { ...ratios[key], [row.name]: figure };
+      log(`  ${key}: ${figure.median.toFixed(2)}× (median of ${values.length} turns)`);
+    }
+  }
+  return ratios;
+}
+
 async function memory(child: string): Promise<NonNullable<BenchResults["memory"]>> {
   const inFlight: Record<string, Figure> = {};
   for (const library of MEMORY_LIBRARIES) {
@@ -256,7 +350,10 @@ async function main(): Promise<void> {
   const child = await buildChild();
 
   const profileFlags = flags.profile ? ["--cpu-prof", `--cpu-prof-dir=${join(ROOT, ".tmp", "profiles")}`] : [];
-  if (flags.only.has("loop")) results.loop = await loop(child, profileFlags, flags.rows);
+  if (flags.only.has("loop")) {
+    results.loop = await loop(child, profileFlags, flags.rows);
+    results.loopRatios = await pairedRatios(child, profileFlags, flags.rows);
+  }
   const timed = TIMING_WORKLOADS.filter((name) => flags.only.has(name));
   if (timed.length > 0) Object.assign(results, await timedWorkloads(child, timed, profileFlags));
   if (flags.profile) log(`  CPU profiles written to ${join(ROOT, ".tmp", "profiles")}`);

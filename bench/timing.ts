@@ -19,7 +19,7 @@ import {
   SLEEP_MS,
   STREAM_REPEATS,
 } from "./constants.js";
-import { compare, type Figure, sampleCases, scaled } from "./measure.js";
+import { compare, type Figure, sampleCases, scaled, summarize } from "./measure.js";
 import type { ParallelFigure, StreamFigures } from "./report.js";
 import {
   Counter,
@@ -42,11 +42,10 @@ const isCheap = (implementation: Implementation) => implementation === "by hand"
 /** Rounds of workload 1 within one child process (run.ts starts several such processes in turn). */
 const LOOP_ROUNDS_PER_PROCESS = 2;
 
-/**
- * Workload 1 for one row: S=10 steps of K echo calls, then a final answer; every sample (µs per
- * loop) of K=1 and K=4, which take turns within the process.
- */
-export async function loopSamples(rowName: LoopRowName): Promise<Record<string, number[]>> {
+/** Workload 1's cases of one row: K=1 and K=4, each checked once; `cheap` for toolloop and by hand. */
+async function loopCases(
+  rowName: LoopRowName,
+): Promise<{ cases: Record<string, () => Promise<unknown>>; cheap: boolean }> {
   const row = LOOP_ROWS.find((candidate) => candidate.name === rowName);
   if (row === undefined) throw new Error(`unknown loop row ${rowName}`);
   const make = await caseMaker(row.implementation);
@@ -71,16 +70,66 @@ export async function loopSamples(rowName: LoopRowName): Promise<Record<string, 
     }
     cases[`K=${callsPerStep}`] = () => loop.run();
   }
-  const cheap = isCheap(row.implementation);
+  return { cases, cheap: isCheap(row.implementation) };
+}
+
+/**
+ * Warm-up runs of each loop case before anything is timed. toolloop's rows need about 2,000: a
+ * function called once per loop (the run's setup, its signal link) is optimized only after many
+ * hundreds of loops, and the realistic row, which has the most such code, was still settling after
+ * 500 (timed right after 500, it read 1.5–2× its steady time on Node 22). The peers are ~100×
+ * slower per loop: a few runs keep the whole run short.
+ */
+const loopWarmup = (cheap: boolean) => (cheap ? 2_000 : 20);
+
+/**
+ * Workload 1 for one row: S=10 steps of K echo calls, then a final answer; every sample (µs per
+ * loop) of K=1 and K=4, which take turns within the process.
+ */
+export async function loopSamples(rowName: LoopRowName): Promise<Record<string, number[]>> {
+  const { cases, cheap } = await loopCases(rowName);
   return sampleCases(cases, {
-    // The peers are ~100× slower per loop: fewer warm-up runs keep the whole run short.
-    warmup: cheap ? 500 : 20,
+    warmup: loopWarmup(cheap),
     rounds: LOOP_ROUNDS_PER_PROCESS,
     roundMs: 150,
     onSample: (name, round, median) => {
       if (round === 0) progress(`loop ${name} ${rowName}: ${median.toFixed(1)} µs/loop`);
     },
   });
+}
+
+/** How long one turn of {@link loopTurns} times each case. */
+const TURN_MS = 50;
+
+/**
+ * Workload 1 for one row, a turn at a time (the child's side of run.ts's paired turns): warms up,
+ * tells the parent it is ready, then times each case for {@link TURN_MS} whenever the parent asks
+ * (`{ measure: true }`) and answers with the median µs per loop of each; `{ done: true }` ends it.
+ */
+export async function loopTurns(rowName: LoopRowName): Promise<null> {
+  const { cases, cheap } = await loopCases(rowName);
+  const send = process.send?.bind(process);
+  if (send === undefined) throw new Error("loop turns need an IPC channel to the parent");
+  const count = loopWarmup(cheap);
+  for (const run of Object.values(cases)) for (let index = 0; index < count; index++) await run();
+  const turns: Array<{ measure?: boolean; done?: boolean }> = [];
+  let wake: (() => void) | undefined;
+  process.on("message", (message: { measure?: boolean; done?: boolean }) => {
+    turns.push(message);
+    wake?.();
+  });
+  send({ ready: true });
+  for (;;) {
+    if (turns.length === 0) await new Promise<void>((resolve) => (wake = resolve));
+    const message = turns.shift() as { measure?: boolean; done?: boolean };
+    if (message.done === true) break;
+    const samples = await sampleCases(cases, { warmup: 0, rounds: 1, roundMs: TURN_MS });
+    const medians: Record<string, number> = {};
+    for (const [name, values] of Object.entries(samples)) medians[name] = summarize(values, "µs").median;
+    send({ turn: medians });
+  }
+  process.disconnect();
+  return null;
 }
 
 /** Workload 2: one call through `registry.execute()` vs `fn(schema.parse(args))`. */
