@@ -5,7 +5,6 @@ import {
   type ToolLoopError,
 } from "./errors.js";
 import { errorMessage, isPlainObject } from "./internal/describe.js";
-import { logEnabled, writeLine } from "./internal/logger.js";
 import { responseProblem } from "./internal/response-problem.js";
 import type { LoopFeatures } from "./loop-features.js";
 import { definitionsOf } from "./loop-hidden-tools.js";
@@ -170,11 +169,9 @@ export function loopFailure(run: LoopState, error: unknown): ToolLoopError {
 
 /** The step's definitions (`undefined`: none to offer), after the step's `llm call` line. */
 function offered(run: LoopState, iteration: number): ToolDefinition[] | undefined {
-  const { tools, logger, model } = run.config;
+  const { tools, model } = run.config;
   const definitions = tools !== null && tools.count() > 0 ? definitionsOf(tools, run.scope.promotions) : undefined;
-  if (logEnabled(logger, "debug")) {
-    writeLine(logger, "debug", () => ({ iteration, model, messages: run.transcript.length }), "llm call");
-  }
+  run.debugLine(() => ({ iteration, model, messages: run.transcript.length }), "llm call");
   return definitions;
 }
 

@@ -44,6 +44,11 @@ export class LoopState {
    * failure is to be named as the call's. `undefined` between calls.
    */
   unchecked: "response" | "usage" | undefined;
+  /**
+   * Whether the loop's own `debug` lines are written: asked once, when the run starts (a level
+   * changed during a run applies from the next run on), instead of twice per step.
+   */
+  readonly debug: boolean;
   // Call ids must be unique in the whole transcript (Anthropic rejects duplicates), also against
   // the caller's history: a provider may repeat ids across turns or send none.
   readonly #ids = new CallIds();
@@ -61,6 +66,7 @@ export class LoopState {
     modelChain: ModelCallChain | undefined,
   ) {
     this.config = config;
+    this.debug = logEnabled(config.logger, "debug");
     this.features = config.features;
     this.limit = config.features?.limit ?? config.maxIterations;
     this.transcript = [...messages];
@@ -96,6 +102,11 @@ export class LoopState {
     return iteration;
   }
 
+  /** Writes one of the loop's `debug` lines, when {@link debug} is on (`fields` built only then). */
+  debugLine(fields: () => object, message: string): void {
+    if (this.debug) writeLine(this.config.logger, "debug", fields, message);
+  }
+
   /** A model's calls made fit for the transcript: every call an id of its own, and its arguments read. */
   normalize(raw: readonly unknown[], iteration: number): NormalizedToolCall[] {
     // By index, not `map`: a sparse array's holes are malformed calls that still get an answer.
@@ -103,9 +114,7 @@ export class LoopState {
     for (let index = 0; index < raw.length; index++) {
       calls[index] = normalizeToolCall(raw[index], `call_${iteration}_${index}`, this.#ids);
     }
-    const { logger } = this.config;
-    if (logEnabled(logger, "debug"))
-      writeLine(logger, "debug", () => ({ iteration, ...namesOf(calls) }), "running tool calls");
+    this.debugLine(() => ({ iteration, ...namesOf(calls) }), "running tool calls");
     return calls;
   }
 

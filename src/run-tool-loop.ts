@@ -3,7 +3,6 @@ import type { ToolLoopError } from "./errors.js";
 import { type LinkedSignal, linkSignal, subscribeAbort } from "./internal/abort.js";
 import { contentOf, messageContent } from "./internal/content-of.js";
 import { cutName, errorMessage, isRecord } from "./internal/describe.js";
-import { log } from "./internal/logger.js";
 import type { NormalizedToolCall } from "./internal/normalize-tool-call.js";
 import { optionError } from "./internal/options.js";
 import type { ResumeState } from "./internal/resume-state.js";
@@ -86,7 +85,7 @@ async function loop(
           const outcome =
             features === undefined ? "completed" : await features.answered(transcript, response, iteration, run.signal);
           if (outcome === "continue") continue; // async results were fed back: ask again
-          if (outcome === "completed") log(config.logger, "debug", () => ({ iteration }), "tool loop completed");
+          if (outcome === "completed") run.debugLine(() => ({ iteration }), "tool loop completed");
           return run.result(content, outcome);
         }
         calls = run.normalize(requested, iteration);
@@ -109,7 +108,7 @@ async function loop(
       calls = undefined;
     }
     run.throwIfAborted();
-    log(config.logger, "debug", () => ({ iterations: run.iterations }), "tool loop stopped at maxIterations");
+    run.debugLine(() => ({ iterations: run.iterations }), "tool loop stopped at maxIterations");
     return run.result("", "max_iterations");
   } catch (error) {
     // The loop only ever rejects with a ToolLoopError, whatever broke (a registry that throws …).
@@ -172,17 +171,12 @@ function endTurn(
     const { call } = calls[stoppedAt] as NormalizedToolCall;
     const result = results[stoppedAt] as ToolResult;
     const text = typeof result.forUser === "string" && result.forUser !== "" ? result.forUser : contentOf(result);
-    log(
-      config.logger,
-      "debug",
-      () => ({ iteration, tool: cutName(call.name) }),
-      "tool loop stopped by a loop-breaking tool",
-    );
+    run.debugLine(() => ({ iteration, tool: cutName(call.name) }), "tool loop stopped by a loop-breaking tool");
     return run.withUsage(stoppedBy(call, text, run.iterations, transcript));
   }
   // When every result of the turn says the response was handled, no further provider call.
   if (allHandled(results)) {
-    log(config.logger, "debug", () => ({ iteration }), "tool loop stopped: every result handled the response");
+    run.debugLine(() => ({ iteration }), "tool loop stopped: every result handled the response");
     return run.result("", "response_handled");
   }
   return stop === undefined ? undefined : run.result(stop.content, stop.reason);

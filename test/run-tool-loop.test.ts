@@ -1664,6 +1664,29 @@ describe("the run's info line, tool loop finished (issue 9)", () => {
     expect(now).toHaveBeenCalledTimes(2);
   });
 
+  it("asks the loop's logger whether debug is on once per run, not at every step, and writes its debug lines", async () => {
+    const custom = {
+      debug: vi.fn(),
+      info: vi.fn(),
+      warn: vi.fn(),
+      error: vi.fn(),
+      isLevelEnabled: vi.fn((_level: string) => true),
+      child: vi.fn(),
+    };
+    const script = [
+      ...Array.from({ length: 5 }, (_, step) => toolCallResponse({ name: "echo", id: `c${step}` })),
+      textResponse("ok"),
+    ];
+    await runToolLoop(
+      { provider: new ScriptedProvider(script), tools: registryWith(echo), maxIterations: 6, logger: custom },
+      user,
+    );
+    expect(custom.isLevelEnabled.mock.calls.filter(([level]) => level === "debug")).toHaveLength(1);
+    const lines = custom.debug.mock.calls.map(([, message]) => message);
+    expect(lines.filter((message) => message === "llm call")).toHaveLength(6);
+    expect(lines.filter((message) => message === "running tool calls")).toHaveLength(5);
+  });
+
   it("a logger whose info() throws never changes the result or the rejection", async () => {
     const throwing = {
       debug() {},
