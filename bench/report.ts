@@ -567,7 +567,11 @@ export function markdownReport(results: BenchResults): string {
   const lines = [
     `Machine: ${machineLine(results)}.`,
     "",
-    "Figures are medians with the smallest and largest sample in parentheses; ratios are taken between medians. " +
+    "Figures are medians with the smallest and largest sample in parentheses; ratios are taken between medians, " +
+      "except the targets that compare a toolloop row with the minimal one: those are the median of 30 paired " +
+      "turns (the two rows' processes take turns of 50 ms; each turn of the row is divided by the minimal row's " +
+      "turns just before and after it), because this machine has slow spells of a fraction of a second to many " +
+      "seconds that moved the ratio of two rows' medians from 1.7× to 5.1× on the same code. " +
       "Every library ran in child processes of its own (one process per row of workload 1, started three times, " +
       "the rows taking turns so that load from other processes hits all of them alike; one process per library " +
       "for workloads 2–4 and 7). The timed code is bundled by esbuild as `dist/` is, not run through tsx. " +

@@ -12,7 +12,8 @@
  *
  * The measured code is the bench bundled by esbuild (plain JavaScript as dist/ ships it, not tsx's
  * transform), run in child processes that each load ONE library: workload 1 runs each row of
- * LOOP_ROWS in a process of its own, several times in turn; workloads 2–4 and 7 run in one process
+ * LOOP_ROWS in a process of its own, several times in turn, then each toolloop row beside the
+ * minimal one in paired turns (the ratios its targets read); workloads 2–4 and 7 run in one process
  * per library; memory and cold-import measurements each get a fresh process.
  */
 import { type ChildProcess, spawn } from "node:child_process";
@@ -242,7 +243,6 @@ async function pairedRatios(
     const perKey: Record<string, number[]> = {};
     for (let turn = 0; turn < PAIRED_TURNS; turn++) {
       const mine = await other.turn();
-      if (process.env.BENCH_TURNS) log(`    turn ${turn}: ${JSON.stringify(before)} ${JSON.stringify(mine)}`);
       const after = await minimal.turn();
       for (const [key, value] of Object.entries(mine)) {
         const around = ((before[key] ?? Number.NaN) + (after[key] ?? Number.NaN)) / 2;
