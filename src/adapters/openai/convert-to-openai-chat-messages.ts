@@ -210,19 +210,22 @@ export function toOpenAIChatMessages(messages: readonly Message[]): OpenAIChatMe
   // A loop with no closure, `Map` or object per message: the provider converts the whole
   // transcript at every step.
   const out: OpenAIChatMessage[] = [];
-  // The first tool message of the turn being read, while its answers are read.
+  // The first tool message of the turn being read whose answer has parts (images or files, maybe).
   let answersFrom = -1;
+  let withParts = false;
   for (let index = 0; index < messages.length; index++) {
     const message = messages[index] as Message;
     if (message.role === "tool") {
       if (answersFrom < 0) answersFrom = index;
+      if (typeof message.content !== "string") withParts = true;
     } else if (answersFrom >= 0) {
-      pushToolMedia(messages, answersFrom, index, out);
+      if (withParts) pushToolMedia(messages, answersFrom, index, out);
       answersFrom = -1;
+      withParts = false;
     }
     out.push(toChatMessage(message, index));
   }
-  if (answersFrom >= 0) pushToolMedia(messages, answersFrom, messages.length, out);
+  if (withParts) pushToolMedia(messages, answersFrom, messages.length, out);
   return out;
 }
 
@@ -231,9 +234,6 @@ export function toOpenAIChatMessages(messages: readonly Message[]): OpenAIChatMe
  * their answers, when any has some.
  */
 function pushToolMedia(messages: readonly Message[], from: number, to: number, out: OpenAIChatMessage[]): void {
-  let media = false;
-  for (let index = from; index < to && !media; index++) media = typeof messages[index]?.content !== "string";
-  if (!media) return;
   const answers = messages.slice(from, to);
   const content = toolMediaMessage(answers);
   if (content === undefined) return;
