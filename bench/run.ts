@@ -47,6 +47,8 @@ const COLD_IMPORT_RUNS = 7;
 const LOOP_PROCESS_ROUNDS = 3;
 // Workload 1's ratios to the minimal row: turns of the other row, each between two of the minimal one.
 const PAIRED_TURNS = 30;
+// The toolloop rows with a target against the minimal one.
+const PAIRED_VARIANTS: ReadonlySet<string> = new Set(["realistic", "middleware", "tracing"]);
 const MEMORY_LIBRARIES = ["toolloop", "AI SDK", "Agents SDK"] as const;
 const RETAINED_LIBRARIES = ["by hand", "toolloop", "AI SDK", "Agents SDK"] as const;
 
@@ -227,14 +229,7 @@ async function pairedRatios(
 ): Promise<NonNullable<BenchResults["loopRatios"]>> {
   const ratios: NonNullable<BenchResults["loopRatios"]> = {};
   for (const row of LOOP_ROWS) {
-    if (
-      row.implementation !== "toolloop" ||
-      row.variant === "minimal" ||
-      !rows.has(row.name) ||
-      !rows.has("toolloop")
-    ) {
-      continue;
-    }
+    if (!PAIRED_VARIANTS.has(row.variant) || !rows.has(row.name) || !rows.has("toolloop")) continue;
     log(`loop, ${row.name} ÷ toolloop in ${PAIRED_TURNS} paired turns`);
     const minimal = new TurnTaker(nodeFlags, child, "toolloop");
     const other = new TurnTaker(nodeFlags, child, row.name);

@@ -210,7 +210,8 @@ export function toOpenAIChatMessages(messages: readonly Message[]): OpenAIChatMe
   // A loop with no closure, `Map` or object per message: the provider converts the whole
   // transcript at every step.
   const out: OpenAIChatMessage[] = [];
-  // The first tool message of the turn being read whose answer has parts (images or files, maybe).
+  // The first tool message of the turn being read, and whether an answer of it has parts (images
+  // or files, maybe).
   let answersFrom = -1;
   let withParts = false;
   for (let index = 0; index < messages.length; index++) {
