@@ -21,21 +21,17 @@ function invalidResponse(problem: string, response: unknown): InvalidProviderRes
   });
 }
 
+/** The counts {@link addUsage} sums only when a call reported them. */
+const DETAIL_COUNTS = ["cachedInputTokens", "cacheWriteTokens", "reasoningTokens"] as const;
+
 /** A running count plus a reported one (a missing count adds 0). */
 function add(a: number | undefined, b: unknown): number {
   return (a ?? 0) + (typeof b === "number" ? b : 0);
 }
 
-/** A detail count so far plus a reported one: `undefined` while no call has reported it. */
-function addDetail(before: number | undefined, count: unknown): number | undefined {
-  return typeof count === "number" ? (before ?? 0) + count : before;
-}
-
 /**
  * The run's usage with one call's added: the three totals always (a missing count adds 0); a
- * detail count only once a call reported it (so an unreported count stays absent, a reported 0 is
- * kept). Field by field, not by a list of keys: a loop over key names reads and writes through
- * the slow generic path, on every step.
+ * detail count only once a call reported it (so an unreported count stays absent, a reported 0 is kept).
  */
 function addUsage(total: UsageInfo | undefined, usage: UsageInfo | undefined): UsageInfo | undefined {
   if (!isPlainObject(usage)) return total;
@@ -44,12 +40,12 @@ function addUsage(total: UsageInfo | undefined, usage: UsageInfo | undefined): U
     completionTokens: add(total?.completionTokens, usage.completionTokens),
     totalTokens: add(total?.totalTokens, usage.totalTokens),
   };
-  const cached = addDetail(total?.cachedInputTokens, usage.cachedInputTokens);
-  if (cached !== undefined) sum.cachedInputTokens = cached;
-  const written = addDetail(total?.cacheWriteTokens, usage.cacheWriteTokens);
-  if (written !== undefined) sum.cacheWriteTokens = written;
-  const reasoning = addDetail(total?.reasoningTokens, usage.reasoningTokens);
-  if (reasoning !== undefined) sum.reasoningTokens = reasoning;
+  for (const key of DETAIL_COUNTS) {
+    const count = usage[key];
+    const before = total?.[key];
+    if (typeof count === "number") sum[key] = add(before, count);
+    else if (before !== undefined) sum[key] = before;
+  }
   return sum;
 }
 

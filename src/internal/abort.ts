@@ -31,27 +31,16 @@ export interface Fanout {
 // a turn of n calls cost O(n²) and print MaxListenersExceededWarning on the caller's console.
 // A signal's watchers are kept on the signal itself, under a symbol: a WeakMap entry made per run
 // (a caller's signal per request, the run's own signal) cost the collector about 0.8 µs each on
-// Node 22. A signal that takes no new property (`Object.preventExtensions`) has its watchers in a
-// WeakMap instead.
-const FANOUT = Symbol("toolloop.abortFanout");
+// Node 22. A signal that takes no new property (`Object.preventExtensions`) cannot keep them: its
+// watchers then each get a listener of their own, as the first one does.
+const FANOUT = Symbol("toolloop.fanout");
 type Slotted = AbortSignal & { [FANOUT]?: Fanout | undefined };
-const frozenFanouts = new WeakMap<AbortSignal, Fanout>();
 
 /** The listener's options, one object for all (Node reads them on every `addEventListener`). */
 const ONCE = { once: true } as const;
 
-function fanoutOf(signal: AbortSignal): Fanout | undefined {
-  return (signal as Slotted)[FANOUT] ?? frozenFanouts.get(signal);
-}
-
-function setFanout(signal: AbortSignal, fanout: Fanout | undefined): void {
-  if (Object.isExtensible(signal)) (signal as Slotted)[FANOUT] = fanout;
-  else if (fanout === undefined) frozenFanouts.delete(signal);
-  else frozenFanouts.set(signal, fanout);
-}
-
 function notifyAll(signal: AbortSignal, subscribers: Set<AbortWatcher>, reason: unknown): void {
-  setFanout(signal, undefined);
+  Reflect.set(signal, FANOUT, undefined);
   for (const watcher of subscribers) watcher.onAbort(reason);
   subscribers.clear();
 }
@@ -75,12 +64,13 @@ export function subscribeAbort(signal: AbortSignal, subscriber: AbortSubscriber)
  * The signal must not be aborted yet.
  */
 export function watchAbort(signal: AbortSignal, watcher: AbortWatcher): Fanout {
-  let fanout = fanoutOf(signal);
+  let fanout = (signal as Slotted)[FANOUT];
   if (fanout === undefined) {
     const subscribers = new Set<AbortWatcher>();
     const listener = () => notifyAll(signal, subscribers, signal.reason);
     fanout = { subscribers, listener };
-    setFanout(signal, fanout);
+    // No error where the signal takes no new property: the next watcher makes a fanout of its own.
+    Reflect.set(signal, FANOUT, fanout);
     signal.addEventListener("abort", listener, ONCE);
   }
   fanout.subscribers.add(watcher);
@@ -91,7 +81,7 @@ export function watchAbort(signal: AbortSignal, watcher: AbortWatcher): Fanout {
 export function unwatchAbort(signal: AbortSignal, fanout: Fanout, watcher: AbortWatcher): void {
   if (!fanout.subscribers.delete(watcher) || fanout.subscribers.size > 0 || fanout.listener === undefined) return;
   signal.removeEventListener("abort", fanout.listener);
-  if (fanoutOf(signal) === fanout) setFanout(signal, undefined);
+  if ((signal as Slotted)[FANOUT] === fanout) Reflect.set(signal, FANOUT, undefined);
 }
 
 /**
@@ -159,7 +149,7 @@ export class SerialAbortRace implements AbortWatcher {
 // on an object whose prototype was set after creation (~540 instructions a read, callgrind), and
 // the loop asks about the run's signal several times per step. Kept on the linked signal itself
 // (see FANOUT for why not in a WeakMap).
-const LINK_STATE = Symbol("toolloop.linkState");
+const LINK_STATE = Symbol("toolloop.link");
 type Linked = AbortSignal & { [LINK_STATE]?: { aborted: boolean } };
 
 /** `signal?.aborted === true`; for a signal made by {@link linkSignal}, read from its own flag (same answer, cheaper). */
@@ -190,7 +180,7 @@ export function linkSignal(parent: AbortSignal | undefined): LinkedSignal {
     return { signal: child, dispose: () => {} };
   }
   const fanout: Fanout = { subscribers: new Set(), listener: undefined };
-  setFanout(child, fanout);
+  (child as Slotted)[FANOUT] = fanout;
   const state = { aborted: false };
   (child as Linked)[LINK_STATE] = state;
   const unsubscribe = subscribeAbort(parent, (reason) => {
@@ -203,7 +193,7 @@ export function linkSignal(parent: AbortSignal | undefined): LinkedSignal {
     dispose: () => {
       unsubscribe();
       // Later subscribers (a provider call still settling) get a fanout of their own, listening.
-      if (fanoutOf(child) === fanout) setFanout(child, undefined);
+      if ((child as Slotted)[FANOUT] === fanout) (child as Slotted)[FANOUT] = undefined;
     },
   };
 }
