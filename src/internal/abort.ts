@@ -24,6 +24,8 @@ export interface Fanout {
   readonly subscribers: Set<AbortWatcher>;
   /** The listener on the signal; `undefined` for a linked signal, whose link notifies the subscribers. */
   readonly listener: (() => void) | undefined;
+  /** A linked signal's own flag, set before it aborts (see {@link isAborted}). */
+  aborted?: boolean;
 }
 
 // One real listener per signal, however many runs and calls wait on it: Node's EventTarget warns
@@ -35,9 +37,6 @@ export interface Fanout {
 // watchers then each get a listener of their own, as the first one does.
 const FANOUT = Symbol("toolloop.fanout");
 type Slotted = AbortSignal & { [FANOUT]?: Fanout | undefined };
-
-/** The listener's options, one object for all (Node reads them on every `addEventListener`). */
-const ONCE = { once: true } as const;
 
 function notifyAll(signal: AbortSignal, subscribers: Set<AbortWatcher>, reason: unknown): void {
   Reflect.set(signal, FANOUT, undefined);
@@ -71,7 +70,7 @@ export function watchAbort(signal: AbortSignal, watcher: AbortWatcher): Fanout {
     fanout = { subscribers, listener };
     // No error where the signal takes no new property: the next watcher makes a fanout of its own.
     Reflect.set(signal, FANOUT, fanout);
-    signal.addEventListener("abort", listener, ONCE);
+    signal.addEventListener("abort", listener, { once: true });
   }
   fanout.subscribers.add(watcher);
   return fanout;
@@ -147,16 +146,13 @@ export class SerialAbortRace implements AbortWatcher {
 
 // Whether each linked signal aborted, set before it aborts: Node 20's `signal.aborted` is a getter
 // on an object whose prototype was set after creation (~540 instructions a read, callgrind), and
-// the loop asks about the run's signal several times per step. Kept on the linked signal itself
-// (see FANOUT for why not in a WeakMap).
-const LINK_STATE = Symbol("toolloop.link");
-type Linked = AbortSignal & { [LINK_STATE]?: { aborted: boolean } };
+// the loop asks about the run's signal several times per step. Kept on the linked signal's fanout
+// while the link lasts; afterwards `signal.aborted` answers.
 
 /** `signal?.aborted === true`; for a signal made by {@link linkSignal}, read from its own flag (same answer, cheaper). */
 export function isAborted(signal: AbortSignal | undefined): boolean {
   if (signal === undefined) return false;
-  const state = (signal as Linked)[LINK_STATE];
-  return state === undefined ? signal.aborted : state.aborted;
+  return (signal as Slotted)[FANOUT]?.aborted ?? signal.aborted;
 }
 
 /** A signal that follows `parent`, and the function that detaches it. */
@@ -179,12 +175,10 @@ export function linkSignal(parent: AbortSignal | undefined): LinkedSignal {
     controller.abort(parent.reason);
     return { signal: child, dispose: () => {} };
   }
-  const fanout: Fanout = { subscribers: new Set(), listener: undefined };
+  const fanout: Fanout = { subscribers: new Set(), listener: undefined, aborted: false };
   (child as Slotted)[FANOUT] = fanout;
-  const state = { aborted: false };
-  (child as Linked)[LINK_STATE] = state;
   const unsubscribe = subscribeAbort(parent, (reason) => {
-    state.aborted = true;
+    fanout.aborted = true;
     controller.abort(reason);
     notifyAll(child, fanout.subscribers, reason);
   });
