@@ -26,17 +26,17 @@ function add(a: number | undefined, b: unknown): number {
   return (a ?? 0) + (typeof b === "number" ? b : 0);
 }
 
-/** Sets a detail count on `sum` once a call has reported it: so far plus this call's. */
-function addDetail(sum: UsageInfo, key: keyof UsageInfo, before: number | undefined, count: unknown): void {
-  if (typeof count === "number") sum[key] = (before ?? 0) + count;
-  else if (before !== undefined) sum[key] = before;
+/** A detail count so far plus a reported one: `undefined` while no call has reported it. */
+function addDetail(before: number | undefined, count: unknown): number | undefined {
+  return typeof count === "number" ? (before ?? 0) + count : before;
 }
 
 /**
  * The run's usage with one call's added: the three totals always (a missing count adds 0); a
  * detail count only once a call reported it (so an unreported count stays absent, a reported 0 is
- * kept). Each count named at its own call site: a loop over key names read and wrote through
- * V8's slow generic path, 10K instructions per loop of 11 steps.
+ * kept). Field by field: a loop over key names read and wrote through V8's generic keyed path at
+ * every step (10K of the realistic loop's 292K instructions on Node 22), and so did a helper taking
+ * the key on Node 20 (+49K).
  */
 function addUsage(total: UsageInfo | undefined, usage: UsageInfo | undefined): UsageInfo | undefined {
   if (!isPlainObject(usage)) return total;
@@ -45,9 +45,12 @@ function addUsage(total: UsageInfo | undefined, usage: UsageInfo | undefined): U
     completionTokens: add(total?.completionTokens, usage.completionTokens),
     totalTokens: add(total?.totalTokens, usage.totalTokens),
   };
-  addDetail(sum, "cachedInputTokens", total?.cachedInputTokens, usage.cachedInputTokens);
-  addDetail(sum, "cacheWriteTokens", total?.cacheWriteTokens, usage.cacheWriteTokens);
-  addDetail(sum, "reasoningTokens", total?.reasoningTokens, usage.reasoningTokens);
+  const cached = addDetail(total?.cachedInputTokens, usage.cachedInputTokens);
+  if (cached !== undefined) sum.cachedInputTokens = cached;
+  const written = addDetail(total?.cacheWriteTokens, usage.cacheWriteTokens);
+  if (written !== undefined) sum.cacheWriteTokens = written;
+  const reasoning = addDetail(total?.reasoningTokens, usage.reasoningTokens);
+  if (reasoning !== undefined) sum.reasoningTokens = reasoning;
   return sum;
 }
 
