@@ -140,11 +140,9 @@ function minimalRatioTarget(
   denominator: number | undefined,
   bound: number,
 ): TargetResult | undefined {
-  if (paired === undefined) return ratioTarget(target, numerator, denominator, bound, true);
-  const medians =
-    numerator === undefined || denominator === undefined
-      ? ""
-      : `; medians ${times(numerator / denominator)}, ${number(numerator)} vs ${number(denominator)} µs per loop`;
+  const fromMedians = ratioTarget(target, numerator, denominator, bound, true);
+  if (paired === undefined) return fromMedians;
+  const medians = fromMedians === undefined ? "" : `; medians ${fromMedians.measured}`;
   return {
     target,
     measured: `${times(paired.median)} (paired turns: median of ${paired.samples}, ${times(paired.min)}–${times(paired.max)}${medians})`,

@@ -110,8 +110,8 @@ export async function loopTurns(rowName: LoopRowName): Promise<null> {
   const { cases, cheap } = await loopCases(rowName);
   const send = process.send?.bind(process);
   if (send === undefined) throw new Error("loop turns need an IPC channel to the parent");
-  const count = loopWarmup(cheap);
-  for (const run of Object.values(cases)) for (let index = 0; index < count; index++) await run();
+  // Warm-up only: no round is timed before the parent asks.
+  await sampleCases(cases, { warmup: loopWarmup(cheap), rounds: 0 });
   const turns: Array<{ measure?: boolean; done?: boolean }> = [];
   let wake: (() => void) | undefined;
   process.on("message", (message: { measure?: boolean; done?: boolean }) => {
