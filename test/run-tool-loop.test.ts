@@ -1056,6 +1056,21 @@ describe("the cost of a signal and a timeout per call (issue 9)", () => {
     expect((armed[0] as unknown as { _destroyed: boolean })._destroyed).toBe(true);
   });
 
+  it("a provider that freezes the run's signal it was given: the run still resolves, nothing left on the caller's signal", async () => {
+    const controller = new AbortController();
+    const scripted = new ScriptedProvider([textResponse("ok")]);
+    const provider = {
+      getDefaultModel: () => scripted.getDefaultModel(),
+      chat: (...args: Parameters<ScriptedProvider["chat"]>) => {
+        Object.freeze(args[4]);
+        return scripted.chat(...args);
+      },
+    };
+    const result = await runToolLoop({ provider, maxIterations: 1 }, user, { signal: controller.signal });
+    expect(result.content).toBe("ok");
+    expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
+  });
+
   it("aborting the caller's signal aborts every call in flight, each through the run's one subscription", async () => {
     const controller = new AbortController();
     const started = deferred();

@@ -70,6 +70,18 @@ describe("subscribeAbort", () => {
     }
   });
 
+  it("a signal frozen while watched (a hostile provider's doing): unwatching and a link's dispose do not throw", () => {
+    const controllers = Array.from({ length: 2 }, () => new AbortController());
+    const watcher = { onAbort: vi.fn() };
+    const fanout = watchAbort(controllers[0]?.signal as AbortSignal, watcher);
+    Object.freeze(controllers[0]?.signal);
+    expect(() => unwatchAbort(controllers[0]?.signal as AbortSignal, fanout, watcher)).not.toThrow();
+    const link = linkSignal(controllers[1]?.signal);
+    Object.freeze(link.signal);
+    expect(() => link.dispose()).not.toThrow();
+    for (const controller of controllers) expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
+  });
+
   it("the same function subscribed twice is told twice", () => {
     const controller = new AbortController();
     const subscriber = vi.fn();
