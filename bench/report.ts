@@ -560,13 +560,21 @@ export function terminalReport(results: BenchResults): string {
 
 const escapeCell = (cell: string) => cell.replaceAll("|", "\\|");
 
+/** How many paired turns the ratios to the minimal row were taken from (as many for every row and K). */
+function pairedTurns(results: BenchResults): number | string {
+  for (const row of Object.values(results.loopRatios ?? {})) {
+    for (const figure of Object.values(row)) if (figure !== undefined) return figure.samples;
+  }
+  return "the";
+}
+
 /** The generated part of docs/benchmarks.md (between the markers). */
 export function markdownReport(results: BenchResults): string {
   const lines = [
     `Machine: ${machineLine(results)}.`,
     "",
     "Figures are medians with the smallest and largest sample in parentheses; ratios are taken between medians, " +
-      "except the targets that compare a toolloop row with the minimal one: those are the median of 30 paired " +
+      `except the targets that compare a toolloop row with the minimal one: those are the median of ${pairedTurns(results)} paired ` +
       "turns (the two rows' processes take turns of 50 ms; each turn of the row is divided by the minimal row's " +
       "turns just before and after it), because this machine has slow spells of a fraction of a second to many " +
       "seconds that moved the ratio of two rows' medians from 1.7× to 5.1× on the same code. " +
