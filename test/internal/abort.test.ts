@@ -119,6 +119,79 @@ describe("watchAbort", () => {
   });
 });
 
+describe("where a signal's watchers are kept", () => {
+  const ownSymbols = (signal: AbortSignal) =>
+    Object.getOwnPropertySymbols(signal).filter((key) => key.description?.startsWith("toolloop."));
+
+  it("signals watched one after another (a run's caller signal and its link) are never written to", () => {
+    for (let run = 0; run < 5; run++) {
+      const caller = new AbortController().signal;
+      const link = linkSignal(caller);
+      const child = link.signal as AbortSignal;
+      const watcher = { onAbort: vi.fn() };
+      const fanout = watchAbort(child, watcher);
+      expect(isAborted(child)).toBe(false);
+      expect([...ownSymbols(caller), ...ownSymbols(child)]).toEqual([]);
+      unwatchAbort(child, fanout, watcher);
+      link.dispose();
+      expect([...ownSymbols(caller), ...ownSymbols(child)]).toEqual([]);
+      expect(getEventListeners(caller, "abort")).toHaveLength(0);
+    }
+  });
+
+  it("more signals watched at once than are kept here: one listener each, every watcher told once, nothing left after", () => {
+    const controllers = Array.from({ length: 5 }, () => new AbortController());
+    const seen: Array<[number, number, unknown]> = [];
+    const watched = controllers.map((controller, index) =>
+      [0, 1].map((which) => {
+        const watcher = { onAbort: (reason: unknown) => seen.push([index, which, reason]) };
+        return { watcher, fanout: watchAbort(controller.signal, watcher) };
+      }),
+    );
+    for (const [index, controller] of controllers.entries()) {
+      expect(getEventListeners(controller.signal, "abort")).toHaveLength(1);
+      const [first, second] = watched[index] ?? [];
+      expect(first?.fanout).toBe(second?.fanout);
+    }
+    // The oldest ones keep their watchers on themselves meanwhile; the two newest do not.
+    expect(ownSymbols(controllers[0]?.signal as AbortSignal)).toHaveLength(1);
+    expect(ownSymbols(controllers[4]?.signal as AbortSignal)).toHaveLength(0);
+    controllers[0]?.abort("first");
+    controllers[4]?.abort("last");
+    for (const [index, controller] of controllers.entries()) {
+      if (index === 0 || index === 4) continue;
+      for (const { watcher, fanout } of watched[index] ?? []) unwatchAbort(controller.signal, fanout, watcher);
+    }
+    expect(seen).toEqual([
+      [0, 0, "first"],
+      [0, 1, "first"],
+      [4, 0, "last"],
+      [4, 1, "last"],
+    ]);
+    for (const controller of controllers) {
+      expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
+      for (const key of ownSymbols(controller.signal)) expect((controller.signal as never)[key]).toBeUndefined();
+    }
+    // Watched again: a fresh listener, told once.
+    const again = vi.fn();
+    subscribeAbort(controllers[2]?.signal as AbortSignal, again);
+    controllers[2]?.abort("again");
+    expect(again.mock.calls).toEqual([["again"]]);
+  });
+
+  it("a linked signal whose watchers moved onto it (runs at once) still tells them, after it aborted", () => {
+    const parents = Array.from({ length: 3 }, () => new AbortController());
+    const links = parents.map((parent) => linkSignal(parent.signal));
+    const first = links[0]?.signal as AbortSignal;
+    expect(ownSymbols(first)).toHaveLength(1); // moved onto it by the newer links
+    const seen: boolean[] = [];
+    watchAbort(first, { onAbort: () => seen.push(first.aborted && isAborted(first)) });
+    parents[0]?.abort("stop");
+    expect(seen).toEqual([true]);
+    for (const link of links) link.dispose();
+  });
+});
+
 describe("raceAbort", () => {
   it("rejects with the reason when the signal aborts first, and leaves no listener either way", async () => {
     const controller = new AbortController();
