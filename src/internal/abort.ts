@@ -120,9 +120,11 @@ export function watchAbort(signal: AbortSignal, watcher: AbortWatcher): Fanout {
   if (fanout === undefined) {
     const listener = () => notifyAll(signal, made, signal.reason);
     const made: Fanout = { subscribers: new Set(), listener };
-    fanout = made;
-    keepFanout(signal, made);
+    // Kept only once listening: a signal whose addEventListener throws must not keep a fanout
+    // that the next watcher would join, never to be told.
     signal.addEventListener("abort", listener, { once: true });
+    keepFanout(signal, made);
+    fanout = made;
   }
   fanout.subscribers.add(watcher);
   return fanout;

@@ -82,6 +82,33 @@ describe("subscribeAbort", () => {
     for (const controller of controllers) expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
   });
 
+  it("a signal whose addEventListener throws keeps no watchers: the next watch listens again and is told", () => {
+    const target = new EventTarget();
+    let refuse = true;
+    const lookAlike = {
+      aborted: false,
+      reason: undefined as unknown,
+      addEventListener(type: string, listener: () => void, options?: { once?: boolean }) {
+        if (refuse) throw new Error("refused");
+        target.addEventListener(type, listener, options);
+      },
+      removeEventListener(type: string, listener: () => void) {
+        target.removeEventListener(type, listener);
+      },
+    };
+    const signal = lookAlike as unknown as AbortSignal;
+    expect(() => watchAbort(signal, { onAbort: () => {} })).toThrow("refused");
+    expect(() => linkSignal(signal)).toThrow("refused");
+    refuse = false;
+    const told = vi.fn();
+    watchAbort(signal, { onAbort: told });
+    const link = linkSignal(signal);
+    lookAlike.reason = "stop";
+    target.dispatchEvent(new Event("abort"));
+    expect(told.mock.calls).toEqual([["stop"]]);
+    expect(isAborted(link.signal)).toBe(true);
+  });
+
   it("the same function subscribed twice is told twice", () => {
     const controller = new AbortController();
     const subscriber = vi.fn();
