@@ -1071,6 +1071,28 @@ describe("the cost of a signal and a timeout per call (issue 9)", () => {
     expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
   });
 
+  it("a provider freezes the run's signal, then the caller aborts: that run and another on the same signal both end", async () => {
+    const controller = new AbortController();
+    const reason = new Error("stop");
+    const hangs = (freeze: boolean) => ({
+      getDefaultModel: () => "m",
+      chat: (...args: Parameters<ScriptedProvider["chat"]>) => {
+        if (freeze) Object.freeze(args[4]);
+        return new Promise<never>(() => {});
+      },
+    });
+    const first = runToolLoop({ provider: hangs(true), maxIterations: 1 }, user, { signal: controller.signal });
+    const second = runToolLoop({ provider: hangs(false), maxIterations: 1 }, user, { signal: controller.signal });
+    await new Promise((resolve) => setImmediate(resolve));
+    controller.abort(reason);
+    const [frozen, other] = await Promise.allSettled([first, second]);
+    // The frozen signal never aborts (Node cannot abort it), so that run reads its provider call's
+    // end as the provider's failure; the other run is aborted as usual.
+    expect(frozen).toMatchObject({ status: "rejected", reason: { name: "ToolLoopError", cause: reason } });
+    expect(other).toMatchObject({ status: "rejected", reason: { name: "ToolLoopError", code: "aborted", cause: reason } });
+    expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
+  });
+
   it("aborting the caller's signal aborts every call in flight, each through the run's one subscription", async () => {
     const controller = new AbortController();
     const started = deferred();

@@ -93,7 +93,14 @@ function dropFanout(signal: AbortSignal, fanout: Fanout): void {
 
 function notifyAll(signal: AbortSignal, fanout: Fanout, reason: unknown): void {
   dropFanout(signal, fanout);
-  for (const watcher of fanout.subscribers) watcher.onAbort(reason);
+  for (const watcher of fanout.subscribers) {
+    try {
+      watcher.onAbort(reason);
+    } catch {
+      // A watcher that aborts a signal someone froze (Node cannot abort it) must not keep the
+      // others waiting, nor throw inside Node's event dispatch (an uncaught exception).
+    }
+  }
   fanout.subscribers.clear();
 }
 
@@ -233,8 +240,12 @@ export function linkSignal(parent: AbortSignal | undefined): LinkedSignal {
   keepFanout(child, fanout);
   const unsubscribe = subscribeAbort(parent, (reason) => {
     fanout.aborted = true;
-    controller.abort(reason);
-    notifyAll(child, fanout, reason);
+    try {
+      controller.abort(reason);
+    } finally {
+      // told even when the child cannot abort (frozen by the provider given it)
+      notifyAll(child, fanout, reason);
+    }
   });
   return {
     signal: child,

@@ -109,6 +109,19 @@ describe("subscribeAbort", () => {
     expect(isAborted(link.signal)).toBe(true);
   });
 
+  it("a watcher that throws when told (the link of a signal a provider froze) keeps no other from being told", () => {
+    const parent = new AbortController();
+    const link = linkSignal(parent.signal);
+    Object.freeze(link.signal); // Node cannot abort a frozen signal: the link's abort throws
+    const otherRun = vi.fn();
+    subscribeAbort(parent.signal, otherRun);
+    const call = vi.fn();
+    watchAbort(link.signal as AbortSignal, { onAbort: call });
+    parent.abort("stop");
+    expect(otherRun.mock.calls).toEqual([["stop"]]);
+    expect(call.mock.calls).toEqual([["stop"]]);
+  });
+
   it("the same function subscribed twice is told twice", () => {
     const controller = new AbortController();
     const subscriber = vi.fn();
