@@ -237,7 +237,6 @@ export function linkSignal(parent: AbortSignal | undefined): LinkedSignal {
     return { signal: child, dispose: () => {} };
   }
   const fanout: Fanout = { subscribers: new Set(), listener: undefined, aborted: false };
-  keepFanout(child, fanout);
   const unsubscribe = subscribeAbort(parent, (reason) => {
     fanout.aborted = true;
     try {
@@ -247,6 +246,8 @@ export function linkSignal(parent: AbortSignal | undefined): LinkedSignal {
       notifyAll(child, fanout, reason);
     }
   });
+  // Kept once the parent is listened to (its addEventListener may throw).
+  keepFanout(child, fanout);
   return {
     signal: child,
     dispose: () => {
