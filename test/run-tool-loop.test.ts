@@ -1089,7 +1089,10 @@ describe("the cost of a signal and a timeout per call (issue 9)", () => {
     // The frozen signal never aborts (Node cannot abort it), so that run reads its provider call's
     // end as the provider's failure; the other run is aborted as usual.
     expect(frozen).toMatchObject({ status: "rejected", reason: { name: "ToolLoopError", cause: reason } });
-    expect(other).toMatchObject({ status: "rejected", reason: { name: "ToolLoopError", code: "aborted", cause: reason } });
+    expect(other).toMatchObject({
+      status: "rejected",
+      reason: { name: "ToolLoopError", code: "aborted", cause: reason },
+    });
     expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
   });
 
